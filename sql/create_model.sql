@@ -1,0 +1,39 @@
+-- Create the (empty) tables of model {{ model | lit }}, replacing any earlier ones.
+{% import family_template as family %}
+DROP VIEW IF EXISTS {{ t.feature_params }};
+DROP VIEW IF EXISTS {{ t.class_params }};
+DROP TABLE IF EXISTS {{ t.feature_stats }};
+DROP TABLE IF EXISTS {{ t.features }};
+DROP TABLE IF EXISTS {{ t.class_stats }};
+DROP TABLE IF EXISTS {{ t.meta }};
+
+CREATE TABLE {{ t.meta }} (
+    schema_version INTEGER NOT NULL,
+    model          VARCHAR NOT NULL,
+    family         VARCHAR NOT NULL,
+    params         VARCHAR NOT NULL,   -- hyperparameters, JSON
+    target         VARCHAR NOT NULL,
+    target_type    VARCHAR NOT NULL,
+    weight         VARCHAR,            -- sample-weight column of the last fit, if any
+    features       VARCHAR NOT NULL,   -- JSON list of {"name", "type"}
+    classes        VARCHAR NOT NULL,   -- JSON list of the class labels, sorted
+    fitted_at      TIMESTAMP NOT NULL,
+    sqlnb_version  VARCHAR NOT NULL
+);
+
+CREATE TABLE {{ t.class_stats }} (
+    class  {{ class_type }} NOT NULL PRIMARY KEY,
+    n      BIGINT NOT NULL,   -- training rows of the class
+    weight DOUBLE NOT NULL    -- their summed sample weight (scikit-learn's class_count_)
+);
+
+CREATE TABLE {{ t.features }} (
+    feature_index  INTEGER NOT NULL,
+    feature        VARCHAR NOT NULL PRIMARY KEY,
+    type           VARCHAR NOT NULL,   -- the column's DuckDB type at fit time
+    alpha          DOUBLE,             -- additive smoothing (discrete families)
+    coding         VARCHAR,            -- categorical: 'integer' codes 0..k-1 or 'value'
+    min_categories BIGINT              -- categorical: lower bound on the number of categories
+);
+
+{{ family.stats_table(t, class_type) }}

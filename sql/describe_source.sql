@@ -1,0 +1,2 @@
+-- Column names and types of a source, without reading its rows.
+DESCRIBE SELECT * FROM {{ source }}

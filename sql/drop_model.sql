@@ -1,0 +1,7 @@
+-- Remove every relation of model {{ model | lit }}.
+DROP VIEW IF EXISTS {{ t.feature_params }};
+DROP VIEW IF EXISTS {{ t.class_params }};
+DROP TABLE IF EXISTS {{ t.feature_stats }};
+DROP TABLE IF EXISTS {{ t.features }};
+DROP TABLE IF EXISTS {{ t.class_stats }};
+DROP TABLE IF EXISTS {{ t.meta }};

@@ -1,0 +1,151 @@
+{#-
+  Categorical naive Bayes on the raw values of each column (compared as text).
+  Statistics: per class x feature x category the weighted count.
+  Integer columns are codes 0..k-1 as in scikit-learn: every code up to the largest one
+  seen (or min_categories) is part of the domain. Other columns use the values seen.
+  log P(x_f = v | c) = log(count_cfv + alpha) - log(total_cf + alpha * n_categories_f).
+  A category outside the domain gets the same formula with a zero count (the row with
+  category NULL in feature_params), or an error when unseen = 'error'.
+-#}
+
+{% macro stats_table(t, class_type) %}
+CREATE TABLE {{ t.feature_stats }} (
+    class    {{ class_type }} NOT NULL,
+    feature  VARCHAR NOT NULL,
+    category VARCHAR NOT NULL,  -- the value, as text
+    n        BIGINT NOT NULL,   -- rows with this value
+    count    DOUBLE NOT NULL,   -- their summed sample weight (scikit-learn's category_count_)
+    PRIMARY KEY (class, feature, category)
+);
+{% endmacro %}
+
+{% macro batch(source, target, weight, features) %}
+SELECT
+    class,
+    CASE
+    {% for f in features %}
+        WHEN GROUPING({{ f.alias }}) = 0 THEN {{ f.name | lit }}
+    {% endfor %}
+    END AS feature,
+    CASE
+    {% for f in features %}
+        WHEN GROUPING({{ f.alias }}) = 0 THEN {{ f.alias }}
+    {% endfor %}
+    END AS category,
+    count(*) AS n,
+    {% if weight %}sum(weight){% else %}CAST(count(*) AS DOUBLE){% endif %} AS weight
+FROM (
+    SELECT
+        {{ target }} AS class,
+        {% if weight %}{{ weight }} AS weight,{% endif %}
+        {% for f in features %}
+        CAST({{ f.column }} AS VARCHAR) AS {{ f.alias }}{{ "," if not loop.last }}
+        {% endfor %}
+    FROM {{ source }}
+    WHERE {{ target }} IS NOT NULL
+)
+GROUP BY GROUPING SETS (
+    (class),
+    {% for f in features %}
+    (class, {{ f.alias }}){{ "," if not loop.last }}
+    {% endfor %}
+)
+{% endmacro %}
+
+{% macro merge(t, features, weighted) %}
+INSERT INTO {{ t.feature_stats }} (class, feature, category, n, count)
+SELECT class, feature, category, n, weight
+FROM {{ t.batch }}
+WHERE feature IS NOT NULL AND category IS NOT NULL
+ON CONFLICT (class, feature, category) DO UPDATE SET
+    n = {{ t.feature_stats }}.n + excluded.n,
+    count = {{ t.feature_stats }}.count + excluded.count;
+{% endmacro %}
+
+{% macro batch_checks(t, features) %}
+SELECT DISTINCT b.feature, 'has negative values, which are not category codes' AS problem
+FROM {{ t.batch }} AS b
+JOIN {{ t.features }} AS f USING (feature)
+WHERE f.coding = 'integer' AND TRY_CAST(b.category AS HUGEINT) < 0
+{% endmacro %}
+
+{% macro checks(t, features) %}
+SELECT NULL AS feature, NULL AS problem WHERE FALSE
+{% endmacro %}
+
+{% macro feature_params(t, p) %}
+CREATE OR REPLACE VIEW {{ t.feature_params }} AS
+WITH observed AS (
+    SELECT DISTINCT feature, category FROM {{ t.feature_stats }}
+), domain AS (
+    SELECT o.feature, o.category
+    FROM observed AS o
+    JOIN {{ t.features }} AS f USING (feature)
+    WHERE f.coding = 'value'
+    UNION ALL
+    -- integer codes: every code from 0 to the largest seen (or min_categories - 1)
+    SELECT m.feature, CAST(code.code AS VARCHAR)
+    FROM (
+        SELECT o.feature, greatest(max(CAST(o.category AS HUGEINT)) + 1, coalesce(any_value(f.min_categories), 0)) AS size
+        FROM observed AS o
+        JOIN {{ t.features }} AS f USING (feature)
+        WHERE f.coding = 'integer'
+        GROUP BY o.feature
+    ) AS m,
+    LATERAL (SELECT unnest(range(CAST(m.size AS BIGINT))) AS code) AS code
+), sizes AS (
+    SELECT d.feature, greatest(count(*), coalesce(any_value(f.min_categories), 0)) AS n_categories
+    FROM domain AS d
+    JOIN {{ t.features }} AS f USING (feature)
+    GROUP BY d.feature
+), totals AS (
+    SELECT class, feature, sum(count) AS total FROM {{ t.feature_stats }} GROUP BY class, feature
+), cells AS (
+    SELECT c.class, d.feature, d.category
+    FROM {{ t.class_stats }} AS c
+    CROSS JOIN domain AS d
+    UNION ALL
+    SELECT c.class, f.feature, NULL AS category   -- the unseen category
+    FROM {{ t.class_stats }} AS c
+    CROSS JOIN {{ t.features }} AS f
+)
+SELECT
+    cells.class,
+    cells.feature,
+    cells.category,
+    coalesce(s.count, 0) AS count,
+    z.n_categories,
+    ln(coalesce(s.count, 0) + f.alpha) - ln(coalesce(t.total, 0) + f.alpha * z.n_categories) AS log_prob
+FROM cells
+JOIN {{ t.features }} AS f USING (feature)
+JOIN sizes AS z USING (feature)
+LEFT JOIN totals AS t ON t.class = cells.class AND t.feature = cells.feature
+LEFT JOIN {{ t.feature_stats }} AS s
+    ON s.class = cells.class AND s.feature = cells.feature AND s.category = cells.category;
+{% endmacro %}
+
+{% macro read_params(t) %}
+SELECT c.class_index, p.feature, p.category, p.log_prob AS coef
+FROM {{ t.feature_params }} AS p
+JOIN {{ t.class_params }} AS c USING (class)
+{% endmacro %}
+
+{% macro class_constant(t) %}
+SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
+{% endmacro %}
+
+{% macro jll(c, p) %}
+{{ c.constant | lit }}
+{% for term in c.terms %}
+        + CASE CAST({{ term.column }} AS VARCHAR)
+        {% for category, coef in term.categories %}
+            WHEN {{ category | lit }} THEN {{ coef | lit }}
+        {% endfor %}
+        {% if p.unseen == 'error' %}
+            ELSE error('unseen category in feature ' || {{ term.name | lit }})
+        {% else %}
+            ELSE {{ term.unseen | lit }}
+        {% endif %}
+          END
+{% endfor %}
+{% endmacro %}

@@ -1,0 +1,145 @@
+{#-
+  Gaussian naive Bayes.
+  Statistics: per class x feature the weighted mean and the weighted sum of squared
+  deviations (m2), plus their unweighted twins (n_mean, n_m2) from which var_smoothing's
+  epsilon is derived exactly as scikit-learn does (the unweighted variance of X).
+  Each batch is summed around a per-feature shift close to the data (a pilot mean), so
+  m2 = S2 - S1^2 / W never cancels catastrophically; batches are combined pairwise.
+-#}
+{% from 'common.sql' import num, list_of, columns_of %}
+
+{% macro stats_table(t, class_type) %}
+CREATE TABLE {{ t.feature_stats }} (
+    class   {{ class_type }} NOT NULL,
+    feature VARCHAR NOT NULL,
+    n       BIGINT NOT NULL,   -- rows with a value
+    weight  DOUBLE NOT NULL,   -- sum of sample weights of those rows
+    mean    DOUBLE NOT NULL,   -- weighted mean
+    m2      DOUBLE NOT NULL,   -- weighted sum of squared deviations from the mean
+    n_mean  DOUBLE NOT NULL,   -- unweighted mean
+    n_m2    DOUBLE NOT NULL,   -- unweighted sum of squared deviations
+    PRIMARY KEY (class, feature)
+);
+{% endmacro %}
+
+{% macro batch_columns(features, weight) %}
+{% for f in features %}
+    count({{ num(f) }}) AS {{ f.alias }}_n,
+    {% if weight %}
+    sum({{ weight }}) FILTER (WHERE {{ num(f) }} IS NOT NULL) AS {{ f.alias }}_w,
+    sum({{ weight }} * ({{ num(f) }} - {{ f.shift | lit }})) AS {{ f.alias }}_s1,
+    sum({{ weight }} * ({{ num(f) }} - {{ f.shift | lit }}) * ({{ num(f) }} - {{ f.shift | lit }})) AS {{ f.alias }}_s2,
+    sum({{ num(f) }} - {{ f.shift | lit }}) AS {{ f.alias }}_u1,
+    sum(({{ num(f) }} - {{ f.shift | lit }}) * ({{ num(f) }} - {{ f.shift | lit }})) AS {{ f.alias }}_u2,
+    {% else %}
+    sum({{ num(f) }} - {{ f.shift | lit }}) AS {{ f.alias }}_s1,
+    sum(({{ num(f) }} - {{ f.shift | lit }}) * ({{ num(f) }} - {{ f.shift | lit }})) AS {{ f.alias }}_s2,
+    {% endif %}
+{% endfor %}
+{% endmacro %}
+
+{% macro merge(t, features, weighted) %}
+INSERT INTO {{ t.feature_stats }} (class, feature, n, weight, mean, m2, n_mean, n_m2)
+WITH unpivoted AS (
+    SELECT
+        class,
+        unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
+        unnest({{ list_of(features | map(attribute='shift')) }}) AS shift,
+        unnest({{ columns_of(features, '_n') }}) AS n,
+        {% if weighted %}
+        unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS weight,
+        unnest({{ columns_of(features, '_s1') }}) AS s1,
+        unnest({{ columns_of(features, '_s2') }}) AS s2,
+        unnest({{ columns_of(features, '_u1') }}) AS u1,
+        unnest({{ columns_of(features, '_u2') }}) AS u2
+        {% else %}
+        unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]) AS weight,
+        unnest({{ columns_of(features, '_s1') }}) AS s1,
+        unnest({{ columns_of(features, '_s2') }}) AS s2,
+        unnest({{ columns_of(features, '_s1') }}) AS u1,
+        unnest({{ columns_of(features, '_s2') }}) AS u2
+        {% endif %}
+    FROM {{ t.batch }}
+)
+SELECT
+    class,
+    feature,
+    n,
+    weight,
+    -- the batch's own moments, from sums taken around the shift
+    CASE WHEN weight = 0 THEN 0 ELSE shift + s1 / weight END AS mean,
+    CASE WHEN weight = 0 THEN 0 ELSE greatest(s2 - s1 * s1 / weight, 0) END AS m2,
+    CASE WHEN n = 0 THEN 0 ELSE shift + u1 / n END AS n_mean,
+    CASE WHEN n = 0 THEN 0 ELSE greatest(u2 - u1 * u1 / n, 0) END AS n_m2
+FROM unpivoted
+ON CONFLICT (class, feature) DO UPDATE SET
+    -- pairwise update (Chan, Golub & LeVeque) of weight, mean and m2
+    n = {{ t.feature_stats }}.n + excluded.n,
+    weight = {{ t.feature_stats }}.weight + excluded.weight,
+    mean = CASE WHEN {{ t.feature_stats }}.weight + excluded.weight = 0 THEN 0 ELSE
+        {{ t.feature_stats }}.mean + (excluded.mean - {{ t.feature_stats }}.mean)
+        * excluded.weight / ({{ t.feature_stats }}.weight + excluded.weight) END,
+    m2 = CASE WHEN {{ t.feature_stats }}.weight + excluded.weight = 0 THEN 0 ELSE
+        {{ t.feature_stats }}.m2 + excluded.m2
+        + (excluded.mean - {{ t.feature_stats }}.mean) * (excluded.mean - {{ t.feature_stats }}.mean)
+        * {{ t.feature_stats }}.weight * excluded.weight / ({{ t.feature_stats }}.weight + excluded.weight) END,
+    n_mean = CASE WHEN {{ t.feature_stats }}.n + excluded.n = 0 THEN 0 ELSE
+        {{ t.feature_stats }}.n_mean + (excluded.n_mean - {{ t.feature_stats }}.n_mean)
+        * excluded.n / ({{ t.feature_stats }}.n + excluded.n) END,
+    n_m2 = CASE WHEN {{ t.feature_stats }}.n + excluded.n = 0 THEN 0 ELSE
+        {{ t.feature_stats }}.n_m2 + excluded.n_m2
+        + (excluded.n_mean - {{ t.feature_stats }}.n_mean) * (excluded.n_mean - {{ t.feature_stats }}.n_mean)
+        * {{ t.feature_stats }}.n * excluded.n / ({{ t.feature_stats }}.n + excluded.n) END;
+{% endmacro %}
+
+{% macro checks(t, features) %}
+SELECT feature, 'contains NaN or infinite values' AS problem
+FROM {{ t.feature_stats }}
+WHERE NOT (isfinite(mean) AND isfinite(m2))
+{% endmacro %}
+
+{% macro feature_params(t, p) %}
+CREATE OR REPLACE VIEW {{ t.feature_params }} AS
+WITH overall_mean AS (
+    SELECT feature, sum(n) AS n, sum(n * n_mean) / sum(n) AS mean
+    FROM {{ t.feature_stats }}
+    GROUP BY feature
+), overall_variance AS (
+    -- unweighted variance of each feature over all rows: scikit-learn's var(X, axis=0)
+    SELECT s.feature, (sum(s.n_m2) + sum(s.n * (s.n_mean - o.mean) * (s.n_mean - o.mean))) / any_value(o.n) AS variance
+    FROM {{ t.feature_stats }} AS s
+    JOIN overall_mean AS o USING (feature)
+    GROUP BY s.feature
+), smoothing AS (
+    SELECT {{ p.var_smoothing | lit }} * max(variance) AS epsilon FROM overall_variance
+)
+SELECT
+    s.class,
+    s.feature,
+    s.mean AS theta,
+    CASE WHEN s.weight = 0 THEN 0 ELSE s.m2 / s.weight END + smoothing.epsilon AS var,
+    smoothing.epsilon
+FROM {{ t.feature_stats }} AS s
+CROSS JOIN smoothing;
+{% endmacro %}
+
+{% macro read_params(t) %}
+SELECT c.class_index, p.feature, p.theta, p.var
+FROM {{ t.feature_params }} AS p
+JOIN {{ t.class_params }} AS c USING (class)
+{% endmacro %}
+
+{% macro class_constant(t) %}
+-- per class: log prior - 0.5 * sum over features of log(2 pi var)
+SELECT c.class_index, any_value(c.log_prior) - 0.5 * sum(ln(2 * pi() * p.var)) AS constant
+FROM {{ t.feature_params }} AS p
+JOIN {{ t.class_params }} AS c USING (class)
+GROUP BY c.class_index
+{% endmacro %}
+
+{% macro jll(c, p) %}
+{{ c.constant | lit }}
+{% for term in c.terms %}
+        - 0.5 * ({{ num(term) }} - {{ term.theta | lit }}) * ({{ num(term) }} - {{ term.theta | lit }}) / {{ term.var | lit }}
+{% endfor %}
+{% endmacro %}

@@ -1,0 +1,83 @@
+"""Everything that depends on the SQL engine's spelling lives here.
+
+Templates never quote an identifier or format a value themselves: they call the ``ident``
+and ``lit`` filters, which come from the active :class:`Dialect`. A second engine (Spark
+SQL) is a subclass overriding these few methods and the names in ``functions``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import math
+from typing import Any
+
+
+class Dialect:
+    name = "duckdb"
+    identifier_quote = '"'
+    # Function names that differ between engines; templates use ``fn.<key>``.
+    functions = {
+        "ln": "ln",
+        "exp": "exp",
+        "greatest": "greatest",
+        "pi": "pi()",
+    }
+
+    def ident(self, name: str) -> str:
+        """Quote one identifier. The only way an identifier enters a statement."""
+        if not isinstance(name, str):
+            raise TypeError(f"identifier must be a string, got {type(name).__name__}")
+        if name == "" or "\x00" in name:
+            raise ValueError(f"invalid identifier {name!r}")
+        q = self.identifier_quote
+        return q + name.replace(q, q + q) + q
+
+    def qualified(self, name: str) -> str:
+        """Quote a possibly dotted relation name (``schema.table``), part by part."""
+        return ".".join(self.ident(part) for part in name.split("."))
+
+    def string(self, value: str) -> str:
+        if "\x00" in value:
+            raise ValueError("string literal contains a NUL byte")
+        return "'" + value.replace("'", "''") + "'"
+
+    def number(self, value: float) -> str:
+        """A DOUBLE literal that round-trips exactly (no DECIMAL parsing)."""
+        value = float(value)
+        if math.isnan(value):
+            return "CAST('nan' AS DOUBLE)"
+        if math.isinf(value):
+            return "CAST('inf' AS DOUBLE)" if value > 0 else "CAST('-inf' AS DOUBLE)"
+        # Scientific notation makes DuckDB read a DOUBLE, and repr's digits round-trip.
+        text = repr(value)
+        if "e" not in text and "E" not in text:
+            text += "e0"
+        return text
+
+    def lit(self, value: Any, sql_type: str | None = None) -> str:
+        """Render a Python value as a literal, optionally cast to ``sql_type``."""
+        if value is None:
+            text = "NULL"
+        elif isinstance(value, bool):
+            text = "TRUE" if value else "FALSE"
+        elif isinstance(value, int):
+            text = str(int(value))
+        elif isinstance(value, float):
+            text = self.number(value)
+        elif isinstance(value, decimal.Decimal):
+            text = self.string(str(value))
+        elif isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+            text = self.string(value.isoformat())
+        elif isinstance(value, str):
+            text = self.string(value)
+        elif hasattr(value, "item"):  # numpy scalar
+            return self.lit(value.item(), sql_type)
+        else:
+            raise TypeError(f"cannot render {type(value).__name__} as a SQL literal")
+        if sql_type is not None:
+            return f"CAST({text} AS {sql_type})"
+        return text
+
+
+DUCKDB = Dialect()

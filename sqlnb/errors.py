@@ -1,0 +1,39 @@
+"""Exceptions raised by sqlnb.
+
+Every error sqlnb raises on purpose derives from :class:`SqlnbError`, so callers can catch
+one type. The subclasses also derive from the matching built-in (``ValueError``,
+``KeyError``…) so code written against scikit-learn's exceptions keeps working.
+"""
+
+from __future__ import annotations
+
+
+class SqlnbError(Exception):
+    """Base class of every error raised by sqlnb."""
+
+
+class InvalidParameterError(SqlnbError, ValueError):
+    """A hyperparameter or argument has a value the family cannot use."""
+
+
+class UnknownColumnError(SqlnbError, KeyError):
+    """A named column (feature, target, weight) is not in the source."""
+
+    def __str__(self) -> str:  # KeyError would print the message with quotes around it
+        return str(self.args[0]) if self.args else ""
+
+
+class InvalidDataError(SqlnbError, ValueError):
+    """The data cannot be fitted or scored: wrong types, negative counts, NaN, …"""
+
+
+class EmptyInputError(InvalidDataError):
+    """The source has no usable rows."""
+
+
+class NotFittedError(SqlnbError, AttributeError):
+    """The model has no statistics yet: call ``fit`` first."""
+
+
+class ModelNotFoundError(SqlnbError, LookupError):
+    """No model of that name exists in the database."""

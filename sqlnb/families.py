@@ -1,0 +1,247 @@
+"""The naive Bayes families: small declarative classes.
+
+A family names its template in ``sql/families/``, its hyperparameters with
+scikit-learn's names and defaults, and the few decisions Python makes for it
+(validation, per-feature hyperparameters). All arithmetic is in the template.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .errors import InvalidDataError, InvalidParameterError
+
+NUMERIC_TYPES = (
+    "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+    "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT",
+    "FLOAT", "DOUBLE", "REAL", "BOOLEAN",
+)
+INTEGER_TYPES = NUMERIC_TYPES[:10]
+ALPHA_MIN = 1e-10  # scikit-learn's lower bound on alpha when force_alpha is False
+
+
+def is_numeric(sql_type: str) -> bool:
+    return sql_type.upper() in NUMERIC_TYPES or sql_type.upper().startswith("DECIMAL")
+
+
+class Family:
+    """One naive Bayes family: what it fits, its hyperparameters and their checks."""
+
+    name: ClassVar[str]
+    defaults: ClassVar[dict[str, Any]]
+    numeric: ClassVar[bool] = True          # features must be numeric columns
+    has_batch: ClassVar[bool] = False       # the template writes its own batch query
+    has_batch_checks: ClassVar[bool] = False
+    min_classes: ClassVar[int] = 1
+
+    def __init__(self, **params: Any) -> None:
+        unknown = set(params) - set(self.defaults)
+        if unknown:
+            raise InvalidParameterError(
+                f"{self.name} naive Bayes has no hyperparameter {', '.join(sorted(unknown))}; "
+                f"it takes {', '.join(self.defaults)}"
+            )
+        self.params = {**self.defaults, **params}
+        self.validate()
+
+    @property
+    def template(self) -> str:
+        return f"families/{self.name}.sql"
+
+    def validate(self) -> None:
+        """Check hyperparameters that do not depend on the data."""
+
+    def prior_list(self) -> list[float] | None:
+        return None
+
+    def fit_prior(self) -> bool:
+        return True
+
+    def batch_options(self) -> dict[str, Any]:
+        return {}
+
+    def feature_options(self, n_features: int) -> list[dict[str, Any]]:
+        """Per-feature hyperparameters stored in the features table."""
+        return [{"alpha": None, "coding": None, "min_categories": None} for _ in range(n_features)]
+
+    def check_feature_type(self, name: str, sql_type: str) -> None:
+        if self.numeric and not is_numeric(sql_type):
+            raise InvalidDataError(
+                f"feature {name!r} has type {sql_type}, but {self.name} naive Bayes needs numbers"
+            )
+
+    def check_priors(self, n_classes: int) -> None:
+        priors = self.prior_list()
+        if priors is not None and len(priors) != n_classes:
+            raise InvalidParameterError(
+                f"{len(priors)} priors were given for {n_classes} classes: "
+                "the number of priors must match the number of classes"
+            )
+
+
+def _as_float_list(value: Any, what: str) -> list[float]:
+    try:
+        array = np.asarray(value, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{what} must be numbers, got {value!r}") from None
+    if not np.all(np.isfinite(array)):
+        raise InvalidParameterError(f"{what} must be finite numbers, got {value!r}")
+    return [float(v) for v in array]
+
+
+class Gaussian(Family):
+    name = "gaussian"
+    defaults = {"priors": None, "var_smoothing": 1e-9}
+
+    def validate(self) -> None:
+        vs = self.params["var_smoothing"]
+        if isinstance(vs, bool) or not isinstance(vs, numbers.Real) or not vs >= 0:
+            raise InvalidParameterError(f"var_smoothing must be a number >= 0, got {vs!r}")
+        priors = self.params["priors"]
+        if priors is not None:
+            values = _as_float_list(priors, "priors")
+            if any(v < 0 for v in values):
+                raise InvalidParameterError("priors must be non-negative")
+            if not np.isclose(sum(values), 1.0):
+                raise InvalidParameterError("the sum of the priors should be 1")
+
+    def prior_list(self) -> list[float] | None:
+        priors = self.params["priors"]
+        return None if priors is None else _as_float_list(priors, "priors")
+
+
+class Discrete(Family):
+    """Families smoothed by ``alpha`` with an optional fitted or given class prior."""
+
+    vector_alpha: ClassVar[bool] = True
+
+    def validate(self) -> None:
+        alpha = self.params["alpha"]
+        values = _as_float_list(alpha, "alpha")
+        if not np.isscalar(alpha) and not self.vector_alpha:
+            raise InvalidParameterError(f"{self.name} naive Bayes takes a single alpha")
+        if not values or min(values) < 0:
+            raise InvalidParameterError(f"alpha must be >= 0, got {alpha!r}")
+        if self.params["class_prior"] is not None:
+            prior = _as_float_list(self.params["class_prior"], "class_prior")
+            if any(v < 0 for v in prior):
+                raise InvalidParameterError("class_prior must be non-negative")
+
+    def prior_list(self) -> list[float] | None:
+        prior = self.params["class_prior"]
+        return None if prior is None else _as_float_list(prior, "class_prior")
+
+    def fit_prior(self) -> bool:
+        return bool(self.params["fit_prior"])
+
+    def alphas(self, n_features: int) -> list[float]:
+        alpha = self.params["alpha"]
+        values = _as_float_list(alpha, "alpha")
+        if np.isscalar(alpha) or np.ndim(alpha) == 0:
+            values = values * n_features
+        elif len(values) != n_features:
+            raise InvalidParameterError(
+                f"when alpha is an array it needs one value per feature: got {len(values)} "
+                f"values for {n_features} features"
+            )
+        if min(values) < ALPHA_MIN and not self.params["force_alpha"]:
+            warnings.warn(
+                f"alpha too small will result in numeric errors, setting alpha = {ALPHA_MIN:.1e}. "
+                "Use `force_alpha=True` to keep alpha unchanged.",
+                stacklevel=4,
+            )
+            values = [max(v, ALPHA_MIN) for v in values]
+        return values
+
+    def feature_options(self, n_features: int) -> list[dict[str, Any]]:
+        return [
+            {"alpha": a, "coding": None, "min_categories": None} for a in self.alphas(n_features)
+        ]
+
+
+_DISCRETE_DEFAULTS = {"alpha": 1.0, "force_alpha": True, "fit_prior": True, "class_prior": None}
+
+
+class Multinomial(Discrete):
+    name = "multinomial"
+    defaults = dict(_DISCRETE_DEFAULTS)
+    has_batch_checks = True
+
+
+class Complement(Discrete):
+    name = "complement"
+    defaults = {**_DISCRETE_DEFAULTS, "norm": False}
+    has_batch_checks = True
+    min_classes = 2  # a class's complement is every other class
+
+
+class Bernoulli(Discrete):
+    name = "bernoulli"
+    defaults = {**_DISCRETE_DEFAULTS, "binarize": 0.0}
+
+    def validate(self) -> None:
+        super().validate()
+        b = self.params["binarize"]
+        if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Real)):
+            raise InvalidParameterError(f"binarize must be a number or None, got {b!r}")
+        if b is not None:
+            self.params["binarize"] = float(b)
+
+    def batch_options(self) -> dict[str, Any]:
+        return {"binarize": self.params["binarize"]}
+
+
+class Categorical(Discrete):
+    name = "categorical"
+    defaults = {**_DISCRETE_DEFAULTS, "min_categories": None, "unseen": "smooth"}
+    numeric = False
+    has_batch = True
+    has_batch_checks = True
+    vector_alpha = False
+
+    def validate(self) -> None:
+        super().validate()
+        if self.params["unseen"] not in ("smooth", "error"):
+            raise InvalidParameterError("unseen must be 'smooth' or 'error'")
+        mc = self.params["min_categories"]
+        if mc is not None:
+            array = np.asarray(mc)
+            if not np.issubdtype(array.dtype, np.integer):
+                raise InvalidParameterError(
+                    f"'min_categories' should have integral type. Got {array.dtype} instead."
+                )
+
+    def feature_options(self, n_features: int) -> list[dict[str, Any]]:
+        alpha = self.alphas(n_features)
+        mc = self.params["min_categories"]
+        if mc is None:
+            mins = [None] * n_features
+        elif np.ndim(mc) == 0:
+            mins = [int(mc)] * n_features
+        else:
+            mins = [int(v) for v in np.asarray(mc).ravel()]
+            if len(mins) != n_features:
+                raise InvalidParameterError(
+                    f"'min_categories' should have shape ({n_features},) when an array-like "
+                    f"is provided. Got ({len(mins)},) instead."
+                )
+        return [{"alpha": a, "coding": None, "min_categories": m} for a, m in zip(alpha, mins)]
+
+
+FAMILIES: dict[str, type[Family]] = {
+    cls.name: cls for cls in (Gaussian, Multinomial, Complement, Bernoulli, Categorical)
+}
+
+
+def make_family(name: str, **params: Any) -> Family:
+    try:
+        cls = FAMILIES[name]
+    except KeyError:
+        raise InvalidParameterError(
+            f"unknown family {name!r}; choose one of {', '.join(FAMILIES)}"
+        ) from None
+    return cls(**params)

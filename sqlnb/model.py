@@ -1,0 +1,420 @@
+"""The SQL-native facade: a naive Bayes model that lives in DuckDB tables.
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> _ = con.execute("CREATE TABLE t AS SELECT range % 2 AS y, range * 1.0 + (range % 2) * 10 AS x FROM range(20)")
+>>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
+>>> model.classes_
+[0, 1]
+>>> model.predict("t").fetchall()[:2]
+[(0, 0.0, 0), (1, 11.0, 1)]
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+import duckdb
+
+from . import __version__
+from .dialect import DUCKDB
+from .errors import (
+    EmptyInputError,
+    InvalidDataError,
+    InvalidParameterError,
+    ModelNotFoundError,
+    NotFittedError,
+    UnknownColumnError,
+)
+from .families import INTEGER_TYPES, Family, is_numeric, make_family
+from .source import Source, resolve
+from .templates import render
+
+SCHEMA_VERSION = 1
+PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
+
+OUTPUTS = {
+    "predict": None,
+    "proba": "proba_",
+    "log_proba": "log_proba_",
+    "joint": "jll_",
+}
+
+
+class NaiveBayes:
+    """A naive Bayes model stored as statistics tables in a DuckDB database.
+
+    Parameters
+    ----------
+    name:
+        The model's name. Its tables are ``<name>_meta``, ``<name>_class_stats``,
+        ``<name>_features``, ``<name>_feature_stats`` and the views ``<name>_class_params``
+        and ``<name>_feature_params``.
+    con:
+        A DuckDB connection; ``None`` opens a private in-memory database.
+    family:
+        ``"gaussian"``, ``"multinomial"``, ``"complement"``, ``"bernoulli"`` or
+        ``"categorical"``.
+    **hyperparameters:
+        scikit-learn's names and defaults for the family (``var_smoothing``, ``alpha``…).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        con: duckdb.DuckDBPyConnection | None = None,
+        family: str = "gaussian",
+        **hyperparameters: Any,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidParameterError("a model needs a non-empty name")
+        self.name = name
+        self.con = duckdb.connect() if con is None else con
+        self.family: Family = make_family(family, **hyperparameters)
+        self._meta: dict[str, Any] | None = None
+        self._compiled: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------------ naming
+    @property
+    def tables(self) -> dict[str, str]:
+        """The model's relations, by role, already quoted for SQL."""
+        roles = ("meta", "class_stats", "features", "feature_stats", "class_params",
+                 "feature_params")
+        names = {role: DUCKDB.ident(f"{self.name}_{role}") for role in roles}
+        names["batch"] = DUCKDB.ident(f"__sqlnb_batch_{self.name}")
+        return names
+
+    @property
+    def table_names(self) -> dict[str, str]:
+        """The model's relations, by role, unquoted (for users and SQL clients)."""
+        return {role: f"{self.name}_{role}" for role in
+                ("meta", "class_stats", "features", "feature_stats", "class_params",
+                 "feature_params")}
+
+    def _context(self, **extra: Any) -> dict[str, Any]:
+        return {
+            "t": self.tables,
+            "model": self.name,
+            "family_name": self.family.name,
+            "family_template": self.family.template,
+            "family_has_batch": self.family.has_batch,
+            "family_has_batch_checks": self.family.has_batch_checks,
+            "p": self.family.params,
+            **extra,
+        }
+
+    def _run(self, template: str, **context: Any) -> duckdb.DuckDBPyConnection:
+        return self.con.execute(render(template, **self._context(**context)))
+
+    def _fetch(self, template: str, **context: Any) -> list[tuple]:
+        return self._run(template, **context).fetchall()
+
+    # ------------------------------------------------------------------ fitting
+    def fit(
+        self,
+        source: Any,
+        target: str,
+        *,
+        features: list[str] | None = None,
+        weight: str | None = None,
+    ) -> NaiveBayes:
+        """Fit the model on ``source``: one scan, then statistics tables and parameter views.
+
+        ``features=None`` takes every column but the target and the weight. Nothing is
+        written if anything fails: the previous model (if any) is left as it was.
+        """
+        src = resolve(self.con, source)
+        try:
+            spec = self._fit_spec(src, target, features, weight)
+            self.con.begin()
+            try:
+                self._fit_in_transaction(src, spec)
+                self.con.commit()
+            except BaseException:
+                self.con.rollback()
+                raise
+        finally:
+            src.release(self.con)
+        self._meta = None
+        self._compiled = None
+        return self
+
+    def _fit_spec(self, src: Source, target: str, features: list[str] | None,
+                  weight: str | None) -> dict[str, Any]:
+        columns = src.columns
+        if not isinstance(target, str) or target not in columns:
+            raise UnknownColumnError(
+                f"target column {target!r} is not in the source (columns: {', '.join(columns)})"
+            )
+        if weight is not None:
+            if weight not in columns:
+                raise UnknownColumnError(f"weight column {weight!r} is not in the source")
+            if not is_numeric(columns[weight]):
+                raise InvalidDataError(f"weight column {weight!r} has type {columns[weight]}")
+        if features is None:
+            features = [c for c in columns if c not in (target, weight)]
+        else:
+            features = list(features)
+            missing = [f for f in features if f not in columns]
+            if missing:
+                raise UnknownColumnError(f"feature column(s) not in the source: {missing}")
+            if len(set(features)) != len(features):
+                raise InvalidParameterError("features contains a column twice")
+            if target in features or (weight is not None and weight in features):
+                raise InvalidParameterError("the target and weight cannot also be features")
+        if not features:
+            raise InvalidDataError("there are no feature columns to fit")
+        for name in features:
+            self.family.check_feature_type(name, columns[name])
+        options = self.family.feature_options(len(features))
+        specs = []
+        for i, (name, extra) in enumerate(zip(features, options)):
+            spec = {"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
+                    "type": columns[name], "shift": 0.0, **extra}
+            if self.family.name == "categorical":
+                spec["coding"] = "integer" if columns[name].upper() in INTEGER_TYPES else "value"
+            specs.append(spec)
+        return {
+            "target": target,
+            "target_sql": DUCKDB.ident(target),
+            "target_type": columns[target],
+            "weight": weight,
+            "weight_sql": None if weight is None else DUCKDB.ident(weight),
+            "features": specs,
+        }
+
+    def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
+        features = spec["features"]
+        if self.family.name == "gaussian":
+            shifts = self._fetch("pilot.sql", source=src.sql, features=features, rows=PILOT_ROWS)
+            for f, shift in zip(features, shifts[0]):
+                f["shift"] = float(shift)
+        self._run("create_model.sql", class_type=spec["target_type"])
+        self._run("insert_features.sql", features=features)
+        self._run("batch.sql", source=src.sql, target=spec["target_sql"],
+                  weight=spec["weight_sql"], features=features,
+                  batch_options=self.family.batch_options())
+        if self._fetch("batch_size.sql")[0][0] == 0:
+            n_rows, _ = self._fetch("source_info.sql", source=src.sql,
+                                    target=spec["target_sql"])[0]
+            if n_rows == 0:
+                raise EmptyInputError("the source has no rows")
+            raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
+        problems = self._fetch("batch_checks.sql", features=features)
+        if problems:
+            raise InvalidDataError(_describe_problems(problems))
+        self._run("merge.sql", features=features, weighted=spec["weight"] is not None)
+        self._run("drop_batch.sql")
+        n_classes = self._fetch("class_count.sql")[0][0]
+        if n_classes < self.family.min_classes:
+            raise InvalidDataError(
+                f"{self.family.name} naive Bayes needs at least {self.family.min_classes} "
+                f"classes; the target has {n_classes}"
+            )
+        self.family.check_priors(n_classes)
+        self._run("params.sql", priors=self.family.prior_list(),
+                  fit_prior=self.family.fit_prior())
+        problems = self._fetch("checks.sql", features=features)
+        if problems:
+            raise InvalidDataError(_describe_problems(problems))
+        self._run(
+            "write_meta.sql",
+            schema_version=SCHEMA_VERSION,
+            params_json=json.dumps(_jsonable(self.family.params)),
+            target=spec["target"],
+            target_type=spec["target_type"],
+            weight=spec["weight"],
+            features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
+            version=__version__,
+        )
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The model's metadata row (family, hyperparameters, features, classes…)."""
+        if self._meta is None:
+            try:
+                rows = self._fetch("read_meta.sql")
+            except duckdb.CatalogException:
+                rows = []
+            if not rows:
+                raise NotFittedError(
+                    f"model {self.name!r} is not fitted yet: call fit() before predicting"
+                )
+            keys = ("schema_version", "model", "family", "params", "target", "target_type",
+                    "weight", "features", "classes", "fitted_at")
+            meta = dict(zip(keys, rows[0]))
+            for key in ("params", "features", "classes"):
+                meta[key] = json.loads(meta[key])
+            self._meta = meta
+        return self._meta
+
+    @property
+    def features_(self) -> list[str]:
+        return [f["name"] for f in self.meta["features"]]
+
+    @property
+    def classes_(self) -> list[Any]:
+        """The class labels in sorted order, as DuckDB returns them."""
+        return [label for _, label, _ in self._compile()["classes"]]
+
+    @property
+    def target(self) -> str:
+        return self.meta["target"]
+
+    # ------------------------------------------------------------------ scoring
+    def _compile(self) -> dict[str, Any]:
+        """Read the (small) parameter views once, for the per-class scoring expressions."""
+        if self._compiled is not None:
+            return self._compiled
+        meta = self.meta
+        classes = self._fetch("read_params.sql", what="classes")
+        constants = dict(self._fetch("read_params.sql", what="constants"))
+        order = {f["name"]: i for i, f in enumerate(meta["features"])}
+        terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+        for row in self._fetch("read_params.sql", what="terms"):
+            class_index, feature = row[0], row[1]
+            term = terms[class_index].setdefault(
+                feature, {"name": feature, "column": DUCKDB.ident(feature)}
+            )
+            if self.family.name == "gaussian":
+                term["theta"], term["var"] = row[2], row[3]
+            elif self.family.name == "categorical":
+                category, coef = row[2], row[3]
+                if category is None:
+                    term["unseen"] = coef
+                else:
+                    term.setdefault("categories", []).append((category, coef))
+            else:
+                term["coef"] = row[2]
+        compiled_classes = []
+        for class_index, label, _ in classes:
+            class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
+            compiled_classes.append({
+                "index": class_index,
+                "label_value": label,
+                "label": DUCKDB.lit(label, meta["target_type"]),
+                "constant": constants[class_index],
+                "terms": class_terms,
+                "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
+            })
+        self._compiled = {"classes": classes, "compiled": compiled_classes}
+        return self._compiled
+
+    def score_sql(self, source_sql: str, output: str, keep: list[str],
+                  prediction: str = "prediction") -> str:
+        """The scoring statement for a FROM-clause fragment (used by ``predict*``)."""
+        compiled = self._compile()
+        classes = []
+        for c in compiled["compiled"]:
+            prefix = OUTPUTS[output]
+            out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
+            classes.append({**c, "output": out})
+        return render(
+            "score.sql",
+            **self._context(
+                source=source_sql,
+                output=output,
+                keep=[DUCKDB.ident(k) for k in keep],
+                classes=classes,
+                prediction=DUCKDB.ident(prediction),
+            ),
+        )
+
+    def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+        meta = self.meta
+        src = resolve(self.con, source)
+        missing = [f for f in self.features_ if f not in src.columns]
+        if missing:
+            src.release(self.con)
+            raise UnknownColumnError(
+                f"the source lacks feature column(s) {missing} that model {self.name!r} uses"
+            )
+        for f in meta["features"]:
+            try:
+                self.family.check_feature_type(f["name"], src.columns[f["name"]])
+            except InvalidDataError:
+                src.release(self.con)
+                raise
+        outputs = self._output_names(output)
+        keep = [c for c in src.columns if c not in outputs] if keep_input else []
+        # The helper view of a Python object stays registered: the lazy result reads it.
+        return self.con.sql(self.score_sql(src.sql, output, keep))
+
+    def _output_names(self, output: str) -> set[str]:
+        prefix = OUTPUTS[output]
+        if prefix is None:
+            return {"prediction"}
+        return {f"{prefix}{label}" for label in self.classes_}
+
+    def predict(self, source: Any) -> duckdb.DuckDBPyRelation:
+        """The source's rows with a ``prediction`` column appended (a lazy relation)."""
+        return self._score(source, "predict")
+
+    def predict_proba(self, source: Any) -> duckdb.DuckDBPyRelation:
+        """The source's rows with one ``proba_<class>`` column per class."""
+        return self._score(source, "proba")
+
+    def predict_log_proba(self, source: Any) -> duckdb.DuckDBPyRelation:
+        """The source's rows with one ``log_proba_<class>`` column per class."""
+        return self._score(source, "log_proba")
+
+    def predict_joint_log_proba(self, source: Any) -> duckdb.DuckDBPyRelation:
+        """The source's rows with one ``jll_<class>`` column (log P(x, class)) per class."""
+        return self._score(source, "joint")
+
+    # ------------------------------------------------------------------ lifecycle
+    def drop(self) -> None:
+        """Remove the model's tables and views from the database."""
+        self.con.begin()
+        try:
+            self._run("drop_model.sql")
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+        self._meta = None
+        self._compiled = None
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.family.params.items()
+                           if v != type(self.family).defaults[k])
+        extra = f", {params}" if params else ""
+        return f"NaiveBayes({self.name!r}, family={self.family.name!r}{extra})"
+
+
+def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
+    """Reopen the model ``name`` stored in the database behind ``con``."""
+    probe = NaiveBayes.__new__(NaiveBayes)
+    probe.name, probe.con = name, con
+    probe.family = make_family("gaussian")
+    probe._meta, probe._compiled = None, None
+    try:
+        meta = probe.meta
+    except NotFittedError:
+        raise ModelNotFoundError(f"no model named {name!r} in this database") from None
+    if meta["schema_version"] > SCHEMA_VERSION:
+        raise ModelNotFoundError(
+            f"model {name!r} was written by a newer sqlnb (schema {meta['schema_version']})"
+        )
+    model = NaiveBayes(name, con=con, family=meta["family"], **meta["params"])
+    model._meta = meta
+    return model
+
+
+def _describe_problems(problems: list[tuple]) -> str:
+    lines = [f"feature {feature!r} {problem}" for feature, problem in problems]
+    return "cannot fit: " + "; ".join(lines)
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value

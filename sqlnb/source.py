@@ -1,0 +1,91 @@
+"""Turning whatever the user hands us into something a template can select FROM.
+
+Files are read in place by DuckDB (``read_parquet``/``read_csv``), tables and views are
+referenced by name, and Python objects (pandas, polars, Arrow, DuckDB relations) are
+registered as views over the object itself: DuckDB scans them where they are.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from .templates import render
+
+_counter = itertools.count()
+_FILE_READERS = {
+    ".parquet": "read_parquet",
+    ".pq": "read_parquet",
+    ".csv": "read_csv",
+    ".tsv": "read_csv",
+    ".json": "read_json",
+    ".ndjson": "read_json",
+}
+
+
+@dataclass
+class Source:
+    """A source as a FROM-clause fragment, with its columns and their types."""
+
+    sql: str
+    columns: dict[str, str]
+    registered: str | None = None  # name of a view we created for a Python object
+
+    def release(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Drop the helper view (only when no lazy result still needs it)."""
+        if self.registered is not None:
+            con.unregister(self.registered)
+            self.registered = None
+
+
+def _reader(path: str) -> str | None:
+    lower = path.lower()
+    for suffix, reader in _FILE_READERS.items():
+        if lower.endswith(suffix) or lower.endswith(suffix + ".gz") or lower.endswith(suffix + ".zst"):
+            return reader
+    return None
+
+
+def _is_python_table(obj: Any) -> bool:
+    module = type(obj).__module__.split(".")[0]
+    return module in ("pandas", "polars", "pyarrow") or hasattr(obj, "__arrow_c_stream__")
+
+
+def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
+    """Describe ``source`` and return how to select from it."""
+    from .errors import InvalidDataError, UnknownColumnError
+
+    registered = None
+    if isinstance(source, (list, tuple)) and source and all(isinstance(s, (str, os.PathLike)) for s in source):
+        paths = [os.fspath(s) for s in source]
+        sql = _from_clause(reader=_reader(paths[0]) or "read_parquet", paths=paths)
+    elif isinstance(source, os.PathLike) or (isinstance(source, str) and _reader(source)):
+        path = os.fspath(source)
+        sql = _from_clause(reader=_reader(path) or "read_parquet", paths=[path])
+    elif isinstance(source, str):
+        sql = _from_clause(name=source)
+    elif isinstance(source, duckdb.DuckDBPyRelation) or _is_python_table(source):
+        registered = f"__sqlnb_source_{os.getpid()}_{next(_counter)}"
+        con.register(registered, source)
+        sql = _from_clause(name=registered)
+    else:
+        raise InvalidDataError(
+            "source must be a table or view name, a Parquet/CSV path or glob, a DuckDB "
+            f"relation, a pandas/polars DataFrame or a pyarrow Table; got {type(source).__name__}"
+        )
+    try:
+        rows = con.execute(render("describe_source.sql", source=sql)).fetchall()
+    except duckdb.Error as exc:
+        if registered:
+            con.unregister(registered)
+        raise UnknownColumnError(f"cannot read source {source!r}: {exc}") from exc
+    return Source(sql=sql, columns={r[0]: r[1] for r in rows}, registered=registered)
+
+
+def _from_clause(*, reader: str | None = None, paths: list[str] | None = None,
+                 name: str | None = None) -> str:
+    return render("source.sql", reader=reader, paths=paths or [], name=name).strip()
