@@ -3,7 +3,7 @@
 {% import family_template as family %}
 CREATE OR REPLACE TEMP TABLE {{ t.batch }} AS
 {% if family_has_batch %}
-{{ family.batch(source, target, weight, features) }}
+{{ family.batch(source, target, weight, features, t) }}
 {% else %}
 SELECT
     {{ target }} AS class,

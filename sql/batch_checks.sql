@@ -2,7 +2,7 @@
 {% from 'common.sql' import list_of, columns_of %}
 -- family's own checks (e.g. negative counts). Each row names a feature and a problem.
 {% import family_template as family %}
-{% if not family_has_batch %}
+{% if not family_long_batch %}
 SELECT feature, 'has missing values (NULL)' AS problem
 FROM (
     SELECT

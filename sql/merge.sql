@@ -4,7 +4,7 @@
 INSERT INTO {{ t.class_stats }} (class, n, weight)
 SELECT class, n, weight
 FROM {{ t.batch }}
-{% if family_has_batch %}
+{% if family_long_batch %}
 WHERE feature IS NULL
 {% endif %}
 ON CONFLICT (class) DO UPDATE SET

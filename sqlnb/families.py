@@ -35,6 +35,8 @@ class Family:
     defaults: ClassVar[dict[str, Any]]
     numeric: ClassVar[bool] = True          # features must be numeric columns
     has_batch: ClassVar[bool] = False       # the template writes its own batch query
+    long_batch: ClassVar[bool] = False      # ... with one row per class x feature x value
+    shifted: ClassVar[bool] = False         # sums are taken around per-class pilot values
     has_batch_checks: ClassVar[bool] = False
     min_classes: ClassVar[int] = 1
 
@@ -96,6 +98,8 @@ def _as_float_list(value: Any, what: str) -> list[float]:
 class Gaussian(Family):
     name = "gaussian"
     defaults = {"priors": None, "var_smoothing": 1e-9}
+    has_batch = True
+    shifted = True
 
     def validate(self) -> None:
         vs = self.params["var_smoothing"]
@@ -200,6 +204,7 @@ class Categorical(Discrete):
     defaults = {**_DISCRETE_DEFAULTS, "min_categories": None, "unseen": "smooth"}
     numeric = False
     has_batch = True
+    long_batch = True
     has_batch_checks = True
     vector_alpha = False
 

@@ -85,6 +85,7 @@ class NaiveBayes:
                  "feature_params")
         names = {role: DUCKDB.ident(f"{self.name}_{role}") for role in roles}
         names["batch"] = DUCKDB.ident(f"__sqlnb_batch_{self.name}")
+        names["shifts"] = DUCKDB.ident(f"__sqlnb_shifts_{self.name}")
         return names
 
     @property
@@ -101,6 +102,7 @@ class NaiveBayes:
             "family_name": self.family.name,
             "family_template": self.family.template,
             "family_has_batch": self.family.has_batch,
+            "family_long_batch": self.family.long_batch,
             "family_has_batch_checks": self.family.has_batch_checks,
             "p": self.family.params,
             **extra,
@@ -188,9 +190,11 @@ class NaiveBayes:
 
     def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
         features = spec["features"]
-        if self.family.name == "gaussian":
-            shifts = self._fetch("pilot.sql", source=src.sql, features=features, rows=PILOT_ROWS)
-            for f, shift in zip(features, shifts[0]):
+        if self.family.shifted:
+            self._run("pilot.sql", source=src.sql, target=spec["target_sql"],
+                      features=features, rows=PILOT_ROWS)
+            overall = self._fetch("pilot_overall.sql", features=features)[0]
+            for f, shift in zip(features, overall):
                 f["shift"] = float(shift)
         self._run("create_model.sql", class_type=spec["target_type"])
         self._run("insert_features.sql", features=features)
@@ -207,6 +211,11 @@ class NaiveBayes:
         if problems:
             raise InvalidDataError(_describe_problems(problems))
         self._run("merge.sql", features=features, weighted=spec["weight"] is not None)
+        self._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
+
+    def _finish_fit(self, features: list[dict[str, Any]], target: str, target_type: str,
+                    weight: str | None) -> None:
+        """After a merge: class checks, parameter views, sanity checks and metadata."""
         self._run("drop_batch.sql")
         n_classes = self._fetch("class_count.sql")[0][0]
         if n_classes < self.family.min_classes:
@@ -224,12 +233,69 @@ class NaiveBayes:
             "write_meta.sql",
             schema_version=SCHEMA_VERSION,
             params_json=json.dumps(_jsonable(self.family.params)),
-            target=spec["target"],
-            target_type=spec["target_type"],
-            weight=spec["weight"],
+            target=target,
+            target_type=target_type,
+            weight=weight,
             features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
             version=__version__,
         )
+
+    def fit_sparse(
+        self,
+        entries: Any,
+        rows: Any,
+        target: str,
+        *,
+        features: list[str],
+        weight: str | None = None,
+        row: str = "row",
+    ) -> NaiveBayes:
+        """Fit a count family on sparse (long) input without densifying it.
+
+        ``entries`` has columns ``row``, ``feature_index`` and ``value`` (non-zero cells);
+        ``rows`` has one row per sample: ``row``, the target and the optional weight.
+        ``features`` names the feature indices 0..n-1.
+        """
+        if self.family.name not in ("multinomial", "complement", "bernoulli"):
+            raise InvalidParameterError(
+                f"sparse input needs a count family, not {self.family.name}"
+            )
+        entries_src, rows_src = resolve(self.con, entries), resolve(self.con, rows)
+        try:
+            for column in (row, target) + ((weight,) if weight else ()):
+                if column not in rows_src.columns:
+                    raise UnknownColumnError(f"column {column!r} is not in the rows table")
+            specs = [{"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
+                      "type": "DOUBLE", "shift": 0.0, **extra}
+                     for i, (name, extra) in
+                     enumerate(zip(features, self.family.feature_options(len(features))))]
+            target_type = rows_src.columns[target]
+            self.con.begin()
+            try:
+                self._run("create_model.sql", class_type=target_type)
+                self._run("insert_features.sql", features=specs)
+                self._run("batch_sparse.sql", entries=entries_src.sql, rows=rows_src.sql,
+                          row=DUCKDB.ident(row), target=DUCKDB.ident(target),
+                          weight=None if weight is None else DUCKDB.ident(weight),
+                          binarize=self.family.params.get("binarize"))
+                if self._fetch("batch_size.sql")[0][0] == 0:
+                    raise EmptyInputError("there are no labelled rows to fit")
+                problems = self._fetch("batch_checks_sparse.sql",
+                                       needs_non_negative=self.family.has_batch_checks)
+                if problems:
+                    raise InvalidDataError(_describe_problems(problems))
+                self._run("merge_sparse.sql")
+                self._finish_fit(specs, target, target_type, weight)
+                self.con.commit()
+            except BaseException:
+                self.con.rollback()
+                raise
+        finally:
+            entries_src.release(self.con)
+            rows_src.release(self.con)
+        self._meta = None
+        self._compiled = None
+        return self
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -343,6 +409,18 @@ class NaiveBayes:
         keep = [c for c in src.columns if c not in outputs] if keep_input else []
         # The helper view of a Python object stays registered: the lazy result reads it.
         return self.con.sql(self.score_sql(src.sql, output, keep))
+
+    def score_sparse(self, entries: Any, rows: Any, output: str,
+                     row: str = "row") -> duckdb.DuckDBPyRelation:
+        """Score sparse (long) input: one row per sample, ordered by ``row``.
+
+        ``output='predict'`` gives a ``prediction`` column; the other outputs give a
+        ``scores`` list per row, in class order.
+        """
+        self.meta  # raises NotFittedError early
+        entries_src, rows_src = resolve(self.con, entries), resolve(self.con, rows)
+        return self.con.sql(render("score_sparse.sql", **self._context(
+            entries=entries_src.sql, rows=rows_src.sql, row=DUCKDB.ident(row), output=output)))
 
     def _output_names(self, output: str) -> set[str]:
         prefix = OUTPUTS[output]

@@ -19,7 +19,7 @@ CREATE TABLE {{ t.feature_stats }} (
 );
 {% endmacro %}
 
-{% macro batch(source, target, weight, features) %}
+{% macro batch(source, target, weight, features, t) %}
 SELECT
     class,
     CASE

@@ -22,21 +22,36 @@ CREATE TABLE {{ t.feature_stats }} (
 );
 {% endmacro %}
 
-{% macro batch_columns(features, weight) %}
+{% macro batch(source, target, weight, features, t) %}
+-- Sums are taken around a per-class shift (a value of the class seen by the pilot query),
+-- so m2 = S2 - S1^2 / W stays exact for constant columns and precise for large means.
+SELECT
+    __src.{{ target }} AS class,
+    count(*) AS n,
+    {% if weight %}sum(__src.{{ weight }}){% else %}CAST(count(*) AS DOUBLE){% endif %} AS weight,
 {% for f in features %}
-    count({{ num(f) }}) AS {{ f.alias }}_n,
+    {% set x = num({'column': '__src.' ~ f.column}) %}
+    {% set d = '(' ~ x ~ ' - ' ~ shift(f) ~ ')' %}
+    count({{ x }}) AS {{ f.alias }}_n,
     {% if weight %}
-    sum({{ weight }}) FILTER (WHERE {{ num(f) }} IS NOT NULL) AS {{ f.alias }}_w,
-    sum({{ weight }} * ({{ num(f) }} - {{ f.shift | lit }})) AS {{ f.alias }}_s1,
-    sum({{ weight }} * ({{ num(f) }} - {{ f.shift | lit }}) * ({{ num(f) }} - {{ f.shift | lit }})) AS {{ f.alias }}_s2,
-    sum({{ num(f) }} - {{ f.shift | lit }}) AS {{ f.alias }}_u1,
-    sum(({{ num(f) }} - {{ f.shift | lit }}) * ({{ num(f) }} - {{ f.shift | lit }})) AS {{ f.alias }}_u2,
+    sum(__src.{{ weight }}) FILTER (WHERE {{ x }} IS NOT NULL) AS {{ f.alias }}_w,
+    sum(__src.{{ weight }} * {{ d }}) AS {{ f.alias }}_s1,
+    sum(__src.{{ weight }} * {{ d }} * {{ d }}) AS {{ f.alias }}_s2,
+    sum({{ d }}) AS {{ f.alias }}_u1,
+    sum({{ d }} * {{ d }}) AS {{ f.alias }}_u2,
     {% else %}
-    sum({{ num(f) }} - {{ f.shift | lit }}) AS {{ f.alias }}_s1,
-    sum(({{ num(f) }} - {{ f.shift | lit }}) * ({{ num(f) }} - {{ f.shift | lit }})) AS {{ f.alias }}_s2,
+    sum({{ d }}) AS {{ f.alias }}_s1,
+    sum({{ d }} * {{ d }}) AS {{ f.alias }}_s2,
     {% endif %}
+    any_value({{ shift(f) }}) AS {{ f.alias }}_shift{{ "," if not loop.last }}
 {% endfor %}
+FROM {{ source }} AS __src
+LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
+WHERE __src.{{ target }} IS NOT NULL
+GROUP BY __src.{{ target }}
 {% endmacro %}
+
+{% macro shift(f) %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% endmacro %}
 
 {% macro merge(t, features, weighted) %}
 INSERT INTO {{ t.feature_stats }} (class, feature, n, weight, mean, m2, n_mean, n_m2)
@@ -44,7 +59,7 @@ WITH unpivoted AS (
     SELECT
         class,
         unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
-        unnest({{ list_of(features | map(attribute='shift')) }}) AS shift,
+        unnest({{ columns_of(features, '_shift') }}) AS shift,
         unnest({{ columns_of(features, '_n') }}) AS n,
         {% if weighted %}
         unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS weight,
