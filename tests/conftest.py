@@ -1,0 +1,33 @@
+"""Shared fixtures: scikit-learn's bundled datasets, prepared per family."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+
+DATASETS = {
+    "iris": load_iris,
+    "wine": load_wine,
+    "breast_cancer": load_breast_cancer,
+    "digits": load_digits,
+}
+
+
+def load(name: str) -> tuple[np.ndarray, np.ndarray]:
+    return DATASETS[name](return_X_y=True)
+
+
+def as_counts(X: np.ndarray, levels: int = 5) -> np.ndarray:
+    """Discretise each column into integer levels 0..levels-1 (counts / category codes)."""
+    span = X.max(axis=0) - X.min(axis=0)
+    span[span == 0] = 1
+    return np.floor((X - X.min(axis=0)) / span * (levels - 1e-9)).astype(np.int64)
+
+
+@pytest.fixture
+def con():
+    connection = duckdb.connect()
+    yield connection
+    connection.close()
