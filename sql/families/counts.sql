@@ -41,7 +41,7 @@ ON CONFLICT (class, feature) DO UPDATE SET
 {% endmacro %}
 
 {% macro negative_check(t, features, family) %}
-SELECT feature, 'has negative values, which {{ family }} naive Bayes cannot use' AS problem
+SELECT DISTINCT feature, 'has negative values, which {{ family }} naive Bayes cannot use' AS problem
 FROM (
     SELECT
         unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
