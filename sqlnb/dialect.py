@@ -10,14 +10,14 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 
 class Dialect:
     name = "duckdb"
     identifier_quote = '"'
     # Function names that differ between engines; templates use ``fn.<key>``.
-    functions = {
+    functions: ClassVar[dict[str, str]] = {
         "ln": "ln",
         "exp": "exp",
         "greatest": "greatest",

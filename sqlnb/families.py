@@ -97,7 +97,7 @@ def _as_float_list(value: Any, what: str) -> list[float]:
 
 class Gaussian(Family):
     name = "gaussian"
-    defaults = {"priors": None, "var_smoothing": 1e-9}
+    defaults: ClassVar[dict[str, Any]] = {"priors": None, "var_smoothing": 1e-9}
     has_batch = True
     shifted = True
 
@@ -172,20 +172,20 @@ _DISCRETE_DEFAULTS = {"alpha": 1.0, "force_alpha": True, "fit_prior": True, "cla
 
 class Multinomial(Discrete):
     name = "multinomial"
-    defaults = dict(_DISCRETE_DEFAULTS)
+    defaults: ClassVar[dict[str, Any]] = dict(_DISCRETE_DEFAULTS)
     has_batch_checks = True
 
 
 class Complement(Discrete):
     name = "complement"
-    defaults = {**_DISCRETE_DEFAULTS, "norm": False}
+    defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "norm": False}
     has_batch_checks = True
     min_classes = 2  # a class's complement is every other class
 
 
 class Bernoulli(Discrete):
     name = "bernoulli"
-    defaults = {**_DISCRETE_DEFAULTS, "binarize": 0.0}
+    defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "binarize": 0.0}
 
     def validate(self) -> None:
         super().validate()
@@ -201,7 +201,7 @@ class Bernoulli(Discrete):
 
 class Categorical(Discrete):
     name = "categorical"
-    defaults = {**_DISCRETE_DEFAULTS, "min_categories": None, "unseen": "smooth"}
+    defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "min_categories": None, "unseen": "smooth"}
     numeric = False
     has_batch = True
     long_batch = True

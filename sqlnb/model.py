@@ -2,12 +2,13 @@
 
 >>> import duckdb, sqlnb
 >>> con = duckdb.connect()
->>> _ = con.execute("CREATE TABLE t AS SELECT range % 2 AS y, range * 1.0 + (range % 2) * 10 AS x FROM range(20)")
+>>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i % 2 * 10 + i AS DOUBLE) AS x "
+...                 "FROM range(20) r(i)")
 >>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
 >>> model.classes_
 [0, 1]
->>> model.predict("t").fetchall()[:2]
-[(0, 0.0, 0), (1, 11.0, 1)]
+>>> model.predict("t").limit(2).fetchall()
+[(0, 0.0, 0), (1, 11.0, 0)]
 """
 
 from __future__ import annotations
@@ -417,7 +418,7 @@ class NaiveBayes:
         ``output='predict'`` gives a ``prediction`` column; the other outputs give a
         ``scores`` list per row, in class order.
         """
-        self.meta  # raises NotFittedError early
+        _ = self.meta  # raises NotFittedError early
         entries_src, rows_src = resolve(self.con, entries), resolve(self.con, rows)
         return self.con.sql(render("score_sparse.sql", **self._context(
             entries=entries_src.sql, rows=rows_src.sql, row=DUCKDB.ident(row), output=output)))

@@ -158,7 +158,7 @@ class _SqlnbNB(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "_model")
         X = self._check_X(X, reset=False)
         model = self._model
-        names, staged = self._stage(self._con, X)
+        _, staged = self._stage(self._con, X)
         if "dense" in staged:
             relation = model._score(staged["dense"], output, keep_input=False)
             result = relation.fetchnumpy()

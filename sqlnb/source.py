@@ -45,7 +45,7 @@ class Source:
 def _reader(path: str) -> str | None:
     lower = path.lower()
     for suffix, reader in _FILE_READERS.items():
-        if lower.endswith(suffix) or lower.endswith(suffix + ".gz") or lower.endswith(suffix + ".zst"):
+        if lower.endswith((suffix, suffix + ".gz", suffix + ".zst")):
             return reader
     return None
 

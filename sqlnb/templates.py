@@ -7,7 +7,7 @@ only through the ``ident`` and ``lit`` filters of the active dialect.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import jinja2
@@ -24,7 +24,7 @@ def template_dir() -> Path:
     raise FileNotFoundError("sqlnb's SQL templates were not found (looked in sqlnb/sql and sql/)")
 
 
-@lru_cache(maxsize=None)
+@cache
 def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),

@@ -13,11 +13,10 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import as_counts, load
 from sklearn.naive_bayes import CategoricalNB, GaussianNB, MultinomialNB
 
 import sqlnb
-
-from conftest import as_counts, load
 
 
 def iris_frame() -> pd.DataFrame:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import load
 from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -14,8 +15,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sqlnb.sklearn import CategoricalNB, GaussianNB, MultinomialNB
-
-from conftest import load
 
 
 def test_params_clone_and_set_params():

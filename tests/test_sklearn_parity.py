@@ -10,11 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import DATASETS, as_counts, load
 from sklearn import naive_bayes as reference
 
 import sqlnb.sklearn as ours
-
-from conftest import DATASETS, as_counts, load
 
 ATTRIBUTES = {
     "GaussianNB": ["classes_", "class_count_", "class_prior_", "theta_", "var_", "epsilon_"],
@@ -176,7 +175,7 @@ def test_label_types(labels):
     y_labels = labels[y] if labels.dtype != bool else labels[y % 2]
     for name in ATTRIBUTES:
         data = family_data(name, X) if name != "BernoulliNB" else X
-        expected, actual = assert_parity(name, {}, data, y_labels)
+        expected, _ = assert_parity(name, {}, data, y_labels)
         assert np.array_equal(expected.classes_, np.unique(y_labels))
 
 
