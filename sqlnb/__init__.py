@@ -8,5 +8,6 @@ __version__ = "0.1.0"
 
 from . import errors  # noqa: E402
 from .model import NaiveBayes, load  # noqa: E402
+from .incremental import merge  # noqa: E402
 
-__all__ = ["NaiveBayes", "load", "errors", "__version__"]
+__all__ = ["NaiveBayes", "load", "merge", "errors", "__version__"]

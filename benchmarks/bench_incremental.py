@@ -1,0 +1,246 @@
+"""Out-of-core fitting: peak memory and time of sqlnb against scikit-learn's partial_fit loop.
+
+Generates a Parquet dataset with DuckDB (one file per chunk of rows, 20 Gaussian features,
+3 classes), then runs, each in its own subprocess so that peak RSS is measured per run:
+
+* ``sqlnb-fit``          -- ``NaiveBayes.fit`` on the whole Parquet glob (one scan);
+* ``sqlnb-partial``      -- ``NaiveBayes.partial_fit`` once per file (one transaction each);
+* ``sklearn-partial``    -- scikit-learn's ``GaussianNB.partial_fit`` over the same files,
+  read with pyarrow one row group at a time (the usual out-of-core loop).
+
+Usage::
+
+    python benchmarks/bench_incremental.py --rows 50000000
+    python benchmarks/bench_incremental.py --rows 5000000 --runs sqlnb-fit,sklearn-partial
+
+Results are printed and written to ``benchmarks/results/incremental.md`` (use ``--output``).
+Peak RSS is the child's ``ru_maxrss`` reported by ``os.wait4``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+N_FEATURES = 20
+N_CLASSES = 3
+
+
+def data_dir(rows: int) -> Path:
+    return HERE / "data" / f"incremental_{rows}"
+
+
+def generate(rows: int, rows_per_file: int) -> Path:
+    """Write the dataset with DuckDB's COPY (skipped when it is already there)."""
+    import duckdb
+
+    out = data_dir(rows)
+    done = out / "_complete"
+    if done.exists():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    # x_j = class-dependent mean + a standard normal draw (Box-Muller on two uniforms)
+    columns = ",\n".join(
+        f"  (y * {0.25 * (j % 5 + 1)} + {j}.0) + sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) AS x{j}"
+        for j in range(N_FEATURES)
+    )
+    n_files = -(-rows // rows_per_file)
+    for k in range(n_files):
+        lo, hi = k * rows_per_file, min(rows, (k + 1) * rows_per_file)
+        path = out / f"part-{k:04d}.parquet"
+        query = (
+            "COPY (SELECT y,\n" + columns + "\nFROM (SELECT CAST(hash(range) % "
+            f"{N_CLASSES} AS BIGINT) AS y FROM range({lo}, {hi}))) TO '{path}' (FORMAT parquet)"
+        )
+        con.execute(query)
+    done.write_text(json.dumps({"rows": rows, "files": n_files}))
+    return out
+
+
+def peak_rss_mib(usage) -> float:
+    # ru_maxrss is KiB on Linux, bytes on macOS
+    return usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+
+
+def run_child(kind: str, directory: Path, extra: list[str]) -> dict:
+    """Run one measurement in a fresh interpreter; return its timings and peak RSS."""
+    command = [sys.executable, __file__, "--child", kind, "--dir", str(directory), *extra]
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    output = proc.stdout.read()
+    proc.stdout.close()
+    if status != 0:
+        raise SystemExit(f"{kind} failed with status {status}: {output}")
+    result = json.loads(output.strip().splitlines()[-1])
+    result.update(kind=kind, wall_s=wall, peak_rss_mib=peak_rss_mib(usage))
+    return result
+
+
+# ---------------------------------------------------------------------- children
+def child_sqlnb(directory: Path, incremental: bool, threads: int | None,
+                memory_limit: str | None) -> dict:
+    import duckdb
+
+    import sqlnb
+
+    con = duckdb.connect()
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    if memory_limit:
+        con.execute(f"SET memory_limit = '{memory_limit}'")
+    model = sqlnb.NaiveBayes("bench", con=con, family="gaussian")
+    start = time.perf_counter()
+    if incremental:
+        for path in sorted(glob.glob(str(directory / "*.parquet"))):
+            model.partial_fit(path, "y")
+    else:
+        model.fit(str(directory / "*.parquet"), "y")
+    seconds = time.perf_counter() - start
+    theta = con.execute(
+        "SELECT class, feature, theta, var FROM bench_feature_params ORDER BY class, feature"
+    ).fetchall()
+    return {"fit_s": seconds, "params": [[r[0], r[1], r[2], r[3]] for r in theta]}
+
+
+def child_sklearn(directory: Path) -> dict:
+    import numpy as np
+    import pyarrow.parquet as pq
+    from sklearn.naive_bayes import GaussianNB
+
+    model = GaussianNB()
+    classes = np.arange(N_CLASSES)
+    names = [f"x{j}" for j in range(N_FEATURES)]
+    start = time.perf_counter()
+    for path in sorted(glob.glob(str(directory / "*.parquet"))):
+        file = pq.ParquetFile(path)
+        for group in range(file.num_row_groups):
+            table = file.read_row_group(group, columns=["y", *names])
+            X = np.column_stack([table.column(n).to_numpy() for n in names])
+            y = table.column("y").to_numpy()
+            model.partial_fit(X, y, classes=classes)
+    seconds = time.perf_counter() - start
+    return {"fit_s": seconds, "theta": model.theta_.tolist(), "var": model.var_.tolist()}
+
+
+# ---------------------------------------------------------------------- report
+def machine() -> dict:
+    import duckdb
+    import numpy
+    import sklearn
+
+    import sqlnb
+
+    memory = None
+    try:
+        with open("/proc/meminfo") as f:
+            memory = f"{int(f.readline().split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+    return {
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "memory": memory,
+        "python": platform.python_version(),
+        "duckdb": duckdb.__version__,
+        "scikit-learn": sklearn.__version__,
+        "numpy": numpy.__version__,
+        "sqlnb": sqlnb.__version__,
+        "os": platform.platform(),
+    }
+
+
+def compare(sqlnb_result: dict, sklearn_result: dict) -> float:
+    """Largest relative difference of theta between sqlnb and scikit-learn."""
+    worst = 0.0
+    for cls, feature, theta, _ in sqlnb_result["params"]:
+        other = sklearn_result["theta"][cls][int(feature[1:])]
+        worst = max(worst, abs(theta - other) / max(abs(other), 1e-300))
+    return worst
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=5_000_000)
+    parser.add_argument("--rows-per-file", type=int, default=1_000_000)
+    parser.add_argument("--runs", default="sqlnb-fit,sqlnb-partial,sklearn-partial")
+    parser.add_argument("--threads", type=int, default=None, help="DuckDB threads")
+    parser.add_argument("--memory-limit", default=None, help="DuckDB memory_limit, e.g. 1GB")
+    parser.add_argument("--output", default=str(HERE / "results" / "incremental.md"))
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--dir", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.child:
+        directory = Path(args.dir)
+        if args.child == "sklearn-partial":
+            result = child_sklearn(directory)
+        else:
+            result = child_sqlnb(directory, args.child == "sqlnb-partial", args.threads,
+                                 args.memory_limit)
+        print(json.dumps(result))
+        return
+
+    start = time.perf_counter()
+    directory = generate(args.rows, args.rows_per_file)
+    generated_s = time.perf_counter() - start
+    size = sum(p.stat().st_size for p in directory.glob("*.parquet"))
+    print(f"data: {args.rows:,} rows x {N_FEATURES} features, "
+          f"{size / 2**30:.2f} GiB of Parquet in {directory} ({generated_s:.0f} s)", flush=True)
+    extra = []
+    if args.threads:
+        extra += ["--threads", str(args.threads)]
+    if args.memory_limit:
+        extra += ["--memory-limit", args.memory_limit]
+    results = {}
+    for kind in args.runs.split(","):
+        results[kind] = run_child(kind, directory, extra)
+        r = results[kind]
+        print(f"{kind:16s} fit {r['fit_s']:8.1f} s   wall {r['wall_s']:8.1f} s   "
+              f"peak RSS {r['peak_rss_mib']:8.1f} MiB", flush=True)
+    if "sqlnb-fit" in results and "sklearn-partial" in results:
+        print(f"max relative difference of theta vs scikit-learn: "
+              f"{compare(results['sqlnb-fit'], results['sklearn-partial']):.2e}")
+    write_report(args, results, size, machine())
+
+
+def write_report(args, results: dict, size: int, info: dict) -> None:
+    lines = [
+        f"### Out-of-core fitting, {args.rows:,} rows x {N_FEATURES} features "
+        f"({size / 2**30:.2f} GiB Parquet, {-(-args.rows // args.rows_per_file)} files)",
+        "",
+        "| run | fit time (s) | process wall time (s) | peak RSS (MiB) |",
+        "|---|---:|---:|---:|",
+    ]
+    labels = {
+        "sqlnb-fit": "sqlnb `fit` on the Parquet glob (one scan)",
+        "sqlnb-partial": "sqlnb `partial_fit`, one call per file",
+        "sklearn-partial": "scikit-learn `GaussianNB.partial_fit` per row group (pyarrow)",
+    }
+    for kind, r in results.items():
+        lines.append(f"| {labels.get(kind, kind)} | {r['fit_s']:.1f} | {r['wall_s']:.1f} | "
+                     f"{r['peak_rss_mib']:.0f} |")
+    settings = f"threads={args.threads or 'default'}, memory_limit={args.memory_limit or 'default'}"
+    lines += ["", f"DuckDB settings: {settings}. Machine: "
+              + ", ".join(f"{k} {v}" for k, v in info.items()) + ".", ""]
+    text = "\n".join(lines)
+    print(text)
+    path = Path(args.output)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
