@@ -394,7 +394,7 @@ def _open(con: duckdb.DuckDBPyConnection, model: Any) -> NaiveBayes:
 
     if isinstance(model, NaiveBayes):
         _invalidate(model)
-        model.meta  # raises NotFittedError for an empty model
+        _ = model.meta  # raises NotFittedError for an empty model
         return model
     if not isinstance(model, str) or not model:
         raise InvalidParameterError(f"a model must be a NaiveBayes or a name, got {model!r}")

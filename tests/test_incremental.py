@@ -7,7 +7,6 @@ The oracle for "incremental equals batch" is sqlnb's own one-scan ``fit`` on the
 from __future__ import annotations
 
 import math
-import os
 import signal
 import subprocess
 import sys
@@ -420,5 +419,18 @@ def test_a_process_killed_in_the_middle_of_a_large_merge_leaves_the_model_as_it_
     assert "committed" not in rest
     with duckdb.connect(path) as con:
         assert snapshot(con, "m") == before
-        model = sqlnb.load(con, "m").partial_fit("small", "y")
+        sqlnb.load(con, "m").partial_fit("small", "y")
         assert con.execute("SELECT sum(n) FROM m_class_stats").fetchone()[0] == 2000
+
+
+# ---------------------------------------------------------------------- documentation
+def test_the_documented_example_runs(tmp_path, monkeypatch, capsys):
+    import runpy
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "incremental.md").read_text()
+    script = tmp_path / "example.py"
+    script.write_text(text.split("```python\n", 1)[1].split("```", 1)[0])
+    monkeypatch.chdir(tmp_path)
+    runpy.run_path(str(script))
+    assert capsys.readouterr().out.split("\n")[:2] == ["[0, 1, 2]", "[0, 1]"]
