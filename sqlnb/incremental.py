@@ -27,7 +27,7 @@ Derived parameters are views over the statistics, so they are always current.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 
@@ -41,11 +41,9 @@ from .errors import (
     UnknownColumnError,
 )
 from .families import INTEGER_TYPES, make_family
+from .model import PILOT_ROWS, NaiveBayes, load
 from .source import Source, resolve
 from .templates import render
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
 
 # Hyperparameters that change the statistics themselves (not only the derived parameters):
 # a model cannot continue with another value of them.
@@ -180,8 +178,6 @@ def merge(
     The result equals the fit on the union of the models' training rows. If ``into`` is
     one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
     """
-    from .model import NaiveBayes
-
     sources = [_open(con, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
@@ -214,8 +210,6 @@ def merge(
 def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None) -> NaiveBayes:
-    from .model import PILOT_ROWS
-
     con = model.con
     src = resolve(con, source)
     try:
@@ -390,8 +384,6 @@ def _describe(problems: list[tuple]) -> str:
 # ---------------------------------------------------------------------- model merge
 def _open(con: duckdb.DuckDBPyConnection, model: Any) -> NaiveBayes:
     """A model object for a name (possibly ``alias.name`` in an attached database)."""
-    from .model import NaiveBayes, load
-
     if isinstance(model, NaiveBayes):
         _invalidate(model)
         _ = model.meta  # raises NotFittedError for an empty model
@@ -401,35 +393,27 @@ def _open(con: duckdb.DuckDBPyConnection, model: Any) -> NaiveBayes:
     catalog, _, name = model.partition(".")
     if name and catalog in {r[0] for r in con.execute(render("attached_databases.sql"))
                             .fetchall()}:
-        return _attached(con, catalog, name)
+        return AttachedModel(con, catalog, name)
     return load(con, model)
 
 
-class _AttachedModel:
-    """Mixin for a model whose tables live in another catalog (an attached database)."""
+class AttachedModel(NaiveBayes):
+    """A model whose tables live in another catalog (a database attached as ``catalog``)."""
 
-    catalog: str
+    def __init__(self, con: duckdb.DuckDBPyConnection, catalog: str, name: str) -> None:
+        super().__init__(name, con=con)
+        self.catalog = catalog
+        try:
+            meta = self.meta
+        except NotFittedError:
+            raise ModelNotFoundError(
+                f"no model named {name!r} in database {catalog!r}") from None
+        self.family = make_family(meta["family"], **meta["params"])
 
     @property
     def tables(self) -> dict[str, str]:
-        local = super().tables  # type: ignore[misc]
+        local = super().tables
         return {role: f"{DUCKDB.ident(self.catalog)}.{name}" for role, name in local.items()}
-
-
-def _attached(con: duckdb.DuckDBPyConnection, catalog: str, name: str) -> NaiveBayes:
-    from .model import NaiveBayes
-
-    cls = type("AttachedNaiveBayes", (_AttachedModel, NaiveBayes), {})
-    model = cls.__new__(cls)
-    model.name, model.con, model.catalog = name, con, catalog
-    model.family = make_family("gaussian")
-    _invalidate(model)
-    try:
-        meta = model.meta
-    except NotFittedError:
-        raise ModelNotFoundError(f"no model named {name!r} in database {catalog!r}") from None
-    model.family = make_family(meta["family"], **meta["params"])
-    return model
 
 
 def _is(a: NaiveBayes, b: NaiveBayes) -> bool:

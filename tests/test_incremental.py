@@ -184,6 +184,11 @@ def test_sklearn_partial_fit_on_sparse_input_matches_scikit_learn():
         theirs.partial_fit(Xs[lo:hi], y[lo:hi], classes=[0, 1, 2, 3], sample_weight=w[lo:hi])
     np.testing.assert_allclose(ours.feature_count_, theirs.feature_count_, rtol=1e-12)
     np.testing.assert_allclose(ours.predict_proba(Xs), theirs.predict_proba(Xs), atol=1e-9)
+    ours.forget(Xs[:200], y[:200], sample_weight=w[:200])
+    rest = skl.MultinomialNB().partial_fit(Xs[200:], y[200:], classes=[0, 1, 2, 3],
+                                           sample_weight=w[200:])
+    np.testing.assert_allclose(ours.feature_count_, rest.feature_count_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours.predict_proba(Xs), rest.predict_proba(Xs), atol=1e-9)
 
 
 def test_sklearn_partial_fit_rules():
