@@ -54,12 +54,20 @@ GROUP BY GROUPING SETS (
 {% endmacro %}
 
 {% macro merge(t, features, weighted, sign=1) %}
-{{ upsert(t, 'SELECT class, feature, category, n, weight AS count FROM ' ~ t.batch ~ ' WHERE feature IS NOT NULL AND category IS NOT NULL', sign) }}
+{% set counts %}
+SELECT class, feature, category, n, weight AS count
+FROM {{ t.batch }}
+WHERE feature IS NOT NULL AND category IS NOT NULL
+{% endset %}
+{{ upsert(t, counts, sign) }}
 {% endmacro %}
 
 {# Fold another model's statistics (same features) into this one. #}
 {% macro merge_model(t, source, sign=1) %}
-{{ upsert(t, 'SELECT class, feature, category, n, count FROM ' ~ source.feature_stats, sign) }}
+{% set counts %}
+SELECT class, feature, category, n, count FROM {{ source.feature_stats }}
+{% endset %}
+{{ upsert(t, counts, sign) }}
 {% endmacro %}
 
 {# Declared classes without rows need no statistics: the parameter view fills in zeros. #}

@@ -43,7 +43,10 @@ FROM {{ t.batch }}
 
 {# Fold another model's statistics (same features) into this one. #}
 {% macro merge_model(t, source, sign=1) %}
-{{ upsert(t, 'SELECT class, feature, n, count FROM ' ~ source.feature_stats, sign) }}
+{% set counts %}
+SELECT class, feature, n, count FROM {{ source.feature_stats }}
+{% endset %}
+{{ upsert(t, counts, sign) }}
 {% endmacro %}
 
 {# Zero counts for declared classes that have no rows yet (scikit-learn's `classes`). #}

@@ -95,7 +95,10 @@ FROM unpivoted
 
 {# Fold another model's statistics (same features) into this one. #}
 {% macro merge_model(t, source, sign=1) %}
-{{ upsert(t, 'SELECT class, feature, n, weight, mean, m2, n_mean, n_m2 FROM ' ~ source.feature_stats, sign) }}
+{% set moments %}
+SELECT class, feature, n, weight, mean, m2, n_mean, n_m2 FROM {{ source.feature_stats }}
+{% endset %}
+{{ upsert(t, moments, sign) }}
 {% endmacro %}
 
 {# Zero statistics for declared classes that have no rows yet (scikit-learn's `classes`). #}
