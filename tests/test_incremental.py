@@ -95,6 +95,19 @@ def test_partial_fit_equals_fit_on_the_union_in_any_order(family, weight):
         assert max_relative_difference(params(con, name), params(con, "whole")) <= REL
 
 
+def test_partial_fit_of_parquet_files_equals_fit_of_the_glob(tmp_path):
+    con = duckdb.connect()
+    for day in range(3):
+        con.execute(f"""COPY (SELECT hash(range + {day * 1000}) % 3 AS y,
+                                     (range % 17) * 0.25 + {day} AS a, range % 5 AS b
+                              FROM range(500)) TO '{tmp_path / f"day{day}.parquet"}'""")
+    daily = sqlnb.NaiveBayes("daily", con=con)
+    for day in range(3):
+        daily.partial_fit(str(tmp_path / f"day{day}.parquet"), "y")
+    sqlnb.NaiveBayes("whole", con=con).fit(str(tmp_path / "*.parquet"), "y")
+    assert max_relative_difference(params(con, "daily"), params(con, "whole")) <= REL
+
+
 def test_a_label_first_seen_in_a_later_batch_becomes_a_class():
     con = duckdb.connect()
     a, b = batch("gaussian", 200, 1, (0, 1)), batch("gaussian", 200, 2, (1, 2))
