@@ -41,7 +41,7 @@ from .errors import (
     UnknownColumnError,
 )
 from .families import INTEGER_TYPES, make_family
-from .model import PILOT_ROWS, NaiveBayes, load
+from .model import PILOT_ROWS, NaiveBayes, _describe_problems, load
 from .source import Source, resolve
 from .templates import render
 
@@ -148,7 +148,7 @@ def partial_fit_sparse(
             problems = model._fetch("batch_checks_sparse.sql",
                                     needs_non_negative=model.family.has_batch_checks)
             if problems:
-                raise InvalidDataError(_describe(problems))
+                raise InvalidDataError(_describe_problems(problems))
             _check_declared(model, classes, target_type)
             model._run("merge_sparse.sql", sign=sign)
             if sign < 0:
@@ -235,7 +235,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
                 raise EmptyInputError("the batch has no rows with a target value")
             problems = model._fetch("batch_checks.sql", features=batch)
             if problems:
-                raise InvalidDataError(_describe(problems))
+                raise InvalidDataError(_describe_problems(problems))
             _check_declared(model, classes, class_type)
             model._run("merge.sql", features=batch, weighted=weight is not None, sign=sign)
             if sign < 0:
@@ -375,10 +375,6 @@ def _same_coding(stored: str, batch: str) -> bool:
 
 def _plain(values: Any) -> list[Any]:
     return [v.item() if hasattr(v, "item") else v for v in values]
-
-
-def _describe(problems: list[tuple]) -> str:
-    return "cannot fit: " + "; ".join(f"feature {f!r} {p}" for f, p in problems)
 
 
 # ---------------------------------------------------------------------- model merge

@@ -442,6 +442,14 @@ def test_a_process_killed_in_the_middle_of_a_large_merge_leaves_the_model_as_it_
 
 
 # ---------------------------------------------------------------------- documentation
+def test_the_module_examples_run():
+    import doctest
+
+    import sqlnb.incremental
+
+    assert doctest.testmod(sqlnb.incremental).failed == 0
+
+
 def test_the_documented_example_runs(tmp_path, monkeypatch, capsys):
     import runpy
     from pathlib import Path
