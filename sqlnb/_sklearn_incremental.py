@@ -49,8 +49,8 @@ class IncrementalMixin:
         X = self._check_X(X, reset=not fitted)
         y, sample_weight = _check_y(X, y, sample_weight)
         _check_labels(y, declared)
-        if declared.dtype.kind in "iub" and y.dtype != declared.dtype:
-            y = y.astype(declared.dtype)
+        if declared.dtype.kind in "iub":
+            y = y.astype(declared.dtype, copy=False)  # keep the class column's type
         if fitted:
             con, model = self._con, self._model
             # the hyperparameters of this call shape the derived parameters
@@ -87,9 +87,10 @@ class IncrementalMixin:
         X = self._check_X(X, reset=False)
         y, sample_weight = _check_y(X, y, sample_weight)
         _check_labels(y, self.classes_)
+        if self.classes_.dtype.kind in "iub":
+            y = y.astype(self.classes_.dtype, copy=False)  # keep the class column's type
         model = self._model
-        names, staged = self._stage(self._con, X, y.astype(self.classes_.dtype, copy=False)
-                                    if self.classes_.dtype.kind in "iub" else y, sample_weight)
+        names, staged = self._stage(self._con, X, y, sample_weight)
         weight = WEIGHT if sample_weight is not None else None
         keep = list(self.classes_)
         if "dense" in staged:

@@ -442,6 +442,17 @@ def test_a_process_killed_in_the_middle_of_a_large_merge_leaves_the_model_as_it_
 
 
 # ---------------------------------------------------------------------- documentation
+def test_the_example_script_runs(tmp_path, monkeypatch, capsys):
+    import runpy
+    from pathlib import Path
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    runpy.run_path(str(Path(__file__).parent.parent / "examples" / "incremental.py"))
+    out = capsys.readouterr().out
+    assert "classes after three days: [0, 1, 2]" in out
+    assert "training rows after forgetting Tuesday: 2000" in out
+
+
 def test_the_module_examples_run():
     import doctest
 
