@@ -7,6 +7,7 @@ scan, parameters are SQL views over the statistics, and scoring is log-space SQL
 __version__ = "0.1.0"
 
 from . import errors
+from .incremental import merge
 from .model import NaiveBayes, load
 
-__all__ = ["NaiveBayes", "__version__", "errors", "load"]
+__all__ = ["NaiveBayes", "__version__", "errors", "load", "merge"]

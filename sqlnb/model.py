@@ -298,6 +298,68 @@ class NaiveBayes:
         self._compiled = None
         return self
 
+    # ------------------------------------------------------------------ incremental
+    def partial_fit(
+        self,
+        source: Any,
+        target: str,
+        *,
+        features: list[str] | None = None,
+        weight: str | None = None,
+        classes: list[Any] | None = None,
+    ) -> NaiveBayes:
+        """Fold one more batch into the model (created on the first call); one transaction.
+
+        Equals ``fit`` on all the batches together. A label first seen in a later batch
+        becomes a new class, unless ``classes`` declares the classes (as in scikit-learn):
+        then a label outside them is an error. See :mod:`sqlnb.incremental`.
+        """
+        from .incremental import partial_fit
+
+        return partial_fit(self, source, target, features=features, weight=weight,
+                           classes=classes)
+
+    def partial_fit_sparse(self, entries: Any, rows: Any, target: str, *, features: list[str],
+                           weight: str | None = None, row: str = "row",
+                           classes: list[Any] | None = None) -> NaiveBayes:
+        """:meth:`partial_fit` for sparse (long) input, as taken by :meth:`fit_sparse`."""
+        from .incremental import partial_fit_sparse
+
+        return partial_fit_sparse(self, entries, rows, target, features=features,
+                                  weight=weight, row=row, classes=classes)
+
+    def forget(
+        self,
+        source: Any,
+        target: str,
+        *,
+        features: list[str] | None = None,
+        weight: str | None = None,
+    ) -> NaiveBayes:
+        """Subtract a batch the model learned (exact unlearning); one transaction.
+
+        ``fit(A + B)`` then ``forget(A)`` equals ``fit(B)``. A class left without rows
+        disappears; forgetting what was never learned raises and changes nothing.
+        """
+        from .incremental import forget
+
+        return forget(self, source, target, features=features, weight=weight)
+
+    def merge(self, *others: NaiveBayes | str) -> NaiveBayes:
+        """Add the statistics of other models (same specification) to this one.
+
+        Equals the fit on the union of their training rows. ``others`` are models or
+        names (``"alias.name"`` for a model in an attached database).
+        """
+        from .incremental import _stored, merge
+
+        sources = ([self] if _stored(self) is not None else []) + list(others)
+        merged = merge(self.con, sources, into=self.name)
+        self.family = merged.family
+        self._meta = None
+        self._compiled = None
+        return self
+
     # ------------------------------------------------------------------ metadata
     @property
     def meta(self) -> dict[str, Any]:

@@ -28,6 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "sqlnb.sklearn needs scikit-learn: pip install 'sqlnb[sklearn]'"
     ) from exc
 
+from ._sklearn_incremental import IncrementalMixin
 from .model import NaiveBayes
 from .templates import render
 
@@ -40,7 +41,7 @@ def _is_sparse(X: Any) -> bool:
     return hasattr(X, "tocoo") and hasattr(X, "nnz")
 
 
-class _SqlnbNB(ClassifierMixin, BaseEstimator):
+class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
     """Shared flow: stage, fit in SQL, read attributes back; predict by scoring SQL."""
 
     _family: str = ""

@@ -7,6 +7,7 @@
   A category outside the domain gets the same formula with a zero count (the row with
   category NULL in feature_params), or an error when unseen = 'error'.
 -#}
+{% from 'incremental.sql' import signed, added %}
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
@@ -52,14 +53,38 @@ GROUP BY GROUPING SETS (
 )
 {% endmacro %}
 
-{% macro merge(t, features, weighted) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, category, n, count)
-SELECT class, feature, category, n, weight
+{% macro merge(t, features, weighted, sign=1) %}
+{% set counts %}
+SELECT class, feature, category, n, weight AS count
 FROM {{ t.batch }}
 WHERE feature IS NOT NULL AND category IS NOT NULL
+{% endset %}
+{{ upsert(t, counts, sign) }}
+{% endmacro %}
+
+{# Fold another model's statistics (same features) into this one. #}
+{% macro merge_model(t, source, sign=1) %}
+{% set counts %}
+SELECT class, feature, category, n, count FROM {{ source.feature_stats }}
+{% endset %}
+{{ upsert(t, counts, sign) }}
+{% endmacro %}
+
+{# Declared classes without rows need no statistics: the parameter view fills in zeros. #}
+{% macro declare(t) %}
+-- (nothing to store for categorical models)
+{% endmacro %}
+
+{# Add (sign = 1) or subtract (sign = -1) per class x feature x category counts. #}
+{% macro upsert(t, counts, sign) %}
+INSERT INTO {{ t.feature_stats }} (class, feature, category, n, count)
+SELECT class, feature, category, {{ signed('n', sign) }}, {{ signed('count', sign) }}
+FROM (
+{{ counts }}
+) AS counts
 ON CONFLICT (class, feature, category) DO UPDATE SET
     n = {{ t.feature_stats }}.n + excluded.n,
-    count = {{ t.feature_stats }}.count + excluded.count;
+    count = {{ added(t.feature_stats ~ '.count', 'excluded.count', sign) }};
 {% endmacro %}
 
 {% macro batch_checks(t, features) %}

@@ -4,6 +4,7 @@
   `binarize`, so the sum counts the rows whose value is above the threshold.
 -#}
 {% from 'common.sql' import num, list_of, columns_of %}
+{% from 'incremental.sql' import signed, added %}
 
 {% macro value(f, binarize) -%}
 {% if binarize is none %}{{ num(f) }}{% else %}CAST({{ num(f) }} > {{ binarize | lit }} AS DOUBLE){% endif %}
@@ -27,17 +28,46 @@ CREATE TABLE {{ t.feature_stats }} (
 {% endfor %}
 {% endmacro %}
 
-{% macro merge(t, features) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, n, count)
+{% macro merge(t, features, sign=1) %}
+{{ upsert(t, batch_counts(t, features), sign) }}
+{% endmacro %}
+
+{% macro batch_counts(t, features) %}
 SELECT
     class,
     unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
     unnest({{ columns_of(features, '_n') }}) AS n,
     unnest([{% for f in features %}coalesce({{ f.alias }}_s, 0){{ ", " if not loop.last }}{% endfor %}]) AS count
 FROM {{ t.batch }}
+{% endmacro %}
+
+{# Fold another model's statistics (same features) into this one. #}
+{% macro merge_model(t, source, sign=1) %}
+{% set counts %}
+SELECT class, feature, n, count FROM {{ source.feature_stats }}
+{% endset %}
+{{ upsert(t, counts, sign) }}
+{% endmacro %}
+
+{# Zero counts for declared classes that have no rows yet (scikit-learn's `classes`). #}
+{% macro declare(t) %}
+INSERT INTO {{ t.feature_stats }} (class, feature, n, count)
+SELECT c.class, f.feature, 0, 0
+FROM {{ t.class_stats }} AS c
+CROSS JOIN {{ t.features }} AS f
+ON CONFLICT (class, feature) DO NOTHING;
+{% endmacro %}
+
+{# Add (sign = 1) or subtract (sign = -1) per class x feature counts. #}
+{% macro upsert(t, counts, sign) %}
+INSERT INTO {{ t.feature_stats }} (class, feature, n, count)
+SELECT class, feature, {{ signed('n', sign) }}, {{ signed('count', sign) }}
+FROM (
+{{ counts }}
+) AS counts
 ON CONFLICT (class, feature) DO UPDATE SET
     n = {{ t.feature_stats }}.n + excluded.n,
-    count = {{ t.feature_stats }}.count + excluded.count;
+    count = {{ added(t.feature_stats ~ '.count', 'excluded.count', sign) }};
 {% endmacro %}
 
 {% macro negative_check(t, features, family) %}

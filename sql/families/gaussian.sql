@@ -7,6 +7,7 @@
   m2 = S2 - S1^2 / W never cancels catastrophically; batches are combined pairwise.
 -#}
 {% from 'common.sql' import num, list_of, columns_of %}
+{% from 'incremental.sql' import signed, added, non_negative %}
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
@@ -53,8 +54,11 @@ GROUP BY __src.{{ target }}
 
 {% macro shift(f) %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% endmacro %}
 
-{% macro merge(t, features, weighted) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, n, weight, mean, m2, n_mean, n_m2)
+{% macro merge(t, features, weighted, sign=1) %}
+{{ upsert(t, batch_moments(t, features, weighted), sign) }}
+{% endmacro %}
+
+{% macro batch_moments(t, features, weighted) %}
 WITH unpivoted AS (
     SELECT
         class,
@@ -87,24 +91,63 @@ SELECT
     CASE WHEN n = 0 THEN 0 ELSE shift + u1 / n END AS n_mean,
     CASE WHEN n = 0 THEN 0 ELSE greatest(u2 - u1 * u1 / n, 0) END AS n_m2
 FROM unpivoted
+{% endmacro %}
+
+{# Fold another model's statistics (same features) into this one. #}
+{% macro merge_model(t, source, sign=1) %}
+{% set moments %}
+SELECT class, feature, n, weight, mean, m2, n_mean, n_m2 FROM {{ source.feature_stats }}
+{% endset %}
+{{ upsert(t, moments, sign) }}
+{% endmacro %}
+
+{# Zero statistics for declared classes that have no rows yet (scikit-learn's `classes`). #}
+{% macro declare(t) %}
+INSERT INTO {{ t.feature_stats }} (class, feature, n, weight, mean, m2, n_mean, n_m2)
+SELECT c.class, f.feature, 0, 0, 0, 0, 0, 0
+FROM {{ t.class_stats }} AS c
+CROSS JOIN {{ t.features }} AS f
+ON CONFLICT (class, feature) DO NOTHING;
+{% endmacro %}
+
+{#
+  Upsert per class x feature moments (n, weight, mean, m2 and the unweighted twins) into
+  the model: the pairwise update of Chan, Golub & LeVeque. With sign = -1 the same update
+  runs backwards (negative weight and m2), which is exact algebra: it removes a batch.
+#}
+{% macro upsert(t, moments, sign) %}
+{% set s = t.feature_stats %}
+{% set w = added(s ~ '.weight', 'excluded.weight', sign) %}
+{% set n = '(' ~ s ~ '.n + excluded.n)' %}
+INSERT INTO {{ s }} (class, feature, n, weight, mean, m2, n_mean, n_m2)
+SELECT
+    class,
+    feature,
+    {{ signed('n', sign) }},
+    {{ signed('weight', sign) }},
+    mean,
+    {{ signed('m2', sign) }},
+    n_mean,
+    {{ signed('n_m2', sign) }}
+FROM (
+{{ moments }}
+) AS moments
 ON CONFLICT (class, feature) DO UPDATE SET
     -- pairwise update (Chan, Golub & LeVeque) of weight, mean and m2
-    n = {{ t.feature_stats }}.n + excluded.n,
-    weight = {{ t.feature_stats }}.weight + excluded.weight,
-    mean = CASE WHEN {{ t.feature_stats }}.weight + excluded.weight = 0 THEN 0 ELSE
-        {{ t.feature_stats }}.mean + (excluded.mean - {{ t.feature_stats }}.mean)
-        * excluded.weight / ({{ t.feature_stats }}.weight + excluded.weight) END,
-    m2 = CASE WHEN {{ t.feature_stats }}.weight + excluded.weight = 0 THEN 0 ELSE
-        {{ t.feature_stats }}.m2 + excluded.m2
-        + (excluded.mean - {{ t.feature_stats }}.mean) * (excluded.mean - {{ t.feature_stats }}.mean)
-        * {{ t.feature_stats }}.weight * excluded.weight / ({{ t.feature_stats }}.weight + excluded.weight) END,
-    n_mean = CASE WHEN {{ t.feature_stats }}.n + excluded.n = 0 THEN 0 ELSE
-        {{ t.feature_stats }}.n_mean + (excluded.n_mean - {{ t.feature_stats }}.n_mean)
-        * excluded.n / ({{ t.feature_stats }}.n + excluded.n) END,
-    n_m2 = CASE WHEN {{ t.feature_stats }}.n + excluded.n = 0 THEN 0 ELSE
-        {{ t.feature_stats }}.n_m2 + excluded.n_m2
-        + (excluded.n_mean - {{ t.feature_stats }}.n_mean) * (excluded.n_mean - {{ t.feature_stats }}.n_mean)
-        * {{ t.feature_stats }}.n * excluded.n / ({{ t.feature_stats }}.n + excluded.n) END;
+    n = {{ n }},
+    weight = {{ w }},
+    mean = CASE WHEN {{ w }} = 0 THEN 0 ELSE
+        {{ s }}.mean + (excluded.mean - {{ s }}.mean) * excluded.weight / {{ w }} END,
+    m2 = CASE WHEN {{ w }} = 0 THEN 0 ELSE {% call non_negative(sign) %}
+        {{ s }}.m2 + excluded.m2
+        + (excluded.mean - {{ s }}.mean) * (excluded.mean - {{ s }}.mean)
+        * {{ s }}.weight * excluded.weight / {{ w }}{% endcall %} END,
+    n_mean = CASE WHEN {{ n }} = 0 THEN 0 ELSE
+        {{ s }}.n_mean + (excluded.n_mean - {{ s }}.n_mean) * excluded.n / {{ n }} END,
+    n_m2 = CASE WHEN {{ n }} = 0 THEN 0 ELSE {% call non_negative(sign) %}
+        {{ s }}.n_m2 + excluded.n_m2
+        + (excluded.n_mean - {{ s }}.n_mean) * (excluded.n_mean - {{ s }}.n_mean)
+        * {{ s }}.n * excluded.n / {{ n }}{% endcall %} END;
 {% endmacro %}
 
 {% macro checks(t, features) %}

@@ -1,0 +1,437 @@
+"""Incremental, subtractive and mergeable fitting.
+
+A model's statistics are sums (counts, weights) and pairwise-combinable moments (weight,
+mean, m2), so they can be updated without the rows they came from:
+
+* :func:`partial_fit` computes a batch's statistics with the same one-scan aggregate as
+  ``fit`` and upserts them into the model tables (``INSERT ... ON CONFLICT DO UPDATE``);
+  Gaussian moments are combined with the pairwise update of Chan, Golub and LeVeque.
+* :func:`forget` runs the same upsert backwards (negated counts, weights and m2), which
+  is exact algebra: ``fit(A + B)`` then ``forget(A)`` gives ``fit(B)``.
+* :func:`merge` upserts the statistics tables of whole models (shards, days, machines,
+  or models in attached database files) into one.
+
+Each call is one transaction: if anything fails, the model is left exactly as it was.
+Derived parameters are views over the statistics, so they are always current.
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> _ = con.execute("CREATE TABLE monday AS SELECT range % 2 AS y, range * 1.0 AS x FROM range(10)")
+>>> _ = con.execute("CREATE TABLE tuesday AS SELECT range % 3 AS y, range * 2.0 AS x FROM range(9)")
+>>> model = sqlnb.NaiveBayes("m", con=con).partial_fit("monday", "y")
+>>> model.partial_fit("tuesday", "y").classes_
+[0, 1, 2]
+>>> model.forget("tuesday", "y").classes_
+[0, 1]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from .dialect import DUCKDB
+from .errors import (
+    EmptyInputError,
+    InvalidDataError,
+    InvalidParameterError,
+    ModelNotFoundError,
+    NotFittedError,
+    UnknownColumnError,
+)
+from .families import INTEGER_TYPES, make_family
+from .model import PILOT_ROWS, NaiveBayes, _describe_problems, load
+from .source import Source, resolve
+from .templates import render
+
+# Hyperparameters that change the statistics themselves (not only the derived parameters):
+# a model cannot continue with another value of them.
+STATISTICS_PARAMS = {"bernoulli": ("binarize",)}
+# The additive amount column of each family's feature_stats table.
+AMOUNT = {"gaussian": "weight"}
+FLOAT_TYPES = ("FLOAT", "REAL", "DOUBLE")
+
+
+# ---------------------------------------------------------------------- public API
+def partial_fit(
+    model: NaiveBayes,
+    source: Any,
+    target: str,
+    *,
+    features: list[str] | None = None,
+    weight: str | None = None,
+    classes: list[Any] | None = None,
+) -> NaiveBayes:
+    """Fold one batch into ``model`` (creating it on the first call), in one transaction.
+
+    ``features=None`` takes the model's features (or, on the first call, every column but
+    the target and the weight). Without ``classes``, a label first seen in a later batch
+    becomes a new class, so ``partial_fit(A); partial_fit(B)`` equals ``fit(A + B)``.
+    With ``classes``, those classes exist from now on (with zero statistics until rows
+    of them arrive) and a batch with a label outside them is rejected, as in scikit-learn.
+    """
+    return _update(model, source, target, features, weight, classes, sign=1)
+
+
+def forget(
+    model: NaiveBayes,
+    source: Any,
+    target: str,
+    *,
+    features: list[str] | None = None,
+    weight: str | None = None,
+    keep_classes: list[Any] | None = None,
+) -> NaiveBayes:
+    """Subtract one batch's statistics from ``model`` (exact unlearning), in one transaction.
+
+    A class left without rows disappears, unless it is in ``keep_classes``. Asking to
+    forget what the model never learned (an unknown class or category, more rows or more
+    weight than were fitted) raises :class:`~sqlnb.errors.InvalidDataError` and changes
+    nothing. Forgetting every row is an error too: drop the model instead.
+    """
+    return _update(model, source, target, features, weight, None, sign=-1,
+                   keep_classes=keep_classes)
+
+
+def partial_fit_sparse(
+    model: NaiveBayes,
+    entries: Any,
+    rows: Any,
+    target: str,
+    *,
+    features: list[str],
+    weight: str | None = None,
+    row: str = "row",
+    classes: list[Any] | None = None,
+    sign: int = 1,
+    keep_classes: list[Any] | None = None,
+) -> NaiveBayes:
+    """:func:`partial_fit` (``sign=1``) or :func:`forget` (``sign=-1``) for sparse input.
+
+    ``entries`` and ``rows`` are as in :meth:`NaiveBayes.fit_sparse`.
+    """
+    if model.family.name not in ("multinomial", "complement", "bernoulli"):
+        raise InvalidParameterError(f"sparse input needs a count family, not {model.family.name}")
+    con = model.con
+    entries_src, rows_src = resolve(con, entries), resolve(con, rows)
+    try:
+        for column in (row, target) + ((weight,) if weight else ()):
+            if column not in rows_src.columns:
+                raise UnknownColumnError(f"column {column!r} is not in the rows table")
+        stored = _stored(model)
+        if stored is None and sign < 0:
+            raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
+        specs = [{"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
+                  "type": "DOUBLE", "shift": 0.0, **extra}
+                 for i, (name, extra) in
+                 enumerate(zip(features, model.family.feature_options(len(features))))]
+        target_type = rows_src.columns[target]
+        if stored is not None:
+            _check_continuation(model, stored)
+            names = [f["name"] for f in stored["features"]]
+            if list(features) != names:
+                raise InvalidDataError(
+                    f"model {model.name!r} has features {names}; the batch has {list(features)}"
+                )
+            _check_target_type(model, stored["target_type"], target_type)
+            target_type = stored["target_type"]
+        con.begin()
+        try:
+            _prepare(model, specs, stored, classes, target_type)
+            model._run("batch_sparse.sql", entries=entries_src.sql, rows=rows_src.sql,
+                       row=DUCKDB.ident(row), target=DUCKDB.ident(target),
+                       weight=None if weight is None else DUCKDB.ident(weight),
+                       binarize=model.family.params.get("binarize"))
+            if model._fetch("batch_size.sql")[0][0] == 0:
+                raise EmptyInputError("there are no labelled rows in the batch")
+            problems = model._fetch("batch_checks_sparse.sql",
+                                    needs_non_negative=model.family.has_batch_checks)
+            if problems:
+                raise InvalidDataError(_describe_problems(problems))
+            _check_declared(model, classes, target_type)
+            model._run("merge_sparse.sql", sign=sign)
+            if sign < 0:
+                _after_forget(model, target_type, keep_classes)
+            model._finish_fit(specs, target, target_type, weight)
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+    finally:
+        entries_src.release(con)
+        rows_src.release(con)
+    _invalidate(model)
+    return model
+
+
+def merge(
+    con: duckdb.DuckDBPyConnection,
+    models: list[Any],
+    *,
+    into: str,
+) -> NaiveBayes:
+    """Combine models with the same specification into the model ``into``, in one transaction.
+
+    ``models`` are :class:`NaiveBayes` objects or model names; ``"alias.name"`` names the
+    model ``name`` of a database attached as ``alias`` (``ATTACH 'day1.duckdb' AS alias``).
+    The result equals the fit on the union of the models' training rows. If ``into`` is
+    one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
+    """
+    sources = [_open(con, m) for m in models]
+    if not sources:
+        raise InvalidParameterError("merge needs at least one model")
+    spec = sources[0].meta
+    for other in sources[1:]:
+        _check_same_spec(sources[0], other)
+    result = NaiveBayes(into, con=con, family=spec["family"], **spec["params"])
+    stored = _stored(result)
+    accumulate = stored is not None and any(_is(s, result) for s in sources)
+    if accumulate:
+        _check_same_spec(sources[0], result)
+    con.begin()
+    try:
+        if not accumulate:
+            result._run("create_model.sql", class_type=spec["target_type"])
+            result._run("copy_features.sql", source=sources[0].tables)
+        for source in sources:
+            if not (accumulate and _is(source, result)):
+                result._run("merge_model.sql", source=source.tables, sign=1)
+        result._finish_fit(spec["features"], spec["target"], spec["target_type"], None)
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    _invalidate(result)
+    return result
+
+
+# ---------------------------------------------------------------------- one batch
+def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
+            weight: str | None, classes: list[Any] | None, sign: int,
+            keep_classes: list[Any] | None = None) -> NaiveBayes:
+    con = model.con
+    src = resolve(con, source)
+    try:
+        stored = _stored(model)
+        if stored is None and sign < 0:
+            raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
+        spec = _batch_spec(model, src, target, features, weight, stored)
+        class_type = stored["target_type"] if stored else spec["target_type"]
+        batch = spec["features"]
+        con.begin()
+        try:
+            _prepare(model, batch, stored, classes, class_type)
+            if model.family.shifted:
+                model._run("pilot.sql", source=src.sql, target=spec["target_sql"],
+                           features=batch, rows=PILOT_ROWS)
+                overall = model._fetch("pilot_overall.sql", features=batch)[0]
+                for f, shift in zip(batch, overall):
+                    f["shift"] = float(shift)
+            model._run("batch.sql", source=src.sql, target=spec["target_sql"],
+                       weight=spec["weight_sql"], features=batch,
+                       batch_options=model.family.batch_options())
+            if model._fetch("batch_size.sql")[0][0] == 0:
+                raise EmptyInputError("the batch has no rows with a target value")
+            problems = model._fetch("batch_checks.sql", features=batch)
+            if problems:
+                raise InvalidDataError(_describe_problems(problems))
+            _check_declared(model, classes, class_type)
+            model._run("merge.sql", features=batch, weighted=weight is not None, sign=sign)
+            if sign < 0:
+                _after_forget(model, class_type, keep_classes)
+            model._finish_fit(batch, spec["target"], class_type, weight)
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+    finally:
+        src.release(con)
+    _invalidate(model)
+    return model
+
+
+def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | None,
+             classes: list[Any] | None, class_type: str) -> None:
+    """Create the model's tables on the first call, else refresh its hyperparameters."""
+    if stored is None:
+        model._run("create_model.sql", class_type=class_type)
+        model._run("insert_features.sql", features=features)
+    else:
+        model._run("update_features.sql", features=features)
+    if classes is not None:
+        model._run("declare_classes.sql", classes=_plain(classes), class_type=class_type)
+
+
+def _check_declared(model: NaiveBayes, classes: list[Any] | None, class_type: str) -> None:
+    if classes is None:
+        return
+    outside = model._fetch("undeclared_labels.sql", classes=_plain(classes),
+                           class_type=class_type)
+    if outside:
+        raise InvalidDataError(
+            f"the target label(s) {[r[0] for r in outside]} in the batch are not among the "
+            f"declared classes {list(classes)}"
+        )
+
+
+def _after_forget(model: NaiveBayes, class_type: str, keep: list[Any] | None) -> None:
+    amount = DUCKDB.ident(AMOUNT.get(model.family.name, "count"))
+    negative = model._fetch("forget_checks.sql", amount=amount)
+    if negative:
+        cells = "; ".join(
+            f"class {cls}" + (f", feature {feature!r}" if feature is not None else "")
+            + f" would have {n} rows and weight {value:.6g}"
+            for cls, feature, n, value in negative
+        )
+        raise InvalidDataError(
+            f"cannot forget more than model {model.name!r} learned: {cells}"
+        )
+    model._run("forget_cleanup.sql", keep=_plain(keep) if keep else None,
+               class_type=class_type)
+    if model._fetch("class_count.sql")[0][0] == 0:
+        raise InvalidDataError(
+            f"forgetting this batch would leave model {model.name!r} without any rows; "
+            "drop() the model instead"
+        )
+
+
+# ---------------------------------------------------------------------- specifications
+def _stored(model: NaiveBayes) -> dict[str, Any] | None:
+    """The model's metadata, or None when it has not been fitted."""
+    _invalidate(model)
+    try:
+        return model.meta
+    except NotFittedError:
+        return None
+
+
+def _invalidate(model: NaiveBayes) -> None:
+    model._meta = None
+    model._compiled = None
+
+
+def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str] | None,
+                weight: str | None, stored: dict[str, Any] | None) -> dict[str, Any]:
+    if stored is not None:
+        _check_continuation(model, stored)
+        names = [f["name"] for f in stored["features"]]
+        if features is None:
+            features = names
+        elif sorted(features) != sorted(names):
+            raise InvalidDataError(
+                f"model {model.name!r} has features {names}; the batch names {list(features)}"
+            )
+        features = names  # the model's order
+    spec = model._fit_spec(src, target, features, weight)
+    if stored is not None:
+        _check_target_type(model, stored["target_type"], spec["target_type"])
+        if model.family.name == "categorical":
+            for old, new in zip(stored["features"], spec["features"]):
+                if not _same_coding(old["type"], new["type"]):
+                    raise InvalidDataError(
+                        f"feature {old['name']!r} was {old['type']} in model {model.name!r} "
+                        f"but is {new['type']} in the batch"
+                    )
+    return spec
+
+
+def _check_continuation(model: NaiveBayes, stored: dict[str, Any]) -> None:
+    """The object's family and statistics-shaping hyperparameters must match the model's."""
+    if stored["family"] != model.family.name:
+        raise InvalidParameterError(
+            f"model {model.name!r} is a {stored['family']} model, not {model.family.name}; "
+            "use sqlnb.load() to continue it"
+        )
+    for key in STATISTICS_PARAMS.get(model.family.name, ()):
+        if stored["params"].get(key) != model.family.params.get(key):
+            raise InvalidParameterError(
+                f"model {model.name!r} was fitted with {key}={stored['params'].get(key)!r}; "
+                f"it cannot continue with {key}={model.family.params.get(key)!r}"
+            )
+
+
+def _kind(sql_type: str) -> str:
+    upper = sql_type.upper()
+    if upper in INTEGER_TYPES:
+        return "integer"
+    if upper in FLOAT_TYPES or upper.startswith("DECIMAL"):
+        return "float"
+    return upper
+
+
+def _check_target_type(model: NaiveBayes, stored: str, batch: str) -> None:
+    if _kind(stored) != _kind(batch):
+        raise InvalidDataError(
+            f"the target of model {model.name!r} has type {stored}; the batch's target is {batch}"
+        )
+
+
+def _same_coding(stored: str, batch: str) -> bool:
+    """Categorical values are compared as text: integer codes, or the very same type."""
+    both_integer = stored.upper() in INTEGER_TYPES and batch.upper() in INTEGER_TYPES
+    return both_integer or stored.upper() == batch.upper()
+
+
+def _plain(values: Any) -> list[Any]:
+    return [v.item() if hasattr(v, "item") else v for v in values]
+
+
+# ---------------------------------------------------------------------- model merge
+def _open(con: duckdb.DuckDBPyConnection, model: Any) -> NaiveBayes:
+    """A model object for a name (possibly ``alias.name`` in an attached database)."""
+    if isinstance(model, NaiveBayes):
+        _invalidate(model)
+        _ = model.meta  # raises NotFittedError for an empty model
+        return model
+    if not isinstance(model, str) or not model:
+        raise InvalidParameterError(f"a model must be a NaiveBayes or a name, got {model!r}")
+    catalog, _, name = model.partition(".")
+    if name and catalog in {r[0] for r in con.execute(render("attached_databases.sql"))
+                            .fetchall()}:
+        return AttachedModel(con, catalog, name)
+    return load(con, model)
+
+
+class AttachedModel(NaiveBayes):
+    """A model whose tables live in another catalog (a database attached as ``catalog``)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, catalog: str, name: str) -> None:
+        super().__init__(name, con=con)
+        self.catalog = catalog
+        try:
+            meta = self.meta
+        except NotFittedError:
+            raise ModelNotFoundError(
+                f"no model named {name!r} in database {catalog!r}") from None
+        self.family = make_family(meta["family"], **meta["params"])
+
+    @property
+    def tables(self) -> dict[str, str]:
+        local = super().tables
+        return {role: f"{DUCKDB.ident(self.catalog)}.{name}" for role, name in local.items()}
+
+
+def _is(a: NaiveBayes, b: NaiveBayes) -> bool:
+    """Whether two model objects name the same tables."""
+    return a.con is b.con and a.tables["class_stats"] == b.tables["class_stats"]
+
+
+def _check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:
+    ma, mb = a.meta, b.meta
+    problems = []
+    if ma["family"] != mb["family"]:
+        problems.append(f"family {ma['family']} vs {mb['family']}")
+    elif ma["params"] != mb["params"]:
+        problems.append(f"hyperparameters {ma['params']} vs {mb['params']}")
+    fa = a._fetch("model_features.sql", source=a.tables)
+    fb = b._fetch("model_features.sql", source=b.tables)
+    if [(r[0], r[2], r[3], r[4]) for r in fa] != [(r[0], r[2], r[3], r[4]) for r in fb]:
+        problems.append(f"features {[r[0] for r in fa]} vs {[r[0] for r in fb]}")
+    if _kind(ma["target_type"]) != _kind(mb["target_type"]):
+        problems.append(f"target type {ma['target_type']} vs {mb['target_type']}")
+    if problems:
+        raise InvalidParameterError(
+            f"models {a.name!r} and {b.name!r} have different specifications: "
+            + "; ".join(problems)
+        )
