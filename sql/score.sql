@@ -7,7 +7,11 @@ WITH joint AS (
         {{ column }},
     {% endfor %}
     {% for c in classes %}
-        {{ family.jll(c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
+        -- class {{ c.label }}: {{ c.terms | length }} terms, summed in chunks to keep expressions shallow
+        {% for chunk in c.chunks %}
+        ({{ family.jll(chunk, p) | trim }}){{ " +" if not loop.last }}
+        {% endfor %}
+        AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM {{ source }}
 ), maximum AS (

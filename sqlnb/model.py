@@ -35,6 +35,11 @@ from .templates import render
 
 SCHEMA_VERSION = 1
 PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
+# A class's log-likelihood is a sum of one term per feature. DuckDB's planner slows down
+# sharply on long chains of `+` (and refuses depth > 1000), so terms are summed in chunks.
+# Measured (50k rows x 200 features x 5 classes, Gaussian predict): one chain 5.8 s, a
+# balanced tree 2.3 s, chunks of 50 terms 1.4 s; most of it is planning.
+TERMS_PER_CHUNK = 50
 
 OUTPUTS = {
     "predict": None,
@@ -422,8 +427,14 @@ class NaiveBayes:
         compiled_classes = []
         for class_index, label, _ in classes:
             class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
+            chunks = [
+                {"constant": constants[class_index] if start == 0 else 0.0,
+                 "terms": class_terms[start:start + TERMS_PER_CHUNK]}
+                for start in range(0, max(len(class_terms), 1), TERMS_PER_CHUNK)
+            ]
             compiled_classes.append({
                 "index": class_index,
+                "chunks": chunks,
                 "label_value": label,
                 "label": DUCKDB.lit(label, meta["target_type"]),
                 "constant": constants[class_index],
