@@ -1,7 +1,19 @@
 {#- Small expression helpers shared by the family templates. -#}
 
-{# A feature's value as DOUBLE (booleans, integers and decimals included). #}
-{% macro num(f) %}CAST({{ f.column }} AS DOUBLE){% endmacro %}
+{# A feature's value as DOUBLE (booleans, integers and decimals included). In a
+   floating-point column NaN is a missing value, like NULL: it becomes NULL here, so it
+   never poisons a sum and the missing-value rules apply to it. #}
+{% macro num(f) %}{% if f.type is defined and f.type | upper in ('DOUBLE', 'FLOAT', 'REAL') %}nullif(CAST({{ f.column }} AS DOUBLE), CAST('nan' AS DOUBLE)){% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{% endmacro %}
+
+{# Whether a feature's value is missing: NULL, or NaN in a floating-point column. #}
+{% macro is_missing(f) %}{% if f.type is defined and f.type | upper in ('DOUBLE', 'FLOAT', 'REAL') %}{{ num(f) }} IS NULL{% else %}{{ f.column }} IS NULL{% endif %}{% endmacro %}
+
+{# A feature's term of the joint log-likelihood with its missing-value rule: a NULL (or
+   NaN) value adds `fallback` when missing = 'ignore' (0, or what undoes the feature's
+   share of the class constant), and is an error naming the feature when missing = 'error'. #}
+{% macro missing_aware(term, expression, missing, fallback='0') -%}
+{% if missing == 'error' %}CASE WHEN {{ is_missing(term) }} THEN error({{ ('missing value (NULL or NaN) in feature ' ~ term.name) | lit }}) ELSE {{ expression }} END{% else %}coalesce({{ expression }}, {{ fallback }}){% endif %}
+{%- endmacro %}
 
 {# A Python list of values as a SQL list literal. #}
 {% macro list_of(values) %}[{% for v in values %}{{ v | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endmacro %}

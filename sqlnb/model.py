@@ -28,6 +28,7 @@ from .errors import (
     NotFittedError,
     UnknownColumnError,
 )
+from . import mixed
 from .families import INTEGER_TYPES, Family, is_numeric, make_family
 from .source import Source, resolve
 from .templates import render
@@ -138,10 +139,13 @@ class NaiveBayes:
             except BaseException:
                 self.con.rollback()
                 raise
+            n_rows, n_labelled = self._fetch("source_info.sql", source=src.sql,
+                                             target=spec["target_sql"])[0]
         finally:
             src.release(self.con)
         self._meta = None
         self._compiled = None
+        self.n_skipped_ = mixed.report_skipped(target, n_rows - n_labelled)
         return self
 
     def _fit_spec(self, src: Source, target: str, features: list[str] | None,
@@ -190,6 +194,9 @@ class NaiveBayes:
 
     def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
         features = spec["features"]
+        if self.family.composite:
+            mixed.fit_mixed(self, src, spec, pilot_rows=PILOT_ROWS, schema_version=SCHEMA_VERSION)
+            return
         if self.family.shifted:
             self._run("pilot.sql", source=src.sql, target=spec["target_sql"],
                       features=features, rows=PILOT_ROWS)
@@ -319,6 +326,11 @@ class NaiveBayes:
         return self._meta
 
     @property
+    def families_(self) -> dict[str, str]:
+        """Each feature's family: the model's family, or for ``family="auto"`` the column's."""
+        return {f["name"]: f.get("family", self.meta["family"]) for f in self.meta["features"]}
+
+    @property
     def features_(self) -> list[str]:
         return [f["name"] for f in self.meta["features"]]
 
@@ -337,14 +349,21 @@ class NaiveBayes:
         if self._compiled is not None:
             return self._compiled
         meta = self.meta
+        if self.family.composite:
+            self._compiled = mixed.compile_mixed(self)
+            return self._compiled
+        types = {f["name"]: f["type"] for f in meta["features"]}
         classes = self._fetch("read_params.sql", what="classes")
         constants = dict(self._fetch("read_params.sql", what="constants"))
         order = {f["name"]: i for i, f in enumerate(meta["features"])}
         terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-        for row in self._fetch("read_params.sql", what="terms"):
+        cursor = self._run("read_params.sql", what="terms")
+        names = [d[0] for d in cursor.description]
+        for row in cursor.fetchall():
             class_index, feature = row[0], row[1]
             term = terms[class_index].setdefault(
-                feature, {"name": feature, "column": DUCKDB.ident(feature)}
+                feature, {"name": feature, "column": DUCKDB.ident(feature),
+                          "type": types.get(feature)}
             )
             if self.family.name == "gaussian":
                 term["theta"], term["var"] = row[2], row[3]
@@ -356,6 +375,7 @@ class NaiveBayes:
                     term.setdefault("categories", []).append((category, coef))
             else:
                 term["coef"] = row[2]
+                term.update(zip(names[3:], row[3:]))  # e.g. bernoulli's log_neg_prob
         compiled_classes = []
         for class_index, label, _ in classes:
             class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
@@ -450,6 +470,7 @@ class NaiveBayes:
         self.con.begin()
         try:
             self._run("drop_model.sql")
+            self._run("drop_parts.sql", families=mixed.PART_FAMILIES)
             self.con.commit()
         except BaseException:
             self.con.rollback()

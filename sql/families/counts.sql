@@ -15,6 +15,7 @@ CREATE TABLE {{ t.feature_stats }} (
     feature VARCHAR NOT NULL,
     n       BIGINT NOT NULL,   -- rows with a value
     count   DOUBLE NOT NULL,   -- weighted sum of the values (scikit-learn's feature_count_)
+    weight  DOUBLE,            -- summed sample weight of the rows with a value (NULL: sparse fit)
     PRIMARY KEY (class, feature)
 );
 {% endmacro %}
@@ -24,20 +25,23 @@ CREATE TABLE {{ t.feature_stats }} (
     count({{ num(f) }}) AS {{ f.alias }}_n,
     min({{ num(f) }}) AS {{ f.alias }}_min,
     sum({% if weight %}{{ weight }} * {% endif %}{{ value(f, binarize) }}) AS {{ f.alias }}_s,
+    {% if weight %}sum({{ weight }}) FILTER (WHERE {{ num(f) }} IS NOT NULL){% else %}CAST(count({{ num(f) }}) AS DOUBLE){% endif %} AS {{ f.alias }}_w,
 {% endfor %}
 {% endmacro %}
 
 {% macro merge(t, features) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, n, count)
+INSERT INTO {{ t.feature_stats }} (class, feature, n, count, weight)
 SELECT
     class,
     unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
     unnest({{ columns_of(features, '_n') }}) AS n,
-    unnest([{% for f in features %}coalesce({{ f.alias }}_s, 0){{ ", " if not loop.last }}{% endfor %}]) AS count
+    unnest([{% for f in features %}coalesce({{ f.alias }}_s, 0){{ ", " if not loop.last }}{% endfor %}]) AS count,
+    unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS weight
 FROM {{ t.batch }}
 ON CONFLICT (class, feature) DO UPDATE SET
     n = {{ t.feature_stats }}.n + excluded.n,
-    count = {{ t.feature_stats }}.count + excluded.count;
+    count = {{ t.feature_stats }}.count + excluded.count,
+    weight = {{ t.feature_stats }}.weight + excluded.weight;
 {% endmacro %}
 
 {% macro negative_check(t, features, family) %}
@@ -56,6 +60,10 @@ SELECT feature, 'contains NaN or infinite values' AS problem
 FROM {{ t.feature_stats }}
 WHERE NOT isfinite(count)
 {% endmacro %}
+
+{# The per-feature weight: rows with a value, or (sparse fits, which have no missing
+   values) the class weight. Identical to the class weight when nothing is missing. #}
+{% macro feature_weight(s, c) %}CASE WHEN {{ s }}.n = {{ c }}.n OR {{ s }}.weight IS NULL THEN {{ c }}.weight ELSE {{ s }}.weight END{% endmacro %}
 
 {% macro read_params(t, columns) %}
 SELECT c.class_index, p.feature, {{ columns }}

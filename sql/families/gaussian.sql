@@ -6,7 +6,7 @@
   Each batch is summed around a per-feature shift close to the data (a pilot mean), so
   m2 = S2 - S1^2 / W never cancels catastrophically; batches are combined pairwise.
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware %}
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
@@ -30,7 +30,7 @@ SELECT
     count(*) AS n,
     {% if weight %}sum(__src.{{ weight }}){% else %}CAST(count(*) AS DOUBLE){% endif %} AS weight,
 {% for f in features %}
-    {% set x = num({'column': '__src.' ~ f.column}) %}
+    {% set x = num({'column': '__src.' ~ f.column, 'type': f.type}) %}
     {% set d = '(' ~ x ~ ' - ' ~ shift(f) ~ ')' %}
     count({{ x }}) AS {{ f.alias }}_n,
     {% if weight %}
@@ -155,6 +155,8 @@ GROUP BY c.class_index
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
 {% for term in c.terms %}
-        - 0.5 * ({{ num(term) }} - {{ term.theta | lit }}) * ({{ num(term) }} - {{ term.theta | lit }}) / {{ term.var | lit }}
+    {% set quadratic = '- 0.5 * (' ~ num(term) ~ ' - ' ~ (term.theta | lit) ~ ') * (' ~ num(term) ~ ' - ' ~ (term.theta | lit) ~ ') / ' ~ (term.var | lit) %}
+    {# a missing value also takes back the feature's -0.5 log(2 pi var) from the constant #}
+        + {{ missing_aware(term, quadratic, p.missing, '0.5 * ln(2 * pi() * ' ~ (term.var | lit) ~ ')') }}
 {% endfor %}
 {% endmacro %}
