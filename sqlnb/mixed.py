@@ -87,7 +87,7 @@ def family_for_type(sql_type: str, integers: str = "gaussian") -> str | None:
         return "bernoulli"
     if upper in INTEGER_TYPES:
         return integers
-    if upper == "VARCHAR" or upper.startswith("VARCHAR(") or upper.startswith("ENUM("):
+    if upper == "VARCHAR" or upper.startswith(("VARCHAR(", "ENUM(")):
         return "categorical"
     return None
 
@@ -146,14 +146,16 @@ class Mixed(Family):
             )
         alpha = self.params["alpha"]
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-            raise InvalidParameterError(f"a mixed model takes a single number as alpha, got {alpha!r}")
+            raise InvalidParameterError(
+                f"a mixed model takes a single number as alpha, got {alpha!r}"
+            )
         if self.params["unseen"] not in UNSEEN_MODES:
             raise InvalidParameterError("unseen must be 'smooth', 'ignore' or 'error'")
         if self.params["missing"] not in MISSING_MODES:
             raise InvalidParameterError("missing must be 'ignore' or 'error'")
-        if self.params["class_prior"] is not None:
-            if any(v < 0 for v in _as_float_list(self.params["class_prior"], "class_prior")):
-                raise InvalidParameterError("class_prior must be non-negative")
+        prior = self.params["class_prior"]
+        if prior is not None and any(v < 0 for v in _as_float_list(prior, "class_prior")):
+            raise InvalidParameterError("class_prior must be non-negative")
         for family in PART_FAMILIES:  # each part's own checks (var_smoothing, binarize…)
             self.part_family(family)
 
@@ -283,7 +285,8 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
              weight=spec["weight_sql"], features=part["features"],
              batch_options=part["sub"].batch_options())
         if part is first and _fetch(model, part, "batch_size.sql")[0][0] == 0:
-            n_rows, _ = model._fetch("source_info.sql", source=src.sql, target=spec["target_sql"])[0]
+            n_rows, _ = model._fetch("source_info.sql", source=src.sql,
+                                     target=spec["target_sql"])[0]
             if n_rows == 0:
                 raise EmptyInputError("the source has no rows")
             raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
@@ -300,7 +303,9 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
     n_classes = model._fetch("class_count.sql")[0][0]
     needed = max(part["sub"].min_classes for part in parts)
     if n_classes < needed:
-        raise InvalidDataError(f"this model needs at least {needed} classes; the target has {n_classes}")
+        raise InvalidDataError(
+            f"this model needs at least {needed} classes; the target has {n_classes}"
+        )
     family.check_priors(n_classes)
     _run(model, first, "params.sql", priors=family.prior_list(), fit_prior=family.fit_prior())
     for part in parts[1:]:

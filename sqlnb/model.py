@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from . import __version__
+from . import __version__, mixed
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
@@ -28,7 +28,6 @@ from .errors import (
     NotFittedError,
     UnknownColumnError,
 )
-from . import mixed
 from .families import INTEGER_TYPES, Family, is_numeric, make_family
 from .source import Source, resolve
 from .templates import render
@@ -203,6 +202,7 @@ class NaiveBayes:
             overall = self._fetch("pilot_overall.sql", features=features)[0]
             for f, shift in zip(features, overall):
                 f["shift"] = float(shift)
+        self._run("drop_parts.sql", families=mixed.PART_FAMILIES)  # of an earlier mixed model
         self._run("create_model.sql", class_type=spec["target_type"])
         self._run("insert_features.sql", features=features)
         self._run("batch.sql", source=src.sql, target=spec["target_sql"],
