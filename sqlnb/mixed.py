@@ -214,7 +214,8 @@ def _parts(model: NaiveBayes, features: list[dict[str, Any]],
         t = dict(model.tables)
         t["feature_stats"] = DUCKDB.ident(f"{model.name}_{family}_stats")
         t["feature_params"] = DUCKDB.ident(f"{model.name}_{family}_params")
-        t["batch"] = DUCKDB.ident(f"__sqlnb_batch_{model.name}_{family}")
+        if family == "categorical":  # the other parts share one batch table (one scan)
+            t["batch"] = DUCKDB.ident(f"__sqlnb_batch_{model.name}_{family}")
         parts.append({"family": family, "sub": sub, "features": members, "t": t})
     return parts
 
@@ -250,10 +251,11 @@ def _problems(problems: list[tuple]) -> str:
 # ---------------------------------------------------------------------- fit
 def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_rows: int,
               schema_version: int) -> None:
-    """Fit a mixed model inside the caller's transaction: one scan per part.
+    """Fit a mixed model inside the caller's transaction.
 
-    Every part reads the source once with its family's batch query (the Gaussian part
-    also takes its pilot sample first); the class totals come from the first part.
+    The source is read once for all column-wise parts (after the Gaussian pilot sample)
+    and once more for the categorical columns' grouping sets; the class totals come from
+    the first part's batch.
     """
     family: Mixed = model.family
     features = spec["features"]
@@ -279,11 +281,9 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
     for part in parts[1:]:
         _run(model, part, "part_stats_table.sql", class_type=spec["target_type"])
     model._run("insert_features.sql", features=features)
+    _batch(model, src, spec, parts)
     problems: list[tuple] = []
     for part in parts:
-        _run(model, part, "batch.sql", source=src.sql, target=spec["target_sql"],
-             weight=spec["weight_sql"], features=part["features"],
-             batch_options=part["sub"].batch_options())
         if part is first and _fetch(model, part, "batch_size.sql")[0][0] == 0:
             n_rows, _ = model._fetch("source_info.sql", source=src.sql,
                                      target=spec["target_sql"])[0]
@@ -326,6 +326,29 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
         version=__version__,
     )
     family.assigned = dict(family_of)
+
+
+def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],
+           parts: list[dict[str, Any]]) -> None:
+    """The batch tables: one scan for the column-wise parts, one for the categorical part."""
+    wide = []
+    for part in parts:
+        if part["family"] == "categorical":
+            _run(model, part, "batch.sql", source=src.sql, target=spec["target_sql"],
+                 weight=spec["weight_sql"], features=part["features"],
+                 batch_options=part["sub"].batch_options())
+        elif part["family"] == "gaussian":  # its columns qualify themselves with __src
+            wide.append({"template": part["sub"].template, "features": part["features"],
+                         "weight": spec["weight_sql"], "options": {}})
+        else:
+            qualified = [{**f, "column": "__src." + f["column"]} for f in part["features"]]
+            weight = None if spec["weight_sql"] is None else "__src." + spec["weight_sql"]
+            wide.insert(0, {"template": part["sub"].template, "features": qualified,
+                            "weight": weight, "options": part["sub"].batch_options()})
+    if wide:  # Gaussian's columns come last: they end without a comma
+        model._run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
+                   weight=spec["weight_sql"], parts=wide,
+                   shifted=any(p["family"] == "gaussian" for p in parts))
 
 
 def _jsonable(value: Any) -> Any:

@@ -377,6 +377,12 @@ def test_missing_error_names_the_column():
         sqlnb.NaiveBayes("m", family="gaussian", missing="drop")
 
 
+def test_gaussian_feature_missing_in_a_whole_class_is_an_error():
+    table = pa.table({"y": [0, 0, 1, 1], "x": [1.0, 2.0, None, None], "s": ["a"] * 4})
+    with pytest.raises(InvalidDataError, match="'x' has no values .* class 1"):
+        fit(table)
+
+
 def test_null_target_rows_are_skipped_and_reported():
     data = make_data()
     cols = ["f1", "s1", "b1"]

@@ -29,6 +29,15 @@ SELECT
     __src.{{ target }} AS class,
     count(*) AS n,
     {% if weight %}sum(__src.{{ weight }}){% else %}CAST(count(*) AS DOUBLE){% endif %} AS weight,
+{{ batch_columns(features, weight) -}}
+FROM {{ source }} AS __src
+LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
+WHERE __src.{{ target }} IS NOT NULL
+GROUP BY __src.{{ target }}
+{% endmacro %}
+
+{# The per-feature sums of a batch, over `__src` joined to the shifts as `__shift`. #}
+{% macro batch_columns(features, weight) %}
 {% for f in features %}
     {% set x = num({'column': '__src.' ~ f.column, 'type': f.type}) %}
     {% set d = '(' ~ x ~ ' - ' ~ shift(f) ~ ')' %}
@@ -45,10 +54,6 @@ SELECT
     {% endif %}
     any_value({{ shift(f) }}) AS {{ f.alias }}_shift{{ "," if not loop.last }}
 {% endfor %}
-FROM {{ source }} AS __src
-LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
-WHERE __src.{{ target }} IS NOT NULL
-GROUP BY __src.{{ target }}
 {% endmacro %}
 
 {% macro shift(f) %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% endmacro %}
@@ -111,6 +116,11 @@ ON CONFLICT (class, feature) DO UPDATE SET
 SELECT feature, 'contains NaN or infinite values' AS problem
 FROM {{ t.feature_stats }}
 WHERE NOT (isfinite(mean) AND isfinite(m2))
+UNION ALL
+-- with missing values, a class may have none of a feature's values: no mean to use
+SELECT feature, 'has no values (all missing) in class ' || CAST(class AS VARCHAR) AS problem
+FROM {{ t.feature_stats }}
+WHERE n = 0
 {% endmacro %}
 
 {% macro feature_params(t, p) %}
