@@ -2,8 +2,10 @@
 
 {# A feature's value as DOUBLE (booleans, integers and decimals included). In a
    floating-point column NaN is a missing value, like NULL: it becomes NULL here, so it
-   never poisons a sum and the missing-value rules apply to it. #}
-{% macro num(f) %}{% if f.type is defined and f.type | upper in ('DOUBLE', 'FLOAT', 'REAL') %}nullif(CAST({{ f.column }} AS DOUBLE), CAST('nan' AS DOUBLE)){% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{% endmacro %}
+   never poisons a sum and the missing-value rules apply to it. (Spelt with isfinite and
+   isinf: DuckDB 2.0 folds isnan(x) and nullif(x, NaN) to "not NaN" on Parquet columns
+   whose statistics omit NaN.) #}
+{% macro num(f) %}{% if f.type is defined and f.type | upper in ('DOUBLE', 'FLOAT', 'REAL') %}CASE WHEN isfinite(CAST({{ f.column }} AS DOUBLE)) OR isinf(CAST({{ f.column }} AS DOUBLE)) THEN CAST({{ f.column }} AS DOUBLE) END{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{% endmacro %}
 
 {# Whether a feature's value is missing: NULL, or NaN in a floating-point column. #}
 {% macro is_missing(f) %}{% if f.type is defined and f.type | upper in ('DOUBLE', 'FLOAT', 'REAL') %}{{ num(f) }} IS NULL{% else %}{{ f.column }} IS NULL{% endif %}{% endmacro %}

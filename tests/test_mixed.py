@@ -344,7 +344,7 @@ def test_missing_values_single_family(family):
             np.column_stack([data[c] for c in cols])), **TOL)
 
 
-def test_nan_is_missing_in_float_columns():
+def test_nan_is_missing_in_float_columns(tmp_path):
     data = make_data()
     holes = _holes(data, ["f1"])
     with_null = to_arrow({"y": data["y"], "f1": data["f1"], "s1": data["s1"]}, holes)
@@ -352,6 +352,11 @@ def test_nan_is_missing_in_float_columns():
                          "s1": data["s1"]})
     a, b = fit(with_null), fit(with_nan)
     np.testing.assert_allclose(scores(a, with_null), scores(b, with_nan), rtol=1e-12)
+    # NaN read from Parquet too (DuckDB's Parquet statistics omit NaN)
+    path = tmp_path / "nan.parquet"
+    pq.write_table(with_nan, path)
+    c = fit(str(path))
+    np.testing.assert_allclose(scores(c, str(path)), scores(a, with_null), rtol=1e-12)
     assert not np.isnan(scores(b, with_nan)).any()
     # a single-family Gaussian model too
     g = fit(with_nan, family="gaussian", features=["f1"])
