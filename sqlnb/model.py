@@ -129,6 +129,8 @@ class NaiveBayes:
         written if anything fails: the previous model (if any) is left as it was.
         """
         src = resolve(self.con, source)
+        if self.family.composite:
+            self.family.assigned = {}  # the columns' families come from this source
         try:
             spec = self._fit_spec(src, target, features, weight)
             self.con.begin()

@@ -488,3 +488,47 @@ def test_single_family_parity_is_unchanged():
             b = theirs().fit(X, y, sample_weight=w)
             np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), **TOL)
             assert list(a.predict(X)) == list(b.predict(X))
+
+
+def test_weighted_fit_with_missing_values():
+    data = make_data()
+    cols = ["f1", "b1", "k1"]
+    holes = _holes(data, cols, rate=0.2)
+    w = np.random.default_rng(9).uniform(0.1, 3.0, len(data["y"]))
+    table = to_arrow({**{k: data[k] for k in ["y"] + cols}, "w": w}, holes)
+    m = fit(table, families={"k1": "poisson"}, weight="w")
+    y, con = data["y"], m.con
+    for c in m.classes_:
+        keep = (y == c)
+        f = keep & ~holes["f1"]
+        theta, var = con.execute("SELECT theta, var - epsilon FROM m_gaussian_params "
+                             "WHERE class = $c", {"c": c}).fetchone()
+        mean = np.average(data["f1"][f], weights=w[f])
+        assert theta == pytest.approx(mean, rel=1e-10)
+        assert var == pytest.approx(np.average((data["f1"][f] - mean) ** 2, weights=w[f]),
+                                    rel=1e-9)
+        b = keep & ~holes["b1"]
+        (log_prob,) = con.execute("SELECT log_prob FROM m_bernoulli_params WHERE class = $c",
+                              {"c": c}).fetchone()
+        assert log_prob == pytest.approx(
+            np.log((w[b] * data["b1"][b]).sum() + 1) - np.log(w[b].sum() + 2), rel=1e-12)
+        k = keep & ~holes["k1"]
+        (rate,) = con.execute("SELECT rate FROM m_poisson_params WHERE class = $c",
+                          {"c": c}).fetchone()
+        assert rate == pytest.approx(((w[k] * data["k1"][k]).sum() + 1) / (w[k].sum() + 1),
+                                     rel=1e-12)
+
+
+def test_enum_columns_and_refit_with_other_types():
+    con = duckdb.connect()
+    con.execute("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')")
+    con.execute("CREATE TABLE t AS SELECT range % 2 AS y, "
+                "CAST(['sad', 'ok', 'happy'][range % 3 + 1] AS mood) AS m, "
+                "CAST(range AS DOUBLE) AS x FROM range(30)")
+    model = fit("t", con=con)
+    assert model.families_ == {"m": "categorical", "x": "gaussian"}
+    # the same model object refitted on a table where x is text
+    con.execute("CREATE TABLE u AS SELECT y, m, CAST(x % 4 AS VARCHAR) AS x FROM t")
+    model.fit("u", "y")
+    assert model.families_ == {"m": "categorical", "x": "categorical"}
+    assert len(model.predict("u").fetchall()) == 30
