@@ -1,14 +1,13 @@
 {#- Small expression helpers shared by the family templates. -#}
 
-{# A feature's value as DOUBLE (booleans, integers and decimals included). In a
-   floating-point column NaN is a missing value, like NULL: it becomes NULL here, so it
-   never poisons a sum and the missing-value rules apply to it. (Spelt with isfinite and
-   isinf: DuckDB 2.0 folds isnan(x) and nullif(x, NaN) to "not NaN" on Parquet columns
-   whose statistics omit NaN.) #}
-{% macro num(f) %}{% if f.type is defined and f.type | upper in ('DOUBLE', 'FLOAT', 'REAL') %}CASE WHEN isfinite(CAST({{ f.column }} AS DOUBLE)) OR isinf(CAST({{ f.column }} AS DOUBLE)) THEN CAST({{ f.column }} AS DOUBLE) END{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{% endmacro %}
+{# A feature's value as DOUBLE (booleans, integers and decimals included). With the
+   `guard` flag (floating-point columns, see sqlnb/nan.py) NaN becomes NULL: a missing
+   value that never poisons a sum. isfinite/isinf, not isnan: DuckDB folds isnan(x) and
+   nullif(x, NaN) to "not NaN" on Parquet columns whose statistics leave NaN out. #}
+{% macro num(f) %}{% if f.guard is defined and f.guard %}CASE WHEN isfinite(CAST({{ f.column }} AS DOUBLE)) OR isinf(CAST({{ f.column }} AS DOUBLE)) THEN CAST({{ f.column }} AS DOUBLE) END{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{% endmacro %}
 
-{# Whether a feature's value is missing: NULL, or NaN in a floating-point column. #}
-{% macro is_missing(f) %}{% if f.type is defined and f.type | upper in ('DOUBLE', 'FLOAT', 'REAL') %}{{ num(f) }} IS NULL{% else %}{{ f.column }} IS NULL{% endif %}{% endmacro %}
+{# Whether a feature's value is missing: NULL, or NaN when the feature is guarded. #}
+{% macro is_missing(f) %}{% if f.guard is defined and f.guard %}{{ num(f) }} IS NULL{% else %}{{ f.column }} IS NULL{% endif %}{% endmacro %}
 
 {# A feature's term of the joint log-likelihood with its missing-value rule: a NULL (or
    NaN) value adds `fallback` when missing = 'ignore' (0, or what undoes the feature's

@@ -38,7 +38,7 @@ import warnings
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
+from . import __version__, nan
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
@@ -331,24 +331,34 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
 def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],
            parts: list[dict[str, Any]]) -> None:
     """The batch tables: one scan for the column-wise parts, one for the categorical part."""
-    wide = []
     for part in parts:
         if part["family"] == "categorical":
             _run(model, part, "batch.sql", source=src.sql, target=spec["target_sql"],
                  weight=spec["weight_sql"], features=part["features"],
                  batch_options=part["sub"].batch_options())
-        elif part["family"] == "gaussian":  # its columns qualify themselves with __src
-            wide.append({"template": part["sub"].template, "features": part["features"],
-                         "weight": spec["weight_sql"], "options": {}})
+    wide = [part for part in parts if part["family"] != "categorical"]
+    if wide:
+        nan.scan(lambda: model._run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
+                                    weight=spec["weight_sql"], parts=_wide_columns(wide, spec),
+                                    shifted=wide[0]["family"] == "gaussian"),
+                 model._fetch, [f for part in wide for f in part["features"]],
+                 lambda f: f["family"])
+
+
+def _wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """What mixed_batch.sql needs of each column-wise part, Gaussian last (its columns
+    end without a comma). The others' columns are qualified with the source's alias."""
+    columns = []
+    for part in parts:
+        if part["family"] == "gaussian":  # its columns qualify themselves with __src
+            columns.append({"template": part["sub"].template, "features": part["features"],
+                            "weight": spec["weight_sql"], "options": {}})
         else:
             qualified = [{**f, "column": "__src." + f["column"]} for f in part["features"]]
             weight = None if spec["weight_sql"] is None else "__src." + spec["weight_sql"]
-            wide.insert(0, {"template": part["sub"].template, "features": qualified,
-                            "weight": weight, "options": part["sub"].batch_options()})
-    if wide:  # Gaussian's columns come last: they end without a comma
-        model._run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
-                   weight=spec["weight_sql"], parts=wide,
-                   shifted=any(p["family"] == "gaussian" for p in parts))
+            columns.insert(0, {"template": part["sub"].template, "features": qualified,
+                               "weight": weight, "options": part["sub"].batch_options()})
+    return columns
 
 
 def _jsonable(value: Any) -> Any:
@@ -382,7 +392,8 @@ def _terms(model: NaiveBayes, part: dict[str, Any],
     for row in cursor.fetchall():
         class_index, feature = row[0], row[1]
         term = terms[class_index].setdefault(
-            feature, {"name": feature, "column": DUCKDB.ident(feature), "type": types[feature]}
+            feature, {"name": feature, "column": DUCKDB.ident(feature),
+                      "family": part["family"], "guard": nan.is_float(types[feature])}
         )
         if part["family"] == "categorical":
             category, coef = row[2], row[3]

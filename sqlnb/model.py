@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from . import __version__, mixed
+from . import __version__, mixed, nan
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
@@ -207,9 +207,10 @@ class NaiveBayes:
         self._run("drop_parts.sql", families=mixed.PART_FAMILIES)  # of an earlier mixed model
         self._run("create_model.sql", class_type=spec["target_type"])
         self._run("insert_features.sql", features=features)
-        self._run("batch.sql", source=src.sql, target=spec["target_sql"],
-                  weight=spec["weight_sql"], features=features,
-                  batch_options=self.family.batch_options())
+        nan.scan(lambda: self._run("batch.sql", source=src.sql, target=spec["target_sql"],
+                                   weight=spec["weight_sql"], features=features,
+                                   batch_options=self.family.batch_options()),
+                 self._fetch, features, lambda f: self.family.name)
         if self._fetch("batch_size.sql")[0][0] == 0:
             n_rows, _ = self._fetch("source_info.sql", source=src.sql,
                                     target=spec["target_sql"])[0]
@@ -365,7 +366,7 @@ class NaiveBayes:
             class_index, feature = row[0], row[1]
             term = terms[class_index].setdefault(
                 feature, {"name": feature, "column": DUCKDB.ident(feature),
-                          "type": types.get(feature)}
+                          "family": self.family.name, "guard": nan.is_float(types.get(feature))}
             )
             if self.family.name == "gaussian":
                 term["theta"], term["var"] = row[2], row[3]
@@ -401,13 +402,15 @@ class NaiveBayes:
             prefix = OUTPUTS[output]
             out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
             classes.append({**c, "output": out})
+        plain, guarded = nan.plain_classes(classes)
         return render(
             "score.sql",
             **self._context(
                 source=source_sql,
                 output=output,
                 keep=[DUCKDB.ident(k) for k in keep],
-                classes=classes,
+                classes=plain,
+                robust=classes if guarded else None,
                 prediction=DUCKDB.ident(prediction),
             ),
         )

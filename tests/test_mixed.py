@@ -358,9 +358,18 @@ def test_nan_is_missing_in_float_columns(tmp_path):
     c = fit(str(path))
     np.testing.assert_allclose(scores(c, str(path)), scores(a, with_null), rtol=1e-12)
     assert not np.isnan(scores(b, with_nan)).any()
-    # a single-family Gaussian model too
-    g = fit(with_nan, family="gaussian", features=["f1"])
-    assert not np.isnan(scores(g, with_nan)).any()
+    # single-family models too, and a float column binarized by Bernoulli
+    for family in ("gaussian", "bernoulli", "multinomial", "poisson"):
+        nulls = {"y": data["y"], "f1": np.abs(np.round(data["f1"]))}
+        nans = dict(nulls, f1=np.where(holes["f1"], np.nan, nulls["f1"]))
+        g = fit(to_arrow(nulls, holes), family=family)
+        h = fit(to_arrow(nans), family=family)
+        np.testing.assert_allclose(scores(h, to_arrow(nans)), scores(g, to_arrow(nulls, holes)),
+                                   rtol=1e-12)
+    b1 = fit(with_nan, families={"f1": "bernoulli"}, binarize=0.5)
+    np.testing.assert_allclose(scores(b1, with_nan),
+                               scores(fit(with_null, families={"f1": "bernoulli"}, binarize=0.5),
+                                      with_null), rtol=1e-12)
 
 
 def test_missing_error_names_the_column():

@@ -39,7 +39,7 @@ GROUP BY __src.{{ target }}
 {# The per-feature sums of a batch, over `__src` joined to the shifts as `__shift`. #}
 {% macro batch_columns(features, weight) %}
 {% for f in features %}
-    {% set x = num({'column': '__src.' ~ f.column, 'type': f.type}) %}
+    {% set x = num({'column': '__src.' ~ f.column, 'guard': f.guard | default(false)}) %}
     {% set d = '(' ~ x ~ ' - ' ~ shift(f) ~ ')' %}
     count({{ x }}) AS {{ f.alias }}_n,
     {% if weight %}
