@@ -444,11 +444,3 @@ def compile_mixed(model: NaiveBayes) -> dict[str, Any]:
             "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
         })
     return {"classes": classes, "compiled": compiled}
-
-
-def part_tables(model: NaiveBayes) -> dict[str, dict[str, str]]:
-    """The statistics table and parameter view of each part of a fitted mixed model."""
-    families = sorted({f["family"] for f in model.meta["features"]}, key=PART_FAMILIES.index)
-    return {fam: {"stats": f"{model.name}_{fam}_stats", "params": f"{model.name}_{fam}_params"}
-            for fam in families}
-

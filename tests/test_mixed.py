@@ -13,8 +13,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from scipy import sparse
 from scipy.stats import poisson
-from sklearn.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+from sklearn.naive_bayes import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+)
 
 import sqlnb
 from sqlnb.errors import (
@@ -481,6 +488,7 @@ def test_single_family_parity_is_unchanged():
     """The missing-value edits keep the single-family models equal to scikit-learn."""
     from sqlnb.sklearn import BernoulliNB as SBernoulli
     from sqlnb.sklearn import CategoricalNB as SCategorical
+    from sqlnb.sklearn import ComplementNB as SComplement
     from sqlnb.sklearn import GaussianNB as SGaussian
     from sqlnb.sklearn import MultinomialNB as SMultinomial
 
@@ -490,8 +498,11 @@ def test_single_family_parity_is_unchanged():
     Xc = np.column_stack([codes(data["s1"]), codes(data["s2"])])
     Xg = np.column_stack([data["f1"], data["f2"]])
     weight = np.random.default_rng(5).uniform(0.5, 2, len(y))
+    Xs = sparse.csr_matrix(Xw)
     for ours, theirs, X in ((SGaussian, GaussianNB, Xg), (SMultinomial, MultinomialNB, Xw),
-                            (SBernoulli, BernoulliNB, Xw), (SCategorical, CategoricalNB, Xc)):
+                            (SBernoulli, BernoulliNB, Xw), (SCategorical, CategoricalNB, Xc),
+                            (SComplement, ComplementNB, Xw), (SBernoulli, BernoulliNB, Xs),
+                            (SMultinomial, MultinomialNB, Xs)):
         for w in (None, weight):
             a = ours().fit(X, y, sample_weight=w)
             b = theirs().fit(X, y, sample_weight=w)
