@@ -552,3 +552,25 @@ def test_enum_columns_and_refit_with_other_types():
     model.fit("u", "y")
     assert model.families_ == {"m": "categorical", "x": "categorical"}
     assert len(model.predict("u").fetchall()) == 30
+
+
+def test_missing_error_at_predict_also_catches_nan():
+    data = make_data()
+    m = fit(to_arrow({k: data[k] for k in ("y", "f1", "k1")}), missing="error",
+            families={"k1": "poisson"})
+    f1 = data["f1"][:4].copy()
+    f1[2] = np.nan
+    with pytest.raises(duckdb.Error, match="in feature f1"):
+        m.predict(to_arrow({"f1": f1, "k1": data["k1"][:4]})).fetchall()
+
+
+def test_class_prior_of_a_mixed_model():
+    data = make_data()
+    table = to_arrow({k: data[k] for k in ("y", "f1", "s1")})
+    m = fit(table, class_prior=[0.2, 0.5, 0.3])
+    got = [r[0] for r in m.con.sql("SELECT log_prior FROM m_class_params ORDER BY class_index")
+           .fetchall()]
+    np.testing.assert_allclose(got, np.log([0.2, 0.5, 0.3]), rtol=1e-15)
+    uniform = fit(table, fit_prior=False)
+    got = [r[0] for r in uniform.con.sql("SELECT log_prior FROM m_class_params").fetchall()]
+    np.testing.assert_allclose(got, np.log(1 / 3), rtol=1e-15)
