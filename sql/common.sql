@@ -1,7 +1,7 @@
 {#- Small expression helpers shared by the family templates. -#}
 
 {# A feature's value as DOUBLE (booleans, integers and decimals included). With the
-   `guard` flag (floating-point columns, see sqlnb/nan.py) NaN becomes NULL: a missing
+   `guard` flag (floating-point columns, see sqlnb/missing.py) NaN becomes NULL: a missing
    value that never poisons a sum. isfinite/isinf, not isnan: DuckDB folds isnan(x) and
    nullif(x, NaN) to "not NaN" on Parquet columns whose statistics leave NaN out. #}
 {% macro num(f) %}{% if f.guard is defined and f.guard %}CASE WHEN isfinite(CAST({{ f.column }} AS DOUBLE)) OR isinf(CAST({{ f.column }} AS DOUBLE)) THEN CAST({{ f.column }} AS DOUBLE) END{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{% endmacro %}

@@ -34,17 +34,15 @@ from __future__ import annotations
 
 import json
 import numbers
-import warnings
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from . import __version__, nan
+from . import __version__, missing
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
-    SkippedRowsWarning,
     UnknownColumnError,
 )
 from .families import (
@@ -338,11 +336,13 @@ def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],
                  batch_options=part["sub"].batch_options())
     wide = [part for part in parts if part["family"] != "categorical"]
     if wide:
-        nan.scan(lambda: model._run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
-                                    weight=spec["weight_sql"], parts=_wide_columns(wide, spec),
-                                    shifted=wide[0]["family"] == "gaussian"),
-                 model._fetch, [f for part in wide for f in part["features"]],
-                 lambda f: f["family"])
+        def run_batch() -> None:
+            model._run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
+                       weight=spec["weight_sql"], parts=_wide_columns(wide, spec),
+                       shifted=wide[0]["family"] == "gaussian")
+
+        missing.scan_batch(run_batch, model._fetch, [f for part in wide for f in part["features"]],
+                           lambda f: f["family"])
 
 
 def _wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -371,17 +371,6 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def report_skipped(target: str, n_skipped: int) -> int:
-    """Warn about rows whose target is NULL (fit leaves them out); return their number."""
-    if n_skipped:
-        warnings.warn(
-            f"{n_skipped} row(s) with a NULL target {target!r} were skipped",
-            SkippedRowsWarning,
-            stacklevel=3,
-        )
-    return int(n_skipped)
-
-
 # ---------------------------------------------------------------------- scoring
 def _terms(model: NaiveBayes, part: dict[str, Any],
            types: dict[str, str]) -> dict[int, dict[str, dict[str, Any]]]:
@@ -393,7 +382,7 @@ def _terms(model: NaiveBayes, part: dict[str, Any],
         class_index, feature = row[0], row[1]
         term = terms[class_index].setdefault(
             feature, {"name": feature, "column": DUCKDB.ident(feature),
-                      "family": part["family"], "guard": nan.is_float(types[feature])}
+                      "family": part["family"], "guard": missing.is_float(types[feature])}
         )
         if part["family"] == "categorical":
             category, coef = row[2], row[3]

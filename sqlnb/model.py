@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from . import __version__, mixed, nan
+from . import __version__, mixed
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
@@ -29,6 +29,7 @@ from .errors import (
     UnknownColumnError,
 )
 from .families import INTEGER_TYPES, Family, is_numeric, make_family
+from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .source import Source, resolve
 from .templates import render
 
@@ -146,7 +147,7 @@ class NaiveBayes:
             src.release(self.con)
         self._meta = None
         self._compiled = None
-        self.n_skipped_ = mixed.report_skipped(target, n_rows - n_labelled)
+        self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
         return self
 
     def _fit_spec(self, src: Source, target: str, features: list[str] | None,
@@ -207,10 +208,10 @@ class NaiveBayes:
         self._run("drop_parts.sql", families=mixed.PART_FAMILIES)  # of an earlier mixed model
         self._run("create_model.sql", class_type=spec["target_type"])
         self._run("insert_features.sql", features=features)
-        nan.scan(lambda: self._run("batch.sql", source=src.sql, target=spec["target_sql"],
-                                   weight=spec["weight_sql"], features=features,
-                                   batch_options=self.family.batch_options()),
-                 self._fetch, features, lambda f: self.family.name)
+        scan_batch(lambda: self._run("batch.sql", source=src.sql, target=spec["target_sql"],
+                                     weight=spec["weight_sql"], features=features,
+                                     batch_options=self.family.batch_options()),
+                   self._fetch, features, lambda f: self.family.name)
         if self._fetch("batch_size.sql")[0][0] == 0:
             n_rows, _ = self._fetch("source_info.sql", source=src.sql,
                                     target=spec["target_sql"])[0]
@@ -366,7 +367,7 @@ class NaiveBayes:
             class_index, feature = row[0], row[1]
             term = terms[class_index].setdefault(
                 feature, {"name": feature, "column": DUCKDB.ident(feature),
-                          "family": self.family.name, "guard": nan.is_float(types.get(feature))}
+                          "family": self.family.name, "guard": is_float(types.get(feature))}
             )
             if self.family.name == "gaussian":
                 term["theta"], term["var"] = row[2], row[3]
@@ -402,7 +403,7 @@ class NaiveBayes:
             prefix = OUTPUTS[output]
             out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
             classes.append({**c, "output": out})
-        plain, guarded = nan.plain_classes(classes)
+        plain, guarded = plain_classes(classes)
         return render(
             "score.sql",
             **self._context(

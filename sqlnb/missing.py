@@ -1,4 +1,6 @@
-"""NaN in floating-point columns is a missing value, like NULL, at a price paid only when
+"""Missing values: rows without a target, and NaN in floating-point columns.
+
+NaN in floating-point columns is a missing value, like NULL, at a price paid only when
 there is a NaN.
 
 Turning NaN into NULL costs a CASE per value (DuckDB folds ``isnan``/``nullif`` away on
@@ -19,8 +21,11 @@ category) columns always get the test. A feature dict's ``guard`` flag tells the
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
+
+from .errors import SkippedRowsWarning
 
 FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
 PROPAGATING = ("gaussian", "multinomial", "complement", "poisson")
@@ -37,7 +42,7 @@ def set_guards(features: list[dict[str, Any]], family_of: Callable[[dict], str],
         f["guard"] = is_float(f["type"]) and (cautious or family_of(f) not in PROPAGATING)
 
 
-def scan(run_batch: Callable[[], Any], fetch: Callable[..., list[tuple]],
+def scan_batch(run_batch: Callable[[], Any], fetch: Callable[..., list[tuple]],
          features: list[dict[str, Any]], family_of: Callable[[dict], str]) -> None:
     """Run the batch query; run it again with NaN tests if a raw sum came out non-finite."""
     set_guards(features, family_of, cautious=False)
@@ -69,3 +74,14 @@ def plain_classes(classes: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], 
         for part in c.get("parts", []):
             changed |= _plain_terms(part["c"]["terms"])
     return plain, changed
+
+
+def report_skipped(target: str, n_skipped: int) -> int:
+    """Warn about rows whose target is NULL (fit leaves them out); return their number."""
+    if n_skipped:
+        warnings.warn(
+            f"{n_skipped} row(s) with a NULL target {target!r} were skipped",
+            SkippedRowsWarning,
+            stacklevel=3,
+        )
+    return int(n_skipped)
