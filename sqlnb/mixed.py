@@ -63,7 +63,6 @@ if TYPE_CHECKING:  # pragma: no cover
 # The families a column of a mixed model can have, in the order the parts are fitted.
 # Complement naive Bayes is left out: its per-class terms are not a likelihood.
 PART_FAMILIES = ("gaussian", "bernoulli", "categorical", "multinomial", "poisson")
-FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
 INTEGER_CHOICES = ("gaussian", "poisson", "categorical")
 
 # Which of the mixed model's hyperparameters each part's family receives.
@@ -79,7 +78,7 @@ _PART_PARAMS = {
 def family_for_type(sql_type: str, integers: str = "gaussian") -> str | None:
     """The family ``family="auto"`` gives a column of DuckDB type ``sql_type`` (or None)."""
     upper = sql_type.upper()
-    if upper in FLOAT_TYPES or upper.startswith("DECIMAL"):
+    if upper in missing.FLOAT_TYPES or upper.startswith("DECIMAL"):
         return "gaussian"
     if upper == "BOOLEAN":
         return "bernoulli"
