@@ -311,6 +311,8 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
         problems += _fetch(model, part, "checks.sql", features=part["features"])
     if problems:
         raise InvalidDataError(_problems(problems))
+    from .model import _jsonable  # model imports this module: import when fitting
+
     model._run(
         "write_meta.sql",
         schema_version=schema_version,
@@ -358,16 +360,6 @@ def _wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dic
             columns.insert(0, {"template": part["sub"].template, "features": qualified,
                                "weight": weight, "options": part["sub"].batch_options()})
     return columns
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 # ---------------------------------------------------------------------- scoring
