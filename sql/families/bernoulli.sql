@@ -1,7 +1,10 @@
 {#-
   Bernoulli naive Bayes: features are binarized at `binarize` (unless it is None).
-  log P(x_f = 1 | c) = log(count_cf + alpha_f) - log(weight_c + 2 alpha_f); the joint
-  log-likelihood is log prior + sum_f log_neg_prob + sum_f x_f * (log_prob - log_neg_prob).
+  log P(x_f = 1 | c) = log(count_cf + alpha_f) - log(weight_cf + 2 alpha_f), where weight_cf
+  is the weight of the class's rows where the feature is not missing (the class weight when
+  nothing is missing); the joint log-likelihood is
+  log prior + sum_f log_neg_prob + sum_f x_f * (log_prob - log_neg_prob), and a missing
+  x_f takes its log_neg_prob back out.
 -#}
 {% from 'common.sql' import num, list_of, columns_of, missing_aware %}
 {% import 'families/counts.sql' as counts %}
