@@ -48,10 +48,10 @@ def make_customers(n: int, seed: int = 7) -> pa.Table:
     })
 
 
-def main() -> None:
+def main(n_train: int = 20_000) -> None:
     folder = Path(tempfile.mkdtemp(prefix="sqlnb_mixed_"))
     train, test = folder / "customers.parquet", folder / "new_customers.parquet"
-    pq.write_table(make_customers(20_000), train)
+    pq.write_table(make_customers(n_train), train)
     pq.write_table(make_customers(8, seed=99).drop(["status"]), test)
 
     con = duckdb.connect()

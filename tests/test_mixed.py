@@ -574,3 +574,17 @@ def test_class_prior_of_a_mixed_model():
     uniform = fit(table, fit_prior=False)
     got = [r[0] for r in uniform.con.sql("SELECT log_prior FROM m_class_params").fetchall()]
     np.testing.assert_allclose(got, np.log(1 / 3), rtol=1e-15)
+
+
+def test_example_runs(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "mixed_table.py"
+    spec = importlib.util.spec_from_file_location("mixed_table_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    example.main(n_train=2_000)
+    out = capsys.readouterr().out
+    assert "support_calls   poisson" in out and "autopay         bernoulli" in out
+    assert "Predicted labels" in out
