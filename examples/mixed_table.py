@@ -49,7 +49,11 @@ def make_customers(n: int, seed: int = 7) -> pa.Table:
 
 
 def main(n_train: int = 20_000) -> None:
-    folder = Path(tempfile.mkdtemp(prefix="sqlnb_mixed_"))
+    with tempfile.TemporaryDirectory(prefix="sqlnb_mixed_") as folder:
+        run(Path(folder), n_train)
+
+
+def run(folder: Path, n_train: int) -> None:
     train, test = folder / "customers.parquet", folder / "new_customers.parquet"
     pq.write_table(make_customers(n_train), train)
     pq.write_table(make_customers(8, seed=99).drop(["status"]), test)
