@@ -1,7 +1,20 @@
 {#- Small expression helpers shared by the family templates. -#}
 
-{# A feature's value as DOUBLE (booleans, integers and decimals included). #}
-{% macro num(f) %}CAST({{ f.column }} AS DOUBLE){% endmacro %}
+{# A feature's value as DOUBLE (booleans, integers and decimals included). With the
+   `guard` flag (floating-point columns, see sqlnb/missing.py) NaN becomes NULL: a missing
+   value that never poisons a sum. isfinite/isinf, not isnan: DuckDB folds isnan(x) and
+   nullif(x, NaN) to "not NaN" on Parquet columns whose statistics leave NaN out. #}
+{% macro num(f) %}{% if f.guard is defined and f.guard %}CASE WHEN isfinite(CAST({{ f.column }} AS DOUBLE)) OR isinf(CAST({{ f.column }} AS DOUBLE)) THEN CAST({{ f.column }} AS DOUBLE) END{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{% endmacro %}
+
+{# Whether a feature's value is missing: NULL, or NaN when the feature is guarded. #}
+{% macro is_missing(f) %}{% if f.guard is defined and f.guard %}{{ num(f) }} IS NULL{% else %}{{ f.column }} IS NULL{% endif %}{% endmacro %}
+
+{# A feature's term of the joint log-likelihood with its missing-value rule: a NULL (or
+   NaN) value adds `fallback` when missing = 'ignore' (0, or what undoes the feature's
+   share of the class constant), and is an error naming the feature when missing = 'error'. #}
+{% macro missing_aware(term, expression, missing, fallback='0') -%}
+{% if missing == 'error' %}CASE WHEN {{ is_missing(term) }} THEN error({{ ('missing value (NULL or NaN) in feature ' ~ term.name) | lit }}) ELSE {{ expression }} END{% else %}coalesce({{ expression }}, {{ fallback }}){% endif %}
+{%- endmacro %}
 
 {# A Python list of values as a SQL list literal. #}
 {% macro list_of(values) %}[{% for v in values %}{{ v | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endmacro %}

@@ -11,7 +11,8 @@ ON CONFLICT (class) DO UPDATE SET
     weight = {{ added(t.class_stats ~ '.weight', 'excluded.weight', sign) }};
 
 {% set cells %}
-SELECT c.class, f.feature, coalesce(b.n, 0) AS n, coalesce(b.weight, 0) AS count
+SELECT c.class, f.feature, coalesce(b.n, 0) AS n, coalesce(b.weight, 0) AS count,
+       CAST(NULL AS DOUBLE) AS weight  -- per-feature weight: the class weight (no missing cells)
 FROM (SELECT class FROM {{ t.batch }} WHERE feature IS NULL) AS c
 CROSS JOIN {{ t.features }} AS f
 LEFT JOIN {{ t.batch }} AS b ON b.class = c.class AND b.feature = f.feature

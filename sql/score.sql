@@ -1,6 +1,27 @@
 -- Score {{ source }} with model {{ model | lit }} ({{ family_name }} naive Bayes):
 -- one joint log-likelihood expression per class, then {{ output }}.
 {% import family_template as family %}
+{% if robust %}
+WITH raw AS (
+    -- each class's log-likelihood on the raw values: a NaN in a floating-point column
+    -- makes it NaN, and only those rows are scored again with NaN as a missing value
+    SELECT
+        *,
+    {% for c in classes %}
+        {{ family.jll(c, p) | trim }} AS {{ ('__sqlnb_raw_' ~ c.index) | ident }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM {{ source }}
+), joint AS (
+    SELECT
+    {% for column in keep %}
+        {{ column }},
+    {% endfor %}
+    {% for c in robust %}
+    {% set raw = ('__sqlnb_raw_' ~ c.index) | ident %}
+        CASE WHEN isfinite({{ raw }}) THEN {{ raw }} ELSE {{ family.jll(c, p) | trim }} END AS {{ c.jll }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM raw
+{% else %}
 WITH joint AS (
     SELECT
     {% for column in keep %}
@@ -14,6 +35,7 @@ WITH joint AS (
         AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM {{ source }}
+{% endif %}
 ), maximum AS (
     SELECT
         *,

@@ -37,3 +37,7 @@ class NotFittedError(SqlnbError, AttributeError):
 
 class ModelNotFoundError(SqlnbError, LookupError):
     """No model of that name exists in the database."""
+
+
+class SkippedRowsWarning(UserWarning):
+    """Fit left some rows out (their target is NULL); the warning says how many."""

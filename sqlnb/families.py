@@ -21,7 +21,10 @@ NUMERIC_TYPES = (
     "FLOAT", "DOUBLE", "REAL", "BOOLEAN",
 )
 INTEGER_TYPES = NUMERIC_TYPES[:10]
-ALPHA_MIN = 1e-10  # scikit-learn's lower bound on alpha when force_alpha is False
+ALPHA_MIN = 1e-10
+# How NULL (and NaN in floating-point columns) is treated: left out of the feature's
+# statistics at fit and of the row's log-likelihood at predict, or rejected.
+MISSING_MODES = ("ignore", "error")  # scikit-learn's lower bound on alpha when force_alpha is False
 
 
 def is_numeric(sql_type: str) -> bool:
@@ -39,6 +42,7 @@ class Family:
     shifted: ClassVar[bool] = False         # sums are taken around per-class pilot values
     has_batch_checks: ClassVar[bool] = False
     min_classes: ClassVar[int] = 1
+    composite: ClassVar[bool] = False     # one family per column (family="auto")
 
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.defaults)
@@ -49,6 +53,11 @@ class Family:
             )
         self.params = {**self.defaults, **params}
         self.validate()
+        if self.params.get("missing", "ignore") not in MISSING_MODES:
+            raise InvalidParameterError(
+                f"missing must be one of {', '.join(map(repr, MISSING_MODES))}, "
+                f"got {self.params['missing']!r}"
+            )
 
     @property
     def template(self) -> str:
@@ -97,7 +106,8 @@ def _as_float_list(value: Any, what: str) -> list[float]:
 
 class Gaussian(Family):
     name = "gaussian"
-    defaults: ClassVar[dict[str, Any]] = {"priors": None, "var_smoothing": 1e-9}
+    defaults: ClassVar[dict[str, Any]] = {"priors": None, "var_smoothing": 1e-9,
+                                          "missing": "ignore"}
     has_batch = True
     shifted = True
 
@@ -167,7 +177,8 @@ class Discrete(Family):
         ]
 
 
-_DISCRETE_DEFAULTS = {"alpha": 1.0, "force_alpha": True, "fit_prior": True, "class_prior": None}
+_DISCRETE_DEFAULTS = {"alpha": 1.0, "force_alpha": True, "fit_prior": True, "class_prior": None,
+                      "missing": "ignore"}
 
 
 class Multinomial(Discrete):
@@ -199,6 +210,9 @@ class Bernoulli(Discrete):
         return {"binarize": self.params["binarize"]}
 
 
+UNSEEN_MODES = ("smooth", "ignore", "error")
+
+
 class Categorical(Discrete):
     name = "categorical"
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "min_categories": None, "unseen": "smooth"}
@@ -210,8 +224,8 @@ class Categorical(Discrete):
 
     def validate(self) -> None:
         super().validate()
-        if self.params["unseen"] not in ("smooth", "error"):
-            raise InvalidParameterError("unseen must be 'smooth' or 'error'")
+        if self.params["unseen"] not in UNSEEN_MODES:
+            raise InvalidParameterError("unseen must be 'smooth', 'ignore' or 'error'")
         mc = self.params["min_categories"]
         if mc is not None:
             array = np.asarray(mc)
@@ -237,8 +251,22 @@ class Categorical(Discrete):
         return [{"alpha": a, "coding": None, "min_categories": m} for a, m in zip(alpha, mins)]
 
 
+class Poisson(Discrete):
+    """Counts with a Poisson distribution per class and feature.
+
+    The rate is smoothed like the other count families:
+    rate_cf = (sum_cf + alpha) / (weight_cf + alpha), the posterior mean under a
+    Gamma(alpha, alpha) prior (alpha pseudo-rows with a count of one).
+    """
+
+    name = "poisson"
+    defaults = dict(_DISCRETE_DEFAULTS)
+    has_batch_checks = True
+    vector_alpha = True
+
+
 FAMILIES: dict[str, type[Family]] = {
-    cls.name: cls for cls in (Gaussian, Multinomial, Complement, Bernoulli, Categorical)
+    cls.name: cls for cls in (Gaussian, Multinomial, Complement, Bernoulli, Categorical, Poisson)
 }
 
 

@@ -181,6 +181,8 @@ def merge(
     sources = [_open(con, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
+    for source in sources:
+        _check_not_composite(source)
     spec = sources[0].meta
     for other in sources[1:]:
         _check_same_spec(sources[0], other)
@@ -207,9 +209,18 @@ def merge(
 
 
 # ---------------------------------------------------------------------- one batch
+def _check_not_composite(model: NaiveBayes) -> None:
+    if model.family.composite:
+        raise InvalidParameterError(
+            "partial_fit, forget and merge are not available for family='auto' (mixed) "
+            "models yet; refit the model on all the data"
+        )
+
+
 def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None) -> NaiveBayes:
+    _check_not_composite(model)
     con = model.con
     src = resolve(con, source)
     try:

@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from . import __version__
+from . import __version__, mixed
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
@@ -30,6 +30,7 @@ from .errors import (
     UnknownColumnError,
 )
 from .families import INTEGER_TYPES, Family, is_numeric, make_family
+from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .source import Source, resolve
 from .templates import render
 
@@ -135,6 +136,8 @@ class NaiveBayes:
         written if anything fails: the previous model (if any) is left as it was.
         """
         src = resolve(self.con, source)
+        if self.family.composite:
+            self.family.assigned = {}  # the columns' families come from this source
         try:
             spec = self._fit_spec(src, target, features, weight)
             self.con.begin()
@@ -144,10 +147,13 @@ class NaiveBayes:
             except BaseException:
                 self.con.rollback()
                 raise
+            n_rows, n_labelled = self._fetch("source_info.sql", source=src.sql,
+                                             target=spec["target_sql"])[0]
         finally:
             src.release(self.con)
         self._meta = None
         self._compiled = None
+        self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
         return self
 
     def _fit_spec(self, src: Source, target: str, features: list[str] | None,
@@ -196,17 +202,22 @@ class NaiveBayes:
 
     def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
         features = spec["features"]
+        if self.family.composite:
+            mixed.fit_mixed(self, src, spec, pilot_rows=PILOT_ROWS, schema_version=SCHEMA_VERSION)
+            return
         if self.family.shifted:
             self._run("pilot.sql", source=src.sql, target=spec["target_sql"],
                       features=features, rows=PILOT_ROWS)
             overall = self._fetch("pilot_overall.sql", features=features)[0]
             for f, shift in zip(features, overall):
                 f["shift"] = float(shift)
+        self._run("drop_parts.sql", families=mixed.PART_FAMILIES)  # of an earlier mixed model
         self._run("create_model.sql", class_type=spec["target_type"])
         self._run("insert_features.sql", features=features)
-        self._run("batch.sql", source=src.sql, target=spec["target_sql"],
-                  weight=spec["weight_sql"], features=features,
-                  batch_options=self.family.batch_options())
+        scan_batch(lambda: self._run("batch.sql", source=src.sql, target=spec["target_sql"],
+                                     weight=spec["weight_sql"], features=features,
+                                     batch_options=self.family.batch_options()),
+                   self._fetch, features, lambda f: self.family.name)
         if self._fetch("batch_size.sql")[0][0] == 0:
             n_rows, _ = self._fetch("source_info.sql", source=src.sql,
                                     target=spec["target_sql"])[0]
@@ -387,6 +398,11 @@ class NaiveBayes:
         return self._meta
 
     @property
+    def families_(self) -> dict[str, str]:
+        """Each feature's family: the model's family, or for ``family="auto"`` the column's."""
+        return {f["name"]: f.get("family", self.meta["family"]) for f in self.meta["features"]}
+
+    @property
     def features_(self) -> list[str]:
         return [f["name"] for f in self.meta["features"]]
 
@@ -405,14 +421,21 @@ class NaiveBayes:
         if self._compiled is not None:
             return self._compiled
         meta = self.meta
+        if self.family.composite:
+            self._compiled = mixed.compile_mixed(self)
+            return self._compiled
+        types = {f["name"]: f["type"] for f in meta["features"]}
         classes = self._fetch("read_params.sql", what="classes")
         constants = dict(self._fetch("read_params.sql", what="constants"))
         order = {f["name"]: i for i, f in enumerate(meta["features"])}
         terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-        for row in self._fetch("read_params.sql", what="terms"):
+        cursor = self._run("read_params.sql", what="terms")
+        names = [d[0] for d in cursor.description]
+        for row in cursor.fetchall():
             class_index, feature = row[0], row[1]
             term = terms[class_index].setdefault(
-                feature, {"name": feature, "column": DUCKDB.ident(feature)}
+                feature, {"name": feature, "column": DUCKDB.ident(feature),
+                          "family": self.family.name, "guard": is_float(types.get(feature))}
             )
             if self.family.name == "gaussian":
                 term["theta"], term["var"] = row[2], row[3]
@@ -424,6 +447,7 @@ class NaiveBayes:
                     term.setdefault("categories", []).append((category, coef))
             else:
                 term["coef"] = row[2]
+                term.update(zip(names[3:], row[3:]))  # e.g. bernoulli's log_neg_prob
         compiled_classes = []
         for class_index, label, _ in classes:
             class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
@@ -453,13 +477,15 @@ class NaiveBayes:
             prefix = OUTPUTS[output]
             out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
             classes.append({**c, "output": out})
+        plain, guarded = plain_classes(classes)
         return render(
             "score.sql",
             **self._context(
                 source=source_sql,
                 output=output,
                 keep=[DUCKDB.ident(k) for k in keep],
-                classes=classes,
+                classes=plain,
+                robust=classes if guarded else None,
                 prediction=DUCKDB.ident(prediction),
             ),
         )
@@ -524,6 +550,7 @@ class NaiveBayes:
         self.con.begin()
         try:
             self._run("drop_model.sql")
+            self._run("drop_parts.sql", families=mixed.PART_FAMILIES)
             self.con.commit()
         except BaseException:
             self.con.rollback()

@@ -46,12 +46,12 @@ def test_errors_share_one_base_class():
      "'a' has type VARCHAR"),
     (lambda m, f: m.fit(pa.Table.from_pandas(f).set_column(
         0, "a", pa.array(np.where(f.index == 3, np.nan, f.a))), "y"),
-     errors.InvalidDataError, "'a' contains NaN"),
+     errors.InvalidDataError, r"'a' has missing values \(NULL or NaN\)"),
     (lambda m, f: m.fit(f.assign(a=[None] + list(f.a[1:])), "y"), errors.InvalidDataError,
      "'a' has missing values"),
 ])
 def test_fit_errors_are_clear_and_write_nothing(con, call, error, message):
-    model = sqlnb.NaiveBayes("m", con=con)
+    model = sqlnb.NaiveBayes("m", con=con, missing="error")
     with pytest.raises(error, match=message):
         call(model, frame())
     assert model_relations(con, "m") == []

@@ -339,14 +339,14 @@ def test_merging_models_with_different_specifications_is_refused():
 
 
 # ---------------------------------------------------------------------- transactions
-def _fitted(con, family="gaussian"):
-    model = fit(con, "m", family, batch(family, 200, 1))
+def _fitted(con, family="gaussian", **hyper):
+    model = fit(con, "m", family, batch(family, 200, 1), **hyper)
     return model, snapshot(con, "m")
 
 
 def test_a_batch_with_a_bad_value_changes_nothing():
     con = duckdb.connect()
-    model, before = _fitted(con, "multinomial")
+    model, before = _fitted(con, "multinomial", missing="error")
     bad = batch("multinomial", 100, 2)
     bad.loc[57, "b"] = -3.0
     with pytest.raises(InvalidDataError, match="negative"):

@@ -1,9 +1,12 @@
 {#-
   Bernoulli naive Bayes: features are binarized at `binarize` (unless it is None).
-  log P(x_f = 1 | c) = log(count_cf + alpha_f) - log(weight_c + 2 alpha_f); the joint
-  log-likelihood is log prior + sum_f log_neg_prob + sum_f x_f * (log_prob - log_neg_prob).
+  log P(x_f = 1 | c) = log(count_cf + alpha_f) - log(weight_cf + 2 alpha_f), where weight_cf
+  is the weight of the class's rows where the feature is not missing (the class weight when
+  nothing is missing); the joint log-likelihood is
+  log prior + sum_f log_neg_prob + sum_f x_f * (log_prob - log_neg_prob), and a missing
+  x_f takes its log_neg_prob back out.
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -19,7 +22,8 @@ WITH smoothed AS (
     SELECT
         s.class,
         s.feature,
-        ln(s.count + f.alpha) - ln(c.weight + 2 * f.alpha) AS log_prob
+        -- the denominator is the weight of the rows where the feature is not missing
+        ln(s.count + f.alpha) - ln({{ counts.feature_weight('s', 'c') }} + 2 * f.alpha) AS log_prob
     FROM {{ t.feature_stats }} AS s
     JOIN {{ t.features }} AS f USING (feature)
     JOIN {{ t.class_stats }} AS c USING (class)
@@ -28,7 +32,7 @@ SELECT class, feature, log_prob, ln(1 - exp(log_prob)) AS log_neg_prob
 FROM smoothed;
 {% endmacro %}
 
-{% macro read_params(t) %}{{ counts.read_params(t, 'p.log_prob - p.log_neg_prob AS coef') }}{% endmacro %}
+{% macro read_params(t) %}{{ counts.read_params(t, 'p.log_prob - p.log_neg_prob AS coef, p.log_neg_prob') }}{% endmacro %}
 
 {% macro class_constant(t) %}
 SELECT c.class_index, any_value(c.log_prior) + sum(p.log_neg_prob) AS constant
@@ -40,6 +44,7 @@ GROUP BY c.class_index
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
 {% for term in c.terms %}
-        + {{ counts.value(term, p.binarize) }} * {{ term.coef | lit }}
+    {# a missing value also takes back the feature's log_neg_prob from the constant #}
+        + {{ missing_aware(term, counts.value(term, p.binarize) ~ ' * ' ~ (term.coef | lit), p.missing, '(0 - ' ~ (term.log_neg_prob | lit) ~ ')') }}
 {% endfor %}
 {% endmacro %}

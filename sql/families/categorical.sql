@@ -4,8 +4,13 @@
   Integer columns are codes 0..k-1 as in scikit-learn: every code up to the largest one
   seen (or min_categories) is part of the domain. Other columns use the values seen.
   log P(x_f = v | c) = log(count_cfv + alpha) - log(total_cf + alpha * n_categories_f).
-  A category outside the domain gets the same formula with a zero count (the row with
-  category NULL in feature_params), or an error when unseen = 'error'.
+  A category outside the domain (unseen = 'smooth', the default) gets the same formula
+  with a zero count (the row with category NULL in feature_params):
+      log P(x_f = unseen | c) = log(alpha) - log(total_cf + alpha * n_categories_f);
+  unseen = 'ignore' leaves the feature out of that row's likelihood (adds 0), and
+  unseen = 'error' raises, as scikit-learn does.
+  NULL is a missing value: it is not counted at fit (totals are over the rows with a
+  value) and adds 0 at predict when missing = 'ignore'.
 -#}
 {% from 'incremental.sql' import signed, added %}
 
@@ -163,13 +168,21 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {{ c.constant | lit }}
 {% for term in c.terms %}
         + CASE CAST({{ term.column }} AS VARCHAR)
-        {% for category, coef in term.categories %}
+        {% for category, coef in term.categories | default([]) %}
             WHEN {{ category | lit }} THEN {{ coef | lit }}
         {% endfor %}
-        {% if p.unseen == 'error' %}
-            ELSE error('unseen category in feature ' || {{ term.name | lit }})
+        {% if p.missing | default('ignore') == 'ignore' %}
+            -- a missing value leaves the feature out of the row's likelihood
+            ELSE CASE WHEN {{ term.column }} IS NULL THEN 0
         {% else %}
-            ELSE {{ term.unseen | lit }}
+            ELSE CASE WHEN {{ term.column }} IS NULL THEN error({{ ('missing value (NULL) in feature ' ~ term.name) | lit }})
+        {% endif %}
+        {% if p.unseen == 'error' %}
+            ELSE error('unseen category in feature ' || {{ term.name | lit }}) END
+        {% elif p.unseen == 'ignore' %}
+            ELSE 0 END
+        {% else %}
+            ELSE {{ term.unseen | lit }} END
         {% endif %}
           END
 {% endfor %}

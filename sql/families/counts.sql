@@ -16,6 +16,7 @@ CREATE TABLE {{ t.feature_stats }} (
     feature VARCHAR NOT NULL,
     n       BIGINT NOT NULL,   -- rows with a value
     count   DOUBLE NOT NULL,   -- weighted sum of the values (scikit-learn's feature_count_)
+    weight  DOUBLE,            -- summed sample weight of the rows with a value (NULL: sparse fit)
     PRIMARY KEY (class, feature)
 );
 {% endmacro %}
@@ -25,6 +26,7 @@ CREATE TABLE {{ t.feature_stats }} (
     count({{ num(f) }}) AS {{ f.alias }}_n,
     min({{ num(f) }}) AS {{ f.alias }}_min,
     sum({% if weight %}{{ weight }} * {% endif %}{{ value(f, binarize) }}) AS {{ f.alias }}_s,
+    {% if weight %}sum({{ weight }}) FILTER (WHERE {{ num(f) }} IS NOT NULL){% else %}CAST(count({{ num(f) }}) AS DOUBLE){% endif %} AS {{ f.alias }}_w,
 {% endfor %}
 {% endmacro %}
 
@@ -37,22 +39,23 @@ SELECT
     class,
     unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
     unnest({{ columns_of(features, '_n') }}) AS n,
-    unnest([{% for f in features %}coalesce({{ f.alias }}_s, 0){{ ", " if not loop.last }}{% endfor %}]) AS count
+    unnest([{% for f in features %}coalesce({{ f.alias }}_s, 0){{ ", " if not loop.last }}{% endfor %}]) AS count,
+    unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS weight
 FROM {{ t.batch }}
 {% endmacro %}
 
 {# Fold another model's statistics (same features) into this one. #}
 {% macro merge_model(t, source, sign=1) %}
 {% set counts %}
-SELECT class, feature, n, count FROM {{ source.feature_stats }}
+SELECT class, feature, n, count, weight FROM {{ source.feature_stats }}
 {% endset %}
 {{ upsert(t, counts, sign) }}
 {% endmacro %}
 
 {# Zero counts for declared classes that have no rows yet (scikit-learn's `classes`). #}
 {% macro declare(t) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, n, count)
-SELECT c.class, f.feature, 0, 0
+INSERT INTO {{ t.feature_stats }} (class, feature, n, count, weight)
+SELECT c.class, f.feature, 0, 0, 0
 FROM {{ t.class_stats }} AS c
 CROSS JOIN {{ t.features }} AS f
 ON CONFLICT (class, feature) DO NOTHING;
@@ -60,14 +63,15 @@ ON CONFLICT (class, feature) DO NOTHING;
 
 {# Add (sign = 1) or subtract (sign = -1) per class x feature counts. #}
 {% macro upsert(t, counts, sign) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, n, count)
-SELECT class, feature, {{ signed('n', sign) }}, {{ signed('count', sign) }}
+INSERT INTO {{ t.feature_stats }} (class, feature, n, count, weight)
+SELECT class, feature, {{ signed('n', sign) }}, {{ signed('count', sign) }}, {{ signed('weight', sign) }}
 FROM (
 {{ counts }}
 ) AS counts
 ON CONFLICT (class, feature) DO UPDATE SET
     n = {{ t.feature_stats }}.n + excluded.n,
-    count = {{ added(t.feature_stats ~ '.count', 'excluded.count', sign) }};
+    count = {{ added(t.feature_stats ~ '.count', 'excluded.count', sign) }},
+    weight = {{ added(t.feature_stats ~ '.weight', 'excluded.weight', sign) }};
 {% endmacro %}
 
 {% macro negative_check(t, features, family) %}
@@ -86,6 +90,10 @@ SELECT feature, 'contains NaN or infinite values' AS problem
 FROM {{ t.feature_stats }}
 WHERE NOT isfinite(count)
 {% endmacro %}
+
+{# The per-feature weight: rows with a value, or (sparse fits, which have no missing
+   values) the class weight. Identical to the class weight when nothing is missing. #}
+{% macro feature_weight(s, c) %}CASE WHEN {{ s }}.n = {{ c }}.n OR {{ s }}.weight IS NULL THEN {{ c }}.weight ELSE {{ s }}.weight END{% endmacro %}
 
 {% macro read_params(t, columns) %}
 SELECT c.class_index, p.feature, {{ columns }}

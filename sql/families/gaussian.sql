@@ -6,7 +6,7 @@
   Each batch is summed around a per-feature shift close to the data (a pilot mean), so
   m2 = S2 - S1^2 / W never cancels catastrophically; batches are combined pairwise.
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware %}
 {% from 'incremental.sql' import signed, added, non_negative %}
 
 {% macro stats_table(t, class_type) %}
@@ -30,8 +30,17 @@ SELECT
     __src.{{ target }} AS class,
     count(*) AS n,
     {% if weight %}sum(__src.{{ weight }}){% else %}CAST(count(*) AS DOUBLE){% endif %} AS weight,
+{{ batch_columns(features, weight) -}}
+FROM {{ source }} AS __src
+LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
+WHERE __src.{{ target }} IS NOT NULL
+GROUP BY __src.{{ target }}
+{% endmacro %}
+
+{# The per-feature sums of a batch, over `__src` joined to the shifts as `__shift`. #}
+{% macro batch_columns(features, weight) %}
 {% for f in features %}
-    {% set x = num({'column': '__src.' ~ f.column}) %}
+    {% set x = num({'column': '__src.' ~ f.column, 'guard': f.guard | default(false)}) %}
     {% set d = '(' ~ x ~ ' - ' ~ shift(f) ~ ')' %}
     count({{ x }}) AS {{ f.alias }}_n,
     {% if weight %}
@@ -46,10 +55,6 @@ SELECT
     {% endif %}
     any_value({{ shift(f) }}) AS {{ f.alias }}_shift{{ "," if not loop.last }}
 {% endfor %}
-FROM {{ source }} AS __src
-LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
-WHERE __src.{{ target }} IS NOT NULL
-GROUP BY __src.{{ target }}
 {% endmacro %}
 
 {% macro shift(f) %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% endmacro %}
@@ -154,6 +159,13 @@ ON CONFLICT (class, feature) DO UPDATE SET
 SELECT feature, 'contains NaN or infinite values' AS problem
 FROM {{ t.feature_stats }}
 WHERE NOT (isfinite(mean) AND isfinite(m2))
+UNION ALL
+-- with missing values, a class may have rows but none of a feature's values: no mean to
+-- use (a class declared with `classes` and no rows yet is fine, as in scikit-learn)
+SELECT s.feature, 'has no values (all missing) in class ' || CAST(s.class AS VARCHAR) AS problem
+FROM {{ t.feature_stats }} AS s
+JOIN {{ t.class_stats }} AS c USING (class)
+WHERE s.n = 0 AND c.n > 0
 {% endmacro %}
 
 {% macro feature_params(t, p) %}
@@ -198,6 +210,8 @@ GROUP BY c.class_index
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
 {% for term in c.terms %}
-        - 0.5 * ({{ num(term) }} - {{ term.theta | lit }}) * ({{ num(term) }} - {{ term.theta | lit }}) / {{ term.var | lit }}
+    {% set quadratic = '- 0.5 * (' ~ num(term) ~ ' - ' ~ (term.theta | lit) ~ ') * (' ~ num(term) ~ ' - ' ~ (term.theta | lit) ~ ') / ' ~ (term.var | lit) %}
+    {# a missing value also takes back the feature's -0.5 log(2 pi var) from the constant #}
+        + {{ missing_aware(term, quadratic, p.missing, '0.5 * ln(2 * pi() * ' ~ (term.var | lit) ~ ')') }}
 {% endfor %}
 {% endmacro %}

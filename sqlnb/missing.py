@@ -1,0 +1,87 @@
+"""Missing values: rows without a target, and NaN in floating-point columns.
+
+NaN in floating-point columns is a missing value, like NULL, at a price paid only when
+there is a NaN.
+
+Turning NaN into NULL costs a CASE per value (DuckDB folds ``isnan``/``nullif`` away on
+Parquet columns whose statistics leave NaN out, so the test is spelt with ``isfinite``
+and ``isinf``, which it cannot fold). For the families whose sums and terms turn a NaN
+into NaN (Gaussian, multinomial, complement, Poisson) the work is done only when needed:
+
+* fit runs the batch query on the raw values, looks for a non-finite sum, and only then
+  runs it again with the NaN test on the floating-point columns;
+* scoring computes each class's log-likelihood on the raw values and recomputes it with
+  the NaN test only for the rows where it is not finite.
+
+Bernoulli (``NaN > threshold`` is true in DuckDB) and categorical (``'nan'`` would be a
+category) columns always get the test. A feature dict's ``guard`` flag tells the
+``num`` macro of ``sql/common.sql`` to apply it.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from .errors import SkippedRowsWarning
+
+FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
+PROPAGATING = ("gaussian", "multinomial", "complement", "poisson")
+
+
+def is_float(sql_type: str | None) -> bool:
+    return sql_type is not None and sql_type.upper() in FLOAT_TYPES
+
+
+def set_guards(features: list[dict[str, Any]], family_of: Callable[[dict], str],
+               cautious: bool) -> None:
+    """Flag the floating-point features whose values get the NaN test."""
+    for f in features:
+        f["guard"] = is_float(f["type"]) and (cautious or family_of(f) not in PROPAGATING)
+
+
+def scan_batch(run_batch: Callable[[], Any], fetch: Callable[..., list[tuple]],
+         features: list[dict[str, Any]], family_of: Callable[[dict], str]) -> None:
+    """Run the batch query; run it again with NaN tests if a raw sum came out non-finite."""
+    set_guards(features, family_of, cautious=False)
+    run_batch()
+    checks = [{"name": f["name"],
+               "column": f["alias"] + ("_s1" if family_of(f) == "gaussian" else "_s")}
+              for f in features if is_float(f["type"]) and not f["guard"]]
+    if checks and fetch("batch_nan.sql", checks=checks):
+        set_guards(features, family_of, cautious=True)
+        run_batch()
+
+
+def _plain_terms(terms: list[dict[str, Any]]) -> bool:
+    changed = False
+    for term in terms:
+        if term.get("guard") and term.get("family") in PROPAGATING:
+            term["guard"] = False
+            changed = True
+    return changed
+
+
+def plain_classes(classes: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    """The classes' scoring terms without the NaN tests that can be left to a fallback,
+    and whether any test was left out (then score.sql recomputes non-finite rows)."""
+    plain = copy.deepcopy(classes)
+    changed = False
+    for c in plain:
+        changed |= _plain_terms(c["terms"])
+        for part in c.get("parts", []):
+            changed |= _plain_terms(part["c"]["terms"])
+    return plain, changed
+
+
+def report_skipped(target: str, n_skipped: int) -> int:
+    """Warn about rows whose target is NULL (fit leaves them out); return their number."""
+    if n_skipped:
+        warnings.warn(
+            f"{n_skipped} row(s) with a NULL target {target!r} were skipped",
+            SkippedRowsWarning,
+            stacklevel=3,
+        )
+    return int(n_skipped)

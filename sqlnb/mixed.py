@@ -1,0 +1,427 @@
+"""Mixed-type tables: one distribution per column (``family="auto"``).
+
+A mixed model is made of *parts*, one per family present (Gaussian, Bernoulli,
+categorical, multinomial, Poisson). Each part keeps its family's statistics in its own
+table ``<model>_<family>_stats`` and derives its parameters in the view
+``<model>_<family>_params``, with exactly the SQL of the single-family model (the family
+templates are reused as they are). The class table, the features table and the metadata
+are shared, and scoring adds the parts' log-likelihood terms into one expression per
+class::
+
+    log P(c, x) = log prior_c + sum over parts k of (log P_k(x_k, c) - log prior_c)
+
+which is the product of the per-family models, renormalised.
+
+The type -> family rule (``family_for_type``):
+
+============================================  ==========================================
+DuckDB type                                   family
+============================================  ==========================================
+FLOAT, DOUBLE, DECIMAL                        gaussian
+BOOLEAN                                       bernoulli
+VARCHAR, ENUM                                 categorical, on the raw values
+TINYINT ... HUGEINT, UTINYINT ... UHUGEINT    the ``integers`` hyperparameter (default
+                                              gaussian; or poisson, categorical)
+anything else (DATE, TIMESTAMP, …)            an error: cast it, or name its family
+============================================  ==========================================
+
+``families={"col": "poisson", ...}`` overrides the rule for any column. Every column
+mapped to ``"multinomial"`` belongs to one multinomial block (its probabilities are
+normalised over the block's columns).
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from . import __version__, missing
+from .dialect import DUCKDB
+from .errors import (
+    EmptyInputError,
+    InvalidDataError,
+    InvalidParameterError,
+    UnknownColumnError,
+)
+from .families import (
+    FAMILIES,
+    INTEGER_TYPES,
+    MISSING_MODES,
+    UNSEEN_MODES,
+    Family,
+    _as_float_list,
+    make_family,
+)
+from .templates import render
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+    from .source import Source
+
+# The families a column of a mixed model can have, in the order the parts are fitted.
+# Complement naive Bayes is left out: its per-class terms are not a likelihood.
+PART_FAMILIES = ("gaussian", "bernoulli", "categorical", "multinomial", "poisson")
+INTEGER_CHOICES = ("gaussian", "poisson", "categorical")
+
+# Which of the mixed model's hyperparameters each part's family receives.
+_PART_PARAMS = {
+    "gaussian": ("var_smoothing", "missing"),
+    "bernoulli": ("alpha", "force_alpha", "binarize", "missing"),
+    "categorical": ("alpha", "force_alpha", "min_categories", "unseen", "missing"),
+    "multinomial": ("alpha", "force_alpha", "missing"),
+    "poisson": ("alpha", "force_alpha", "missing"),
+}
+
+
+def family_for_type(sql_type: str, integers: str = "gaussian") -> str | None:
+    """The family ``family="auto"`` gives a column of DuckDB type ``sql_type`` (or None)."""
+    upper = sql_type.upper()
+    if upper in missing.FLOAT_TYPES or upper.startswith("DECIMAL"):
+        return "gaussian"
+    if upper == "BOOLEAN":
+        return "bernoulli"
+    if upper in INTEGER_TYPES:
+        return integers
+    if upper == "VARCHAR" or upper.startswith(("VARCHAR(", "ENUM(")):
+        return "categorical"
+    return None
+
+
+class Mixed(Family):
+    """A model with one family per column, chosen from the column's type or given.
+
+    Hyperparameters: ``families`` (column -> family overrides), ``integers`` (the family
+    of integer columns), the parts' own ``var_smoothing``, ``alpha``, ``force_alpha``,
+    ``binarize``, ``min_categories``, ``unseen``, the shared ``missing``, and the class
+    prior's ``fit_prior`` and ``class_prior``.
+    """
+
+    name = "auto"
+    composite = True
+    numeric = False
+    defaults = {
+        "families": None,
+        "integers": "gaussian",
+        "var_smoothing": 1e-9,
+        "alpha": 1.0,
+        "force_alpha": True,
+        "binarize": 0.0,
+        "min_categories": None,
+        "unseen": "smooth",
+        "missing": "ignore",
+        "fit_prior": True,
+        "class_prior": None,
+    }
+    assigned: dict[str, str]
+
+    @property
+    def template(self) -> str:
+        return "families/mixed.sql"
+
+    def validate(self) -> None:
+        self.assigned = {}
+        families = self.params["families"]
+        if families is not None:
+            if not isinstance(families, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in families.items()
+            ):
+                raise InvalidParameterError(
+                    "families must map column names to family names, e.g. {'visits': 'poisson'}"
+                )
+            for column, family in families.items():
+                if family not in PART_FAMILIES:
+                    raise InvalidParameterError(
+                        f"column {column!r}: family {family!r} cannot be part of a mixed model; "
+                        f"choose one of {', '.join(PART_FAMILIES)}"
+                    )
+        if self.params["integers"] not in INTEGER_CHOICES:
+            raise InvalidParameterError(
+                f"integers must be one of {', '.join(INTEGER_CHOICES)}, "
+                f"got {self.params['integers']!r}"
+            )
+        alpha = self.params["alpha"]
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            raise InvalidParameterError(
+                f"a mixed model takes a single number as alpha, got {alpha!r}"
+            )
+        if self.params["unseen"] not in UNSEEN_MODES:
+            raise InvalidParameterError("unseen must be 'smooth', 'ignore' or 'error'")
+        if self.params["missing"] not in MISSING_MODES:
+            raise InvalidParameterError("missing must be 'ignore' or 'error'")
+        prior = self.params["class_prior"]
+        if prior is not None and any(v < 0 for v in _as_float_list(prior, "class_prior")):
+            raise InvalidParameterError("class_prior must be non-negative")
+        for family in PART_FAMILIES:  # each part's own checks (var_smoothing, binarize…)
+            self.part_family(family)
+
+    def part_family(self, family: str) -> Family:
+        """The single-family object a part uses, with its share of the hyperparameters."""
+        return make_family(family, **{k: self.params[k] for k in _PART_PARAMS[family]})
+
+    def prior_list(self) -> list[float] | None:
+        prior = self.params["class_prior"]
+        return None if prior is None else _as_float_list(prior, "class_prior")
+
+    def fit_prior(self) -> bool:
+        return bool(self.params["fit_prior"])
+
+    def family_of(self, name: str, sql_type: str) -> str:
+        """The family of column ``name``: as fitted, as overridden, or from its type."""
+        if name in self.assigned:
+            return self.assigned[name]
+        overrides = self.params["families"] or {}
+        if name in overrides:
+            return overrides[name]
+        family = family_for_type(sql_type, self.params["integers"])
+        if family is None:
+            raise InvalidDataError(
+                f"feature {name!r} has type {sql_type}, which family='auto' does not map to a "
+                f"family: cast the column, or name its family with families={{{name!r}: ...}}"
+            )
+        return family
+
+    def check_feature_type(self, name: str, sql_type: str) -> None:
+        self.part_family(self.family_of(name, sql_type)).check_feature_type(name, sql_type)
+
+    def assign(self, types: dict[str, str]) -> dict[str, str]:
+        """Each feature's family, for a fit on columns of these types."""
+        overrides = self.params["families"] or {}
+        unknown = [c for c in overrides if c not in types]
+        if unknown:
+            raise UnknownColumnError(f"families names column(s) that are not features: {unknown}")
+        self.assigned = {}
+        return {name: self.family_of(name, sql_type) for name, sql_type in types.items()}
+
+
+FAMILIES[Mixed.name] = Mixed
+
+
+# ---------------------------------------------------------------------- parts
+def _parts(model: NaiveBayes, features: list[dict[str, Any]],
+           family_of: dict[str, str]) -> list[dict[str, Any]]:
+    """One part per family present, in PART_FAMILIES order, with its own relations."""
+    parts = []
+    for family in PART_FAMILIES:
+        members = [f for f in features if family_of[f["name"]] == family]
+        if not members:
+            continue
+        sub = model.family.part_family(family)
+        t = dict(model.tables)
+        t["feature_stats"] = DUCKDB.ident(f"{model.name}_{family}_stats")
+        t["feature_params"] = DUCKDB.ident(f"{model.name}_{family}_params")
+        if family == "categorical":  # the other parts share one batch table (one scan)
+            t["batch"] = DUCKDB.ident(f"__sqlnb_batch_{model.name}_{family}")
+        parts.append({"family": family, "sub": sub, "features": members, "t": t})
+    return parts
+
+
+def _context(model: NaiveBayes, part: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """The template context of one part: the model's, with the part's family and tables."""
+    sub = part["sub"]
+    return {
+        **model._context(),
+        "t": part["t"],
+        "family_name": sub.name,
+        "family_template": sub.template,
+        "family_has_batch": sub.has_batch,
+        "family_long_batch": sub.long_batch,
+        "family_has_batch_checks": sub.has_batch_checks,
+        "p": sub.params,
+        **extra,
+    }
+
+
+def _run(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any):
+    return model.con.execute(render(template, **_context(model, part, **extra)))
+
+
+def _fetch(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> list[tuple]:
+    return _run(model, part, template, **extra).fetchall()
+
+
+def _problems(problems: list[tuple]) -> str:
+    return "cannot fit: " + "; ".join(f"feature {f!r} {p}" for f, p in problems)
+
+
+# ---------------------------------------------------------------------- fit
+def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_rows: int,
+              schema_version: int) -> None:
+    """Fit a mixed model inside the caller's transaction.
+
+    The source is read once for all column-wise parts (after the Gaussian pilot sample)
+    and once more for the categorical columns' grouping sets; the class totals come from
+    the first part's batch.
+    """
+    family: Mixed = model.family
+    features = spec["features"]
+    family_of = family.assign({f["name"]: f["type"] for f in features})
+    parts = _parts(model, features, family_of)
+    for part in parts:
+        options = part["sub"].feature_options(len(part["features"]))
+        for f, extra in zip(part["features"], options):
+            f.update(extra)
+            f["family"] = part["family"]
+            if part["family"] == "categorical":
+                f["coding"] = "integer" if f["type"].upper() in INTEGER_TYPES else "value"
+    first = parts[0]
+    for part in parts:
+        if part["family"] == "gaussian":
+            _run(model, part, "pilot.sql", source=src.sql, target=spec["target_sql"],
+                 features=part["features"], rows=pilot_rows)
+            overall = _fetch(model, part, "pilot_overall.sql", features=part["features"])[0]
+            for f, shift in zip(part["features"], overall):
+                f["shift"] = float(shift)
+    model._run("drop_parts.sql", families=PART_FAMILIES)
+    _run(model, first, "create_model.sql", class_type=spec["target_type"])
+    for part in parts[1:]:
+        _run(model, part, "part_stats_table.sql", class_type=spec["target_type"])
+    model._run("insert_features.sql", features=features)
+    _batch(model, src, spec, parts)
+    problems: list[tuple] = []
+    for part in parts:
+        if part is first and _fetch(model, part, "batch_size.sql")[0][0] == 0:
+            n_rows, _ = model._fetch("source_info.sql", source=src.sql,
+                                     target=spec["target_sql"])[0]
+            if n_rows == 0:
+                raise EmptyInputError("the source has no rows")
+            raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
+        problems += _fetch(model, part, "batch_checks.sql", features=part["features"])
+    if problems:
+        raise InvalidDataError(_problems(problems))
+    weighted = spec["weight"] is not None
+    _run(model, first, "merge.sql", features=first["features"], weighted=weighted)
+    for part in parts[1:]:
+        _run(model, part, "part_merge.sql", features=part["features"], weighted=weighted)
+    for part in parts:
+        _run(model, part, "drop_batch.sql")
+
+    n_classes = model._fetch("class_count.sql")[0][0]
+    needed = max(part["sub"].min_classes for part in parts)
+    if n_classes < needed:
+        raise InvalidDataError(
+            f"this model needs at least {needed} classes; the target has {n_classes}"
+        )
+    family.check_priors(n_classes)
+    _run(model, first, "params.sql", priors=family.prior_list(), fit_prior=family.fit_prior())
+    for part in parts[1:]:
+        _run(model, part, "part_params.sql")
+    for part in parts:
+        problems += _fetch(model, part, "checks.sql", features=part["features"])
+    if problems:
+        raise InvalidDataError(_problems(problems))
+    from .model import _jsonable  # model imports this module: import when fitting
+
+    model._run(
+        "write_meta.sql",
+        schema_version=schema_version,
+        params_json=json.dumps(_jsonable(family.params)),
+        target=spec["target"],
+        target_type=spec["target_type"],
+        weight=spec["weight"],
+        features_json=json.dumps([{"name": f["name"], "type": f["type"], "family": f["family"]}
+                                  for f in features]),
+        version=__version__,
+    )
+    family.assigned = dict(family_of)
+
+
+def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],
+           parts: list[dict[str, Any]]) -> None:
+    """The batch tables: one scan for the column-wise parts, one for the categorical part."""
+    for part in parts:
+        if part["family"] == "categorical":
+            _run(model, part, "batch.sql", source=src.sql, target=spec["target_sql"],
+                 weight=spec["weight_sql"], features=part["features"],
+                 batch_options=part["sub"].batch_options())
+    wide = [part for part in parts if part["family"] != "categorical"]
+    if wide:
+        def run_batch() -> None:
+            model._run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
+                       weight=spec["weight_sql"], parts=_wide_columns(wide, spec),
+                       shifted=wide[0]["family"] == "gaussian")
+
+        missing.scan_batch(run_batch, model._fetch, [f for part in wide for f in part["features"]],
+                           lambda f: f["family"])
+
+
+def _wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """What mixed_batch.sql needs of each column-wise part, Gaussian last (its columns
+    end without a comma). The others' columns are qualified with the source's alias."""
+    columns = []
+    for part in parts:
+        if part["family"] == "gaussian":  # its columns qualify themselves with __src
+            columns.append({"template": part["sub"].template, "features": part["features"],
+                            "weight": spec["weight_sql"], "options": {}})
+        else:
+            qualified = [{**f, "column": "__src." + f["column"]} for f in part["features"]]
+            weight = None if spec["weight_sql"] is None else "__src." + spec["weight_sql"]
+            columns.insert(0, {"template": part["sub"].template, "features": qualified,
+                               "weight": weight, "options": part["sub"].batch_options()})
+    return columns
+
+
+# ---------------------------------------------------------------------- scoring
+def _terms(model: NaiveBayes, part: dict[str, Any],
+           types: dict[str, str]) -> dict[int, dict[str, dict[str, Any]]]:
+    """Each class's scoring terms of one part, read from the part's parameter view."""
+    terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    cursor = _run(model, part, "read_params.sql", what="terms")
+    names = [d[0] for d in cursor.description]
+    for row in cursor.fetchall():
+        class_index, feature = row[0], row[1]
+        term = terms[class_index].setdefault(
+            feature, {"name": feature, "column": DUCKDB.ident(feature),
+                      "family": part["family"], "guard": missing.is_float(types[feature])}
+        )
+        if part["family"] == "categorical":
+            category, coef = row[2], row[3]
+            if category is None:
+                term["unseen"] = coef
+            else:
+                term.setdefault("categories", []).append((category, coef))
+        else:
+            term.update(zip(names[2:], row[2:]))
+    return terms
+
+
+def compile_mixed(model: NaiveBayes) -> dict[str, Any]:
+    """The per-class scoring expressions of a mixed model: the parts' terms, one sum."""
+    meta = model.meta
+    family: Mixed = model.family
+    family_of = {f["name"]: f["family"] for f in meta["features"]}
+    types = {f["name"]: f["type"] for f in meta["features"]}
+    order = {f["name"]: i for i, f in enumerate(meta["features"])}
+    family.assigned = dict(family_of)
+    parts = _parts(model, meta["features"], family_of)
+    classes = model._fetch("read_params.sql", what="classes")
+    constants: dict[int, float] = {index: 0.0 for index, _, _ in classes}
+    part_terms = []
+    for part in parts:
+        for class_index, constant in _fetch(model, part, "read_params.sql", what="constants"):
+            constants[class_index] += constant
+        part_terms.append(_terms(model, part, types))
+    compiled = []
+    for class_index, label, log_prior in classes:
+        # each part's constant carries the log prior once; keep one of them
+        constant = constants[class_index] - (len(parts) - 1) * log_prior
+        compiled.append({
+            "index": class_index,
+            "label_value": label,
+            "label": DUCKDB.lit(label, meta["target_type"]),
+            "constant": constant,
+            "terms": [],
+            "parts": [
+                {
+                    "template": part["sub"].template,
+                    "p": part["sub"].params,
+                    "c": {"constant": 0.0, "terms": sorted(
+                        terms[class_index].values(), key=lambda t: order[t["name"]])},
+                }
+                for part, terms in zip(parts, part_terms)
+            ],
+            "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
+        })
+        compiled[-1]["chunks"] = [compiled[-1]]  # score.sql sums chunks; parts are one
+    return {"classes": classes, "compiled": compiled}
