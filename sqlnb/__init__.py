@@ -7,6 +7,7 @@ scan, parameters are SQL views over the statistics, and scoring is log-space SQL
 __version__ = "0.1.0"
 
 from . import errors  # noqa: E402
+from .metrics import evaluate  # noqa: E402
 from .model import NaiveBayes, load  # noqa: E402
 
-__all__ = ["NaiveBayes", "load", "errors", "__version__"]
+__all__ = ["NaiveBayes", "load", "evaluate", "errors", "__version__"]

@@ -37,6 +37,10 @@ class Dialect:
         """Quote a possibly dotted relation name (``schema.table``), part by part."""
         return ".".join(self.ident(part) for part in name.split("."))
 
+    def field(self, struct: str, name: str) -> str:
+        """A field of a struct-valued expression (a macro's row argument): ``r."name"``."""
+        return self.ident(struct) + "." + self.ident(name)
+
     def string(self, value: str) -> str:
         if "\x00" in value:
             raise ValueError("string literal contains a NUL byte")

@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from . import __version__
+from . import __version__, macros
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
@@ -57,6 +57,9 @@ class NaiveBayes:
     family:
         ``"gaussian"``, ``"multinomial"``, ``"complement"``, ``"bernoulli"`` or
         ``"categorical"``.
+    sql_macros:
+        Re-create the scoring macros ``<name>_predict(row)``, ``<name>_predict_proba(row)``…
+        in the database after every fit (see ``docs/sql.md``).
     **hyperparameters:
         scikit-learn's names and defaults for the family (``var_smoothing``, ``alpha``…).
     """
@@ -67,6 +70,7 @@ class NaiveBayes:
         *,
         con: duckdb.DuckDBPyConnection | None = None,
         family: str = "gaussian",
+        sql_macros: bool = True,
         **hyperparameters: Any,
     ) -> None:
         if not isinstance(name, str) or not name:
@@ -76,6 +80,7 @@ class NaiveBayes:
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
+        self.sql_macros = sql_macros
 
     # ------------------------------------------------------------------ naming
     @property
@@ -239,6 +244,8 @@ class NaiveBayes:
             features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
             version=__version__,
         )
+        if getattr(self, "sql_macros", True):
+            macros.create_macros(self)
 
     def fit_sparse(
         self,
@@ -444,12 +451,61 @@ class NaiveBayes:
         """The source's rows with one ``jll_<class>`` column (log P(x, class)) per class."""
         return self._score(source, "joint")
 
+    # ------------------------------------------------------------------ plain SQL
+    def create_macros(self) -> None:
+        """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
+        self.meta  # raises NotFittedError early
+        self.con.begin()
+        try:
+            macros.create_macros(self)
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+
+    def to_sql(self, source: str = "source", output: str = "predict") -> str:
+        """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined.
+
+        >>> print(model.to_sql("read_parquet('new/*.parquet')"))  # doctest: +SKIP
+        """
+        return macros.to_sql(self, source, output)
+
+    def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:
+        """The SQL script ``fit(source, target, **kwargs)`` runs, without running it.
+
+        ``source`` must be a table, view or file path. The database is left unchanged.
+        """
+        from .script import record
+
+        return record(self, "fit", source, target, **kwargs)
+
+    def evaluate(self, source: Any, target: str | None = None) -> dict[str, Any]:
+        """Accuracy, per-class precision/recall/F1, macro/weighted F1, log loss and the
+        confusion matrix of the model on ``source`` (labels in ``target``, by default the
+        fitted target), computed in SQL. See :func:`sqlnb.metrics.evaluate`.
+        """
+        from .metrics import evaluate_model
+
+        return evaluate_model(self, source, target)
+
+    def top_features(self, k: int = 10) -> duckdb.DuckDBPyRelation:
+        """Per class, the ``k`` features that most raise its log-likelihood against the
+        other classes: a relation (class, rank, feature, category, score); see
+        ``sql/top_features.sql`` for each family's score.
+        """
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
+        self.meta  # raises NotFittedError early
+        return self.con.sql(render("top_features.sql", **self._context(
+            k=k, model_comment=macros.comment_text(self.name))))
+
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
         self.con.begin()
         try:
             self._run("drop_model.sql")
+            macros.drop_macros(self)
             self.con.commit()
         except BaseException:
             self.con.rollback()

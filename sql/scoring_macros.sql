@@ -1,0 +1,40 @@
+-- Scoring macros of model {{ model_comment }} ({{ family_name }} naive Bayes, DuckDB only).
+-- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
+-- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
+{% import family_template as family %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
+{% for c in classes %}
+    -- class {{ c.comment }}: log prior + log-likelihood of each feature
+    {{ family.jll(c, p) | trim }}{{ "," if not loop.last }}
+{% endfor %}
+];
+
+CREATE OR REPLACE MACRO {{ m.predict }}(r) AS
+    -- the class with the largest joint log-likelihood; ties go to the first class in sorted order
+    list_transform([{{ m.joint }}(r)], lambda jll:
+        [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(jll, list_max(jll))]
+    )[1];
+
+CREATE OR REPLACE MACRO {{ m.predict_log_proba }}(r) AS
+    -- joint log-likelihoods minus their log-sum-exp (taken around the largest one)
+    list_transform([{{ m.joint }}(r)], lambda jll:
+        list_transform([list_max(jll) + ln(list_sum(list_transform(jll, lambda x: exp(x - list_max(jll)))))], lambda lse: {
+        {% for c in classes %}
+            {{ c.key | lit }}: jll[{{ loop.index }}] - lse{{ "," if not loop.last }}
+        {% endfor %}
+        })[1]
+    )[1];
+
+CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS
+    list_transform([{{ m.joint }}(r)], lambda jll:
+        list_transform([list_max(jll) + ln(list_sum(list_transform(jll, lambda x: exp(x - list_max(jll)))))], lambda lse: {
+        {% for c in classes %}
+            {{ c.key | lit }}: exp(jll[{{ loop.index }}] - lse){{ "," if not loop.last }}
+        {% endfor %}
+        })[1]
+    )[1];
+
+-- Whole-table scoring: SELECT * FROM churn_score('customers') (a table, view or file name).
+CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
+    SELECT *, {{ m.predict }}(__sqlnb_row) AS prediction
+    FROM query_table(relation) AS __sqlnb_row;

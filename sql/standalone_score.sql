@@ -1,0 +1,54 @@
+-- Model {{ model_comment }}: {{ family_name }} naive Bayes, {{ classes | length }} classes, {{ n_features }} features.
+-- Fitted at {{ fitted_at }} (sqlnb {{ version }}). Every parameter is embedded below, so
+-- this statement needs no sqlnb table: it runs on any DuckDB connection that can read the source.
+{% import family_template as family %}
+WITH source AS (
+    SELECT * FROM {{ source }}
+), joint AS (
+    -- joint log-likelihood log P(x, class) of each class
+    SELECT
+        *,
+    {% for c in classes %}
+        -- class {{ c.comment }}
+        {{ family.jll(c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM source
+), normalised AS (
+    SELECT
+        *,
+        {% if classes | length == 1 %}
+        {{ classes[0].jll }} AS __sqlnb_max
+        {% else %}
+        {{ fn.greatest }}({% for c in classes %}{{ c.jll }}{{ ", " if not loop.last }}{% endfor %}) AS __sqlnb_max
+        {% endif %}
+    FROM joint
+), summed AS (
+    SELECT
+        *,
+        -- log-sum-exp around the largest term
+        __sqlnb_max + ln({% for c in classes %}exp({{ c.jll }} - __sqlnb_max){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+    FROM normalised
+)
+SELECT
+    * EXCLUDE ({% for c in classes %}{{ c.jll }}, {% endfor %}__sqlnb_max, __sqlnb_lse),
+{% if output in ('predict', 'predict_proba') %}
+    -- argmax; ties go to the first class in sorted order
+    CASE
+    {% for c in classes %}
+        WHEN {{ c.jll }} = __sqlnb_max THEN {{ c.label }}
+    {% endfor %}
+    END AS {{ prediction }}{{ "," if output == 'predict_proba' }}
+{% endif %}
+{% if output != 'predict' %}
+{% for c in classes %}
+    {% if output == 'joint' %}
+    {{ c.jll }}
+    {% elif output == 'log_proba' %}
+    {{ c.jll }} - __sqlnb_lse
+    {% else %}
+    exp({{ c.jll }} - __sqlnb_lse)
+    {% endif %}
+    AS {{ c.output }}{{ "," if not loop.last }}
+{% endfor %}
+{% endif %}
+FROM summed

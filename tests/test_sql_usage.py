@@ -1,0 +1,220 @@
+"""Models usable from plain SQL: scoring macros, standalone scoring SQL, fit scripts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import duckdb
+import numpy as np
+import pytest
+
+import sqlnb
+from sqlnb.errors import InvalidDataError, InvalidParameterError
+
+from conftest import family_frame
+
+LABELS = ["churn", "stay", "wait"]
+
+
+def fitted(family: str, con=None, name: str = "churn", n: int = 240):
+    con = duckdb.connect() if con is None else con
+    frame = family_frame(family, n=n)
+    con.execute("CREATE OR REPLACE TABLE customers AS SELECT * FROM frame")
+    model = sqlnb.NaiveBayes(name, con=con, family=family).fit("customers", "y")
+    return con, model
+
+
+def facade_scores(model, source="customers"):
+    labels = [r[-1] for r in model.predict(source).fetchall()]
+    proba = np.array([r[-3:] for r in model.predict_proba(source).fetchall()])
+    return labels, proba
+
+
+def macro_scores(con, name="churn", source="customers"):
+    rows = con.execute(
+        f'SELECT "{name}_predict"(t), "{name}_predict_proba"(t) FROM {source} AS t'
+    ).fetchall()
+    labels = [r[0] for r in rows]
+    proba = np.array([[r[1][label] for label in LABELS] for r in rows])
+    return labels, proba
+
+
+# ---------------------------------------------------------------- persisted macros
+def test_macros_agree_with_the_facade(family):
+    con, model = fitted(family)
+    labels, proba = facade_scores(model)
+    macro_labels, macro_proba = macro_scores(con)
+    assert macro_labels == labels
+    np.testing.assert_allclose(macro_proba, proba, rtol=0, atol=1e-12)
+    # the label type is the target's, and the probabilities are a distribution
+    assert isinstance(macro_labels[0], str)
+    np.testing.assert_allclose(macro_proba.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_macros_follow_every_fit(family):
+    """A refit (and a partial fit, where sqlnb has one) re-creates the macros."""
+    con, model = fitted(family)
+    before = macro_scores(con)
+    frame = family_frame(family, n=300, seed=7)
+    con.execute("CREATE TABLE more AS SELECT * FROM frame")
+    model.fit("more", "y")
+    labels, proba = facade_scores(model)
+    macro_labels, macro_proba = macro_scores(con)
+    assert macro_labels == labels
+    np.testing.assert_allclose(macro_proba, proba, rtol=0, atol=1e-12)
+    assert not np.allclose(macro_proba, before[1])
+    if hasattr(model, "partial_fit"):
+        model.partial_fit("customers", "y")
+        labels, proba = facade_scores(model)
+        macro_labels, macro_proba = macro_scores(con)
+        assert macro_labels == labels
+        np.testing.assert_allclose(macro_proba, proba, rtol=0, atol=1e-12)
+
+
+def test_macros_score_files_and_whole_tables(tmp_path):
+    con, model = fitted("gaussian")
+    path = tmp_path / "new.parquet"
+    con.execute(f"COPY customers TO '{path}' (FORMAT parquet)")
+    from_file = con.execute(f"SELECT churn_predict(p) FROM read_parquet('{path}') AS p").fetchall()
+    labels, _ = facade_scores(model)
+    assert [r[0] for r in from_file] == labels
+    table = con.execute("SELECT * FROM churn_score('customers')").fetchall()
+    assert [r[-1] for r in table] == labels
+    assert len(table[0]) == len(model.predict("customers").columns)
+
+
+def test_a_failed_fit_leaves_the_macros_as_they_were():
+    con, model = fitted("multinomial")
+    before = macro_scores(con)
+    con.execute("CREATE TABLE bad AS SELECT * FROM customers")
+    con.execute("UPDATE bad SET x1 = -1 WHERE y = 'stay'")
+    with pytest.raises(InvalidDataError):
+        model.fit("bad", "y")
+    after = macro_scores(con)
+    assert after[0] == before[0]
+    np.testing.assert_array_equal(after[1], before[1])
+
+
+def test_drop_removes_the_macros():
+    con, model = fitted("bernoulli")
+    model.drop()
+    functions = con.execute(
+        "SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'churn%'"
+    ).fetchall()
+    assert functions == []
+
+
+def test_macros_can_be_turned_off():
+    con = duckdb.connect()
+    sqlnb.NaiveBayes("quiet", con=con, sql_macros=False).fit(family_frame("gaussian"), "y")
+    assert con.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'quiet%'"
+    ).fetchone()[0] == 0
+
+
+def test_a_separate_process_scores_with_duckdb_alone(tmp_path, family):
+    """The database file alone, opened by a process that imports only duckdb."""
+    path = tmp_path / "models.duckdb"
+    con = duckdb.connect(str(path))
+    _, model = fitted(family, con=con)
+    labels, proba = facade_scores(model)
+    con.close()
+    script = textwrap.dedent(f"""
+        import json, sys
+        import duckdb
+        con = duckdb.connect({str(path)!r}, read_only=True)
+        rows = con.execute(
+            "SELECT churn_predict(t), churn_predict_proba(t) FROM customers AS t"
+        ).fetchall()
+        assert "sqlnb" not in sys.modules
+        print(json.dumps([[label, proba] for label, proba in rows]))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, check=True)
+    rows = json.loads(done.stdout)
+    assert [r[0] for r in rows] == labels
+    other = np.array([[r[1][label] for label in LABELS] for r in rows])
+    np.testing.assert_allclose(other, proba, rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------- standalone scoring SQL
+def test_to_sql_runs_on_a_fresh_connection(family):
+    con, model = fitted(family)
+    labels, proba = facade_scores(model)
+    fresh = duckdb.connect()
+    frame = con.execute("SELECT * FROM customers").df()  # noqa: F841 (read by DuckDB)
+    fresh.execute("CREATE TABLE incoming AS SELECT * FROM frame")
+    sql = model.to_sql("incoming", output="predict_proba")
+    result = fresh.execute(sql)
+    columns = [d[0] for d in result.description]
+    rows = result.fetchall()
+    assert columns == list(frame.columns) + ["prediction", "proba_churn", "proba_stay",
+                                             "proba_wait"]
+    assert [r[-4] for r in rows] == labels
+    np.testing.assert_allclose(np.array([r[-3:] for r in rows]), proba, rtol=0, atol=1e-12)
+    assert "sqlnb" not in fresh.execute(
+        "SELECT string_agg(table_name) FROM duckdb_tables()").fetchone()[0]
+
+
+def test_to_sql_is_commented_and_reads_files(tmp_path):
+    con, model = fitted("gaussian")
+    path = tmp_path / "new.parquet"
+    con.execute(f"COPY customers TO '{path}' (FORMAT parquet)")
+    sql = model.to_sql(f"read_parquet('{path}')")
+    header = sql.splitlines()[0]
+    assert "churn" in header and "gaussian" in header
+    assert str(model.meta["fitted_at"])[:19] in sql
+    rows = duckdb.connect().execute(sql).fetchall()
+    assert [r[-1] for r in rows] == facade_scores(model)[0]
+
+
+def test_to_sql_rejects_an_unknown_output():
+    _, model = fitted("gaussian")
+    with pytest.raises(InvalidParameterError):
+        model.to_sql("customers", output="everything")
+
+
+# ---------------------------------------------------------------- fitting from SQL
+def _model_tables(con, name="churn"):
+    tables = {}
+    for role, order in [("class_stats", "class"), ("feature_stats", "ALL"),
+                        ("class_params", "class"), ("feature_params", "ALL"),
+                        ("features", "feature_index")]:
+        tables[role] = con.execute(f'SELECT * FROM "{name}_{role}" ORDER BY {order}').fetchall()
+    meta = con.execute(f'SELECT * EXCLUDE (fitted_at) FROM "{name}_meta"').fetchall()
+    return tables, meta
+
+
+def test_the_fit_script_builds_the_same_tables(family):
+    con, model = fitted(family)
+    expected = _model_tables(con)
+    script = model.fit_sql("customers", "y")
+    assert script.splitlines()[0].startswith("-- Fit model churn")
+    plain = duckdb.connect()
+    frame = con.execute("SELECT * FROM customers").df()  # noqa: F841 (read by DuckDB)
+    plain.execute("CREATE TABLE customers AS SELECT * FROM frame")
+    plain.execute(script)
+    got = _model_tables(plain)
+    assert got[1] == expected[1]
+    for role, rows in expected[0].items():
+        assert len(got[0][role]) == len(rows), role
+        for a, b in zip(got[0][role], rows):
+            assert a[:2] == b[:2]
+            np.testing.assert_allclose(
+                [v for v in a if isinstance(v, float)], [v for v in b if isinstance(v, float)],
+                rtol=1e-12, atol=1e-12, err_msg=role)
+
+
+def test_recording_a_fit_changes_nothing():
+    con = duckdb.connect()
+    frame = family_frame("gaussian")  # noqa: F841 (read by DuckDB)
+    con.execute("CREATE TABLE customers AS SELECT * FROM frame")
+    model = sqlnb.NaiveBayes("churn", con=con)
+    model.fit_sql("customers", "y", features=["x0", "x1"])
+    tables = con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+    assert tables == [("customers",)]
+    with pytest.raises(InvalidParameterError):
+        model.fit_sql(frame, "y")
