@@ -3,7 +3,7 @@
   log P(x_f = 1 | c) = log(count_cf + alpha_f) - log(weight_c + 2 alpha_f); the joint
   log-likelihood is log prior + sum_f log_neg_prob + sum_f x_f * (log_prob - log_neg_prob).
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, by_group %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -15,14 +15,14 @@
 CREATE OR REPLACE VIEW {{ t.feature_params }} AS
 WITH smoothed AS (
     SELECT
-        s.class,
+        {{ by_group(t, 's.') }}s.class,
         s.feature,
         ln(s.count + f.alpha) - ln(c.weight + 2 * f.alpha) AS log_prob
     FROM {{ t.feature_stats }} AS s
     JOIN {{ t.features }} AS f USING (feature)
-    JOIN {{ t.class_stats }} AS c USING (class)
+    JOIN {{ t.class_stats }} AS c USING ({{ by_group(t) }}class)
 )
-SELECT class, feature, log_prob, ln(1 - exp(log_prob)) AS log_neg_prob
+SELECT {{ by_group(t) }}class, feature, log_prob, ln(1 - exp(log_prob)) AS log_neg_prob
 FROM smoothed;
 {% endmacro %}
 
@@ -31,7 +31,7 @@ FROM smoothed;
 {% macro class_constant(t) %}
 SELECT c.class_index, any_value(c.log_prior) + sum(p.log_neg_prob) AS constant
 FROM {{ t.feature_params }} AS p
-JOIN {{ t.class_params }} AS c USING (class)
+JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 GROUP BY c.class_index
 {% endmacro %}
 

@@ -3,7 +3,7 @@
   per class x feature the weighted sum of the feature's values. Bernoulli passes
   `binarize`, so the sum counts the rows whose value is above the threshold.
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, by_group %}
 
 {% macro value(f, binarize) -%}
 {% if binarize is none %}{{ num(f) }}{% else %}CAST({{ num(f) }} > {{ binarize | lit }} AS DOUBLE){% endif %}
@@ -11,11 +11,14 @@
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
+{% for g in t.get('groups', []) %}
+    {{ g.column }} {{ g.type }} NOT NULL,
+{% endfor %}
     class   {{ class_type }} NOT NULL,
     feature VARCHAR NOT NULL,
     n       BIGINT NOT NULL,   -- rows with a value
     count   DOUBLE NOT NULL,   -- weighted sum of the values (scikit-learn's feature_count_)
-    PRIMARY KEY (class, feature)
+    PRIMARY KEY ({{ by_group(t) }}class, feature)
 );
 {% endmacro %}
 
@@ -28,14 +31,14 @@ CREATE TABLE {{ t.feature_stats }} (
 {% endmacro %}
 
 {% macro merge(t, features) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, n, count)
+INSERT INTO {{ t.feature_stats }} ({{ by_group(t) }}class, feature, n, count)
 SELECT
-    class,
+    {{ by_group(t) }}class,
     unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
     unnest({{ columns_of(features, '_n') }}) AS n,
     unnest([{% for f in features %}coalesce({{ f.alias }}_s, 0){{ ", " if not loop.last }}{% endfor %}]) AS count
 FROM {{ t.batch }}
-ON CONFLICT (class, feature) DO UPDATE SET
+ON CONFLICT ({{ by_group(t) }}class, feature) DO UPDATE SET
     n = {{ t.feature_stats }}.n + excluded.n,
     count = {{ t.feature_stats }}.count + excluded.count;
 {% endmacro %}
@@ -60,5 +63,5 @@ WHERE NOT isfinite(count)
 {% macro read_params(t, columns) %}
 SELECT c.class_index, p.feature, {{ columns }}
 FROM {{ t.feature_params }} AS p
-JOIN {{ t.class_params }} AS c USING (class)
+JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 {% endmacro %}
