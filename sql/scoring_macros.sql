@@ -2,10 +2,11 @@
 -- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
 -- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
 {% import family_template as family %}
+{% import 'grouped_jll.sql' as grouped %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
 {% for c in classes %}
     -- class {{ c.comment }}: log prior + log-likelihood of each feature
-    {{ family.jll(c, p) | trim }}{{ "," if not loop.last }}
+    {{ grouped.class_jll(family, c, p) | trim }}{{ "," if not loop.last }}
 {% endfor %}
 ];
 
@@ -29,7 +30,7 @@ CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS
     list_transform([{{ m.joint }}(r)], lambda jll:
         list_transform([list_max(jll) + ln(list_sum(list_transform(jll, lambda x: exp(x - list_max(jll)))))], lambda lse: {
         {% for c in classes %}
-            {{ c.key | lit }}: exp(jll[{{ loop.index }}] - lse){{ "," if not loop.last }}
+            {{ c.key | lit }}: {% if grouped_model %}coalesce(exp(jll[{{ loop.index }}] - lse), 0){% else %}exp(jll[{{ loop.index }}] - lse){% endif %}{{ "," if not loop.last }}
         {% endfor %}
         })[1]
     )[1];

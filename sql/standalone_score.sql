@@ -2,6 +2,7 @@
 -- Fitted at {{ fitted_at }} (sqlnb {{ version }}). Every parameter is embedded below, so
 -- this statement needs no sqlnb table: it runs on any DuckDB connection that can read the source.
 {% import family_template as family %}
+{% import 'grouped_jll.sql' as grouped %}
 WITH source AS (
     SELECT * FROM {{ source }}
 ), joint AS (
@@ -10,7 +11,7 @@ WITH source AS (
         *,
     {% for c in classes %}
         -- class {{ c.comment }}
-        {{ family.jll(c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
+        {{ grouped.class_jll(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM source
 ), normalised AS (
@@ -26,7 +27,12 @@ WITH source AS (
     SELECT
         *,
         -- log-sum-exp around the largest term
+        {% if grouped_model %}
+        -- (a class the row's group never saw has no term)
+        __sqlnb_max + ln({% for c in classes %}coalesce(exp({{ c.jll }} - __sqlnb_max), 0){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+        {% else %}
         __sqlnb_max + ln({% for c in classes %}exp({{ c.jll }} - __sqlnb_max){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+        {% endif %}
     FROM normalised
 )
 SELECT
@@ -45,6 +51,8 @@ SELECT
     {{ c.jll }}
     {% elif output == 'log_proba' %}
     {{ c.jll }} - __sqlnb_lse
+    {% elif grouped_model %}
+    coalesce(exp({{ c.jll }} - __sqlnb_lse), 0)
     {% else %}
     exp({{ c.jll }} - __sqlnb_lse)
     {% endif %}

@@ -52,6 +52,9 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
     rather than a column; ``key`` is the class label as text (the struct field name of
     ``<name>_predict_proba``), ``output`` the quoted output column name.
     """
+    from .grouping import compile_groups
+
+    groups = compile_groups(model, row)
     classes = []
     for c in model._compile()["compiled"]:
         terms = c["terms"]
@@ -60,7 +63,7 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
         key = str(c["label_value"])
         output = None if output_prefix is None else DUCKDB.ident(f"{output_prefix}{key}")
         classes.append({**c, "terms": terms, "key": key, "output": output,
-                        "comment": comment_text(key)})
+                        "comment": comment_text(key), "groups": groups.get(c["index"], [])})
     return classes
 
 
@@ -80,6 +83,7 @@ def create_macros(model: NaiveBayes) -> None:
     try:
         classes = compiled_classes(model, row=ROW)
         model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model.name),
+                   grouped_model=any(c["groups"] for c in classes),
                    model_comment=comment_text(model.name))
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
@@ -125,6 +129,7 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
             model_comment=comment_text(model.name),
             output=output,
             classes=classes,
+            grouped_model=any(c["groups"] for c in classes),
             prediction=DUCKDB.ident(prediction),
             n_features=len(meta["features"]),
             fitted_at=str(meta["fitted_at"])[:19],

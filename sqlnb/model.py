@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from . import __version__, macros
+from . import __version__, grouping, macros
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
@@ -127,15 +127,19 @@ class NaiveBayes:
         *,
         features: list[str] | None = None,
         weight: str | None = None,
+        group_by: str | list[str] | None = None,
     ) -> NaiveBayes:
         """Fit the model on ``source``: one scan, then statistics tables and parameter views.
 
-        ``features=None`` takes every column but the target and the weight. Nothing is
-        written if anything fails: the previous model (if any) is left as it was.
+        ``features=None`` takes every column but the target, the weight and the group
+        columns. ``group_by`` (a column or a list of columns) fits one model per group in the
+        same scan, plus a pooled model for groups unseen at fit time (see
+        :mod:`sqlnb.grouping`). Nothing is written if anything fails: the previous model
+        (if any) is left as it was.
         """
         src = resolve(self.con, source)
         try:
-            spec = self._fit_spec(src, target, features, weight)
+            spec = self._fit_spec(src, target, features, weight, group_by)
             self.con.begin()
             try:
                 self._fit_in_transaction(src, spec)
@@ -150,7 +154,7 @@ class NaiveBayes:
         return self
 
     def _fit_spec(self, src: Source, target: str, features: list[str] | None,
-                  weight: str | None) -> dict[str, Any]:
+                  weight: str | None, group_by: str | list[str] | None = None) -> dict[str, Any]:
         columns = src.columns
         if not isinstance(target, str) or target not in columns:
             raise UnknownColumnError(
@@ -162,7 +166,8 @@ class NaiveBayes:
             if not is_numeric(columns[weight]):
                 raise InvalidDataError(f"weight column {weight!r} has type {columns[weight]}")
         if features is None:
-            features = [c for c in columns if c not in (target, weight)]
+            grouped = [group_by] if isinstance(group_by, str) else list(group_by or [])
+            features = [c for c in columns if c not in (target, weight) and c not in grouped]
         else:
             features = list(features)
             missing = [f for f in features if f not in columns]
@@ -184,7 +189,7 @@ class NaiveBayes:
             if self.family.name == "categorical":
                 spec["coding"] = "integer" if columns[name].upper() in INTEGER_TYPES else "value"
             specs.append(spec)
-        return {
+        spec = {
             "target": target,
             "target_sql": DUCKDB.ident(target),
             "target_type": columns[target],
@@ -192,8 +197,15 @@ class NaiveBayes:
             "weight_sql": None if weight is None else DUCKDB.ident(weight),
             "features": specs,
         }
+        if group_by is not None:
+            spec["groups"] = grouping.group_specs(columns, group_by, target, specs, weight)
+        return spec
 
     def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
+        if spec.get("groups"):
+            grouping.fit_grouped(self, src, spec)
+            return
+        grouping.drop_groups(self)
         features = spec["features"]
         if self.family.shifted:
             self._run("pilot.sql", source=src.sql, target=spec["target_sql"],
@@ -280,6 +292,7 @@ class NaiveBayes:
             self.con.begin()
             try:
                 self._run("create_model.sql", class_type=target_type)
+                grouping.drop_groups(self)
                 self._run("insert_features.sql", features=specs)
                 self._run("batch_sparse.sql", entries=entries_src.sql, rows=rows_src.sql,
                           row=DUCKDB.ident(row), target=DUCKDB.ident(target),
@@ -380,6 +393,9 @@ class NaiveBayes:
     def score_sql(self, source_sql: str, output: str, keep: list[str],
                   prediction: str = "prediction") -> str:
         """The scoring statement for a FROM-clause fragment (used by ``predict*``)."""
+        if grouping.read_groups(self):  # per-group models: rows are routed to their group
+            return macros.scoring_sql(self, source_sql, output, prediction=prediction,
+                                      output_prefix=OUTPUTS[output])
         compiled = self._compile()
         classes = []
         for c in compiled["compiled"]:
@@ -401,6 +417,7 @@ class NaiveBayes:
         meta = self.meta
         src = resolve(self.con, source)
         missing = [f for f in self.features_ if f not in src.columns]
+        missing += grouping.missing_group_columns(self, src.columns)
         if missing:
             src.release(self.con)
             raise UnknownColumnError(
@@ -506,6 +523,7 @@ class NaiveBayes:
         try:
             self._run("drop_model.sql")
             macros.drop_macros(self)
+            grouping.drop_groups(self)
             self.con.commit()
         except BaseException:
             self.con.rollback()

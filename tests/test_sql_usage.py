@@ -112,7 +112,7 @@ def test_macros_can_be_turned_off():
     sqlnb.NaiveBayes("quiet", con=con, sql_macros=False).fit(family_frame("gaussian"), "y")
     assert con.execute(
         "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'quiet%'"
-    ).fetchone()[0] == 0
+    ).fetchall()[0][0] == 0
 
 
 def test_a_separate_process_scores_with_duckdb_alone(tmp_path, family):
@@ -156,7 +156,7 @@ def test_to_sql_runs_on_a_fresh_connection(family):
     assert [r[-4] for r in rows] == labels
     np.testing.assert_allclose(np.array([r[-3:] for r in rows]), proba, rtol=0, atol=1e-12)
     assert "sqlnb" not in fresh.execute(
-        "SELECT string_agg(table_name) FROM duckdb_tables()").fetchone()[0]
+        "SELECT string_agg(table_name) FROM duckdb_tables()").fetchall()[0][0]
 
 
 def test_to_sql_is_commented_and_reads_files(tmp_path):

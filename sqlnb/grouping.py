@@ -1,0 +1,201 @@
+"""Per-group models: one naive Bayes model per value of some columns, in one scan.
+
+``fit(source, target, group_by="store_id")`` fits, in the same scan of the source (a
+``GROUP BY GROUPING SETS ((store_id, class), (class))``), one model per store and a pooled
+model over every row. The pooled model lives in the model's ordinary tables, so everything
+that works on an ordinary model works on it; the groups' statistics live in
+``<name>_group_class_stats`` and ``<name>_group_feature_stats``, the same columns keyed by
+the group columns first, with parameter views ``<name>_group_class_params`` and
+``<name>_group_feature_params`` computed per group exactly as for a separate fit on the
+group's rows. ``<name>_group_columns`` lists the group columns.
+
+Scoring routes every row to its group's model; a row whose group was not seen at fit
+time (or is NULL) is scored by the pooled model. A class the row's group never saw gets
+probability 0.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from .dialect import DUCKDB
+from .errors import InvalidDataError, InvalidParameterError, UnknownColumnError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+    from .source import Source
+
+GROUP_ROLES = ("class_stats", "feature_stats", "class_params", "feature_params")
+# Column names of the statistics tables and views, which a group column cannot take.
+RESERVED = frozenset({
+    "class", "feature", "category", "n", "weight", "count", "mean", "m2", "n_mean", "n_m2",
+    "class_index", "log_prior", "theta", "var", "epsilon", "log_prob", "log_neg_prob",
+    "feature_all", "n_categories", "min_weight", "__sqlnb_pooled",
+})
+
+
+def group_specs(columns: dict[str, str], group_by: str | list[str], target: str,
+                features: list[dict[str, Any]], weight: str | None) -> list[dict[str, Any]]:
+    """Check ``group_by`` against the source and describe each group column."""
+    names = [group_by] if isinstance(group_by, str) else list(group_by)
+    if not names or len(set(names)) != len(names):
+        raise InvalidParameterError("group_by needs one or more distinct column names")
+    taken = {target, weight, *(f["name"] for f in features)}
+    specs = []
+    for name in names:
+        if not isinstance(name, str) or name not in columns:
+            raise UnknownColumnError(f"group column {name!r} is not in the source")
+        if name in taken:
+            raise InvalidParameterError(
+                f"group column {name!r} cannot also be the target, the weight or a feature"
+            )
+        if name.lower() in RESERVED or (name.lower().startswith("c") and name[1:].isdigit()):
+            raise InvalidParameterError(
+                f"group column {name!r} has the name of a column of the statistics tables; "
+                f"rename it in the source (SELECT *, {name} AS {name}_id ...)"
+            )
+        if columns[name].upper().startswith(("STRUCT", "MAP", "UNION")) or "[" in columns[name]:
+            raise InvalidDataError(f"group column {name!r} has a nested type {columns[name]}")
+        specs.append({"name": name, "column": DUCKDB.ident(name), "type": columns[name]})
+    return specs
+
+
+def group_tables(model: NaiveBayes, groups: list[dict[str, Any]]) -> dict[str, Any]:
+    """The relations of the per-group models, by role (as ``model.tables``), and the groups."""
+    t = dict(model.tables)
+    for role in GROUP_ROLES:
+        t[role] = DUCKDB.ident(f"{model.name}_group_{role}")
+    t["batch"] = DUCKDB.ident(f"__sqlnb_group_batch_{model.name}")
+    t["groups"] = groups
+    return t
+
+
+def _group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
+    from .macros import comment_text
+
+    return {"t": t, "group_columns": DUCKDB.ident(f"{model.name}_group_columns"),
+            "model_comment": comment_text(model.name)}
+
+
+def drop_groups(model: NaiveBayes) -> None:
+    """Remove the per-group tables (an ordinary fit, or ``drop``)."""
+    model._run("drop_groups.sql", **_group_context(model, group_tables(model, [])))
+
+
+def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
+    """The group columns of a per-group model; empty for an ordinary model."""
+    context = _group_context(model, group_tables(model, []))
+    exists = model._fetch("read_groups.sql", what="exists",
+                          group_columns_name=f"{model.name}_group_columns", **context)
+    if not exists[0][0]:
+        return []
+    rows = model._fetch("read_groups.sql", what="columns", **context)
+    return [{"name": name, "column": DUCKDB.ident(name), "type": sql_type}
+            for name, sql_type in rows]
+
+
+def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
+    """A per-group fit inside the caller's transaction: one scan, then per-group and pooled
+    statistics. Mirrors ``NaiveBayes._fit_in_transaction`` step by step."""
+    from .model import PILOT_ROWS, _describe_problems
+
+    features, groups = spec["features"], spec["groups"]
+    t = group_tables(model, groups)
+    context = _group_context(model, t)
+    if model.family.shifted:
+        model._run("pilot.sql", source=src.sql, target=spec["target_sql"],
+                   features=features, rows=PILOT_ROWS)
+        overall = model._fetch("pilot_overall.sql", features=features)[0]
+        for f, shift in zip(features, overall):
+            f["shift"] = float(shift)
+    model._run("create_model.sql", class_type=spec["target_type"])
+    model._run("insert_features.sql", features=features)
+    model._run("create_groups.sql", class_type=spec["target_type"], **context)
+    combined = DUCKDB.ident(f"__sqlnb_grouped_batch_{model.name}")
+    model._run("batch.sql", source=src.sql, target=spec["target_sql"],
+               weight=spec["weight_sql"], features=features,
+               batch_options=model.family.batch_options(), t={**t, "batch": combined})
+    model._run("split_batch.sql", t=t, combined=combined, pooled=model.tables["batch"])
+    if model._fetch("batch_size.sql")[0][0] == 0:
+        raise InvalidDataError(f"the target column {spec['target']!r} has only NULL values")
+    problems = model._fetch("batch_checks.sql", features=features)
+    if problems:
+        raise InvalidDataError(_describe_problems(problems))
+    weighted = spec["weight"] is not None
+    model._run("merge.sql", features=features, weighted=weighted, **context)
+    model._run("drop_batch.sql", **context)
+    priors = model.family.prior_list()
+    if priors is not None:
+        fewest, most = model._fetch("read_group_classes.sql", what="sizes", **context)[0]
+        if (fewest, most) != (len(priors), len(priors)):
+            raise InvalidParameterError(
+                f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
+                "classes: with group_by, every group needs every class"
+            )
+    model._run("params.sql", priors=priors, fit_prior=model.family.fit_prior(), **context)
+    problems = model._fetch("checks.sql", features=features, **context)
+    if problems:
+        raise InvalidDataError(_describe_problems(problems))
+    model._run("merge.sql", features=features, weighted=weighted)
+    model._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
+
+
+def compile_groups(model: NaiveBayes, row: str | None = None) -> dict[int, list[dict[str, Any]]]:
+    """Per pooled class index, each group's version of the class (``model`` None when the
+    group never saw it) with the condition that selects the group, ready for
+    ``grouped_jll.sql``. With ``row``, columns are read as fields of that struct."""
+    groups = read_groups(model)
+    if not groups:
+        return {}
+    t = group_tables(model, groups)
+    context = _group_context(model, t)
+    classes = model._fetch("read_group_classes.sql", what="classes", **context)
+    constants = dict(model._fetch("read_params.sql", what="constants", **context))
+    terms = _terms(model, model._fetch("read_params.sql", what="terms", **context), row)
+    order = {f["name"]: i for i, f in enumerate(model.meta["features"])}
+    by_group: dict[tuple, dict[Any, dict[str, Any]]] = {}
+    for class_index, label, *values in classes:
+        by_group.setdefault(tuple(values), {})[label] = {
+            "constant": constants[class_index],
+            "terms": sorted(terms[class_index].values(), key=lambda term: order[term["name"]]),
+        }
+    compiled: dict[int, list[dict[str, Any]]] = {}
+    for class_index, label, _ in model._compile()["classes"]:
+        compiled[class_index] = [
+            {"match": [(_column(g["name"], row), DUCKDB.lit(v, g["type"]))
+                       for g, v in zip(groups, values)],
+             "model": models.get(label)}
+            for values, models in by_group.items()
+        ]
+    return compiled
+
+
+def _column(name: str, row: str | None) -> str:
+    return DUCKDB.ident(name) if row is None else DUCKDB.field(row, name)
+
+
+def _terms(model: NaiveBayes, rows: list[tuple], row: str | None) -> dict[int, dict]:
+    """Scoring terms per class index, as ``NaiveBayes._compile`` builds them."""
+    terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for values in rows:
+        class_index, feature = values[0], values[1]
+        term = terms[class_index].setdefault(
+            feature, {"name": feature, "column": _column(feature, row)})
+        if model.family.name == "gaussian":
+            term["theta"], term["var"] = values[2], values[3]
+        elif model.family.name == "categorical":
+            category, coef = values[2], values[3]
+            if category is None:
+                term["unseen"] = coef
+            else:
+                term.setdefault("categories", []).append((category, coef))
+        else:
+            term["coef"] = values[2]
+    return terms
+
+
+def missing_group_columns(model: NaiveBayes, columns: dict[str, str]) -> list[str]:
+    """Group columns of a per-group model that a source to score lacks."""
+    return [g["name"] for g in read_groups(model) if g["name"] not in columns]
+
