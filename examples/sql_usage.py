@@ -18,7 +18,7 @@ database = os.path.join(workdir, "models.duckdb")
 rng = np.random.default_rng(0)
 n = 1000
 churned = rng.random(n) < 0.3
-customers = {  # noqa: F841 (read by DuckDB below)
+customers = {
     "id": np.arange(n),
     "tenure": np.where(churned, rng.normal(8, 4, n), rng.normal(30, 10, n)),
     "spend": np.where(churned, rng.normal(40, 15, n), rng.normal(55, 15, n)),

@@ -5,11 +5,10 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 import pytest
+from conftest import family_frame
 
 import sqlnb
 from sqlnb.errors import InvalidParameterError, UnknownColumnError
-
-from conftest import family_frame
 
 LABELS = ["churn", "stay", "wait"]
 FEATURES = ["x0", "x1", "odd name"]
@@ -101,7 +100,7 @@ def test_macros_and_standalone_sql_route_groups(tmp_path):
     model = sqlnb.NaiveBayes("stores", con=con, family="categorical")
     model.fit("sales", "y", features=["x0", "x1", "x2", "odd name"], group_by="store")
     con.execute("UPDATE sales SET store = 5 WHERE x0 = 1")  # a store unseen at fit
-    labels, proba = _proba(model.predict_proba("sales"))
+    _, proba = _proba(model.predict_proba("sales"))
     expected_labels = [r[-1] for r in model.predict("sales").fetchall()]
     rows = con.execute("SELECT stores_predict(t), stores_predict_proba(t) FROM sales t").fetchall()
     assert [r[0] for r in rows] == expected_labels

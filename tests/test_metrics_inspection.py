@@ -6,13 +6,12 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import family_frame
 from sklearn import metrics
 from sklearn import naive_bayes as sk
 
 import sqlnb
 from sqlnb.errors import InvalidParameterError
-
-from conftest import family_frame
 
 ESTIMATORS = {
     "gaussian": sk.GaussianNB,
@@ -65,7 +64,7 @@ def test_evaluate_equals_scikit_learn(family):
 def test_evaluate_any_predictions_relation():
     """Labels only predicted, classes never predicted, and clipped probabilities."""
     con = duckdb.connect()
-    frame = pd.DataFrame({  # noqa: F841 (read by DuckDB)
+    frame = pd.DataFrame({
         "truth": [1, 1, 2, 2, 2, 3, 3, None],
         "guess": [1, 4, 2, 2, 1, 1, 1, 2],
         "p1": [0.9, 0.2, 0.0, 0.1, 0.5, 0.7, 1.0, 0.3],

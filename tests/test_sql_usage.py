@@ -10,18 +10,17 @@ import textwrap
 import duckdb
 import numpy as np
 import pytest
+from conftest import family_frame
 
 import sqlnb
 from sqlnb.errors import InvalidDataError, InvalidParameterError
-
-from conftest import family_frame
 
 LABELS = ["churn", "stay", "wait"]
 
 
 def fitted(family: str, con=None, name: str = "churn", n: int = 240):
     con = duckdb.connect() if con is None else con
-    frame = family_frame(family, n=n)
+    frame = family_frame(family, n=n)  # noqa: F841 (read by DuckDB)
     con.execute("CREATE OR REPLACE TABLE customers AS SELECT * FROM frame")
     model = sqlnb.NaiveBayes(name, con=con, family=family).fit("customers", "y")
     return con, model
@@ -58,7 +57,7 @@ def test_macros_follow_every_fit(family):
     """A refit (and a partial fit, where sqlnb has one) re-creates the macros."""
     con, model = fitted(family)
     before = macro_scores(con)
-    frame = family_frame(family, n=300, seed=7)
+    frame = family_frame(family, n=300, seed=7)  # noqa: F841 (read by DuckDB)
     con.execute("CREATE TABLE more AS SELECT * FROM frame")
     model.fit("more", "y")
     labels, proba = facade_scores(model)
@@ -145,7 +144,7 @@ def test_to_sql_runs_on_a_fresh_connection(family):
     con, model = fitted(family)
     labels, proba = facade_scores(model)
     fresh = duckdb.connect()
-    frame = con.execute("SELECT * FROM customers").df()  # noqa: F841 (read by DuckDB)
+    frame = con.execute("SELECT * FROM customers").df()
     fresh.execute("CREATE TABLE incoming AS SELECT * FROM frame")
     sql = model.to_sql("incoming", output="predict_proba")
     result = fresh.execute(sql)
@@ -210,7 +209,7 @@ def test_the_fit_script_builds_the_same_tables(family):
 
 def test_recording_a_fit_changes_nothing():
     con = duckdb.connect()
-    frame = family_frame("gaussian")  # noqa: F841 (read by DuckDB)
+    frame = family_frame("gaussian")
     con.execute("CREATE TABLE customers AS SELECT * FROM frame")
     model = sqlnb.NaiveBayes("churn", con=con)
     model.fit_sql("customers", "y", features=["x0", "x1"])
