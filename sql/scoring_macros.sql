@@ -2,13 +2,41 @@
 -- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
 -- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
 {% import family_template as family %}
-{% import 'grouped_jll.sql' as grouped %}
+{% if group_table %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS coalesce(
+    -- the model of the row's group: one row of parameters per group (NULL for a class the
+    -- group never saw), joined on the group columns
+    (
+        SELECT [
+        {% for c in classes %}
+            -- class {{ c.comment }}
+            {{ family.jll(group_table.models[c.index], p) | trim | indent(12) }}{{ "," if not loop.last }}
+        {% endfor %}
+        ]
+        FROM (VALUES
+        {% for row in group_table.rows %}
+            ({{ row | join(", ") }}){{ "," if not loop.last }}
+        {% endfor %}
+        ) AS __sqlnb_group ({{ group_table.columns | join(", ") }})
+        WHERE {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
+
+    ),
+    -- a group unseen at fit time (or NULL): the pooled model
+    [
+    {% for c in classes %}
+        -- class {{ c.comment }}
+        {{ family.jll(c, p) | trim | indent(8) }}{{ "," if not loop.last }}
+    {% endfor %}
+    ]
+);
+{% else %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
 {% for c in classes %}
     -- class {{ c.comment }}: log prior + log-likelihood of each feature
-    {{ grouped.class_jll(family, c, p) | trim }}{{ "," if not loop.last }}
+    {{ family.jll(c, p) | trim }}{{ "," if not loop.last }}
 {% endfor %}
 ];
+{% endif %}
 
 CREATE OR REPLACE MACRO {{ m.predict }}(r) AS
     -- the class with the largest joint log-likelihood; ties go to the first class in sorted order

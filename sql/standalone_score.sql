@@ -5,15 +5,29 @@
 {% import 'grouped_jll.sql' as grouped %}
 WITH source AS (
     SELECT * FROM {{ source }}
+{% if group_table %}
+), group_parameters ({{ group_table.columns | join(", ") }}) AS (
+    -- one model per group: a row of parameters each (NULL for a class the group never saw)
+    VALUES
+    {% for row in group_table.rows %}
+        ({{ row | join(", ") }}){{ "," if not loop.last }}
+    {% endfor %}
+{% endif %}
 ), joint AS (
     -- joint log-likelihood log P(x, class) of each class
     SELECT
-        *,
+        source.*,
     {% for c in classes %}
         -- class {{ c.comment }}
         {{ grouped.class_jll(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM source
+    {% if group_table %}
+    -- rows of a group unseen at fit time (or with a NULL group) find no parameters here
+    LEFT JOIN group_parameters AS __sqlnb_group
+        ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
+
+    {% endif %}
 ), normalised AS (
     SELECT
         *,

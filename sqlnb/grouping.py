@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from .dialect import DUCKDB
+from .dialect import DUCKDB, Expression
 from .errors import InvalidDataError, InvalidParameterError, UnknownColumnError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -141,13 +141,9 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     model._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
 
 
-def compile_groups(model: NaiveBayes, row: str | None = None) -> dict[int, list[dict[str, Any]]]:
-    """Per pooled class index, each group's version of the class (``model`` None when the
-    group never saw it) with the condition that selects the group, ready for
-    ``grouped_jll.sql``. With ``row``, columns are read as fields of that struct."""
-    groups = read_groups(model)
-    if not groups:
-        return {}
+def _group_models(model: NaiveBayes, groups: list[dict[str, Any]],
+                  row: str | None) -> dict[tuple, dict[Any, dict[str, Any]]]:
+    """Each group's classes (by label) with their constant and scoring terms."""
     t = group_tables(model, groups)
     context = _group_context(model, t)
     classes = model._fetch("read_group_classes.sql", what="classes", **context)
@@ -160,6 +156,18 @@ def compile_groups(model: NaiveBayes, row: str | None = None) -> dict[int, list[
             "constant": constants[class_index],
             "terms": sorted(terms[class_index].values(), key=lambda term: order[term["name"]]),
         }
+    return by_group
+
+
+def compile_groups(model: NaiveBayes, row: str | None = None) -> dict[int, list[dict[str, Any]]]:
+    """Per pooled class index, each group's version of the class (``model`` None when the
+    group never saw it) with the condition that selects the group, ready for
+    ``grouped_jll.sql`` (the scoring macros: a CASE over the groups). With ``row``, columns
+    are read as fields of that struct."""
+    groups = read_groups(model)
+    if not groups:
+        return {}
+    by_group = _group_models(model, groups, row)
     compiled: dict[int, list[dict[str, Any]]] = {}
     for class_index, label, _ in model._compile()["classes"]:
         compiled[class_index] = [
@@ -169,6 +177,85 @@ def compile_groups(model: NaiveBayes, row: str | None = None) -> dict[int, list[
             for values, models in by_group.items()
         ]
     return compiled
+
+
+GROUP_ALIAS = "__sqlnb_group"
+PARAMETERS = {"gaussian": ("theta", "var"), "categorical": ("unseen",)}
+
+
+def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str, Any] | None:
+    """The per-group models as one row of parameters per group, for scoring by a join.
+
+    Returns the table's quoted ``columns``, its ``rows`` (SQL literals; NULL for a class the
+    group never saw), the group columns to join on, and per pooled class index a
+    ``model`` whose constant and coefficients are ``Expression`` columns of the joined row,
+    so each family's ``jll`` template renders unchanged. Features and group columns are
+    read from the relation ``source``, or with ``row`` from that struct (a macro's row
+    argument). ``None`` for an ordinary model.
+    """
+    groups = read_groups(model)
+    if not groups:
+        return None
+    by_group = _group_models(model, groups, None)
+    names = PARAMETERS.get(model.family.name, ("coef",))
+
+    def slot(*parts: Any) -> str:
+        return "__sqlnb_" + "_".join(str(p) for p in parts)
+
+    def column(name: str) -> Expression:
+        return Expression(DUCKDB.column(GROUP_ALIAS, name))
+
+    def value(name: str) -> str:
+        return DUCKDB.column("source", name) if row is None else DUCKDB.field(row, name)
+
+    categories: dict[str, list[str]] = defaultdict(list)  # every category any group knows
+    for models in by_group.values():
+        for class_model in models.values():
+            for term in class_model["terms"]:
+                for category, _ in term.get("categories", []):
+                    if category not in categories[term["name"]]:
+                        categories[term["name"]].append(category)
+    slots, models_by_index = ["__sqlnb_matched"], {}
+    for class_index, label, _ in model._compile()["classes"]:
+        slots.append(slot(class_index, "constant"))
+        terms = []
+        for i, f in enumerate(model.meta["features"]):
+            term = {"name": f["name"], "column": value(f["name"])}
+            for name in names:
+                slots.append(slot(class_index, i, name))
+                term[name] = column(slots[-1])
+            if model.family.name == "categorical":
+                term["categories"] = []
+                for j, category in enumerate(categories[f["name"]]):
+                    slots.append(slot(class_index, i, "v", j))
+                    term["categories"].append((category, column(slots[-1])))
+            terms.append(term)
+        models_by_index[class_index] = {
+            "constant": column(slot(class_index, "constant")), "terms": terms}
+    rows = []
+    for values, models in by_group.items():
+        literals = [DUCKDB.lit(v, g["type"]) for g, v in zip(groups, values)]
+        literals.append(DUCKDB.lit(True))
+        for _, label, _ in model._compile()["classes"]:
+            class_model = models.get(label)
+            literals.append(DUCKDB.lit(None if class_model is None else class_model["constant"]))
+            for i, f in enumerate(model.meta["features"]):
+                term = None if class_model is None else class_model["terms"][i]
+                for name in names:
+                    literals.append(DUCKDB.lit(None if term is None else term.get(name)))
+                if model.family.name == "categorical":
+                    known = dict(term.get("categories", [])) if term else {}
+                    for category in categories[f["name"]]:
+                        coef = None if term is None else known.get(category, term["unseen"])
+                        literals.append(DUCKDB.lit(coef))
+        rows.append(literals)
+    return {
+        "columns": [g["column"] for g in groups] + [DUCKDB.ident(s) for s in slots],
+        "join": [(DUCKDB.column(GROUP_ALIAS, g["name"]), value(g["name"])) for g in groups],
+        "rows": rows,
+        "matched": column("__sqlnb_matched"),
+        "models": models_by_index,
+    }
 
 
 def _column(name: str, row: str | None) -> str:

@@ -45,16 +45,18 @@ def _quoted_macro_names(name: str) -> dict[str, str]:
 
 
 def compiled_classes(model: NaiveBayes, row: str | None = None,
-                     output_prefix: str | None = None) -> list[dict[str, Any]]:
+                     output_prefix: str | None = None,
+                     groups: bool = True) -> list[dict[str, Any]]:
     """The model's per-class scoring parameters, ready for a template.
 
     With ``row``, each term reads the field of that struct (a macro's row argument)
     rather than a column; ``key`` is the class label as text (the struct field name of
-    ``<name>_predict_proba``), ``output`` the quoted output column name.
+    ``<name>_predict_proba``), ``output`` the quoted output column name. For per-group
+    models, ``groups`` (when true) attaches each group's version of the class.
     """
     from .grouping import compile_groups
 
-    groups = compile_groups(model, row)
+    groups = compile_groups(model, row) if groups else {}
     classes = []
     for c in model._compile()["compiled"]:
         terms = c["terms"]
@@ -63,7 +65,8 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
         key = str(c["label_value"])
         output = None if output_prefix is None else DUCKDB.ident(f"{output_prefix}{key}")
         classes.append({**c, "terms": terms, "key": key, "output": output,
-                        "comment": comment_text(key), "groups": groups.get(c["index"], [])})
+                        "comment": comment_text(key), "groups": groups.get(c["index"], []),
+                        "group_model": None, "matched": None})
     return classes
 
 
@@ -78,12 +81,15 @@ def create_macros(model: NaiveBayes) -> None:
     Called at the end of every fit, inside the fit's transaction, so the macros always
     agree with the statistics tables: both commit or roll back together.
     """
+    from .grouping import group_parameter_table
+
     model._meta = None
     model._compiled = None
     try:
-        classes = compiled_classes(model, row=ROW)
+        classes = compiled_classes(model, row=ROW, groups=False)
+        group_table = group_parameter_table(model, row=ROW)
         model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model.name),
-                   grouped_model=any(c["groups"] for c in classes),
+                   grouped_model=group_table is not None, group_table=group_table,
                    model_comment=comment_text(model.name))
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
@@ -120,8 +126,15 @@ def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
 def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: str,
                 output_prefix: str | None) -> str:
     """The standalone scoring statement (``to_sql``'s, also used by ``evaluate``)."""
+    from .grouping import group_parameter_table
+
     meta = model.meta
-    classes = compiled_classes(model, output_prefix=output_prefix)
+    group_table = group_parameter_table(model)
+    classes = compiled_classes(model, output_prefix=output_prefix, groups=group_table is None)
+    if group_table is not None:
+        for c in classes:
+            c["group_model"] = group_table["models"][c["index"]]
+            c["matched"] = group_table["matched"]
     return render(
         "standalone_score.sql",
         **model._context(
@@ -129,7 +142,8 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
             model_comment=comment_text(model.name),
             output=output,
             classes=classes,
-            grouped_model=any(c["groups"] for c in classes),
+            grouped_model=group_table is not None,
+            group_table=group_table,
             prediction=DUCKDB.ident(prediction),
             n_features=len(meta["features"]),
             fitted_at=str(meta["fitted_at"])[:19],
