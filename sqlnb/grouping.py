@@ -159,26 +159,6 @@ def _group_models(model: NaiveBayes, groups: list[dict[str, Any]],
     return by_group
 
 
-def compile_groups(model: NaiveBayes, row: str | None = None) -> dict[int, list[dict[str, Any]]]:
-    """Per pooled class index, each group's version of the class (``model`` None when the
-    group never saw it) with the condition that selects the group, ready for
-    ``grouped_jll.sql`` (the scoring macros: a CASE over the groups). With ``row``, columns
-    are read as fields of that struct."""
-    groups = read_groups(model)
-    if not groups:
-        return {}
-    by_group = _group_models(model, groups, row)
-    compiled: dict[int, list[dict[str, Any]]] = {}
-    for class_index, label, _ in model._compile()["classes"]:
-        compiled[class_index] = [
-            {"match": [(_column(g["name"], row), DUCKDB.lit(v, g["type"]))
-                       for g, v in zip(groups, values)],
-             "model": models.get(label)}
-            for values, models in by_group.items()
-        ]
-    return compiled
-
-
 GROUP_ALIAS = "__sqlnb_group"
 PARAMETERS = {"gaussian": ("theta", "var"), "categorical": ("unseen",)}
 

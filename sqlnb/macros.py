@@ -45,18 +45,13 @@ def _quoted_macro_names(name: str) -> dict[str, str]:
 
 
 def compiled_classes(model: NaiveBayes, row: str | None = None,
-                     output_prefix: str | None = None,
-                     groups: bool = True) -> list[dict[str, Any]]:
+                     output_prefix: str | None = None) -> list[dict[str, Any]]:
     """The model's per-class scoring parameters, ready for a template.
 
     With ``row``, each term reads the field of that struct (a macro's row argument)
     rather than a column; ``key`` is the class label as text (the struct field name of
-    ``<name>_predict_proba``), ``output`` the quoted output column name. For per-group
-    models, ``groups`` (when true) attaches each group's version of the class.
+    ``<name>_predict_proba``), ``output`` the quoted output column name.
     """
-    from .grouping import compile_groups
-
-    groups = compile_groups(model, row) if groups else {}
     classes = []
     for c in model._compile()["compiled"]:
         terms = c["terms"]
@@ -65,8 +60,7 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
         key = str(c["label_value"])
         output = None if output_prefix is None else DUCKDB.ident(f"{output_prefix}{key}")
         classes.append({**c, "terms": terms, "key": key, "output": output,
-                        "comment": comment_text(key), "groups": groups.get(c["index"], []),
-                        "group_model": None, "matched": None})
+                        "comment": comment_text(key), "group_model": None, "matched": None})
     return classes
 
 
@@ -86,7 +80,7 @@ def create_macros(model: NaiveBayes) -> None:
     model._meta = None
     model._compiled = None
     try:
-        classes = compiled_classes(model, row=ROW, groups=False)
+        classes = compiled_classes(model, row=ROW)
         group_table = group_parameter_table(model, row=ROW)
         model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model.name),
                    grouped_model=group_table is not None, group_table=group_table,
@@ -130,7 +124,7 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
 
     meta = model.meta
     group_table = group_parameter_table(model)
-    classes = compiled_classes(model, output_prefix=output_prefix, groups=group_table is None)
+    classes = compiled_classes(model, output_prefix=output_prefix)
     if group_table is not None:
         for c in classes:
             c["group_model"] = group_table["models"][c["index"]]
