@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import duckdb
 import numpy as np
 import pytest
@@ -161,3 +165,24 @@ def test_a_group_column_named_like_a_statistic_is_refused():
     with pytest.raises(InvalidParameterError):
         sqlnb.NaiveBayes("stores", con=con).fit("sales", "y", features=FEATURES,
                                                  group_by="class")
+
+
+def test_a_separate_process_scores_groups_with_duckdb_alone(tmp_path):
+    path = tmp_path / "stores.duckdb"
+    con = duckdb.connect(str(path))
+    _data("complement", con)
+    model = sqlnb.NaiveBayes("stores", con=con, family="complement")
+    model.fit("sales", "y", features=FEATURES, group_by="store")
+    con.execute("UPDATE sales SET store = 9 WHERE x0 = 0")  # unseen at fit: pooled model
+    labels = [r[-1] for r in model.predict("sales").fetchall()]
+    con.close()
+    script = (
+        "import json, sys, duckdb\n"
+        f"con = duckdb.connect({str(path)!r}, read_only=True)\n"
+        "rows = con.execute('SELECT stores_predict(t) FROM sales AS t').fetchall()\n"
+        "assert 'sqlnb' not in sys.modules\n"
+        "print(json.dumps([r[0] for r in rows]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, check=True)
+    assert json.loads(done.stdout) == labels
