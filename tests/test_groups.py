@@ -186,3 +186,23 @@ def test_a_separate_process_scores_groups_with_duckdb_alone(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           cwd=tmp_path, check=True)
     assert json.loads(done.stdout) == labels
+
+
+@pytest.mark.parametrize("family", ["gaussian", "categorical"])
+def test_weighted_groups_reloaded_and_evaluated(family):
+    con = duckdb.connect()
+    frame = _data(family, con)
+    con.execute("ALTER TABLE sales ADD COLUMN w DOUBLE")
+    con.execute("UPDATE sales SET w = 0.5 + (x1 % 3)")
+    sqlnb.NaiveBayes("stores", con=con, family=family).fit(
+        "sales", "y", features=FEATURES, weight="w", group_by="store")
+    model = sqlnb.load(con, "stores")
+    alone = con.sql("SELECT * FROM sales WHERE store = 0 ORDER BY ALL")
+    separate = sqlnb.NaiveBayes("one", con=con, family=family).fit(
+        alone, "y", features=FEATURES, weight="w")
+    np.testing.assert_allclose(_proba(model.predict_proba(alone))[1],
+                               _proba(separate.predict_proba(alone))[1], rtol=0, atol=1e-12)
+    predicted = [r[-1] for r in model.predict("sales").fetchall()]
+    expected = np.mean(np.array(predicted) == con.execute("SELECT y FROM sales").df()["y"])
+    assert model.evaluate("sales")["accuracy"] == pytest.approx(expected, abs=1e-12)
+    assert len(frame) == model.evaluate("sales")["n"]
