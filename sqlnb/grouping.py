@@ -20,7 +20,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from .dialect import DUCKDB, Expression
-from .errors import InvalidDataError, InvalidParameterError, UnknownColumnError
+from .errors import EmptyInputError, InvalidDataError, InvalidParameterError, UnknownColumnError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -118,7 +118,7 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
                batch_options=model.family.batch_options(), t={**t, "batch": combined})
     model._run("split_batch.sql", t=t, combined=combined, pooled=model.tables["batch"])
     if model._fetch("batch_size.sql")[0][0] == 0:
-        raise InvalidDataError(f"the target column {spec['target']!r} has only NULL values")
+        raise EmptyInputError(f"the target column {spec['target']!r} has no labelled rows")
     problems = model._fetch("batch_checks.sql", features=features)
     if problems:
         raise InvalidDataError(_describe_problems(problems))
