@@ -2,40 +2,43 @@
 -- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
 -- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
 {% import family_template as family %}
+{% from 'grouped_jll.sql' import chunked %}
 {% if group_table %}
-CREATE OR REPLACE MACRO {{ m.joint }}(r) AS coalesce(
-    -- the model of the row's group: one row of parameters per group (NULL for a class the
-    -- group never saw), joined on the group columns
-    (
-        SELECT [
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
+    -- (the row is named once: DuckDB copies a macro argument at every use)
+    SELECT
+        CASE WHEN {{ group_table.matched }} IS NULL THEN [
+        -- a group unseen at fit time (or NULL): the pooled model
         {% for c in classes %}
             -- class {{ c.comment }}
-            {{ family.jll(group_table.models[c.index], p) | trim | indent(12) }}{{ "," if not loop.last }}
+            {{ chunked(family, c, p) | trim | indent(12) }}{{ "," if not loop.last }}
         {% endfor %}
-        ]
-        FROM (VALUES
-        {% for row in group_table.rows %}
-            ({{ row | join(", ") }}){{ "," if not loop.last }}
+        ] ELSE [
+        -- the model of the row's group (NULL for a class the group never saw)
+        {% for c in classes %}
+            -- class {{ c.comment }}
+            {{ chunked(family, group_table.models[c.index], p) | trim | indent(12) }}{{ "," if not loop.last }}
         {% endfor %}
-        ) AS __sqlnb_group ({{ group_table.columns | join(", ") }})
-        WHERE {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
-
-    ),
-    -- a group unseen at fit time (or NULL): the pooled model
-    [
-    {% for c in classes %}
-        -- class {{ c.comment }}
-        {{ family.jll(c, p) | trim | indent(8) }}{{ "," if not loop.last }}
+        ] END
+    FROM (SELECT r AS {{ row | ident }}) AS __sqlnb_input
+    -- one row of parameters per group, joined on the group columns
+    LEFT JOIN (VALUES
+    {% for values in group_table.rows %}
+        ({{ values | join(", ") }}){{ "," if not loop.last }}
     {% endfor %}
-    ]
+    ) AS __sqlnb_group ({{ group_table.columns | join(", ") }})
+        ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
+
 );
 {% else %}
-CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
-{% for c in classes %}
-    -- class {{ c.comment }}: log prior + log-likelihood of each feature
-    {{ family.jll(c, p) | trim }}{{ "," if not loop.last }}
-{% endfor %}
-];
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
+    -- (the row is named once: DuckDB copies a macro argument at every use)
+    list_transform([r], lambda {{ row | ident }}: [
+    {% for c in classes %}
+        -- class {{ c.comment }}: log prior + log-likelihood of each feature
+        {{ chunked(family, c, p) | trim | indent(8) }}{{ "," if not loop.last }}
+    {% endfor %}
+    ])[1];
 {% endif %}
 
 CREATE OR REPLACE MACRO {{ m.predict }}(r) AS

@@ -176,6 +176,8 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str
     groups = read_groups(model)
     if not groups:
         return None
+    from .macros import with_chunks
+
     by_group = _group_models(model, groups, None)
     names = PARAMETERS.get(model.family.name, ("coef",))
 
@@ -210,8 +212,8 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str
                     slots.append(slot(class_index, i, "v", j))
                     term["categories"].append((category, column(slots[-1])))
             terms.append(term)
-        models_by_index[class_index] = {
-            "constant": column(slot(class_index, "constant")), "terms": terms}
+        models_by_index[class_index] = with_chunks({
+            "constant": column(slot(class_index, "constant")), "terms": terms})
     rows = []
     for values, models in by_group.items():
         literals = [DUCKDB.lit(v, g["type"]) for g, v in zip(groups, values)]

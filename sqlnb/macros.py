@@ -23,7 +23,7 @@ from .templates import render
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
 
-ROW = "r"  # the macros' row parameter
+ROW = "__sqlnb_row"  # the row inside the macros (their parameter ``r`` is used once)
 MACRO_ROLES = ("joint", "predict", "predict_proba", "predict_log_proba", "score")
 STANDALONE_OUTPUTS = {
     "predict": None,
@@ -59,9 +59,24 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
             terms = [{**term, "column": DUCKDB.field(row, term["name"])} for term in terms]
         key = str(c["label_value"])
         output = None if output_prefix is None else DUCKDB.ident(f"{output_prefix}{key}")
-        classes.append({**c, "terms": terms, "key": key, "output": output,
-                        "comment": comment_text(key), "group_model": None, "matched": None})
+        classes.append(with_chunks({**c, "terms": terms, "key": key, "output": output,
+                                    "comment": comment_text(key), "group_model": None,
+                                    "matched": None}))
     return classes
+
+
+CHUNK_TERMS = 100  # terms summed in one flat chain; longer sums are split into chunks
+
+
+def with_chunks(model: dict[str, Any]) -> dict[str, Any]:
+    """``model`` (a constant and scoring terms) with ``chunks``: the same sum split into
+    pieces of at most ``CHUNK_TERMS`` terms, the constant in the first. A model of up to
+    ``CHUNK_TERMS`` features has one chunk: the same expression as ``predict``'s."""
+    terms = model["terms"]
+    chunks = [{"constant": model["constant"] if i == 0 else 0.0,
+               "terms": terms[i:i + CHUNK_TERMS]}
+              for i in range(0, max(len(terms), 1), CHUNK_TERMS)]
+    return {**model, "chunks": chunks}
 
 
 def comment_text(text: str) -> str:
@@ -83,6 +98,7 @@ def create_macros(model: NaiveBayes) -> None:
         classes = compiled_classes(model, row=ROW)
         group_table = group_parameter_table(model, row=ROW)
         model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model.name),
+                   row=ROW,
                    grouped_model=group_table is not None, group_table=group_table,
                    model_comment=comment_text(model.name))
     finally:
