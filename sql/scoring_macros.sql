@@ -30,15 +30,22 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
         ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
 
 );
-{% else %}
+{% elif row != 'r' %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
-    -- (the row is named once: DuckDB copies a macro argument at every use)
+    -- (a wide model names the row once: DuckDB copies a macro argument at every use)
     list_transform([r], lambda {{ row | ident }}: [
     {% for c in classes %}
         -- class {{ c.comment }}: log prior + log-likelihood of each feature
         {{ chunked(family, c, p) | trim | indent(8) }}{{ "," if not loop.last }}
     {% endfor %}
     ])[1];
+{% else %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
+{% for c in classes %}
+    -- class {{ c.comment }}: log prior + log-likelihood of each feature
+    {{ chunked(family, c, p) | trim | indent(4) }}{{ "," if not loop.last }}
+{% endfor %}
+];
 {% endif %}
 
 CREATE OR REPLACE MACRO {{ m.predict }}(r) AS

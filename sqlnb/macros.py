@@ -23,7 +23,11 @@ from .templates import render
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
 
-ROW = "__sqlnb_row"  # the row inside the macros (their parameter ``r`` is used once)
+ROW = "r"  # the macros' row parameter
+ROW_ONCE = "__sqlnb_row"  # the row's name inside a macro that uses its parameter once
+# DuckDB copies a macro's argument (the whole row) at every use: past this many feature
+# references the macros name the row once (a lambda), slower per row but not per feature.
+DIRECT_REFERENCES = 400
 MACRO_ROLES = ("joint", "predict", "predict_proba", "predict_log_proba", "score")
 STANDALONE_OUTPUTS = {
     "predict": None,
@@ -90,15 +94,18 @@ def create_macros(model: NaiveBayes) -> None:
     Called at the end of every fit, inside the fit's transaction, so the macros always
     agree with the statistics tables: both commit or roll back together.
     """
-    from .grouping import group_parameter_table
+    from .grouping import group_parameter_table, read_groups
 
     model._meta = None
     model._compiled = None
     try:
-        classes = compiled_classes(model, row=ROW)
-        group_table = group_parameter_table(model, row=ROW)
+        grouped = bool(read_groups(model))
+        references = len(model.meta["features"]) * len(model._compile()["classes"])
+        row = ROW_ONCE if grouped or references > DIRECT_REFERENCES else ROW
+        classes = compiled_classes(model, row=row)
+        group_table = group_parameter_table(model, row=row) if grouped else None
         model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model.name),
-                   row=ROW,
+                   row=row,
                    grouped_model=group_table is not None, group_table=group_table,
                    model_comment=comment_text(model.name))
     finally:

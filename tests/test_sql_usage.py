@@ -217,3 +217,27 @@ def test_recording_a_fit_changes_nothing():
     assert tables == [("customers",)]
     with pytest.raises(InvalidParameterError):
         model.fit_sql(frame, "y")
+
+
+@pytest.mark.parametrize("family", ["multinomial", "gaussian"])
+def test_wide_models_macros_and_standalone_sql(family):
+    """Past 100 features the sums are chunked, past 400 references the row is named once."""
+    rng = np.random.default_rng(5)
+    n, width = 200, 150
+    y = rng.integers(0, 3, n)  # noqa: F841 (read by DuckDB)
+    counts = rng.poisson(0.5 + (y[:, None] == (np.arange(width) % 3)), (n, width))
+    columns = ", ".join(f"c.x[{i + 1}] AS \"f {i}\"" for i in range(width))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE wide_raw AS SELECT * FROM (SELECT unnest(?) AS x, unnest(?) AS y)",
+                [counts.tolist(), y.tolist()])
+    con.execute(f"CREATE TABLE wide AS SELECT y, {columns} FROM wide_raw AS c")
+    model = sqlnb.NaiveBayes("wide", con=con, family=family).fit("wide", "y")
+    labels = [r[-1] for r in model.predict("wide").fetchall()]
+    proba = np.array([r[-3:] for r in model.predict_proba("wide").fetchall()])
+    rows = con.execute("SELECT wide_predict(t), wide_predict_proba(t) FROM wide t").fetchall()
+    assert [r[0] for r in rows] == labels
+    np.testing.assert_allclose([[r[1][k] for k in ("0", "1", "2")] for r in rows], proba,
+                               rtol=0, atol=1e-12)
+    standalone = con.execute(model.to_sql("wide", output="predict_proba")).fetchall()
+    assert [r[-4] for r in standalone] == labels
+    np.testing.assert_allclose([r[-3:] for r in standalone], proba, rtol=0, atol=1e-12)
