@@ -10,7 +10,7 @@ import textwrap
 import duckdb
 import numpy as np
 import pytest
-from conftest import family_frame
+from conftest import FAMILIES, family_frame
 
 import sqlnb
 from sqlnb.errors import InvalidDataError, InvalidParameterError
@@ -114,29 +114,39 @@ def test_macros_can_be_turned_off():
     ).fetchall()[0][0] == 0
 
 
-def test_a_separate_process_scores_with_duckdb_alone(tmp_path, family):
+def test_a_separate_process_scores_with_duckdb_alone(tmp_path):
     """The database file alone, opened by a process that imports only duckdb."""
     path = tmp_path / "models.duckdb"
     con = duckdb.connect(str(path))
-    _, model = fitted(family, con=con)
-    labels, proba = facade_scores(model)
+    expected = {}
+    for family in FAMILIES:  # one model per family in the same file
+        con.execute(f"CREATE SCHEMA {family}")
+        con.execute(f"USE {family}")
+        _, model = fitted(family, con=con)
+        expected[family] = facade_scores(model)
     con.close()
     script = textwrap.dedent(f"""
         import json, sys
         import duckdb
         con = duckdb.connect({str(path)!r}, read_only=True)
-        rows = con.execute(
-            "SELECT churn_predict(t), churn_predict_proba(t) FROM customers AS t"
-        ).fetchall()
+        scores = {{}}
+        for family in {FAMILIES!r}:
+            con.execute(f"USE {{family}}")
+            rows = con.execute(
+                "SELECT churn_predict(t), churn_predict_proba(t) FROM customers AS t"
+            ).fetchall()
+            scores[family] = [[label, proba] for label, proba in rows]
         assert "sqlnb" not in sys.modules
-        print(json.dumps([[label, proba] for label, proba in rows]))
+        print(json.dumps(scores))
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           cwd=tmp_path, check=True)
-    rows = json.loads(done.stdout)
-    assert [r[0] for r in rows] == labels
-    other = np.array([[r[1][label] for label in LABELS] for r in rows])
-    np.testing.assert_allclose(other, proba, rtol=0, atol=1e-12)
+    scores = json.loads(done.stdout)
+    for family, (labels, proba) in expected.items():
+        rows = scores[family]
+        assert [r[0] for r in rows] == labels, family
+        other = np.array([[r[1][label] for label in LABELS] for r in rows])
+        np.testing.assert_allclose(other, proba, rtol=0, atol=1e-12, err_msg=family)
 
 
 # ---------------------------------------------------------------- standalone scoring SQL
@@ -224,7 +234,7 @@ def test_wide_models_macros_and_standalone_sql(family):
     """Past 100 features the sums are chunked, past 400 references the row is named once."""
     rng = np.random.default_rng(5)
     n, width = 200, 150
-    y = rng.integers(0, 3, n)  # noqa: F841 (read by DuckDB)
+    y = rng.integers(0, 3, n)
     counts = rng.poisson(0.5 + (y[:, None] == (np.arange(width) % 3)), (n, width))
     columns = ", ".join(f"c.x[{i + 1}] AS \"f {i}\"" for i in range(width))
     con = duckdb.connect()
