@@ -33,6 +33,10 @@ model = sqlnb.NaiveBayes("churn", con=con).fit("customers", "churned",
 print(model.evaluate("customers")["accuracy"])
 print(model.top_features(1).fetchall())
 script = model.fit_sql("customers", "churned", features=["tenure", "spend"])
+# One model per store, fitted in the same scan, and a pooled model for new stores:
+stores = sqlnb.NaiveBayes("churn_by_store", con=con).fit(
+    "customers", "churned", features=["tenure", "spend"], group_by="store")
+print(stores.evaluate("customers")["accuracy"])
 scoring = model.to_sql(f"read_parquet('{workdir}/new.parquet')", output="predict_proba")
 con.close()
 
@@ -44,6 +48,8 @@ print(plain.sql(f"SELECT churn_predict(p), churn_predict_proba(p).yes "
 print(plain.sql("SELECT c.id, unnest(churn_predict_proba(c)) FROM customers c LIMIT 3"))
 print(plain.sql("SELECT * FROM churn_score('customers') LIMIT 3"))
 print(plain.sql("SELECT class, feature, theta, var FROM churn_feature_params ORDER BY ALL"))
+print(plain.sql("SELECT store, churn_by_store_predict(t) AS prediction, count(*) "
+                "FROM customers t GROUP BY ALL ORDER BY ALL LIMIT 4"))
 plain.close()
 
 # The standalone statement needs no sqlnb table at all:

@@ -141,14 +141,14 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     model._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
 
 
-def _group_models(model: NaiveBayes, groups: list[dict[str, Any]],
-                  row: str | None) -> dict[tuple, dict[Any, dict[str, Any]]]:
+def _group_models(model: NaiveBayes,
+                  groups: list[dict[str, Any]]) -> dict[tuple, dict[Any, dict[str, Any]]]:
     """Each group's classes (by label) with their constant and scoring terms."""
     t = group_tables(model, groups)
     context = _group_context(model, t)
     classes = model._fetch("read_group_classes.sql", what="classes", **context)
     constants = dict(model._fetch("read_params.sql", what="constants", **context))
-    terms = _terms(model, model._fetch("read_params.sql", what="terms", **context), row)
+    terms = _terms(model, model._fetch("read_params.sql", what="terms", **context))
     order = {f["name"]: i for i, f in enumerate(model.meta["features"])}
     by_group: dict[tuple, dict[Any, dict[str, Any]]] = {}
     for class_index, label, *values in classes:
@@ -178,7 +178,7 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str
         return None
     from .macros import with_chunks
 
-    by_group = _group_models(model, groups, None)
+    by_group = _group_models(model, groups)
     names = PARAMETERS.get(model.family.name, ("coef",))
 
     def slot(*parts: Any) -> str:
@@ -240,17 +240,13 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str
     }
 
 
-def _column(name: str, row: str | None) -> str:
-    return DUCKDB.ident(name) if row is None else DUCKDB.field(row, name)
-
-
-def _terms(model: NaiveBayes, rows: list[tuple], row: str | None) -> dict[int, dict]:
-    """Scoring terms per class index, as ``NaiveBayes._compile`` builds them."""
+def _terms(model: NaiveBayes, rows: list[tuple]) -> dict[int, dict]:
+    """Scoring parameters per class index and feature, as ``NaiveBayes._compile`` reads
+    them (the columns are the group table's, filled in by ``group_parameter_table``)."""
     terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
     for values in rows:
         class_index, feature = values[0], values[1]
-        term = terms[class_index].setdefault(
-            feature, {"name": feature, "column": _column(feature, row)})
+        term = terms[class_index].setdefault(feature, {"name": feature})
         if model.family.name == "gaussian":
             term["theta"], term["var"] = values[2], values[3]
         elif model.family.name == "categorical":
