@@ -20,6 +20,7 @@ n = 1000
 churned = rng.random(n) < 0.3
 customers = {
     "id": np.arange(n),
+    "store": rng.integers(0, 4, n),
     "tenure": np.where(churned, rng.normal(8, 4, n), rng.normal(30, 10, n)),
     "spend": np.where(churned, rng.normal(40, 15, n), rng.normal(55, 15, n)),
     "churned": np.where(churned, "yes", "no"),
