@@ -206,3 +206,16 @@ def test_weighted_groups_reloaded_and_evaluated(family):
     expected = np.mean(np.array(predicted) == con.execute("SELECT y FROM sales").df()["y"])
     assert model.evaluate("sales")["accuracy"] == pytest.approx(expected, abs=1e-12)
     assert len(frame) == model.evaluate("sales")["n"]
+
+
+def test_drop_removes_the_group_tables_and_macros():
+    con = duckdb.connect()
+    _data("multinomial", con)
+    model = sqlnb.NaiveBayes("stores", con=con, family="multinomial")
+    model.fit("sales", "y", features=FEATURES, group_by="store")
+    model.drop()
+    tables = con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+    views = con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+    macros = con.execute("SELECT function_name FROM duckdb_functions() "
+                         "WHERE function_name LIKE 'stores%'").fetchall()
+    assert (tables, views, macros) == ([("sales",)], [], [])
