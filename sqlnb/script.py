@@ -17,7 +17,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidParameterError
-from .macros import comment_text
+from .macros import comment_text, drop_macros
 from .templates import render
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -93,6 +93,8 @@ def record(model: NaiveBayes, method: str, *args: Any, **kwargs: Any) -> str:
         getattr(recorder, method)(*args, **kwargs)
     finally:
         real.rollback()
+    # Macros from an earlier fit would no longer agree with the tables the script writes.
+    drop_macros(recorder)
     return render(
         "fit_script.sql",
         statements=statements,

@@ -208,6 +208,11 @@ def test_the_fit_script_builds_the_same_tables(family):
     plain.execute(script)
     got = _model_tables(plain)
     assert got[1] == expected[1]
+    # the macros come from Python, once, and then agree with the facade
+    sqlnb.load(plain, "churn").create_macros()
+    labels, proba = facade_scores(model)
+    assert macro_scores(plain)[0] == labels
+    np.testing.assert_allclose(macro_scores(plain)[1], proba, rtol=0, atol=1e-12)
     for role, rows in expected[0].items():
         assert len(got[0][role]) == len(rows), role
         for a, b in zip(got[0][role], rows):
@@ -215,6 +220,13 @@ def test_the_fit_script_builds_the_same_tables(family):
             np.testing.assert_allclose(
                 [v for v in a if isinstance(v, float)], [v for v in b if isinstance(v, float)],
                 rtol=1e-12, atol=1e-12, err_msg=role)
+
+
+def test_the_fit_script_drops_stale_macros():
+    con, model = fitted("gaussian")
+    con.execute(model.fit_sql("customers", "y"))
+    assert con.execute("SELECT count(*) FROM duckdb_functions() "
+                       "WHERE function_name LIKE 'churn%'").fetchall()[0][0] == 0
 
 
 def test_recording_a_fit_changes_nothing():
