@@ -9,7 +9,7 @@ import sys
 import duckdb
 import numpy as np
 import pytest
-from conftest import family_frame
+from sql_usage_data import FAMILIES, family_frame
 
 import sqlnb
 from sqlnb.errors import InvalidParameterError, UnknownColumnError
@@ -35,6 +35,7 @@ def _proba(relation):
     return [r[-4] for r in rows], np.array([r[-3:] for r in rows])
 
 
+@pytest.mark.parametrize("family", FAMILIES)
 def test_each_group_matches_a_separate_fit(family):
     con = duckdb.connect()
     _data(family, con)

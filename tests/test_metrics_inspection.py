@@ -6,9 +6,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import family_frame
 from sklearn import metrics
 from sklearn import naive_bayes as sk
+from sql_usage_data import FAMILIES, family_frame
 
 import sqlnb
 from sqlnb.errors import InvalidParameterError
@@ -31,6 +31,7 @@ def _fit(family, features=None):
     return con, frame, model
 
 
+@pytest.mark.parametrize("family", FAMILIES)
 def test_evaluate_equals_scikit_learn(family):
     con, _, model = _fit(family)
     holdout = family_frame(family, n=150, seed=3)

@@ -10,7 +10,7 @@ import textwrap
 import duckdb
 import numpy as np
 import pytest
-from conftest import FAMILIES, family_frame
+from sql_usage_data import FAMILIES, family_frame
 
 import sqlnb
 from sqlnb.errors import InvalidDataError, InvalidParameterError
@@ -42,6 +42,7 @@ def macro_scores(con, name="churn", source="customers"):
 
 
 # ---------------------------------------------------------------- persisted macros
+@pytest.mark.parametrize("family", FAMILIES)
 def test_macros_agree_with_the_facade(family):
     con, model = fitted(family)
     labels, proba = facade_scores(model)
@@ -53,6 +54,7 @@ def test_macros_agree_with_the_facade(family):
     np.testing.assert_allclose(macro_proba.sum(axis=1), 1.0, atol=1e-12)
 
 
+@pytest.mark.parametrize("family", FAMILIES)
 def test_macros_follow_every_fit(family):
     """A refit (and a partial fit, where sqlnb has one) re-creates the macros."""
     con, model = fitted(family)
@@ -150,6 +152,7 @@ def test_a_separate_process_scores_with_duckdb_alone(tmp_path):
 
 
 # ---------------------------------------------------------------- standalone scoring SQL
+@pytest.mark.parametrize("family", FAMILIES)
 def test_to_sql_runs_on_a_fresh_connection(family):
     con, model = fitted(family)
     labels, proba = facade_scores(model)
@@ -197,6 +200,7 @@ def _model_tables(con, name="churn"):
     return tables, meta
 
 
+@pytest.mark.parametrize("family", FAMILIES)
 def test_the_fit_script_builds_the_same_tables(family):
     con, model = fitted(family)
     expected = _model_tables(con)

@@ -1,10 +1,9 @@
-"""Small datasets per family, shared by the SQL-usage tests."""
+"""Small datasets per family, shared by the SQL-usage tests (imported, not a conftest)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 
 FAMILIES = ["gaussian", "multinomial", "complement", "bernoulli", "categorical"]
 
@@ -32,7 +31,3 @@ def family_frame(family: str, n: int = 240, seed: int = 0) -> pd.DataFrame:
     frame["y"] = y
     return frame
 
-
-@pytest.fixture(params=FAMILIES)
-def family(request) -> str:
-    return request.param
