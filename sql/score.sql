@@ -1,13 +1,14 @@
 -- Score {{ source }} with model {{ model | lit }} ({{ family_name }} naive Bayes):
 -- one joint log-likelihood expression per class, then {{ output }}.
 {% import family_template as family %}
+{% from 'grouped_jll.sql' import chunked %}
 WITH joint AS (
     SELECT
     {% for column in keep %}
         {{ column }},
     {% endfor %}
     {% for c in classes %}
-        {{ family.jll(c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
+        {{ chunked(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM {{ source }}
 ), maximum AS (

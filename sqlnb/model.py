@@ -379,14 +379,14 @@ class NaiveBayes:
         compiled_classes = []
         for class_index, label, _ in classes:
             class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
-            compiled_classes.append({
+            compiled_classes.append(macros.with_chunks({
                 "index": class_index,
                 "label_value": label,
                 "label": DUCKDB.lit(label, meta["target_type"]),
                 "constant": constants[class_index],
                 "terms": class_terms,
                 "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
-            })
+            }))
         self._compiled = {"classes": classes, "compiled": compiled_classes}
         return self._compiled
 

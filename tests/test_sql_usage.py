@@ -9,7 +9,9 @@ import textwrap
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 import pytest
+from sklearn.naive_bayes import MultinomialNB
 from sql_usage_data import FAMILIES, family_frame
 
 import sqlnb
@@ -267,3 +269,15 @@ def test_wide_models_macros_and_standalone_sql(family):
     standalone = con.execute(model.to_sql("wide", output="predict_proba")).fetchall()
     assert [r[-4] for r in standalone] == labels
     np.testing.assert_allclose([r[-3:] for r in standalone], proba, rtol=0, atol=1e-12)
+
+
+def test_predict_handles_more_features_than_duckdbs_expression_depth():
+    """1,010 terms in one chain would exceed DuckDB's depth limit of 1,000: sums are chunked."""
+    rng = np.random.default_rng(2)
+    X = rng.poisson(0.4, (30, 1010))
+    y = rng.integers(0, 2, 30)
+    model = sqlnb.NaiveBayes("wide", family="multinomial", sql_macros=False)
+    table = pa.table({**{f"f{i}": X[:, i] for i in range(X.shape[1])}, "y": y})
+    model.fit(table, "y")
+    predicted = [r[-1] for r in model.predict(table).fetchall()]
+    assert predicted == MultinomialNB().fit(X, y).predict(X).tolist()
