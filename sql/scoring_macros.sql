@@ -30,7 +30,7 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
         ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
 
 );
-{% elif row != 'r' %}
+{% elif row_once %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- (a wide model names the row once: DuckDB copies a macro argument at every use)
     list_transform([r], lambda {{ row | ident }}: [

@@ -9,7 +9,8 @@ the fitted parameters, so any DuckDB client can score rows without sqlnb install
 
 ``to_sql`` renders one self-contained SELECT statement with the same parameters inlined,
 for a scheduled job or a dbt model. Both reuse each family's ``jll`` template macro: a
-macro's terms read struct fields of the row argument (``r."feature"``) instead of columns.
+macro's terms read struct fields of the row argument (``("r")."feature"``) instead of
+columns.
 """
 
 from __future__ import annotations
@@ -39,7 +40,10 @@ STANDALONE_OUTPUTS = {
 
 
 def macro_names(name: str) -> dict[str, str]:
-    """The unquoted names of a model's macros, by role (``joint`` is ``<name>_joint_log_likelihood``)."""
+    """The unquoted names of a model's macros, by role.
+
+    ``joint`` is ``<name>_joint_log_likelihood``; the others are ``<name>_<role>``.
+    """
     suffixes = {"joint": "joint_log_likelihood"}
     return {role: f"{name}_{suffixes.get(role, role)}" for role in MACRO_ROLES}
 
@@ -105,7 +109,7 @@ def create_macros(model: NaiveBayes) -> None:
         classes = compiled_classes(model, row=row)
         group_table = group_parameter_table(model, row=row) if grouped else None
         model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model.name),
-                   row=row,
+                   row=row, row_once=row == ROW_ONCE,
                    grouped_model=group_table is not None, group_table=group_table,
                    model_comment=comment_text(model.name))
     finally:
