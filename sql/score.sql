@@ -1,7 +1,7 @@
 -- Score {{ source }} with model {{ model | lit }} ({{ family_name }} naive Bayes):
 -- one joint log-likelihood expression per class, then {{ output }}.
 {% import family_template as family %}
-{% from 'grouped_jll.sql' import chunked %}
+{% from 'scoring_helpers.sql' import chunked %}
 WITH joint AS (
     SELECT
     {% for column in keep %}

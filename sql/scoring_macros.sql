@@ -2,7 +2,7 @@
 -- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
 -- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
 {% import family_template as family %}
-{% from 'grouped_jll.sql' import chunked %}
+{% from 'scoring_helpers.sql' import chunked %}
 {% if group_table %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
     -- (the row is named once: DuckDB copies a macro argument at every use)

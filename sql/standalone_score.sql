@@ -2,7 +2,7 @@
 -- Fitted at {{ fitted_at }} (sqlnb {{ version }}). Every parameter is embedded below, so
 -- this statement needs no sqlnb table: it runs on any DuckDB connection that can read the source.
 {% import family_template as family %}
-{% import 'grouped_jll.sql' as grouped %}
+{% import 'scoring_helpers.sql' as scoring %}
 WITH source AS (
     SELECT * FROM {{ source }}
 {% if group_table %}
@@ -19,7 +19,7 @@ WITH source AS (
         source.*,
     {% for c in classes %}
         -- class {{ c.comment }}
-        {{ grouped.class_jll(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
+        {{ scoring.class_jll(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM source
     {% if group_table %}

@@ -1,4 +1,6 @@
-{#- Scoring per-group models in one statement: the source is LEFT JOINed to one row of
+{#- Helpers shared by the scoring statements (score.sql, standalone_score.sql, the macros).
+
+    Per-group models in one statement: the source is LEFT JOINed to one row of
     parameters per group (alias __sqlnb_group), and each class's joint log-likelihood reads
     the family's parameters from that row (NULL when the group never saw the class). A row
     of a group unseen at fit time, or with a NULL group, finds no row: the pooled model,
