@@ -1,6 +1,7 @@
 -- Score {{ source }} with model {{ model | lit }} ({{ family_name }} naive Bayes):
 -- one joint log-likelihood expression per class, then {{ output }}.
 {% import family_template as family %}
+{% from 'scoring_helpers.sql' import chunked %}
 {% if robust %}
 WITH raw AS (
     -- each class's log-likelihood on the raw values: a NaN in a floating-point column
@@ -8,7 +9,7 @@ WITH raw AS (
     SELECT
         *,
     {% for c in classes %}
-        {{ family.jll(c, p) | trim }} AS {{ ('__sqlnb_raw_' ~ c.index) | ident }}{{ "," if not loop.last }}
+        {{ chunked(family, c, p) | trim }} AS {{ ('__sqlnb_raw_' ~ c.index) | ident }}{{ "," if not loop.last }}
     {% endfor %}
     FROM {{ source }}
 ), joint AS (
@@ -18,7 +19,7 @@ WITH raw AS (
     {% endfor %}
     {% for c in robust %}
     {% set raw = ('__sqlnb_raw_' ~ c.index) | ident %}
-        CASE WHEN isfinite({{ raw }}) THEN {{ raw }} ELSE {{ family.jll(c, p) | trim }} END AS {{ c.jll }}{{ "," if not loop.last }}
+        CASE WHEN isfinite({{ raw }}) THEN {{ raw }} ELSE {{ chunked(family, c, p) | trim }} END AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM raw
 {% else %}
@@ -28,11 +29,7 @@ WITH joint AS (
         {{ column }},
     {% endfor %}
     {% for c in classes %}
-        -- class {{ c.label }}: {{ c.terms | length }} terms, summed in chunks to keep expressions shallow
-        {% for chunk in c.chunks %}
-        ({{ family.jll(chunk, p) | trim }}){{ " +" if not loop.last }}
-        {% endfor %}
-        AS {{ c.jll }}{{ "," if not loop.last }}
+        {{ chunked(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM {{ source }}
 {% endif %}

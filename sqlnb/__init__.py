@@ -8,6 +8,7 @@ __version__ = "0.1.0"
 
 from . import errors
 from .incremental import merge
+from .metrics import evaluate
 from .model import NaiveBayes, load
 
-__all__ = ["NaiveBayes", "__version__", "errors", "load", "merge"]
+__all__ = ["NaiveBayes", "__version__", "errors", "evaluate", "load", "merge"]

@@ -13,6 +13,15 @@ import math
 from typing import Any, ClassVar
 
 
+class Expression(str):
+    """SQL text that already is an expression (e.g. a column holding a parameter).
+
+    ``lit`` passes it through unchanged, so a template written for constants (a family's
+    ``jll``) can read a parameter from a column instead: per-group scoring joins one row of
+    parameters per group.
+    """
+
+
 class Dialect:
     name = "duckdb"
     identifier_quote = '"'
@@ -37,6 +46,18 @@ class Dialect:
         """Quote a possibly dotted relation name (``schema.table``), part by part."""
         return ".".join(self.ident(part) for part in name.split("."))
 
+    def field(self, struct: str, name: str) -> str:
+        """A field of a struct-valued name (a macro's row argument): ``("r")."name"``.
+
+        The parentheses make it a field access rather than a table-qualified column, which
+        DuckDB also resolves inside a macro's subqueries.
+        """
+        return "(" + self.ident(struct) + ")." + self.ident(name)
+
+    def column(self, table: str, name: str) -> str:
+        """A column qualified by its table's alias: ``"t"."name"``."""
+        return self.ident(table) + "." + self.ident(name)
+
     def string(self, value: str) -> str:
         if "\x00" in value:
             raise ValueError("string literal contains a NUL byte")
@@ -57,6 +78,8 @@ class Dialect:
 
     def lit(self, value: Any, sql_type: str | None = None) -> str:
         """Render a Python value as a literal, optionally cast to ``sql_type``."""
+        if isinstance(value, Expression):
+            return str(value)
         if value is None:
             text = "NULL"
         elif isinstance(value, bool):

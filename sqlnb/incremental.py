@@ -210,10 +210,18 @@ def merge(
 
 # ---------------------------------------------------------------------- one batch
 def _check_not_composite(model: NaiveBayes) -> None:
+    """Incremental updates cover single-family models without groups (for now)."""
+    from .grouping import read_groups
+
     if model.family.composite:
         raise InvalidParameterError(
             "partial_fit, forget and merge are not available for family='auto' (mixed) "
             "models yet; refit the model on all the data"
+        )
+    if _stored(model) is not None and read_groups(model):
+        raise InvalidParameterError(
+            "partial_fit, forget and merge are not available for per-group models "
+            "(fit with group_by) yet; refit the model on all the data"
         )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from . import __version__, mixed
+from . import __version__, grouping, macros, mixed
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
@@ -36,11 +36,6 @@ from .templates import render
 
 SCHEMA_VERSION = 1
 PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
-# A class's log-likelihood is a sum of one term per feature. DuckDB's planner slows down
-# sharply on long chains of `+` (and refuses depth > 1000), so terms are summed in chunks.
-# Measured (50k rows x 200 features x 5 classes, Gaussian predict): one chain 5.8 s, a
-# balanced tree 2.3 s, chunks of 50 terms 1.4 s; most of it is planning.
-TERMS_PER_CHUNK = 50
 
 OUTPUTS = {
     "predict": None,
@@ -64,6 +59,9 @@ class NaiveBayes:
     family:
         ``"gaussian"``, ``"multinomial"``, ``"complement"``, ``"bernoulli"`` or
         ``"categorical"``.
+    sql_macros:
+        Re-create the scoring macros ``<name>_predict(row)``, ``<name>_predict_proba(row)``…
+        in the database after every fit (see ``docs/sql.md``).
     **hyperparameters:
         scikit-learn's names and defaults for the family (``var_smoothing``, ``alpha``…).
     """
@@ -74,6 +72,7 @@ class NaiveBayes:
         *,
         con: duckdb.DuckDBPyConnection | None = None,
         family: str = "gaussian",
+        sql_macros: bool = True,
         **hyperparameters: Any,
     ) -> None:
         if not isinstance(name, str) or not name:
@@ -83,6 +82,7 @@ class NaiveBayes:
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
+        self.sql_macros = sql_macros
 
     # ------------------------------------------------------------------ naming
     @property
@@ -129,17 +129,21 @@ class NaiveBayes:
         *,
         features: list[str] | None = None,
         weight: str | None = None,
+        group_by: str | list[str] | None = None,
     ) -> NaiveBayes:
         """Fit the model on ``source``: one scan, then statistics tables and parameter views.
 
-        ``features=None`` takes every column but the target and the weight. Nothing is
-        written if anything fails: the previous model (if any) is left as it was.
+        ``features=None`` takes every column but the target, the weight and the group
+        columns. ``group_by`` (a column or a list of columns) fits one model per group in the
+        same scan, plus a pooled model for groups unseen at fit time (see
+        :mod:`sqlnb.grouping`). Nothing is written if anything fails: the previous model
+        (if any) is left as it was.
         """
         src = resolve(self.con, source)
         if self.family.composite:
             self.family.assigned = {}  # the columns' families come from this source
         try:
-            spec = self._fit_spec(src, target, features, weight)
+            spec = self._fit_spec(src, target, features, weight, group_by)
             self.con.begin()
             try:
                 self._fit_in_transaction(src, spec)
@@ -157,7 +161,7 @@ class NaiveBayes:
         return self
 
     def _fit_spec(self, src: Source, target: str, features: list[str] | None,
-                  weight: str | None) -> dict[str, Any]:
+                  weight: str | None, group_by: str | list[str] | None = None) -> dict[str, Any]:
         columns = src.columns
         if not isinstance(target, str) or target not in columns:
             raise UnknownColumnError(
@@ -169,7 +173,8 @@ class NaiveBayes:
             if not is_numeric(columns[weight]):
                 raise InvalidDataError(f"weight column {weight!r} has type {columns[weight]}")
         if features is None:
-            features = [c for c in columns if c not in (target, weight)]
+            grouped = [group_by] if isinstance(group_by, str) else list(group_by or [])
+            features = [c for c in columns if c not in (target, weight) and c not in grouped]
         else:
             features = list(features)
             missing = [f for f in features if f not in columns]
@@ -191,7 +196,7 @@ class NaiveBayes:
             if self.family.name == "categorical":
                 spec["coding"] = "integer" if columns[name].upper() in INTEGER_TYPES else "value"
             specs.append(spec)
-        return {
+        spec = {
             "target": target,
             "target_sql": DUCKDB.ident(target),
             "target_type": columns[target],
@@ -199,8 +204,15 @@ class NaiveBayes:
             "weight_sql": None if weight is None else DUCKDB.ident(weight),
             "features": specs,
         }
+        if group_by is not None:
+            spec["groups"] = grouping.group_specs(columns, group_by, target, specs, weight)
+        return spec
 
     def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
+        if spec.get("groups"):
+            grouping.fit_grouped(self, src, spec)
+            return
+        grouping.drop_groups(self)
         features = spec["features"]
         if self.family.composite:
             mixed.fit_mixed(self, src, spec, pilot_rows=PILOT_ROWS, schema_version=SCHEMA_VERSION)
@@ -256,6 +268,8 @@ class NaiveBayes:
             features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
             version=__version__,
         )
+        if getattr(self, "sql_macros", True):
+            macros.create_macros(self)
 
     def fit_sparse(
         self,
@@ -290,6 +304,7 @@ class NaiveBayes:
             self.con.begin()
             try:
                 self._run("create_model.sql", class_type=target_type)
+                grouping.drop_groups(self)
                 self._run("insert_features.sql", features=specs)
                 self._run("batch_sparse.sql", entries=entries_src.sql, rows=rows_src.sql,
                           row=DUCKDB.ident(row), target=DUCKDB.ident(target),
@@ -451,26 +466,23 @@ class NaiveBayes:
         compiled_classes = []
         for class_index, label, _ in classes:
             class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
-            chunks = [
-                {"constant": constants[class_index] if start == 0 else 0.0,
-                 "terms": class_terms[start:start + TERMS_PER_CHUNK]}
-                for start in range(0, max(len(class_terms), 1), TERMS_PER_CHUNK)
-            ]
-            compiled_classes.append({
+            compiled_classes.append(macros.with_chunks({
                 "index": class_index,
-                "chunks": chunks,
                 "label_value": label,
                 "label": DUCKDB.lit(label, meta["target_type"]),
                 "constant": constants[class_index],
                 "terms": class_terms,
                 "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
-            })
+            }))
         self._compiled = {"classes": classes, "compiled": compiled_classes}
         return self._compiled
 
     def score_sql(self, source_sql: str, output: str, keep: list[str],
                   prediction: str = "prediction") -> str:
         """The scoring statement for a FROM-clause fragment (used by ``predict*``)."""
+        if grouping.read_groups(self):  # per-group models: rows are routed to their group
+            return macros.scoring_sql(self, source_sql, output, prediction=prediction,
+                                      output_prefix=OUTPUTS[output])
         compiled = self._compile()
         classes = []
         for c in compiled["compiled"]:
@@ -494,6 +506,7 @@ class NaiveBayes:
         meta = self.meta
         src = resolve(self.con, source)
         missing = [f for f in self.features_ if f not in src.columns]
+        missing += grouping.missing_group_columns(self, src.columns)
         if missing:
             src.release(self.con)
             raise UnknownColumnError(
@@ -544,6 +557,54 @@ class NaiveBayes:
         """The source's rows with one ``jll_<class>`` column (log P(x, class)) per class."""
         return self._score(source, "joint")
 
+    # ------------------------------------------------------------------ plain SQL
+    def create_macros(self) -> None:
+        """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
+        self.meta  # raises NotFittedError early
+        self.con.begin()
+        try:
+            macros.create_macros(self)
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+
+    def to_sql(self, source: str = "source", output: str = "predict") -> str:
+        """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined.
+
+        >>> print(model.to_sql("read_parquet('new/*.parquet')"))  # doctest: +SKIP
+        """
+        return macros.to_sql(self, source, output)
+
+    def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:
+        """The SQL script ``fit(source, target, **kwargs)`` runs, without running it.
+
+        ``source`` must be a table, view or file path. The database is left unchanged.
+        """
+        from .script import record
+
+        return record(self, "fit", source, target, **kwargs)
+
+    def evaluate(self, source: Any, target: str | None = None) -> dict[str, Any]:
+        """Accuracy, per-class precision/recall/F1, macro/weighted F1, log loss and the
+        confusion matrix of the model on ``source`` (labels in ``target``, by default the
+        fitted target), computed in SQL. See :func:`sqlnb.metrics.evaluate`.
+        """
+        from .metrics import evaluate_model
+
+        return evaluate_model(self, source, target)
+
+    def top_features(self, k: int = 10) -> duckdb.DuckDBPyRelation:
+        """Per class, the ``k`` features that most raise its log-likelihood against the
+        other classes: a relation (class, rank, feature, category, score); see
+        ``sql/top_features.sql`` for each family's score.
+        """
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
+        self.meta  # raises NotFittedError early
+        return self.con.sql(render("top_features.sql", **self._context(
+            k=k, model_comment=macros.comment_text(self.name))))
+
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
@@ -551,6 +612,8 @@ class NaiveBayes:
         try:
             self._run("drop_model.sql")
             self._run("drop_parts.sql", families=mixed.PART_FAMILIES)
+            macros.drop_macros(self)
+            grouping.drop_groups(self)
             self.con.commit()
         except BaseException:
             self.con.rollback()

@@ -117,7 +117,8 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
             if sample_weight.shape[0] != X.shape[0]:
                 raise ValueError("sample_weight.shape does not match X.shape[0]")
         con = duckdb.connect()
-        model = NaiveBayes("model", con=con, family=self._family, **self._hyperparameters())
+        model = NaiveBayes("model", con=con, family=self._family, sql_macros=False,
+                           **self._hyperparameters())
         names, staged = self._stage(con, X, y, sample_weight)
         weight = WEIGHT if sample_weight is not None else None
         if "dense" in staged:

@@ -6,7 +6,7 @@
   log prior + sum_f log_neg_prob + sum_f x_f * (log_prob - log_neg_prob), and a missing
   x_f takes its log_neg_prob back out.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -20,15 +20,15 @@
 CREATE OR REPLACE VIEW {{ t.feature_params }} AS
 WITH smoothed AS (
     SELECT
-        s.class,
+        {{ by_group(t, 's.') }}s.class,
         s.feature,
         -- the denominator is the weight of the rows where the feature is not missing
         ln(s.count + f.alpha) - ln({{ counts.feature_weight('s', 'c') }} + 2 * f.alpha) AS log_prob
     FROM {{ t.feature_stats }} AS s
     JOIN {{ t.features }} AS f USING (feature)
-    JOIN {{ t.class_stats }} AS c USING (class)
+    JOIN {{ t.class_stats }} AS c USING ({{ by_group(t) }}class)
 )
-SELECT class, feature, log_prob, ln(1 - exp(log_prob)) AS log_neg_prob
+SELECT {{ by_group(t) }}class, feature, log_prob, ln(1 - exp(log_prob)) AS log_neg_prob
 FROM smoothed;
 {% endmacro %}
 
@@ -37,7 +37,7 @@ FROM smoothed;
 {% macro class_constant(t) %}
 SELECT c.class_index, any_value(c.log_prior) + sum(p.log_neg_prob) AS constant
 FROM {{ t.feature_params }} AS p
-JOIN {{ t.class_params }} AS c USING (class)
+JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 GROUP BY c.class_index
 {% endmacro %}
 

@@ -13,20 +13,31 @@
   value) and adds 0 at predict when missing = 'ignore'.
 -#}
 {% from 'incremental.sql' import signed, added %}
+{% from 'common.sql' import by_group %}
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
+{% for g in t.get('groups', []) %}
+    {{ g.column }} {{ g.type }} NOT NULL,
+{% endfor %}
     class    {{ class_type }} NOT NULL,
     feature  VARCHAR NOT NULL,
     category VARCHAR NOT NULL,  -- the value, as text
     n        BIGINT NOT NULL,   -- rows with this value
     count    DOUBLE NOT NULL,   -- their summed sample weight (scikit-learn's category_count_)
-    PRIMARY KEY (class, feature, category)
+    PRIMARY KEY ({{ by_group(t) }}class, feature, category)
 );
 {% endmacro %}
 
 {% macro batch(source, target, weight, features, t) %}
 SELECT
+{% if t.get('groups') %}
+    -- per-group rows and, in the same scan, the pooled model's rows (group NULL)
+    GROUPING({% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %}) > 0 AS __sqlnb_pooled,
+{% for g in t.groups %}
+    {{ g.column }},
+{% endfor %}
+{% endif %}
     class,
     CASE
     {% for f in features %}
@@ -42,6 +53,9 @@ SELECT
     {% if weight %}sum(weight){% else %}CAST(count(*) AS DOUBLE){% endif %} AS weight
 FROM (
     SELECT
+        {% for g in t.get('groups', []) %}
+        {{ g.column }},
+        {% endfor %}
         {{ target }} AS class,
         {% if weight %}{{ weight }} AS weight,{% endif %}
         {% for f in features %}
@@ -51,6 +65,12 @@ FROM (
     WHERE {{ target }} IS NOT NULL
 )
 GROUP BY GROUPING SETS (
+{% if t.get('groups') %}
+    ({{ by_group(t) }}class),
+    {% for f in features %}
+    ({{ by_group(t) }}class, {{ f.alias }}),
+    {% endfor %}
+{% endif %}
     (class),
     {% for f in features %}
     (class, {{ f.alias }}){{ "," if not loop.last }}
@@ -60,7 +80,7 @@ GROUP BY GROUPING SETS (
 
 {% macro merge(t, features, weighted, sign=1) %}
 {% set counts %}
-SELECT class, feature, category, n, weight AS count
+SELECT {{ by_group(t) }}class, feature, category, n, weight AS count
 FROM {{ t.batch }}
 WHERE feature IS NOT NULL AND category IS NOT NULL
 {% endset %}
@@ -82,12 +102,12 @@ SELECT class, feature, category, n, count FROM {{ source.feature_stats }}
 
 {# Add (sign = 1) or subtract (sign = -1) per class x feature x category counts. #}
 {% macro upsert(t, counts, sign) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, category, n, count)
-SELECT class, feature, category, {{ signed('n', sign) }}, {{ signed('count', sign) }}
+INSERT INTO {{ t.feature_stats }} ({{ by_group(t) }}class, feature, category, n, count)
+SELECT {{ by_group(t) }}class, feature, category, {{ signed('n', sign) }}, {{ signed('count', sign) }}
 FROM (
 {{ counts }}
 ) AS counts
-ON CONFLICT (class, feature, category) DO UPDATE SET
+ON CONFLICT ({{ by_group(t) }}class, feature, category) DO UPDATE SET
     n = {{ t.feature_stats }}.n + excluded.n,
     count = {{ added(t.feature_stats ~ '.count', 'excluded.count', sign) }};
 {% endmacro %}
@@ -106,41 +126,45 @@ SELECT NULL AS feature, NULL AS problem WHERE FALSE
 {% macro feature_params(t, p) %}
 CREATE OR REPLACE VIEW {{ t.feature_params }} AS
 WITH observed AS (
-    SELECT DISTINCT feature, category FROM {{ t.feature_stats }}
+    SELECT DISTINCT {{ by_group(t) }}feature, category FROM {{ t.feature_stats }}
 ), domain AS (
-    SELECT o.feature, o.category
+    SELECT {{ by_group(t, 'o.') }}o.feature, o.category
     FROM observed AS o
     JOIN {{ t.features }} AS f USING (feature)
     WHERE f.coding = 'value'
     UNION ALL
     -- integer codes: every code from 0 to the largest seen (or min_categories - 1)
-    SELECT m.feature, CAST(code.code AS VARCHAR)
+    SELECT {{ by_group(t, 'm.') }}m.feature, CAST(code.code AS VARCHAR)
     FROM (
-        SELECT o.feature, greatest(max(CAST(o.category AS HUGEINT)) + 1, coalesce(any_value(f.min_categories), 0)) AS size
+        SELECT {{ by_group(t, 'o.') }}o.feature, greatest(max(CAST(o.category AS HUGEINT)) + 1, coalesce(any_value(f.min_categories), 0)) AS size
         FROM observed AS o
         JOIN {{ t.features }} AS f USING (feature)
         WHERE f.coding = 'integer'
-        GROUP BY o.feature
+        GROUP BY {{ by_group(t, 'o.') }}o.feature
     ) AS m,
     LATERAL (SELECT unnest(range(CAST(m.size AS BIGINT))) AS code) AS code
 ), sizes AS (
-    SELECT d.feature, greatest(count(*), coalesce(any_value(f.min_categories), 0)) AS n_categories
+    SELECT {{ by_group(t, 'd.') }}d.feature, greatest(count(*), coalesce(any_value(f.min_categories), 0)) AS n_categories
     FROM domain AS d
     JOIN {{ t.features }} AS f USING (feature)
-    GROUP BY d.feature
+    GROUP BY {{ by_group(t, 'd.') }}d.feature
 ), totals AS (
-    SELECT class, feature, sum(count) AS total FROM {{ t.feature_stats }} GROUP BY class, feature
+    SELECT {{ by_group(t) }}class, feature, sum(count) AS total FROM {{ t.feature_stats }} GROUP BY {{ by_group(t) }}class, feature
 ), cells AS (
-    SELECT c.class, d.feature, d.category
+    SELECT {{ by_group(t, 'c.') }}c.class, d.feature, d.category
     FROM {{ t.class_stats }} AS c
+    {% if t.get('groups') %}
+    JOIN domain AS d ON {% for g in t.groups %}d.{{ g.column }} = c.{{ g.column }}{{ " AND " if not loop.last }}{% endfor %}
+    {% else %}
     CROSS JOIN domain AS d
+    {% endif %}
     UNION ALL
-    SELECT c.class, f.feature, NULL AS category   -- the unseen category
+    SELECT {{ by_group(t, 'c.') }}c.class, f.feature, NULL AS category   -- the unseen category
     FROM {{ t.class_stats }} AS c
     CROSS JOIN {{ t.features }} AS f
 )
 SELECT
-    cells.class,
+    {{ by_group(t, 'cells.') }}cells.class,
     cells.feature,
     cells.category,
     coalesce(s.count, 0) AS count,
@@ -148,16 +172,16 @@ SELECT
     ln(coalesce(s.count, 0) + f.alpha) - ln(coalesce(t.total, 0) + f.alpha * z.n_categories) AS log_prob
 FROM cells
 JOIN {{ t.features }} AS f USING (feature)
-JOIN sizes AS z USING (feature)
-LEFT JOIN totals AS t ON t.class = cells.class AND t.feature = cells.feature
+JOIN sizes AS z USING ({{ by_group(t) }}feature)
+LEFT JOIN totals AS t ON {% for g in t.get('groups', []) %}t.{{ g.column }} = cells.{{ g.column }} AND {% endfor %}t.class = cells.class AND t.feature = cells.feature
 LEFT JOIN {{ t.feature_stats }} AS s
-    ON s.class = cells.class AND s.feature = cells.feature AND s.category = cells.category;
+    ON {% for g in t.get('groups', []) %}s.{{ g.column }} = cells.{{ g.column }} AND {% endfor %}s.class = cells.class AND s.feature = cells.feature AND s.category = cells.category;
 {% endmacro %}
 
 {% macro read_params(t) %}
 SELECT c.class_index, p.feature, p.category, p.log_prob AS coef
 FROM {{ t.feature_params }} AS p
-JOIN {{ t.class_params }} AS c USING (class)
+JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 {% endmacro %}
 
 {% macro class_constant(t) %}

@@ -4,7 +4,7 @@
   with norm, the logged ratio divided by its sum over features. The class prior only
   counts when there is a single class, as in scikit-learn.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, partition_by_group %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -19,23 +19,23 @@
 CREATE OR REPLACE VIEW {{ t.feature_params }} AS
 WITH complement AS (
     SELECT
-        s.class,
+        {{ by_group(t, 's.') }}s.class,
         s.feature,
-        sum(s.count) OVER (PARTITION BY s.feature) AS feature_all,
-        sum(s.count) OVER (PARTITION BY s.feature) + f.alpha - s.count AS comp_count
+        sum(s.count) OVER (PARTITION BY {{ by_group(t, 's.') }}s.feature) AS feature_all,
+        sum(s.count) OVER (PARTITION BY {{ by_group(t, 's.') }}s.feature) + f.alpha - s.count AS comp_count
     FROM {{ t.feature_stats }} AS s
     JOIN {{ t.features }} AS f USING (feature)
 ), logged AS (
-    SELECT class, feature, feature_all,
-           ln(comp_count / sum(comp_count) OVER (PARTITION BY class)) AS logged
+    SELECT {{ by_group(t) }}class, feature, feature_all,
+           ln(comp_count / sum(comp_count) OVER (PARTITION BY {{ by_group(t) }}class)) AS logged
     FROM complement
 )
 SELECT
-    class,
+    {{ by_group(t) }}class,
     feature,
     feature_all,
     {% if p.norm %}
-    logged / sum(logged) OVER (PARTITION BY class) AS log_prob
+    logged / sum(logged) OVER (PARTITION BY {{ by_group(t) }}class) AS log_prob
     {% else %}
     -logged AS log_prob
     {% endif %}
@@ -45,7 +45,7 @@ FROM logged;
 {% macro read_params(t) %}{{ counts.read_params(t, 'p.log_prob AS coef') }}{% endmacro %}
 
 {% macro class_constant(t) %}
-SELECT class_index, CASE WHEN count(*) OVER () = 1 THEN log_prior ELSE 0 END AS constant
+SELECT class_index, CASE WHEN count(*) OVER ({{ partition_by_group(t) }}) = 1 THEN log_prior ELSE 0 END AS constant
 FROM {{ t.class_params }}
 {% endmacro %}
 

@@ -3,7 +3,7 @@
   per class x feature the weighted sum of the feature's values. Bernoulli passes
   `binarize`, so the sum counts the rows whose value is above the threshold.
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, by_group %}
 {% from 'incremental.sql' import signed, added %}
 
 {% macro value(f, binarize) -%}
@@ -12,12 +12,15 @@
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
+{% for g in t.get('groups', []) %}
+    {{ g.column }} {{ g.type }} NOT NULL,
+{% endfor %}
     class   {{ class_type }} NOT NULL,
     feature VARCHAR NOT NULL,
     n       BIGINT NOT NULL,   -- rows with a value
     count   DOUBLE NOT NULL,   -- weighted sum of the values (scikit-learn's feature_count_)
     weight  DOUBLE,            -- summed sample weight of the rows with a value (NULL: sparse fit)
-    PRIMARY KEY (class, feature)
+    PRIMARY KEY ({{ by_group(t) }}class, feature)
 );
 {% endmacro %}
 
@@ -36,7 +39,7 @@ CREATE TABLE {{ t.feature_stats }} (
 
 {% macro batch_counts(t, features) %}
 SELECT
-    class,
+    {{ by_group(t) }}class,
     unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
     unnest({{ columns_of(features, '_n') }}) AS n,
     unnest([{% for f in features %}coalesce({{ f.alias }}_s, 0){{ ", " if not loop.last }}{% endfor %}]) AS count,
@@ -63,12 +66,12 @@ ON CONFLICT (class, feature) DO NOTHING;
 
 {# Add (sign = 1) or subtract (sign = -1) per class x feature counts. #}
 {% macro upsert(t, counts, sign) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, n, count, weight)
-SELECT class, feature, {{ signed('n', sign) }}, {{ signed('count', sign) }}, {{ signed('weight', sign) }}
+INSERT INTO {{ t.feature_stats }} ({{ by_group(t) }}class, feature, n, count, weight)
+SELECT {{ by_group(t) }}class, feature, {{ signed('n', sign) }}, {{ signed('count', sign) }}, {{ signed('weight', sign) }}
 FROM (
 {{ counts }}
 ) AS counts
-ON CONFLICT (class, feature) DO UPDATE SET
+ON CONFLICT ({{ by_group(t) }}class, feature) DO UPDATE SET
     n = {{ t.feature_stats }}.n + excluded.n,
     count = {{ added(t.feature_stats ~ '.count', 'excluded.count', sign) }},
     weight = {{ added(t.feature_stats ~ '.weight', 'excluded.weight', sign) }};
@@ -98,5 +101,5 @@ WHERE NOT isfinite(count)
 {% macro read_params(t, columns) %}
 SELECT c.class_index, p.feature, {{ columns }}
 FROM {{ t.feature_params }} AS p
-JOIN {{ t.class_params }} AS c USING (class)
+JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 {% endmacro %}

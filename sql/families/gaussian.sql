@@ -6,11 +6,14 @@
   Each batch is summed around a per-feature shift close to the data (a pilot mean), so
   m2 = S2 - S1^2 / W never cancels catastrophically; batches are combined pairwise.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, partition_by_group %}
 {% from 'incremental.sql' import signed, added, non_negative %}
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
+{% for g in t.get('groups', []) %}
+    {{ g.column }} {{ g.type }} NOT NULL,
+{% endfor %}
     class   {{ class_type }} NOT NULL,
     feature VARCHAR NOT NULL,
     n       BIGINT NOT NULL,   -- rows with a value
@@ -19,7 +22,7 @@ CREATE TABLE {{ t.feature_stats }} (
     m2      DOUBLE NOT NULL,   -- weighted sum of squared deviations from the mean
     n_mean  DOUBLE NOT NULL,   -- unweighted mean
     n_m2    DOUBLE NOT NULL,   -- unweighted sum of squared deviations
-    PRIMARY KEY (class, feature)
+    PRIMARY KEY ({{ by_group(t) }}class, feature)
 );
 {% endmacro %}
 
@@ -27,6 +30,13 @@ CREATE TABLE {{ t.feature_stats }} (
 -- Sums are taken around a per-class shift (a value of the class seen by the pilot query),
 -- so m2 = S2 - S1^2 / W stays exact for constant columns and precise for large means.
 SELECT
+{% if t.get('groups') %}
+    -- per-group rows and, in the same scan, the pooled model's rows (group NULL)
+    GROUPING({% for g in t.groups %}__src.{{ g.column }}{{ ", " if not loop.last }}{% endfor %}) > 0 AS __sqlnb_pooled,
+{% for g in t.groups %}
+    __src.{{ g.column }} AS {{ g.column }},
+{% endfor %}
+{% endif %}
     __src.{{ target }} AS class,
     count(*) AS n,
     {% if weight %}sum(__src.{{ weight }}){% else %}CAST(count(*) AS DOUBLE){% endif %} AS weight,
@@ -34,7 +44,11 @@ SELECT
 FROM {{ source }} AS __src
 LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
 WHERE __src.{{ target }} IS NOT NULL
+{% if t.get('groups') %}
+GROUP BY GROUPING SETS (({{ by_group(t, '__src.') }}__src.{{ target }}), (__src.{{ target }}))
+{% else %}
 GROUP BY __src.{{ target }}
+{% endif %}
 {% endmacro %}
 
 {# The per-feature sums of a batch, over `__src` joined to the shifts as `__shift`. #}
@@ -66,7 +80,7 @@ GROUP BY __src.{{ target }}
 {% macro batch_moments(t, features, weighted) %}
 WITH unpivoted AS (
     SELECT
-        class,
+        {{ by_group(t) }}class,
         unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
         unnest({{ columns_of(features, '_shift') }}) AS shift,
         unnest({{ columns_of(features, '_n') }}) AS n,
@@ -86,7 +100,7 @@ WITH unpivoted AS (
     FROM {{ t.batch }}
 )
 SELECT
-    class,
+    {{ by_group(t) }}class,
     feature,
     n,
     weight,
@@ -124,9 +138,9 @@ ON CONFLICT (class, feature) DO NOTHING;
 {% set s = t.feature_stats %}
 {% set w = added(s ~ '.weight', 'excluded.weight', sign) %}
 {% set n = '(' ~ s ~ '.n + excluded.n)' %}
-INSERT INTO {{ s }} (class, feature, n, weight, mean, m2, n_mean, n_m2)
+INSERT INTO {{ s }} ({{ by_group(t) }}class, feature, n, weight, mean, m2, n_mean, n_m2)
 SELECT
-    class,
+    {{ by_group(t) }}class,
     feature,
     {{ signed('n', sign) }},
     {{ signed('weight', sign) }},
@@ -137,7 +151,7 @@ SELECT
 FROM (
 {{ moments }}
 ) AS moments
-ON CONFLICT (class, feature) DO UPDATE SET
+ON CONFLICT ({{ by_group(t) }}class, feature) DO UPDATE SET
     -- pairwise update (Chan, Golub & LeVeque) of weight, mean and m2
     n = {{ n }},
     weight = {{ w }},
@@ -171,39 +185,46 @@ WHERE s.n = 0 AND c.n > 0
 {% macro feature_params(t, p) %}
 CREATE OR REPLACE VIEW {{ t.feature_params }} AS
 WITH overall_mean AS (
-    SELECT feature, sum(n) AS n, sum(n * n_mean) / sum(n) AS mean
+    SELECT {{ by_group(t) }}feature, sum(n) AS n, sum(n * n_mean) / sum(n) AS mean
     FROM {{ t.feature_stats }}
-    GROUP BY feature
+    GROUP BY {{ by_group(t) }}feature
 ), overall_variance AS (
     -- unweighted variance of each feature over all rows: scikit-learn's var(X, axis=0)
-    SELECT s.feature, (sum(s.n_m2) + sum(s.n * (s.n_mean - o.mean) * (s.n_mean - o.mean))) / any_value(o.n) AS variance
+    SELECT {{ by_group(t, 's.') }}s.feature, (sum(s.n_m2) + sum(s.n * (s.n_mean - o.mean) * (s.n_mean - o.mean))) / any_value(o.n) AS variance
     FROM {{ t.feature_stats }} AS s
-    JOIN overall_mean AS o USING (feature)
-    GROUP BY s.feature
+    JOIN overall_mean AS o USING ({{ by_group(t) }}feature)
+    GROUP BY {{ by_group(t, 's.') }}s.feature
 ), smoothing AS (
-    SELECT {{ p.var_smoothing | lit }} * max(variance) AS epsilon FROM overall_variance
+    SELECT {{ by_group(t) }}{{ p.var_smoothing | lit }} * max(variance) AS epsilon FROM overall_variance
+{% if t.get('groups') %}
+    GROUP BY {% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %}
+{% endif %}
 )
 SELECT
-    s.class,
+    {{ by_group(t, 's.') }}s.class,
     s.feature,
     s.mean AS theta,
     CASE WHEN s.weight = 0 THEN 0 ELSE s.m2 / s.weight END + smoothing.epsilon AS var,
     smoothing.epsilon
 FROM {{ t.feature_stats }} AS s
+{% if t.get('groups') %}
+JOIN smoothing USING ({% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %});
+{% else %}
 CROSS JOIN smoothing;
+{% endif %}
 {% endmacro %}
 
 {% macro read_params(t) %}
 SELECT c.class_index, p.feature, p.theta, p.var
 FROM {{ t.feature_params }} AS p
-JOIN {{ t.class_params }} AS c USING (class)
+JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 {% endmacro %}
 
 {% macro class_constant(t) %}
 -- per class: log prior - 0.5 * sum over features of log(2 pi var)
 SELECT c.class_index, any_value(c.log_prior) - 0.5 * sum(ln(2 * pi() * p.var)) AS constant
 FROM {{ t.feature_params }} AS p
-JOIN {{ t.class_params }} AS c USING (class)
+JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 GROUP BY c.class_index
 {% endmacro %}
 

@@ -2,7 +2,7 @@
   Multinomial naive Bayes: log P(x_f | c) = log(count_cf + alpha_f) - log(sum_f (count_cf + alpha_f)).
   The joint log-likelihood is linear in the counts: log prior + sum_f x_f * log_prob_cf.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -16,9 +16,9 @@
 {% macro feature_params(t, p) %}
 CREATE OR REPLACE VIEW {{ t.feature_params }} AS
 SELECT
-    s.class,
+    {{ by_group(t, 's.') }}s.class,
     s.feature,
-    ln(s.count + f.alpha) - ln(sum(s.count + f.alpha) OVER (PARTITION BY s.class)) AS log_prob
+    ln(s.count + f.alpha) - ln(sum(s.count + f.alpha) OVER (PARTITION BY {{ by_group(t, 's.') }}s.class)) AS log_prob
 FROM {{ t.feature_stats }} AS s
 JOIN {{ t.features }} AS f USING (feature);
 {% endmacro %}

@@ -1,0 +1,27 @@
+-- Tables of the per-group models of model {{ model_comment }}: the same statistics as the
+-- pooled model's tables, keyed by the group columns first. Replaces any earlier ones.
+{% import family_template as family %}
+{% from 'common.sql' import by_group %}
+{% include 'drop_groups.sql' %}
+
+CREATE TABLE {{ group_columns }} (
+    position INTEGER NOT NULL,   -- order of the column in group_by
+    name     VARCHAR NOT NULL,   -- a column of the source that splits the rows into groups
+    type     VARCHAR NOT NULL    -- its DuckDB type
+);
+INSERT INTO {{ group_columns }} VALUES
+{% for g in t.groups %}
+    ({{ loop.index0 }}, {{ g.name | lit }}, {{ g.type | lit }}){{ "," if not loop.last }}
+{% endfor %};
+
+CREATE TABLE {{ t.class_stats }} (
+{% for g in t.groups %}
+    {{ g.column }} {{ g.type }} NOT NULL,
+{% endfor %}
+    class  {{ class_type }} NOT NULL,
+    n      BIGINT NOT NULL,   -- training rows of the class in the group
+    weight DOUBLE NOT NULL,   -- their summed sample weight
+    PRIMARY KEY ({{ by_group(t) }}class)
+);
+
+{{ family.stats_table(t, class_type) }}

@@ -1,0 +1,79 @@
+-- Scoring macros of model {{ model_comment }} ({{ family_name }} naive Bayes, DuckDB only).
+-- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
+-- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
+{% import family_template as family %}
+{% from 'scoring_helpers.sql' import chunked %}
+{% if group_table %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
+    -- (the row is named once: DuckDB copies a macro argument at every use)
+    SELECT
+        CASE WHEN {{ group_table.matched }} IS NULL THEN [
+        -- a group unseen at fit time (or NULL): the pooled model
+        {% for c in classes %}
+            -- class {{ c.comment }}
+            {{ chunked(family, c, p) | trim | indent(12) }}{{ "," if not loop.last }}
+        {% endfor %}
+        ] ELSE [
+        -- the model of the row's group (NULL for a class the group never saw)
+        {% for c in classes %}
+            -- class {{ c.comment }}
+            {{ chunked(family, group_table.models[c.index], p) | trim | indent(12) }}{{ "," if not loop.last }}
+        {% endfor %}
+        ] END
+    FROM (SELECT r AS {{ row | ident }}) AS __sqlnb_input
+    -- one row of parameters per group, joined on the group columns
+    LEFT JOIN (VALUES
+    {% for values in group_table.rows %}
+        ({{ values | join(", ") }}){{ "," if not loop.last }}
+    {% endfor %}
+    ) AS __sqlnb_group ({{ group_table.columns | join(", ") }})
+        ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
+
+);
+{% elif row_once %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
+    -- (a wide model names the row once: DuckDB copies a macro argument at every use)
+    list_transform([r], lambda {{ row | ident }}: [
+    {% for c in classes %}
+        -- class {{ c.comment }}: log prior + log-likelihood of each feature
+        {{ chunked(family, c, p) | trim | indent(8) }}{{ "," if not loop.last }}
+    {% endfor %}
+    ])[1];
+{% else %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
+{% for c in classes %}
+    -- class {{ c.comment }}: log prior + log-likelihood of each feature
+    {{ chunked(family, c, p) | trim | indent(4) }}{{ "," if not loop.last }}
+{% endfor %}
+];
+{% endif %}
+
+CREATE OR REPLACE MACRO {{ m.predict }}(r) AS
+    -- the class with the largest joint log-likelihood; ties go to the first class in sorted order
+    list_transform([{{ m.joint }}(r)], lambda jll:
+        [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(jll, list_max(jll))]
+    )[1];
+
+CREATE OR REPLACE MACRO {{ m.predict_log_proba }}(r) AS
+    -- joint log-likelihoods minus their log-sum-exp (taken around the largest one)
+    list_transform([{{ m.joint }}(r)], lambda jll:
+        list_transform([list_max(jll) + ln(list_sum(list_transform(jll, lambda x: exp(x - list_max(jll)))))], lambda lse: {
+        {% for c in classes %}
+            {{ c.key | lit }}: jll[{{ loop.index }}] - lse{{ "," if not loop.last }}
+        {% endfor %}
+        })[1]
+    )[1];
+
+CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS
+    list_transform([{{ m.joint }}(r)], lambda jll:
+        list_transform([list_max(jll) + ln(list_sum(list_transform(jll, lambda x: exp(x - list_max(jll)))))], lambda lse: {
+        {% for c in classes %}
+            {{ c.key | lit }}: {% if grouped_model %}coalesce(exp(jll[{{ loop.index }}] - lse), 0){% else %}exp(jll[{{ loop.index }}] - lse){% endif %}{{ "," if not loop.last }}
+        {% endfor %}
+        })[1]
+    )[1];
+
+-- Whole-table scoring: SELECT * FROM churn_score('customers') (a table, view or file name).
+CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
+    SELECT *, {{ m.predict }}(__sqlnb_row) AS prediction
+    FROM query_table(relation) AS __sqlnb_row;

@@ -1,0 +1,76 @@
+-- Model {{ model_comment }}: {{ family_name }} naive Bayes, {{ classes | length }} classes, {{ n_features }} features.
+-- Fitted at {{ fitted_at }} (sqlnb {{ version }}). Every parameter is embedded below, so
+-- this statement needs no sqlnb table: it runs on any DuckDB connection that can read the source.
+{% import family_template as family %}
+{% import 'scoring_helpers.sql' as scoring %}
+WITH source AS (
+    SELECT * FROM {{ source }}
+{% if group_table %}
+), group_parameters ({{ group_table.columns | join(", ") }}) AS (
+    -- one model per group: a row of parameters each (NULL for a class the group never saw)
+    VALUES
+    {% for row in group_table.rows %}
+        ({{ row | join(", ") }}){{ "," if not loop.last }}
+    {% endfor %}
+{% endif %}
+), joint AS (
+    -- joint log-likelihood log P(x, class) of each class
+    SELECT
+        source.*,
+    {% for c in classes %}
+        -- class {{ c.comment }}
+        {{ scoring.class_jll(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM source
+    {% if group_table %}
+    -- rows of a group unseen at fit time (or with a NULL group) find no parameters here
+    LEFT JOIN group_parameters AS __sqlnb_group
+        ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
+
+    {% endif %}
+), normalised AS (
+    SELECT
+        *,
+        {% if classes | length == 1 %}
+        {{ classes[0].jll }} AS __sqlnb_max
+        {% else %}
+        {{ fn.greatest }}({% for c in classes %}{{ c.jll }}{{ ", " if not loop.last }}{% endfor %}) AS __sqlnb_max
+        {% endif %}
+    FROM joint
+), summed AS (
+    SELECT
+        *,
+        -- log-sum-exp around the largest term
+        {% if grouped_model %}
+        -- (a class the row's group never saw has no term)
+        __sqlnb_max + ln({% for c in classes %}coalesce(exp({{ c.jll }} - __sqlnb_max), 0){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+        {% else %}
+        __sqlnb_max + ln({% for c in classes %}exp({{ c.jll }} - __sqlnb_max){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+        {% endif %}
+    FROM normalised
+)
+SELECT
+    * EXCLUDE ({% for c in classes %}{{ c.jll }}, {% endfor %}__sqlnb_max, __sqlnb_lse),
+{% if output in ('predict', 'predict_proba') %}
+    -- argmax; ties go to the first class in sorted order
+    CASE
+    {% for c in classes %}
+        WHEN {{ c.jll }} = __sqlnb_max THEN {{ c.label }}
+    {% endfor %}
+    END AS {{ prediction }}{{ "," if output == 'predict_proba' }}
+{% endif %}
+{% if output != 'predict' %}
+{% for c in classes %}
+    {% if output == 'joint' %}
+    {{ c.jll }}
+    {% elif output == 'log_proba' %}
+    {{ c.jll }} - __sqlnb_lse
+    {% elif grouped_model %}
+    coalesce(exp({{ c.jll }} - __sqlnb_lse), 0)
+    {% else %}
+    exp({{ c.jll }} - __sqlnb_lse)
+    {% endif %}
+    AS {{ c.output }}{{ "," if not loop.last }}
+{% endfor %}
+{% endif %}
+FROM summed

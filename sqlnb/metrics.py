@@ -1,0 +1,121 @@
+"""Classification metrics computed in SQL, equal to scikit-learn's on the same predictions.
+
+One scan of the predictions fills a small confusion table (true x predicted label, with
+each cell's summed log loss); accuracy, per-class precision/recall/F1, macro and weighted
+F1 and the log loss are SQL over that table, so memory does not grow with the rows.
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> rel = con.sql("SELECT * FROM (VALUES ('a', 'a'), ('a', 'b'), ('b', 'b')) AS t(y, prediction)")
+>>> sqlnb.evaluate(con, rel, "y")["accuracy"]
+0.6666666666666666
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from .dialect import DUCKDB
+from .errors import UnknownColumnError
+from .source import resolve
+from .templates import render
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+
+EPS = sys.float_info.epsilon  # scikit-learn clips probabilities to [eps, 1 - eps]
+_counter = itertools.count()
+
+
+def evaluate(
+    con: duckdb.DuckDBPyConnection,
+    predictions: Any,
+    target: str,
+    *,
+    prediction: str = "prediction",
+    proba: dict[Any, str] | None = None,
+) -> dict[str, Any]:
+    """Metrics of any relation holding true labels and predictions.
+
+    ``predictions`` is anything sqlnb can read (table or view name, file, relation,
+    DataFrame); ``target`` and ``prediction`` name its columns. ``proba`` maps each class
+    label to the column of its predicted probability; without it ``log_loss`` is None.
+
+    Returns a dict: ``n``, ``accuracy``, ``macro_f1``, ``weighted_f1``, ``log_loss``,
+    ``labels`` (sorted), per-label lists ``precision``, ``recall``, ``f1`` and ``support``,
+    and ``confusion_matrix`` (rows: true label, columns: predicted label, as scikit-learn).
+    """
+    src = resolve(con, predictions)
+    try:
+        for column in [target, prediction, *(proba or {}).values()]:
+            if column not in src.columns:
+                raise UnknownColumnError(f"column {column!r} is not in the predictions")
+        probas = [{"label": DUCKDB.lit(label), "column": DUCKDB.ident(column)}
+                  for label, column in (proba or {}).items()]
+        return _metrics(con, src.sql, None, DUCKDB.ident(target), DUCKDB.ident(prediction),
+                        probas)
+    finally:
+        src.release(con)
+
+
+def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) -> dict[str, Any]:
+    """Score ``source`` with ``model`` and compare with its ``target`` column (in SQL)."""
+    from .macros import compiled_classes, scoring_sql
+
+    target = model.target if target is None else target
+    src = resolve(model.con, source)
+    try:
+        if target not in src.columns:
+            raise UnknownColumnError(f"target column {target!r} is not in the source")
+        missing = [f for f in model.features_ if f not in src.columns]
+        if missing:
+            raise UnknownColumnError(f"the source lacks feature column(s) {missing}")
+        prediction = "__sqlnb_prediction"
+        scored = scoring_sql(model, src.sql, "predict_proba", prediction=prediction,
+                             output_prefix="__sqlnb_proba_")
+        probas = [{"label": c["label"], "column": c["output"]}
+                  for c in compiled_classes(model, output_prefix="__sqlnb_proba_")]
+        return _metrics(model.con, DUCKDB.ident("scored"), scored, DUCKDB.ident(target),
+                        DUCKDB.ident(prediction), probas)
+    finally:
+        src.release(model.con)
+
+
+def _metrics(con: duckdb.DuckDBPyConnection, relation: str, scoring: str | None, target: str,
+             prediction: str, probas: list[dict[str, str]]) -> dict[str, Any]:
+    confusion = DUCKDB.ident(f"__sqlnb_confusion_{os.getpid()}_{next(_counter)}")
+    context = {"relation": relation, "scoring": scoring, "target": target, "prediction": prediction,
+               "probas": probas, "eps": EPS, "confusion": confusion}
+    con.begin()
+    try:
+        con.execute(render("evaluate_confusion.sql", **context))
+        n, accuracy, macro_f1, weighted_f1, log_loss = con.execute(
+            render("evaluate.sql", what="summary", **context)).fetchall()[0]
+        classes = con.execute(render("evaluate.sql", what="classes", **context)).fetchall()
+        cells = con.execute(render("evaluate.sql", what="confusion", **context)).fetchall()
+        con.execute(render("drop_confusion.sql", **context))
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    labels = [row[0] for row in classes]
+    k = len(labels)
+    matrix = [[cells[i * k + j][2] for j in range(k)] for i in range(k)]
+    return {
+        "n": n,
+        "accuracy": accuracy,
+        "macro_f1": macro_f1,
+        "weighted_f1": weighted_f1,
+        "log_loss": log_loss if probas else None,
+        "labels": labels,
+        "precision": [row[1] for row in classes],
+        "recall": [row[2] for row in classes],
+        "f1": [row[3] for row in classes],
+        "support": [row[4] for row in classes],
+        "confusion_matrix": matrix,
+    }
