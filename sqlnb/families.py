@@ -260,7 +260,7 @@ class Poisson(Discrete):
     """
 
     name = "poisson"
-    defaults = dict(_DISCRETE_DEFAULTS)
+    defaults: ClassVar[dict[str, Any]] = dict(_DISCRETE_DEFAULTS)
     has_batch_checks = True
     vector_alpha = True
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import numbers
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import __version__, missing
 from .dialect import DUCKDB
@@ -101,7 +101,7 @@ class Mixed(Family):
     name = "auto"
     composite = True
     numeric = False
-    defaults = {
+    defaults: ClassVar[dict[str, Any]] = {
         "families": None,
         "integers": "gaussian",
         "var_smoothing": 1e-9,

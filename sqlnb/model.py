@@ -560,7 +560,7 @@ class NaiveBayes:
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
-        self.meta  # raises NotFittedError early
+        _ = self.meta  # raises NotFittedError early
         self.con.begin()
         try:
             macros.create_macros(self)
@@ -601,7 +601,7 @@ class NaiveBayes:
         """
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
-        self.meta  # raises NotFittedError early
+        _ = self.meta  # raises NotFittedError early
         return self.con.sql(render("top_features.sql", **self._context(
             k=k, model_comment=macros.comment_text(self.name))))
 
