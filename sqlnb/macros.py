@@ -63,11 +63,17 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
     classes = []
     for c in model._compile()["compiled"]:
         terms = c["terms"]
+        parts = c.get("parts")
         if row is not None:
             terms = [{**term, "column": DUCKDB.field(row, term["name"])} for term in terms]
+            if parts:  # a mixed model: each part's terms read the row's fields too
+                parts = [{**part, "c": {**part["c"], "terms": [
+                    {**term, "column": DUCKDB.field(row, term["name"])}
+                    for term in part["c"]["terms"]]}} for part in parts]
         key = str(c["label_value"])
         output = None if output_prefix is None else DUCKDB.ident(f"{output_prefix}{key}")
-        classes.append(with_chunks({**c, "terms": terms, "key": key, "output": output,
+        extra = {"parts": parts} if parts else {}
+        classes.append(with_chunks({**c, **extra, "terms": terms, "key": key, "output": output,
                                     "comment": comment_text(key), "group_model": None,
                                     "matched": None}))
     return classes
@@ -84,6 +90,8 @@ def with_chunks(model: dict[str, Any]) -> dict[str, Any]:
     """``model`` (a constant and scoring terms) with ``chunks``: the same sum split into
     pieces of at most ``CHUNK_TERMS`` terms, the constant in the first. A model of up to
     ``CHUNK_TERMS`` features has one chunk: the same expression as ``predict``'s."""
+    if model.get("parts"):  # a mixed model sums its parts; each part is one chunk of terms
+        return {**model, "chunks": [model]}
     terms = model["terms"]
     chunks = [{"constant": model["constant"] if i == 0 else 0.0,
                "terms": terms[i:i + CHUNK_TERMS]}

@@ -325,6 +325,11 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
         version=__version__,
     )
     family.assigned = dict(family_of)
+    if getattr(model, "sql_macros", True):  # the macros join the fit's transaction
+        from .macros import create_macros
+
+        model._meta, model._compiled = None, None
+        create_macros(model)
 
 
 def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],

@@ -605,3 +605,24 @@ def test_incremental_updates_of_mixed_models_are_refused_clearly():
     with pytest.raises(InvalidParameterError, match="not available for family='auto'"):
         sqlnb.merge(con, ["mixed_inc"], into="other")
     assert model.predict_proba(frame).fetchall() == before
+
+
+def test_mixed_models_get_macros_and_standalone_sql_that_agree():
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("""CREATE TABLE shop AS SELECT i % 2 AS bought, (i % 7) * 1.5 AS spend,
+                   CAST(i % 3 AS VARCHAR) AS plan, i % 5 = 0 AS member, i % 4 AS visits
+                   FROM range(200) r(i)""")
+    model = sqlnb.NaiveBayes("shop_nb", con=con, family="auto",
+                             families={"visits": "poisson"}).fit("shop", "bought")
+    expected = model.predict_proba("shop").df()
+    labels = model.predict("shop").df()["prediction"].tolist()
+    assert [r[0] for r in con.sql("SELECT shop_nb_predict(t) FROM shop t").fetchall()] == labels
+    proba = con.sql("SELECT shop_nb_predict_proba(t) AS p FROM shop t").fetchall()
+    np.testing.assert_allclose([[r[0]["0"], r[0]["1"]] for r in proba],
+                               expected[["proba_0", "proba_1"]].to_numpy(), atol=1e-12)
+    fresh = duckdb.connect()
+    fresh.register("shop_df", con.sql("SELECT * FROM shop").df())
+    standalone = fresh.execute(model.to_sql(source="shop_df")).df()
+    assert standalone["prediction"].tolist() == labels
