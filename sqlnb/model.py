@@ -76,6 +76,7 @@ class NaiveBayes:
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
+        self._term_input: tuple | None = None
 
     # ------------------------------------------------------------------ naming
     @property
@@ -86,6 +87,10 @@ class NaiveBayes:
         names = {role: DUCKDB.ident(f"{self.name}_{role}") for role in roles}
         names["batch"] = DUCKDB.ident(f"__sqlnb_batch_{self.name}")
         names["shifts"] = DUCKDB.ident(f"__sqlnb_shifts_{self.name}")
+        # term models (text and long input): see sqlnb/text.py
+        names["analyzer"] = DUCKDB.ident(f"{self.name}_analyzer")
+        names["vocabulary"] = DUCKDB.ident(f"{self.name}_vocabulary")
+        names["terms"] = DUCKDB.ident(f"__sqlnb_terms_{self.name}")
         return names
 
     @property
@@ -122,12 +127,27 @@ class NaiveBayes:
         *,
         features: list[str] | None = None,
         weight: str | None = None,
+        text: str | None = None,
+        **text_options: Any,
     ) -> NaiveBayes:
         """Fit the model on ``source``: one scan, then statistics tables and parameter views.
 
         ``features=None`` takes every column but the target and the weight. Nothing is
         written if anything fails: the previous model (if any) is left as it was.
+
+        ``text="body"`` fits a count family on a text column instead, tokenised in SQL;
+        ``text_options`` are scikit-learn's ``CountVectorizer`` options (and, with
+        ``tfidf=True``, ``TfidfVectorizer``'s). See :mod:`sqlnb.text`.
         """
+        if text is not None or text_options:
+            if text is None or features is not None:
+                raise InvalidParameterError(
+                    "text options need text=<column>, and a text model takes no features"
+                )
+            from .text import fit_text
+            fit_text(self, source, target, text, weight=weight, options=text_options,
+                     partial=False)
+            return self
         src = resolve(self.con, source)
         try:
             spec = self._fit_spec(src, target, features, weight)
@@ -142,7 +162,50 @@ class NaiveBayes:
             src.release(self.con)
         self._meta = None
         self._compiled = None
+        self._term_input = None
         return self
+
+    def partial_fit(self, source: Any, target: str, *, text: str, weight: str | None = None,
+                    **text_options: Any) -> NaiveBayes:
+        """Update a text model with more documents (the first call fits it).
+
+        The vocabulary, idf and analyzer settings come from the first call; later calls
+        add counts for the terms the model knows and ignore the others, as scikit-learn's
+        ``partial_fit`` does with an already fitted vectorizer.
+        """
+        from .text import fit_text
+        fit_text(self, source, target, text, weight=weight, options=text_options, partial=True)
+        return self
+
+    def fit_long(self, entries: Any, target: str, *, labels: Any = None,
+                 weight: str | None = None, document: str = "document",
+                 feature: str = "feature", value: str = "value") -> NaiveBayes:
+        """Fit a count family on a long table of (document, feature, value) entries.
+
+        The labels (``target`` and the optional ``weight``) come from ``labels``, a table
+        with one row per document, or, when ``labels`` is None, from ``entries`` itself.
+        Features are keys of any type (terms, hashed buckets…), stored as text.
+        """
+        from .text import LongColumns, fit_long
+        fit_long(self, entries, target, labels=labels, weight=weight,
+                 columns=LongColumns(document, feature, value), partial=False)
+        return self
+
+    def partial_fit_long(self, entries: Any, target: str, *, labels: Any = None,
+                         weight: str | None = None, document: str = "document",
+                         feature: str = "feature", value: str = "value") -> NaiveBayes:
+        """Add a batch of long input to the model; new features join the model."""
+        from .text import LongColumns, fit_long
+        fit_long(self, entries, target, labels=labels, weight=weight,
+                 columns=LongColumns(document, feature, value), partial=True)
+        return self
+
+    def _stored_input(self) -> tuple | None:
+        """For a term model, how it reads its input (kind, options, n_documents)."""
+        if self._term_input is None:
+            from .text import stored_input
+            self._term_input = stored_input(self) or ()
+        return self._term_input or None
 
     def _fit_spec(self, src: Source, target: str, features: list[str] | None,
                   weight: str | None) -> dict[str, Any]:
@@ -276,6 +339,9 @@ class NaiveBayes:
                 self._run("insert_features.sql", features=specs)
                 self._run("batch_sparse.sql", entries=entries_src.sql, rows=rows_src.sql,
                           row=DUCKDB.ident(row), target=DUCKDB.ident(target),
+                          feature=DUCKDB.ident("feature_index"),
+                          value_column=DUCKDB.ident("value"), by_name=False,
+                          distinct_rows=False,
                           weight=None if weight is None else DUCKDB.ident(weight),
                           binarize=self.family.params.get("binarize"))
                 if self._fetch("batch_size.sql")[0][0] == 0:
@@ -295,6 +361,7 @@ class NaiveBayes:
             rows_src.release(self.con)
         self._meta = None
         self._compiled = None
+        self._term_input = None
         return self
 
     # ------------------------------------------------------------------ metadata
@@ -335,6 +402,10 @@ class NaiveBayes:
     def _compile(self) -> dict[str, Any]:
         """Read the (small) parameter views once, for the per-class scoring expressions."""
         if self._compiled is not None:
+            return self._compiled
+        if self._stored_input():
+            from .text import compile_classes
+            self._compiled = compile_classes(self)
             return self._compiled
         meta = self.meta
         classes = self._fetch("read_params.sql", what="classes")
@@ -392,6 +463,9 @@ class NaiveBayes:
 
     def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
         meta = self.meta
+        if self._stored_input():
+            from .text import score_terms
+            return score_terms(self, source, output, OUTPUTS[output])
         src = resolve(self.con, source)
         missing = [f for f in self.features_ if f not in src.columns]
         if missing:
@@ -456,6 +530,7 @@ class NaiveBayes:
             raise
         self._meta = None
         self._compiled = None
+        self._term_input = None
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.family.params.items()
@@ -469,7 +544,7 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     probe = NaiveBayes.__new__(NaiveBayes)
     probe.name, probe.con = name, con
     probe.family = make_family("gaussian")
-    probe._meta, probe._compiled = None, None
+    probe._meta, probe._compiled, probe._term_input = None, None, None
     try:
         meta = probe.meta
     except NotFittedError:
