@@ -345,12 +345,10 @@ def test_long_input_in_one_table_with_hashed_features(con):
 
 def test_partial_fit_long_grows_the_features(con):
     rng = np.random.default_rng(4)
-    X = sp.random(120, 30, density=0.2, random_state=rng, format="lil")
-    X.data = [list(np.ceil(np.asarray(row) * 4)) for row in X.data]
+    dense = np.ceil(sp.random(120, 30, density=0.2, random_state=rng).toarray() * 4)
+    dense[:60, 20:] = 0  # the first batch never sees features 20..29
+    X = sp.csr_matrix(dense)
     y = rng.integers(0, 2, 120)
-    X[:60, 20:] = 0  # the first batch never sees features 20..29
-    X = X.tocsr()
-    X.eliminate_zeros()
     entries, docs = long_tables(X, y, weights=np.linspace(1, 2, 120))
     model = sqlnb.NaiveBayes("grow", con=con, family="multinomial")
     first_docs, second_docs = docs.iloc[:60], docs.iloc[60:]
