@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 TERM_FAMILIES = ("multinomial", "complement", "bernoulli")
 TEXT_TYPES = ("VARCHAR", "STRING", "TEXT")
+WIDE_CLASSES = 32  # up to this many classes, the fast path counts with a column per class
 
 # Python's Unicode classes, spelled for RE2 (whose \w, \d, \s are ASCII-only).
 _WORD = r"\p{L}\p{N}_"
@@ -127,6 +128,19 @@ def translate_pattern(pattern: str) -> tuple[str, int]:
             out.append(char)
         i += 1
     return "".join(out), compiled.groups
+
+
+def splits_at_spaces(pattern: str) -> bool:
+    """Whether the pattern only matches runs of word characters (\\w, \\w+, \\w\\w+...).
+
+    Such a pattern tokenises a document exactly as it tokenises each space-separated chunk
+    of it, so sqlnb can run the regular expression once per *distinct* chunk instead of
+    once per document: far less work on natural text, whose chunks repeat.
+    """
+    body = pattern[4:] if pattern.startswith("(?u)") else pattern
+    if body.startswith(r"\b") and body.endswith(r"\b"):
+        body = body[2:-2]
+    return bool(_WORD_RUN.match(body))
 
 
 @dataclass
@@ -216,6 +230,20 @@ class Analyzer:
     def needs_documents(self) -> bool:
         """Whether a term's weight in a document depends on more than its count there."""
         return self.tfidf and (self.use_idf or self.norm is not None)
+
+    @property
+    def chunked(self) -> bool:
+        """Whether tokens can be found per distinct space-separated chunk (see below)."""
+        return self.ngram_range == (1, 1) and splits_at_spaces(self.token_pattern)
+
+    def linear(self, family: str) -> bool:
+        """Whether a document's statistic is a sum over its token occurrences."""
+        return not self.binary and not self.tfidf and family in ("multinomial", "complement")
+
+    def prunes_by_df(self, n_documents: int) -> bool:
+        """Whether min_df or max_df can remove a term."""
+        low, high = self.doc_bounds(n_documents)
+        return low > 1 or high < n_documents
 
     def stop_list(self) -> list[str]:
         if self.stop_words is None:
@@ -366,9 +394,17 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
             from_terms = not analyzer.needs_documents
             if stored is None:
                 model._run("create_model.sql", class_type=target_type)
-                model._run("text/create_text.sql")
+                model._run("text/create_text.sql", class_type=target_type)
+            # The fast path finds tokens once per distinct chunk; it cannot count documents.
+            chunks = (analyzer.chunked and analyzer.linear(model.family.name)
+                      and (stored is not None or not analyzer.prunes_by_df(n_documents)))
+            labels = None
+            if chunks:
+                found = model._fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
+                if len(found) <= WIDE_CLASSES:
+                    labels = [DUCKDB.lit(row[0], target_type) for row in found]
             if stored is None or from_terms:
-                model._run("text/term_stats.sql", **context)
+                model._run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
             if stored is None:
                 low, high = analyzer.doc_bounds(n_documents)
                 model._run("text/vocabulary.sql", min_count=low, max_count=high,
@@ -384,7 +420,7 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
             else:
                 vocabulary_documents = stored[2]
             model._run("text/batch_text.sql", from_terms=from_terms, **context)
-            model._run("merge_sparse.sql")
+            model._run("text/merge_terms.sql")
             model._run("text/drop_terms.sql")
             model._finish_fit([{"name": column, "type": src.columns[column]}], target,
                               target_type, weight)
@@ -443,7 +479,7 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
         def work() -> None:
             if stored is None:
                 model._run("create_model.sql", class_type=target_type)
-                model._run("text/create_text.sql")
+                model._run("text/create_text.sql", class_type=target_type)
             model._run("text/insert_long_features.sql", alpha=alpha, **context)
             model._run("batch_sparse.sql", **context)
             if model._fetch("batch_size.sql")[0][0] == 0:
@@ -459,7 +495,7 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
                 raise InvalidDataError(
                     "cannot fit: " + "; ".join(f"feature {f!r} {p}" for f, p in problems)
                 )
-            model._run("merge_sparse.sql")
+            model._run("text/merge_terms.sql")
             model._finish_fit([{"name": columns.feature, "type": "VARCHAR"}], target,
                               target_type, weight)
             n_documents = model._fetch("text/documents_fitted.sql")[0][0]
@@ -510,6 +546,7 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
         analyzer = Analyzer.from_json(json.dumps(options))
         _check_column(src, analyzer.column, "text")
         context.update(column=DUCKDB.ident(analyzer.column), a=analyzer.sql(),
+                       chunks=analyzer.chunked and analyzer.linear(model.family.name),
                        order=DUCKDB.ident("__sqlnb_doc"),
                        keep=[DUCKDB.ident(c) for c in src.columns if c not in outputs])
     else:
@@ -519,6 +556,6 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
         document = DUCKDB.ident(columns.document)
         context.update(document=document, feature=DUCKDB.ident(columns.feature),
                        value_column=DUCKDB.ident(columns.value), order=document,
-                       keep=[document], a=None, column=None)
+                       keep=[document], a=None, column=None, chunks=False)
     # A Python object's helper view stays registered: the lazy result reads it.
     return model.con.sql(render("text/score_terms.sql", **model._context(**context)))

@@ -7,12 +7,22 @@
 {% from 'common.sql' import list_of %}
 
 {# The list of tokens of one document (NULL documents give an empty list). #}
-{% macro tokens(column, a) -%}
+{% macro tokens(column, a, lowercase=true) -%}
 list_filter(
-    regexp_extract_all({% if a.lowercase %}lower({{ column }}){% else %}{{ column }}{% endif %}, {{ a.pattern | lit }}, {{ a.group | lit }}),
+    regexp_extract_all({% if a.lowercase and lowercase %}lower({{ column }}){% else %}{{ column }}{% endif %}, {{ a.pattern | lit }}, {{ a.group | lit }}),
     lambda token: token IS NOT NULL{% if a.stop_words %} AND NOT list_contains({{ list_of(a.stop_words) }}::VARCHAR[], token){% endif %}
 
 )
+{%- endmacro %}
+
+{# A document's space-separated chunks, lowercased if asked: see sqlnb.text.splits_at_spaces. #}
+{% macro chunks(column, a) -%}
+string_split({% if a.lowercase %}lower({{ column }}){% else %}{{ column }}{% endif %}, ' ')
+{%- endmacro %}
+
+{# The tokens of one chunk (already lowercased). #}
+{% macro chunk_tokens(chunk, a) -%}
+{{ tokens(chunk, a, lowercase=false) }}
 {%- endmacro %}
 
 {# The terms of one document: its n-grams for n in ngram_range, from a token list. #}

@@ -16,7 +16,8 @@ GROUP BY {{ target }}
 UNION ALL
 {% if from_terms %}
 -- weights are a function of the count alone: the first pass has the statistics
-SELECT s.class, s.term AS feature, s.docs AS n, s.value AS weight, 0.0 AS min_value
+-- (n counts occurrences when the fast path did not count documents)
+SELECT s.class, s.term AS feature, coalesce(s.docs, CAST(s.count AS BIGINT)) AS n, s.value AS weight, 0.0 AS min_value
 FROM {{ t.terms }} AS s
 JOIN {{ t.vocabulary }} AS v USING (term)
 {% else %}

@@ -12,6 +12,12 @@ WITH documents AS MATERIALIZED (
     SELECT DISTINCT {{ document }}
     FROM {{ source }}
 {% endif %}
+{% if chunks %}
+), chunk_cells AS (
+    -- fast path (see term_stats.sql): one row per occurrence of a space-separated chunk
+    SELECT __sqlnb_doc AS doc, unnest({{ analyzer.chunks(column, a) }}) AS chunk
+    FROM documents
+{% else %}
 ), cells AS (
 {% if input == 'text' %}
     -- one row per document and distinct term, with the term's count in the document
@@ -40,6 +46,7 @@ WITH documents AS MATERIALIZED (
         CAST(c.count AS DOUBLE) AS x
     FROM cells AS c
 {% endif %}
+{% endif %}
 ), coefficients AS (
     -- one row per term, one coefficient column per class
     SELECT
@@ -51,6 +58,30 @@ WITH documents AS MATERIALIZED (
         {{ family.read_params(t) | indent(8) }}
     )
     GROUP BY feature
+{% if chunks %}
+), chunk_coefficients AS (
+    -- per distinct chunk, the summed coefficients of the known terms in it
+    SELECT
+        chunk,
+{% for c in classes %}
+        sum(k.{{ c.coef }}) AS {{ c.coef }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM (
+        SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) | indent(8) }}) AS term
+        FROM (SELECT DISTINCT chunk FROM chunk_cells)
+    ) AS t
+    JOIN coefficients AS k USING (term)
+    GROUP BY chunk
+), sums AS (
+    SELECT
+        c.doc,
+{% for c in classes %}
+        sum(k.{{ c.coef }}) AS {{ c.sum }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM chunk_cells AS c
+    JOIN chunk_coefficients AS k USING (chunk)
+    GROUP BY c.doc
+{% else %}
 ), sums AS (
     SELECT
         w.doc,
@@ -60,6 +91,7 @@ WITH documents AS MATERIALIZED (
     FROM weighted AS w
     JOIN coefficients AS k USING (term)
     GROUP BY w.doc
+{% endif %}
 ), joint AS (
     SELECT
 {% for column in keep %}

@@ -10,7 +10,7 @@ WITH totals AS (
 ), kept AS (
     SELECT term, df, count
     FROM totals
-    WHERE df >= {{ min_count | lit }} AND df <= {{ max_count | lit }}
+    WHERE df IS NULL OR (df >= {{ min_count | lit }} AND df <= {{ max_count | lit }})
 {% if max_features is not none %}
     ORDER BY {% if a.binary %}df{% else %}count{% endif %} DESC, term
     LIMIT {{ max_features | lit }}
