@@ -89,7 +89,7 @@ def run_sqlnb(train: str, test: str, out: str) -> dict:
     model.predict(test).select("id", "prediction").write_parquet(out)
     timings["total"] = time.perf_counter() - start
     timings["predict"] = timings["total"] - timings["fit"]
-    timings["vocabulary"] = con.execute("SELECT count(*) FROM topics_vocabulary").fetchone()[0]
+    timings["vocabulary"] = con.execute("SELECT count(*) FROM topics_vocabulary").fetchall()[0][0]
     return timings
 
 

@@ -559,3 +559,12 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
                        keep=[document], a=None, column=None, chunks=False)
     # A Python object's helper view stays registered: the lazy result reads it.
     return model.con.sql(render("text/score_terms.sql", **model._context(**context)))
+
+
+def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:
+    """The ``n`` terms with the largest coefficient per class (class, term, coef)."""
+    model._stored_input() or _check_family(model, "top_terms")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise InvalidParameterError(f"n must be a positive int, got {n!r}")
+    model.meta  # raises NotFittedError early
+    return model.con.sql(render("text/top_terms.sql", **model._context(n=int(n))))

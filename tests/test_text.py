@@ -437,3 +437,15 @@ def test_many_classes_take_the_long_fast_path(con, corpus, monkeypatch):
     # beyond WIDE_CLASSES classes the fast path groups by class and chunk instead
     monkeypatch.setattr(sqlnb.text, "WIDE_CLASSES", 2)
     assert_parity(con, "multinomial", {"stop_words": "english"}, {}, *corpus)
+
+
+def test_top_terms_are_the_largest_log_probabilities(con, corpus):
+    model, vectorizer, nb = assert_parity(con, "multinomial", {"stop_words": "english"}, {},
+                                          *corpus)
+    rows = sqlnb.text.top_terms(model, 3).fetchall()
+    names = vectorizer.get_feature_names_out()
+    for index, label in enumerate(nb.classes_):
+        order = np.lexsort((names, -nb.feature_log_prob_[index]))[:3]
+        got = [(term, coef) for c, term, coef in rows if c == label]
+        assert [t for t, _ in got] == list(names[order])
+        np.testing.assert_allclose([c for _, c in got], nb.feature_log_prob_[index][order])
