@@ -92,7 +92,7 @@ def translate_pattern(pattern: str) -> tuple[str, int]:
             "More than 1 capturing group in token pattern. Only a single group should be "
             "captured."
         )
-    body = pattern[4:] if pattern.startswith("(?u)") else pattern
+    body = pattern.removeprefix("(?u)")
     if body.startswith(r"\b") and body.endswith(r"\b") and _WORD_RUN.match(body[2:-2]):
         body = body[2:-2]
     out, i, in_class = [], 0, False
@@ -137,7 +137,7 @@ def splits_at_spaces(pattern: str) -> bool:
     of it, so sqlnb can run the regular expression once per *distinct* chunk instead of
     once per document: far less work on natural text, whose chunks repeat.
     """
-    body = pattern[4:] if pattern.startswith("(?u)") else pattern
+    body = pattern.removeprefix("(?u)")
     if body.startswith(r"\b") and body.endswith(r"\b"):
         body = body[2:-2]
     return bool(_WORD_RUN.match(body))
@@ -254,7 +254,7 @@ class Analyzer:
 
     def doc_bounds(self, n_documents: int) -> tuple[float, float]:
         """Document-count bounds [low, high] from min_df and max_df, as CountVectorizer."""
-        def count(value: float | int) -> float:
+        def count(value: float) -> float:
             if isinstance(value, numbers.Integral):
                 return float(value)
             return float(value) * n_documents
@@ -563,8 +563,8 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
 
 def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:
     """The ``n`` terms with the largest coefficient per class (class, term, coef)."""
-    model._stored_input() or _check_family(model, "top_terms")
+    _check_family(model, "top_terms")
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise InvalidParameterError(f"n must be a positive int, got {n!r}")
-    model.meta  # raises NotFittedError early
+    _ = model.meta  # raises NotFittedError early
     return model.con.sql(render("text/top_terms.sql", **model._context(n=int(n))))

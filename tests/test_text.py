@@ -210,7 +210,7 @@ TFIDF_OPTIONS = [
 
 @pytest.mark.parametrize("options", TFIDF_OPTIONS)
 def test_tfidf_vectorizer_multinomial(con, corpus, options):
-    model, vectorizer, _ = assert_parity(con, "multinomial", options, {}, *corpus)
+    _, vectorizer, _ = assert_parity(con, "multinomial", options, {}, *corpus)
     if options.get("use_idf", True):
         idf = [r[0] for r in con.sql("SELECT idf FROM nb_vocabulary ORDER BY term_index")
                .fetchall()]
