@@ -449,3 +449,22 @@ def test_top_terms_are_the_largest_log_probabilities(con, corpus):
         got = [(term, coef) for c, term, coef in rows if c == label]
         assert [t for t, _ in got] == list(names[order])
         np.testing.assert_allclose([c for _, c in got], nb.feature_log_prob_[index][order])
+
+
+@pytest.mark.parametrize("options", [{}, {"tfidf": True, "ngram_range": (1, 2)}])
+def test_a_very_long_document(con, corpus, options):
+    train, _ = corpus
+    rng = np.random.default_rng(5)
+    words = np.array(["money", "offer", "noon", "lunch", "report", "w1", "w2", "zebra"])
+    long_text = " ".join(rng.choice(words, 200_000))
+    test = pd.DataFrame({"body": [long_text, "money offer"], "label": "x"})
+    vectorizer, nb = sklearn_pipeline("multinomial", options, {})
+    nb.fit(vectorizer.fit_transform(train["body"]), train["label"])
+    model = sqlnb.NaiveBayes("long", con=con, family="multinomial")
+    model.fit(train, "label", text="body", **options)
+    got = model.predict_joint_log_proba(test).df()[[f"jll_{c}" for c in nb.classes_]]
+    expected = nb.predict_joint_log_proba(vectorizer.transform(test["body"]))
+    # 200,000 terms summed in another order: equal to about 1e-12 relative
+    np.testing.assert_allclose(got.to_numpy(), expected, rtol=1e-11, atol=1e-9)
+    assert list(model.predict(test).df()["prediction"]) == list(
+        nb.predict(vectorizer.transform(test["body"])))
