@@ -413,7 +413,8 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
                 if model._fetch("text/vocabulary_size.sql")[0][0] == 0:
                     raise InvalidDataError(
                         "After pruning, no terms remain. Try a lower min_df or a higher "
-                        "max_df." if n_documents else "empty vocabulary"
+                        "max_df." if analyzer.prunes_by_df(n_documents) else
+                        "empty vocabulary; perhaps the documents only contain stop words"
                     )
                 model._run("text/insert_vocabulary.sql", alpha=alpha)
                 vocabulary_documents = n_documents

@@ -25,7 +25,8 @@ string_split({% if a.lowercase %}lower({{ column }}){% else %}{{ column }}{% end
 {{ tokens(chunk, a, lowercase=false) }}
 {%- endmacro %}
 
-{# The terms of one document: its n-grams for n in ngram_range, from a token list. #}
+{# The terms of one document: its n-grams for n in ngram_range, from a token list (the
+   list zipped with its shifted copies, so long documents cost linear time and memory). #}
 {% macro terms(tokens, a) -%}
 {% if a.ngram_min == 1 and a.ngram_max == 1 %}
 {{ tokens }}
@@ -35,7 +36,7 @@ flatten([
     {% if n == 1 %}
     {{ tokens }}{{ "," if not loop.last }}
     {% else %}
-    list_transform(range(1, len({{ tokens }}) - {{ n }} + 2), lambda i: array_to_string({{ tokens }}[i:i + {{ n - 1 }}], ' ')){{ "," if not loop.last }}
+    list_transform(list_zip({{ tokens }}{% for k in range(2, n + 1) %}, {{ tokens }}[{{ k }}:]{% endfor %}, true), lambda g: concat_ws(' '{% for k in range(1, n + 1) %}, g[{{ k }}]{% endfor %})){{ "," if not loop.last }}
     {% endif %}
 {% endfor %}
 ])
