@@ -468,3 +468,35 @@ def test_a_very_long_document(con, corpus, options):
     np.testing.assert_allclose(got.to_numpy(), expected, rtol=1e-11, atol=1e-9)
     assert list(model.predict(test).df()["prediction"]) == list(
         nb.predict(vectorizer.transform(test["body"])))
+
+
+def test_drop_and_refit_as_a_column_model(con, corpus):
+    train, _ = corpus
+    model = sqlnb.NaiveBayes("swap", con=con, family="multinomial")
+    model.fit(train, "label", text="body")
+    numbers = pd.DataFrame({"a": [1.0, 2.0, 0.0, 3.0], "b": [0.0, 1.0, 2.0, 1.0],
+                            "y": [0, 1, 0, 1]})
+    model.fit(numbers, "y")  # a column model now: the text tables are gone
+    names = {r[0] for r in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert "swap_vocabulary" not in names and "swap_analyzer" not in names
+    expected = MultinomialNB().fit(numbers[["a", "b"]], numbers["y"]).predict_proba(
+        numbers[["a", "b"]])
+    got = model.predict_proba(numbers).df()[["proba_0", "proba_1"]].to_numpy()
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    model.drop()
+    assert not [r for r in con.sql("SELECT table_name FROM duckdb_tables()").fetchall()
+                if r[0].startswith("swap_")]
+
+
+def test_a_long_model_reloads(con, corpus, tmp_path):
+    train, test = corpus
+    vectorizer = CountVectorizer().fit(train["body"])
+    X, X_test = vectorizer.transform(train["body"]), vectorizer.transform(test["body"])
+    entries, docs = long_tables(X, train["label"])
+    test_entries, _ = long_tables(X_test, test["label"])
+    sqlnb.NaiveBayes("lr", con=con, family="complement").fit_long(
+        entries, "label", labels=docs, document="doc", feature="term")
+    model = sqlnb.load(con, "lr")
+    nb = ComplementNB().fit(X, train["label"])
+    pred = model.predict(test_entries).df()
+    assert list(pred["prediction"]) == list(nb.predict(X_test[pred["doc"].to_numpy()]))
