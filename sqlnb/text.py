@@ -40,6 +40,7 @@ from .errors import (
     EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
+    NotFittedError,
     UnknownColumnError,
 )
 from .source import Source, resolve
@@ -322,6 +323,21 @@ def stored_input(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
     return kind, json.loads(options), n_documents
 
 
+def _stored_for_partial(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
+    """The stored input of the model a partial fit updates (None: there is no model yet)."""
+    stored = stored_input(model)
+    if stored is None:
+        try:
+            _ = model.meta
+        except NotFittedError:
+            return None
+        raise InvalidParameterError(
+            f"model {model.name!r} was fitted on columns; fit() it on text or a long table "
+            "before partial_fit"
+        )
+    return stored
+
+
 def _check_column(src: Source, name: str | None, what: str) -> None:
     if name is not None and name not in src.columns:
         raise UnknownColumnError(
@@ -348,7 +364,7 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
     """Fit (or, with ``partial``, update) a term model on a text column."""
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
-    stored = stored_input(model) if partial else None
+    stored = _stored_for_partial(model) if partial else None
     if stored is not None:
         if stored[0] != "text":
             raise InvalidParameterError(f"model {model.name!r} was not fitted on text")
@@ -448,7 +464,7 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
     """Fit (or update) a term model on a long table of (document, feature, value)."""
     _check_family(model, "long input")
     alpha = _scalar_alpha(model)
-    stored = stored_input(model) if partial else None
+    stored = _stored_for_partial(model) if partial else None
     if stored is not None:
         if stored[0] != "long":
             raise InvalidParameterError(f"model {model.name!r} was not fitted on a long table")

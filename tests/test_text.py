@@ -500,3 +500,12 @@ def test_a_long_model_reloads(con, corpus, tmp_path):
     nb = ComplementNB().fit(X, train["label"])
     pred = model.predict(test_entries).df()
     assert list(pred["prediction"]) == list(nb.predict(X_test[pred["doc"].to_numpy()]))
+
+
+def test_partial_fit_does_not_replace_a_column_model(con, corpus):
+    numbers = pd.DataFrame({"a": [1.0, 2.0], "body": ["x y", "y z"], "y": [0, 1]})
+    model = sqlnb.NaiveBayes("cols", con=con, family="multinomial").fit(numbers, "y",
+                                                                        features=["a"])
+    with pytest.raises(InvalidParameterError, match="fitted on columns"):
+        model.partial_fit(numbers, "y", text="body")
+    assert model.features_ == ["a"]
