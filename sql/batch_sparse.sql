@@ -1,9 +1,11 @@
--- One pass over sparse (long) input: entries (row, feature_index, value) joined to the
--- rows' labels. Class totals come out with feature NULL; absent entries are zeros.
+-- One pass over sparse (long) input: entries (row, feature, value) joined to the rows'
+-- labels. Class totals come out with feature NULL; absent entries are zeros. Entries name
+-- their feature by index into the model's features (by_name false) or by the feature
+-- itself (by_name true); the labels may sit on every entry (distinct_rows true).
 {% from 'families/counts.sql' import value %}
 CREATE OR REPLACE TEMP TABLE {{ t.batch }} AS
 WITH labelled AS (
-    SELECT
+    SELECT {% if distinct_rows %}DISTINCT {% endif %}
         {{ row }} AS row_id,
         {{ target }} AS class,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}1.0{% endif %} AS weight
@@ -15,9 +17,13 @@ SELECT class, CAST(NULL AS VARCHAR) AS feature, count(*) AS n, sum(weight) AS we
 FROM labelled
 GROUP BY class
 UNION ALL
-SELECT l.class, f.feature, count(*) AS n, sum(l.weight * {{ value({'column': 'e.value'}, binarize) }}) AS weight,
-       min(e.value) AS min_value
+SELECT l.class, f.feature, count(*) AS n, sum(l.weight * {{ value({'column': 'e.' ~ value_column}, binarize) }}) AS weight,
+       min(e.{{ value_column }}) AS min_value
 FROM {{ entries }} AS e
 JOIN labelled AS l ON l.row_id = e.{{ row }}
-JOIN {{ t.features }} AS f ON f.feature_index = e.feature_index
+{% if by_name %}
+JOIN {{ t.features }} AS f ON f.feature = CAST(e.{{ feature }} AS VARCHAR)
+{% else %}
+JOIN {{ t.features }} AS f ON f.feature_index = e.{{ feature }}
+{% endif %}
 GROUP BY l.class, f.feature;

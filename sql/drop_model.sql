@@ -5,3 +5,5 @@ DROP TABLE IF EXISTS {{ t.feature_stats }};
 DROP TABLE IF EXISTS {{ t.features }};
 DROP TABLE IF EXISTS {{ t.class_stats }};
 DROP TABLE IF EXISTS {{ t.meta }};
+DROP TABLE IF EXISTS {{ t.analyzer }};
+DROP TABLE IF EXISTS {{ t.vocabulary }};

@@ -139,16 +139,7 @@ def partial_fit_sparse(
         con.begin()
         try:
             _prepare(model, specs, stored, classes, target_type)
-            model._run("batch_sparse.sql", entries=entries_src.sql, rows=rows_src.sql,
-                       row=DUCKDB.ident(row), target=DUCKDB.ident(target),
-                       weight=None if weight is None else DUCKDB.ident(weight),
-                       binarize=model.family.params.get("binarize"))
-            if model._fetch("batch_size.sql")[0][0] == 0:
-                raise EmptyInputError("there are no labelled rows in the batch")
-            problems = model._fetch("batch_checks_sparse.sql",
-                                    needs_non_negative=model.family.has_batch_checks)
-            if problems:
-                raise InvalidDataError(_describe_problems(problems))
+            model._sparse_batch(entries_src, rows_src, row, target, weight)
             _check_declared(model, classes, target_type)
             model._run("merge_sparse.sql", sign=sign)
             if sign < 0:
@@ -217,6 +208,11 @@ def _check_not_composite(model: NaiveBayes) -> None:
         raise InvalidParameterError(
             "partial_fit, forget and merge are not available for family='auto' (mixed) "
             "models yet; refit the model on all the data"
+        )
+    if model._stored_input():
+        raise InvalidParameterError(
+            "this is a text or long-input model: update it with partial_fit(..., text=...) "
+            "or partial_fit_long; forget and merge are not available for it yet"
         )
     if _stored(model) is not None and read_groups(model):
         raise InvalidParameterError(

@@ -83,6 +83,7 @@ class NaiveBayes:
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
         self.sql_macros = sql_macros
+        self._term_input: tuple | None = None
 
     # ------------------------------------------------------------------ naming
     @property
@@ -93,6 +94,10 @@ class NaiveBayes:
         names = {role: DUCKDB.ident(f"{self.name}_{role}") for role in roles}
         names["batch"] = DUCKDB.ident(f"__sqlnb_batch_{self.name}")
         names["shifts"] = DUCKDB.ident(f"__sqlnb_shifts_{self.name}")
+        # term models (text and long input): see sqlnb/text.py
+        names["analyzer"] = DUCKDB.ident(f"{self.name}_analyzer")
+        names["vocabulary"] = DUCKDB.ident(f"{self.name}_vocabulary")
+        names["terms"] = DUCKDB.ident(f"__sqlnb_terms_{self.name}")
         return names
 
     @property
@@ -130,6 +135,8 @@ class NaiveBayes:
         features: list[str] | None = None,
         weight: str | None = None,
         group_by: str | list[str] | None = None,
+        text: str | None = None,
+        **text_options: Any,
     ) -> NaiveBayes:
         """Fit the model on ``source``: one scan, then statistics tables and parameter views.
 
@@ -138,7 +145,20 @@ class NaiveBayes:
         same scan, plus a pooled model for groups unseen at fit time (see
         :mod:`sqlnb.grouping`). Nothing is written if anything fails: the previous model
         (if any) is left as it was.
+
+        ``text="body"`` fits a count family on a text column instead, tokenised in SQL;
+        ``text_options`` are scikit-learn's ``CountVectorizer`` options (and, with
+        ``tfidf=True``, ``TfidfVectorizer``'s). See :mod:`sqlnb.text`.
         """
+        if text is not None or text_options:
+            if text is None or features is not None:
+                raise InvalidParameterError(
+                    "text options need text=<column>, and a text model takes no features"
+                )
+            from .text import fit_text
+            fit_text(self, source, target, text, weight=weight, options=text_options,
+                     partial=False)
+            return self
         src = resolve(self.con, source)
         if self.family.composite:
             self.family.assigned = {}  # the columns' families come from this source
@@ -158,7 +178,45 @@ class NaiveBayes:
         self._meta = None
         self._compiled = None
         self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
+        self._term_input = None
         return self
+
+    def fit_long(self, entries: Any, target: str, *, labels: Any = None,
+                 weight: str | None = None, document: str = "document",
+                 feature: str = "feature", value: str = "value") -> NaiveBayes:
+        """Fit a count family on a long table of (document, feature, value) entries.
+
+        The labels (``target`` and the optional ``weight``) come from ``labels``, a table
+        with one row per document, or, when ``labels`` is None, from ``entries`` itself.
+        Features are keys of any type (terms, hashed buckets…), stored as text.
+        """
+        from .text import LongColumns, fit_long
+        fit_long(self, entries, target, labels=labels, weight=weight,
+                 columns=LongColumns(document, feature, value), partial=False)
+        return self
+
+    def partial_fit_long(self, entries: Any, target: str, *, labels: Any = None,
+                         weight: str | None = None, document: str = "document",
+                         feature: str = "feature", value: str = "value") -> NaiveBayes:
+        """Add a batch of long input to the model; new features join the model."""
+        from .text import LongColumns, fit_long
+        fit_long(self, entries, target, labels=labels, weight=weight,
+                 columns=LongColumns(document, feature, value), partial=True)
+        return self
+
+    def _require_column_model(self, what: str) -> None:
+        """Text and long (term) models are scored by a join, not by per-column SQL."""
+        if self._stored_input():
+            raise InvalidParameterError(
+                f"{what} is not available for text or long-input models yet"
+            )
+
+    def _stored_input(self) -> tuple | None:
+        """For a term model, how it reads its input (kind, options, n_documents)."""
+        if self._term_input is None:
+            from .text import stored_input
+            self._term_input = stored_input(self) or ()
+        return self._term_input or None
 
     def _fit_spec(self, src: Source, target: str, features: list[str] | None,
                   weight: str | None, group_by: str | list[str] | None = None) -> dict[str, Any]:
@@ -242,9 +300,29 @@ class NaiveBayes:
         self._run("merge.sql", features=features, weighted=spec["weight"] is not None)
         self._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
 
+    def _sparse_batch(self, entries: Source, rows: Source, row: str, target: str,
+                      weight: str | None) -> None:
+        """The batch of sparse (row, feature_index, value) input, checked; one scan."""
+        self._run("batch_sparse.sql", entries=entries.sql, rows=rows.sql,
+                  row=DUCKDB.ident(row), target=DUCKDB.ident(target),
+                  feature=DUCKDB.ident("feature_index"), value_column=DUCKDB.ident("value"),
+                  by_name=False, distinct_rows=False,
+                  weight=None if weight is None else DUCKDB.ident(weight),
+                  binarize=self.family.params.get("binarize"))
+        if self._fetch("batch_size.sql")[0][0] == 0:
+            raise EmptyInputError("there are no labelled rows in the batch")
+        problems = self._fetch("batch_checks_sparse.sql",
+                               needs_non_negative=self.family.has_batch_checks)
+        if problems:
+            raise InvalidDataError(_describe_problems(problems))
+
     def _finish_fit(self, features: list[dict[str, Any]], target: str, target_type: str,
-                    weight: str | None) -> None:
-        """After a merge: class checks, parameter views, sanity checks and metadata."""
+                    weight: str | None, *, scoring_macros: bool = True) -> None:
+        """After a merge: class checks, parameter views, sanity checks and metadata.
+
+        ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
+        score) drops any macros an earlier fit of the same name left behind.
+        """
         self._run("drop_batch.sql")
         n_classes = self._fetch("class_count.sql")[0][0]
         if n_classes < self.family.min_classes:
@@ -268,8 +346,10 @@ class NaiveBayes:
             features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
             version=__version__,
         )
-        if getattr(self, "sql_macros", True):
+        if getattr(self, "sql_macros", True) and scoring_macros:
             macros.create_macros(self)
+        elif not scoring_macros:
+            macros.drop_macros(self)
 
     def fit_sparse(
         self,
@@ -306,16 +386,7 @@ class NaiveBayes:
                 self._run("create_model.sql", class_type=target_type)
                 grouping.drop_groups(self)
                 self._run("insert_features.sql", features=specs)
-                self._run("batch_sparse.sql", entries=entries_src.sql, rows=rows_src.sql,
-                          row=DUCKDB.ident(row), target=DUCKDB.ident(target),
-                          weight=None if weight is None else DUCKDB.ident(weight),
-                          binarize=self.family.params.get("binarize"))
-                if self._fetch("batch_size.sql")[0][0] == 0:
-                    raise EmptyInputError("there are no labelled rows to fit")
-                problems = self._fetch("batch_checks_sparse.sql",
-                                       needs_non_negative=self.family.has_batch_checks)
-                if problems:
-                    raise InvalidDataError(_describe_problems(problems))
+                self._sparse_batch(entries_src, rows_src, row, target, weight)
                 self._run("merge_sparse.sql")
                 self._finish_fit(specs, target, target_type, weight)
                 self.con.commit()
@@ -327,6 +398,7 @@ class NaiveBayes:
             rows_src.release(self.con)
         self._meta = None
         self._compiled = None
+        self._term_input = None
         return self
 
     # ------------------------------------------------------------------ incremental
@@ -338,13 +410,30 @@ class NaiveBayes:
         features: list[str] | None = None,
         weight: str | None = None,
         classes: list[Any] | None = None,
+        text: str | None = None,
+        **text_options: Any,
     ) -> NaiveBayes:
         """Fold one more batch into the model (created on the first call); one transaction.
 
         Equals ``fit`` on all the batches together. A label first seen in a later batch
         becomes a new class, unless ``classes`` declares the classes (as in scikit-learn):
         then a label outside them is an error. See :mod:`sqlnb.incremental`.
+
+        With ``text="body"`` it updates a text model with more documents: the vocabulary,
+        idf and analyzer settings come from the first call; later calls add counts for the
+        terms the model knows and ignore the others, as scikit-learn's ``partial_fit`` does
+        with an already fitted vectorizer. See :mod:`sqlnb.text`.
         """
+        if text is not None or text_options:
+            if text is None or features is not None or classes is not None:
+                raise InvalidParameterError(
+                    "text options need text=<column>; a text model takes no features or classes"
+                )
+            from .text import fit_text
+
+            fit_text(self, source, target, text, weight=weight, options=text_options,
+                     partial=True)
+            return self
         from .incremental import partial_fit
 
         return partial_fit(self, source, target, features=features, weight=weight,
@@ -435,6 +524,10 @@ class NaiveBayes:
         """Read the (small) parameter views once, for the per-class scoring expressions."""
         if self._compiled is not None:
             return self._compiled
+        if self._stored_input():
+            from .text import compile_classes
+            self._compiled = compile_classes(self)
+            return self._compiled
         meta = self.meta
         if self.family.composite:
             self._compiled = mixed.compile_mixed(self)
@@ -504,6 +597,9 @@ class NaiveBayes:
 
     def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
         meta = self.meta
+        if self._stored_input():
+            from .text import score_terms
+            return score_terms(self, source, output, OUTPUTS[output])
         src = resolve(self.con, source)
         missing = [f for f in self.features_ if f not in src.columns]
         missing += grouping.missing_group_columns(self, src.columns)
@@ -574,6 +670,7 @@ class NaiveBayes:
 
         >>> print(model.to_sql("read_parquet('new/*.parquet')"))  # doctest: +SKIP
         """
+        self._require_column_model("to_sql")
         return macros.to_sql(self, source, output)
 
     def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:
@@ -592,6 +689,7 @@ class NaiveBayes:
         """
         from .metrics import evaluate_model
 
+        self._require_column_model("evaluate (use sqlnb.evaluate on a predictions relation)")
         return evaluate_model(self, source, target)
 
     def top_features(self, k: int = 10) -> duckdb.DuckDBPyRelation:
@@ -620,6 +718,7 @@ class NaiveBayes:
             raise
         self._meta = None
         self._compiled = None
+        self._term_input = None
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.family.params.items()
@@ -633,7 +732,7 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     probe = NaiveBayes.__new__(NaiveBayes)
     probe.name, probe.con = name, con
     probe.family = make_family("gaussian")
-    probe._meta, probe._compiled = None, None
+    probe._meta, probe._compiled, probe._term_input = None, None, None
     try:
         meta = probe.meta
     except NotFittedError:

@@ -1,0 +1,65 @@
+{#-
+  The text analyzer as SQL expressions: what scikit-learn's CountVectorizer does in
+  Python (lowercase, find tokens with a regular expression, drop stop words, join
+  n-grams with a space), spelled with DuckDB list functions so it runs per row, in
+  parallel. `a` is the analyzer's settings, prepared by sqlnb/text.py.
+-#}
+{% from 'common.sql' import list_of %}
+
+{# The list of tokens of one document (NULL documents give an empty list). #}
+{% macro tokens(column, a, lowercase=true) -%}
+list_filter(
+    regexp_extract_all({% if a.lowercase and lowercase %}lower({{ column }}){% else %}{{ column }}{% endif %}, {{ a.pattern | lit }}, {{ a.group | lit }}),
+    lambda token: token IS NOT NULL{% if a.stop_words %} AND NOT list_contains({{ list_of(a.stop_words) }}::VARCHAR[], token){% endif %}
+
+)
+{%- endmacro %}
+
+{# A document's space-separated chunks, lowercased if asked: see sqlnb.text.splits_at_spaces. #}
+{% macro chunks(column, a) -%}
+string_split({% if a.lowercase %}lower({{ column }}){% else %}{{ column }}{% endif %}, ' ')
+{%- endmacro %}
+
+{# The tokens of one chunk (already lowercased). #}
+{% macro chunk_tokens(chunk, a) -%}
+{{ tokens(chunk, a, lowercase=false) }}
+{%- endmacro %}
+
+{# The terms of one document: its n-grams for n in ngram_range, from a token list (the
+   list zipped with its shifted copies, so long documents cost linear time and memory). #}
+{% macro terms(tokens, a) -%}
+{% if a.ngram_min == 1 and a.ngram_max == 1 %}
+{{ tokens }}
+{%- else %}
+flatten([
+{% for n in range(a.ngram_min, a.ngram_max + 1) %}
+    {% if n == 1 %}
+    {{ tokens }}{{ "," if not loop.last }}
+    {% else %}
+    list_transform(list_zip({{ tokens }}{% for k in range(2, n + 1) %}, {{ tokens }}[{{ k }}:]{% endfor %}, true), lambda g: concat_ws(' '{% for k in range(1, n + 1) %}, g[{{ k }}]{% endfor %})){{ "," if not loop.last }}
+    {% endif %}
+{% endfor %}
+])
+{%- endif %}
+{%- endmacro %}
+
+{# A document-term weight before idf: the count, 1 when binary, or 1 + ln(count). #}
+{% macro tf(count, a) -%}
+{% if a.binary %}1.0{% elif a.sublinear_tf %}(1.0 + ln({{ count }})){% else %}CAST({{ count }} AS DOUBLE){% endif %}
+{%- endmacro %}
+
+{# Inverse document frequency from a term's df and the number of fitted documents. #}
+{% macro idf(df, n_documents, a) -%}
+{% if not a.use_idf %}1.0{% elif a.smooth_idf %}ln((CAST({{ n_documents }} AS DOUBLE) + 1) / ({{ df }} + 1)) + 1{% else %}ln(CAST({{ n_documents }} AS DOUBLE) / {{ df }}) + 1{% endif %}
+{%- endmacro %}
+
+{# A document's norm over its (known) terms' weights `x`, as a window per document. #}
+{% macro normalised(x, doc, a) -%}
+{% if a.norm == 'l2' %}
+{{ x }} / sqrt(sum({{ x }} * {{ x }}) OVER (PARTITION BY {{ doc }}))
+{%- elif a.norm == 'l1' %}
+{{ x }} / sum(abs({{ x }})) OVER (PARTITION BY {{ doc }})
+{%- else %}
+{{ x }}
+{%- endif %}
+{%- endmacro %}

@@ -1,0 +1,20 @@
+-- Fold a batch (in the shape of batch_sparse.sql) into term model {{ model | lit }}: class
+-- totals are upserted; the class x feature statistics are rebuilt in one pass, old plus
+-- new, with a row for every known class and feature (absent terms count zero).
+INSERT INTO {{ t.class_stats }} (class, n, weight)
+SELECT class, n, weight FROM {{ t.batch }} WHERE feature IS NULL
+ON CONFLICT (class) DO UPDATE SET
+    n = {{ t.class_stats }}.n + excluded.n,
+    weight = {{ t.class_stats }}.weight + excluded.weight;
+
+CREATE OR REPLACE TABLE {{ t.feature_stats }} AS
+SELECT
+    c.class,
+    f.feature,
+    coalesce(s.n, 0) + coalesce(b.n, 0) AS n,
+    coalesce(s.count, 0) + coalesce(b.weight, 0) AS count,
+    CAST(NULL AS DOUBLE) AS weight
+FROM {{ t.class_stats }} AS c
+CROSS JOIN {{ t.features }} AS f
+LEFT JOIN {{ t.feature_stats }} AS s ON s.class = c.class AND s.feature = f.feature
+LEFT JOIN {{ t.batch }} AS b ON b.class = c.class AND b.feature = f.feature;

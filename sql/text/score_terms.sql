@@ -1,0 +1,150 @@
+-- Score documents with term model {{ model | lit }} ({{ family_name }} naive Bayes): the
+-- documents' (term, value) cells are joined with the per-term coefficients of every class
+-- and summed per document; nothing is densified. Then {{ output }}, as in score.sql.
+{% import 'text/analyzer.sql' as analyzer %}
+{% import family_template as family %}
+{% from 'families/counts.sql' import value %}
+WITH documents AS MATERIALIZED (
+{% if input == 'text' %}
+    SELECT *, row_number() OVER () AS __sqlnb_doc
+    FROM {{ source }}
+{% else %}
+    SELECT DISTINCT {{ document }}
+    FROM {{ source }}
+{% endif %}
+{% if chunks %}
+), chunk_cells AS (
+    -- fast path (see term_stats.sql): one row per occurrence of a space-separated chunk
+    SELECT __sqlnb_doc AS doc, unnest({{ analyzer.chunks(column, a) }}) AS chunk
+    FROM documents
+{% else %}
+), cells AS (
+{% if input == 'text' %}
+    -- one row per document and distinct term, with the term's count in the document
+    SELECT __sqlnb_doc AS doc, cell.key AS term, cell.value AS count
+    FROM (
+        SELECT __sqlnb_doc, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) | indent(8) }}, 'histogram'))) AS cell
+        FROM (
+            SELECT __sqlnb_doc, {{ analyzer.tokens(column, a) | indent(12) }} AS tokens
+            FROM documents
+        )
+    )
+{% else %}
+    SELECT {{ document }} AS doc, CAST({{ feature }} AS VARCHAR) AS term, {{ value_column }} AS count
+    FROM {{ source }}
+{% endif %}
+), weighted AS (
+    -- the vectorizer's output for the terms the model knows; the others are ignored
+    SELECT
+        c.doc,
+        c.term,
+{% if input == 'text' %}
+        {{ analyzer.normalised(analyzer.tf('c.count', a) ~ ' * v.idf', 'c.doc', a) }} AS x
+    FROM cells AS c
+    JOIN {{ t.vocabulary }} AS v USING (term)
+{% else %}
+        CAST(c.count AS DOUBLE) AS x
+    FROM cells AS c
+{% endif %}
+{% endif %}
+), coefficients AS (
+    -- one row per term, one coefficient column per class
+    SELECT
+        feature AS term,
+{% for c in classes %}
+        sum(coef) FILTER (WHERE class_index = {{ c.index | lit }}) AS {{ c.coef }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM (
+        {{ family.read_params(t) | indent(8) }}
+    )
+    GROUP BY feature
+{% if chunks %}
+), chunk_coefficients AS (
+    -- per distinct chunk, the summed coefficients of the known terms in it
+    SELECT
+        chunk,
+{% for c in classes %}
+        sum(k.{{ c.coef }}) AS {{ c.coef }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM (
+        SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) | indent(8) }}) AS term
+        FROM (SELECT DISTINCT chunk FROM chunk_cells)
+    ) AS t
+    JOIN coefficients AS k USING (term)
+    GROUP BY chunk
+), sums AS (
+    SELECT
+        c.doc,
+{% for c in classes %}
+        sum(k.{{ c.coef }}) AS {{ c.sum }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM chunk_cells AS c
+    JOIN chunk_coefficients AS k USING (chunk)
+    GROUP BY c.doc
+{% else %}
+), sums AS (
+    SELECT
+        w.doc,
+{% for c in classes %}
+        sum({{ value({'column': 'w.x'}, binarize) }} * k.{{ c.coef }}) AS {{ c.sum }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM weighted AS w
+    JOIN coefficients AS k USING (term)
+    GROUP BY w.doc
+{% endif %}
+), joint AS (
+    SELECT
+{% for column in keep %}
+        d.{{ column }},
+{% endfor %}
+{% for c in classes %}
+        {{ c.constant | lit }} + coalesce(s.{{ c.sum }}, 0) AS {{ c.jll }},
+{% endfor %}
+        d.{{ order }} AS __sqlnb_order
+    FROM documents AS d
+    LEFT JOIN sums AS s ON s.doc = d.{{ order }}
+), maximum AS (
+    SELECT
+        *,
+        {% if classes | length == 1 %}
+        {{ classes[0].jll }} AS __sqlnb_max
+        {% else %}
+        greatest({% for c in classes %}{{ c.jll }}{{ ", " if not loop.last }}{% endfor %}) AS __sqlnb_max
+        {% endif %}
+    FROM joint
+), normalised AS (
+    SELECT
+        *,
+        {% if output in ('proba', 'log_proba') %}
+        -- log-sum-exp around the largest term
+        __sqlnb_max + ln({% for c in classes %}exp({{ c.jll }} - __sqlnb_max){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+        {% else %}
+        NULL AS __sqlnb_lse
+        {% endif %}
+    FROM maximum
+)
+SELECT
+{% for column in keep %}
+    {{ column }},
+{% endfor %}
+{% if output == 'predict' %}
+    -- argmax; ties go to the first class in sorted order
+    CASE
+    {% for c in classes %}
+        WHEN {{ c.jll }} = __sqlnb_max THEN {{ c.label }}
+    {% endfor %}
+    END AS {{ prediction }}
+{% else %}
+{% for c in classes %}
+    {% if output == 'joint' %}
+    {{ c.jll }}
+    {% elif output == 'log_proba' %}
+    {{ c.jll }} - __sqlnb_lse
+    {% else %}
+    exp({{ c.jll }} - __sqlnb_lse)
+    {% endif %}
+    AS {{ c.output }}{{ "," if not loop.last }}
+{% endfor %}
+{% endif %}
+FROM normalised
+ORDER BY __sqlnb_order

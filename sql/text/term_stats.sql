@@ -1,0 +1,88 @@
+-- One pass over the documents: per class and term, the documents that contain the term,
+-- its number of occurrences and the family's statistic of the term's count (used when
+-- weights need neither idf nor a per-document norm).
+{% import 'text/analyzer.sql' as analyzer %}
+{% from 'families/counts.sql' import value %}
+CREATE OR REPLACE TEMP TABLE {{ t.terms }} AS
+{% if chunks %}
+-- Fast path: the regular expression runs once per distinct chunk, not per document. The
+-- statistic is linear in the counts, so occurrences are simply added up; documents are
+-- not counted (docs is NULL).
+{% if labels %}
+-- With few classes, one aggregate per chunk with a column per class is cheaper than a
+-- group per class and chunk.
+WITH wide AS (
+    SELECT
+        chunk,
+{% for c in labels %}
+        count(*) FILTER (WHERE class = {{ c }}) AS count_{{ loop.index0 }},
+        sum(weight) FILTER (WHERE class = {{ c }}) AS value_{{ loop.index0 }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM (
+        SELECT
+            {{ target }} AS class,
+            {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}1.0{% endif %} AS weight,
+            unnest({{ analyzer.chunks(column, a) }}) AS chunk
+        FROM {{ source }}
+        WHERE {{ target }} IS NOT NULL
+    )
+    GROUP BY chunk
+), chunks AS (
+    SELECT chunk, class, count, value
+    FROM (
+        SELECT
+            chunk,
+            unnest([{% for c in labels %}{{ c }}{{ ", " if not loop.last }}{% endfor %}]) AS class,
+            unnest([{% for c in labels %}count_{{ loop.index0 }}{{ ", " if not loop.last }}{% endfor %}]) AS count,
+            unnest([{% for c in labels %}value_{{ loop.index0 }}{{ ", " if not loop.last }}{% endfor %}]) AS value
+        FROM wide
+    )
+    WHERE count > 0
+{% else %}
+WITH chunks AS (
+    SELECT class, chunk, count(*) AS count, sum(weight) AS value
+    FROM (
+        SELECT
+            {{ target }} AS class,
+            {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}1.0{% endif %} AS weight,
+            unnest({{ analyzer.chunks(column, a) }}) AS chunk
+        FROM {{ source }}
+        WHERE {{ target }} IS NOT NULL
+    )
+    GROUP BY class, chunk
+{% endif %}
+), chunk_terms AS (
+    SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) | indent(4) }}) AS term
+    FROM (SELECT DISTINCT chunk FROM chunks)
+)
+SELECT
+    c.class,
+    t.term,
+    CAST(NULL AS BIGINT) AS docs,
+    sum(c.count) AS count,
+    sum(c.value) AS value
+FROM chunks AS c
+JOIN chunk_terms AS t USING (chunk)
+GROUP BY c.class, t.term;
+{% else %}
+WITH tokenised AS (
+    SELECT
+        {{ target }} AS class,
+        {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}1.0{% endif %} AS weight,
+        {{ analyzer.tokens(column, a) | indent(8) }} AS tokens
+    FROM {{ source }}
+    WHERE {{ target }} IS NOT NULL
+), cells AS (
+    -- one row per document and distinct term, with the term's count in the document
+    SELECT class, weight, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) | indent(8) }}, 'histogram'))) AS cell
+    FROM tokenised
+)
+SELECT
+    class,
+    cell.key AS term,
+    count(*) AS docs,
+    sum(cell.value) AS count,
+    sum(weight * {{ value({'column': analyzer.tf('cell.value', a)}, binarize) }}) AS value
+FROM cells
+GROUP BY class, cell.key;
+{% endif %}

@@ -1,0 +1,2 @@
+-- Number of terms in the vocabulary.
+SELECT count(*) FROM {{ t.vocabulary }}

@@ -1,0 +1,588 @@
+"""Text and long (document, feature, value) input for the count families.
+
+A *term model* is a multinomial, complement or bernoulli model whose features are terms:
+the words and n-grams of a text column, or the feature keys of a long table. Everything
+scikit-learn's ``CountVectorizer``/``TfidfVectorizer`` do in Python happens in DuckDB here:
+tokens come from ``regexp_extract_all`` per row, term counts from a per-row histogram,
+document frequencies, vocabulary pruning and idf from GROUP BY. The vocabulary and idf are
+model tables (``<name>_vocabulary``), the analyzer's settings a one-row table
+(``<name>_analyzer``), so ``predict`` and :func:`sqlnb.load` tokenise the same way.
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> _ = con.execute(
+...     "CREATE TABLE mail AS SELECT * FROM (VALUES ('win money now', 'spam'),"
+...     " ('meeting at noon', 'ham'), ('cheap money offer', 'spam'), ('lunch at noon?', 'ham'))"
+...     " AS t(body, label)")
+>>> model = sqlnb.NaiveBayes("mail_nb", con=con, family="multinomial")
+>>> _ = model.fit("mail", "label", text="body")
+>>> model.predict("mail").fetchall()[0]
+('win money now', 'spam', 'spam')
+
+Python's ``re`` and DuckDB's RE2 differ: RE2's ``\\w``, ``\\d``, ``\\s`` and ``\\b`` are
+ASCII-only. :func:`translate_pattern` rewrites the classes into Unicode ones and drops the
+``\\b`` that only guard a run of word characters; see ``docs/text.md`` for what remains
+different.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import re
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from .dialect import DUCKDB
+from .errors import (
+    EmptyInputError,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFittedError,
+    UnknownColumnError,
+)
+from .source import Source, resolve
+from .stop_words import ENGLISH_STOP_WORDS
+from .templates import render
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+TERM_FAMILIES = ("multinomial", "complement", "bernoulli")
+TEXT_TYPES = ("VARCHAR", "STRING", "TEXT")
+WIDE_CLASSES = 32  # up to this many classes, the fast path counts with a column per class
+
+# Python's Unicode classes, spelled for RE2 (whose \w, \d, \s are ASCII-only).
+_WORD = r"\p{L}\p{N}_"
+_SPACE = r"\s\p{Z}\x{85}\x{0B}\x{1C}-\x{1F}"
+_CLASSES = {
+    "w": ("[" + _WORD + "]", _WORD),
+    "W": ("[^" + _WORD + "]", None),
+    "d": (r"\p{Nd}", r"\p{Nd}"),
+    "D": (r"\P{Nd}", r"\P{Nd}"),
+    "s": ("[" + _SPACE + "]", _SPACE),
+    "S": ("[^" + _SPACE + "]", None),
+}
+_WORD_RUN = re.compile(r"^\\w(\\w)*(\+|\*|\{\d*,\})?$")
+
+
+def translate_pattern(pattern: str) -> tuple[str, int]:
+    """Rewrite a Python token pattern for DuckDB's RE2; return it and the group to extract.
+
+    ``\\w``, ``\\W``, ``\\d``, ``\\D``, ``\\s`` and ``\\S`` become their Unicode meaning in
+    Python. A ``\\b`` at the start of a pattern that starts with ``\\w``, and at the end of
+    one that ends in a repeated ``\\w``, is dropped: matches are taken left to right and
+    greedily, so such a pattern only ever matches whole runs of word characters anyway.
+    Any other ``\\b`` keeps RE2's ASCII meaning. A pattern with one capturing group yields
+    that group, as in scikit-learn.
+
+    >>> translate_pattern(r"(?u)\\b\\w\\w+\\b")
+    ('[\\\\p{L}\\\\p{N}_][\\\\p{L}\\\\p{N}_]+', 0)
+    """
+    if not isinstance(pattern, str) or not pattern:
+        raise InvalidParameterError("token_pattern must be a non-empty string")
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise InvalidParameterError(f"token_pattern is not a regular expression: {exc}") from None
+    if compiled.groups > 1:
+        raise InvalidParameterError(
+            "More than 1 capturing group in token pattern. Only a single group should be "
+            "captured."
+        )
+    body = pattern.removeprefix("(?u)")
+    if body.startswith(r"\b") and body.endswith(r"\b") and _WORD_RUN.match(body[2:-2]):
+        body = body[2:-2]
+    out, i, in_class = [], 0, False
+    while i < len(body):
+        char = body[i]
+        if char == "\\" and i + 1 < len(body):
+            escaped = body[i + 1]
+            if escaped in _CLASSES:
+                outside, inside = _CLASSES[escaped]
+                if in_class and inside is None:
+                    raise InvalidParameterError(
+                        f"token_pattern uses \\{escaped} inside a character class, which "
+                        "sqlnb cannot translate for DuckDB"
+                    )
+                out.append(inside if in_class else outside)
+            else:
+                out.append(body[i:i + 2])
+            i += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+            out.append(char)
+            if body[i + 1:i + 2] == "^":
+                out.append("^")
+                i += 1
+            if body[i + 1:i + 2] == "]":  # a literal ] first in a class
+                out.append(r"\]")
+                i += 1
+        elif char == "]" and in_class:
+            in_class = False
+            out.append(char)
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out), compiled.groups
+
+
+def splits_at_spaces(pattern: str) -> bool:
+    """Whether the pattern only matches runs of word characters (\\w, \\w+, \\w\\w+...).
+
+    Such a pattern tokenises a document exactly as it tokenises each space-separated chunk
+    of it, so sqlnb can run the regular expression once per *distinct* chunk instead of
+    once per document: far less work on natural text, whose chunks repeat.
+    """
+    body = pattern.removeprefix("(?u)")
+    if body.startswith(r"\b") and body.endswith(r"\b"):
+        body = body[2:-2]
+    return bool(_WORD_RUN.match(body))
+
+
+@dataclass
+class Analyzer:
+    """How text becomes terms and weights: scikit-learn's vectorizer options and defaults.
+
+    ``tfidf=False`` is ``CountVectorizer``; ``tfidf=True`` is ``TfidfVectorizer`` and enables
+    ``use_idf``, ``smooth_idf``, ``sublinear_tf`` and ``norm``.
+    """
+
+    column: str
+    lowercase: bool = True
+    token_pattern: str = TOKEN_PATTERN
+    ngram_range: tuple[int, int] = (1, 1)
+    stop_words: str | list[str] | None = None
+    min_df: float | int = 1
+    max_df: float | int = 1.0
+    max_features: int | None = None
+    binary: bool = False
+    tfidf: bool = False
+    use_idf: bool = True
+    smooth_idf: bool = True
+    sublinear_tf: bool = False
+    norm: str | None = "l2"
+
+    TFIDF_ONLY = ("use_idf", "smooth_idf", "sublinear_tf", "norm")
+
+    @classmethod
+    def from_options(cls, column: str, options: dict[str, Any]) -> Analyzer:
+        """Validate fit's keyword arguments and build the analyzer."""
+        known = {f.name for f in fields(cls)} - {"column"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise InvalidParameterError(
+                f"unknown text option(s) {', '.join(unknown)}; the options are "
+                f"{', '.join(sorted(known))}"
+            )
+        if not options.get("tfidf", False):
+            given = [k for k in cls.TFIDF_ONLY if k in options]
+            if given:
+                raise InvalidParameterError(
+                    f"{', '.join(given)} only apply to tf-idf weighting: pass tfidf=True"
+                )
+        analyzer = cls(column=column, **options)
+        analyzer.validate()
+        return analyzer
+
+    def validate(self) -> None:
+        if not isinstance(self.column, str) or not self.column:
+            raise InvalidParameterError("text must name a column")
+        ngram = self.ngram_range
+        if (not isinstance(ngram, (tuple, list)) or len(ngram) != 2
+                or not all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
+                           for n in ngram)
+                or not 1 <= ngram[0] <= ngram[1]):
+            raise InvalidParameterError(
+                f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n, got {ngram!r}"
+            )
+        self.ngram_range = (int(ngram[0]), int(ngram[1]))
+        for name in ("min_df", "max_df"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise InvalidParameterError(f"{name} must be an int or a float, got {value!r}")
+            if isinstance(value, numbers.Integral):
+                if value < 0:
+                    raise InvalidParameterError(f"{name} must be >= 0, got {value!r}")
+            elif not 0.0 <= value <= 1.0:
+                raise InvalidParameterError(
+                    f"{name} as a float is a proportion of documents in [0, 1], got {value!r}"
+                )
+        mf = self.max_features
+        if mf is not None and (isinstance(mf, bool) or not isinstance(mf, numbers.Integral)
+                               or mf < 1):
+            raise InvalidParameterError(f"max_features must be None or an int >= 1, got {mf!r}")
+        if self.norm not in (None, "l1", "l2"):
+            raise InvalidParameterError(f"norm must be 'l1', 'l2' or None, got {self.norm!r}")
+        sw = self.stop_words
+        if sw is not None and sw != "english":
+            if isinstance(sw, str) or not all(isinstance(w, str) for w in sw):
+                raise InvalidParameterError(
+                    "stop_words must be None, 'english' or a list of strings"
+                )
+            self.stop_words = list(sw)
+        translate_pattern(self.token_pattern)
+
+    @property
+    def needs_documents(self) -> bool:
+        """Whether a term's weight in a document depends on more than its count there."""
+        return self.tfidf and (self.use_idf or self.norm is not None)
+
+    @property
+    def chunked(self) -> bool:
+        """Whether tokens can be found per distinct space-separated chunk (see below)."""
+        return self.ngram_range == (1, 1) and splits_at_spaces(self.token_pattern)
+
+    def linear(self, family: str) -> bool:
+        """Whether a document's statistic is a sum over its token occurrences."""
+        return not self.binary and not self.tfidf and family in ("multinomial", "complement")
+
+    def prunes_by_df(self, n_documents: int) -> bool:
+        """Whether min_df or max_df can remove a term."""
+        low, high = self.doc_bounds(n_documents)
+        return low > 1 or high < n_documents
+
+    def stop_list(self) -> list[str]:
+        if self.stop_words is None:
+            return []
+        if self.stop_words == "english":
+            return list(ENGLISH_STOP_WORDS)
+        return sorted(set(self.stop_words))
+
+    def doc_bounds(self, n_documents: int) -> tuple[float, float]:
+        """Document-count bounds [low, high] from min_df and max_df, as CountVectorizer."""
+        def count(value: float) -> float:
+            if isinstance(value, numbers.Integral):
+                return float(value)
+            return float(value) * n_documents
+        low, high = count(self.min_df), count(self.max_df)
+        if high < low:
+            raise InvalidParameterError("max_df corresponds to < documents than min_df")
+        return low, high
+
+    def sql(self) -> dict[str, Any]:
+        """The settings as the templates use them."""
+        pattern, group = translate_pattern(self.token_pattern)
+        tfidf = self.tfidf
+        return {
+            "lowercase": self.lowercase,
+            "pattern": pattern,
+            "group": group,
+            "stop_words": self.stop_list(),
+            "ngram_min": self.ngram_range[0],
+            "ngram_max": self.ngram_range[1],
+            "binary": self.binary,
+            "use_idf": tfidf and self.use_idf,
+            "smooth_idf": self.smooth_idf,
+            "sublinear_tf": tfidf and self.sublinear_tf,
+            "norm": self.norm if tfidf else None,
+        }
+
+    def to_json(self) -> str:
+        options = asdict(self)
+        options["ngram_range"] = list(self.ngram_range)
+        return json.dumps(options)
+
+    @classmethod
+    def from_json(cls, text: str) -> Analyzer:
+        options = json.loads(text)
+        options["ngram_range"] = tuple(options["ngram_range"])
+        return cls(**options)
+
+
+def _check_family(model: NaiveBayes, what: str) -> None:
+    if model.family.name not in TERM_FAMILIES:
+        raise InvalidParameterError(
+            f"{what} needs a count family ({', '.join(TERM_FAMILIES)}), "
+            f"not {model.family.name}"
+        )
+
+
+def _scalar_alpha(model: NaiveBayes) -> float:
+    alpha = model.family.params["alpha"]
+    if not isinstance(alpha, numbers.Real):
+        raise InvalidParameterError(
+            "a term model takes a single alpha: its features are only known after fitting"
+        )
+    return model.family.alphas(1)[0]
+
+
+def stored_input(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
+    """The model's (input kind, options, n_documents), or None for a column model."""
+    exists = model._fetch("text/read_analyzer.sql", what="exists",
+                          analyzer_name=f"{model.name}_analyzer")
+    if not exists[0][0]:
+        return None
+    rows = model._fetch("text/read_analyzer.sql", what="rows")
+    if not rows:
+        return None
+    kind, options, n_documents = rows[0]
+    return kind, json.loads(options), n_documents
+
+
+def _stored_for_partial(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
+    """The stored input of the model a partial fit updates (None: there is no model yet)."""
+    stored = stored_input(model)
+    if stored is None:
+        try:
+            _ = model.meta
+        except NotFittedError:
+            return None
+        raise InvalidParameterError(
+            f"model {model.name!r} was fitted on columns; fit() it on text or a long table "
+            "before partial_fit"
+        )
+    return stored
+
+
+def _check_column(src: Source, name: str | None, what: str) -> None:
+    if name is not None and name not in src.columns:
+        raise UnknownColumnError(
+            f"{what} column {name!r} is not in the source (columns: {', '.join(src.columns)})"
+        )
+
+
+def _in_transaction(model: NaiveBayes, work) -> None:
+    model.con.begin()
+    try:
+        work()
+        model.con.commit()
+    except BaseException:
+        model.con.rollback()
+        raise
+    model._meta = None
+    model._compiled = None
+    model._term_input = None
+
+
+# ---------------------------------------------------------------------- text
+def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
+             weight: str | None, options: dict[str, Any], partial: bool) -> None:
+    """Fit (or, with ``partial``, update) a term model on a text column."""
+    _check_family(model, "a text model")
+    alpha = _scalar_alpha(model)
+    stored = _stored_for_partial(model) if partial else None
+    if stored is not None:
+        if stored[0] != "text":
+            raise InvalidParameterError(f"model {model.name!r} was not fitted on text")
+        analyzer = Analyzer.from_json(json.dumps(stored[1]))
+        if column != analyzer.column:
+            raise InvalidParameterError(
+                f"model {model.name!r} reads text from {analyzer.column!r}, not {column!r}"
+            )
+        if options:
+            raise InvalidParameterError(
+                "the text options are fixed by the first fit; partial_fit takes none"
+            )
+    else:
+        analyzer = Analyzer.from_options(column, options)
+    src = resolve(model.con, source)
+    try:
+        _check_column(src, target, "target")
+        _check_column(src, column, "text")
+        _check_column(src, weight, "weight")
+        if src.columns[column].upper() not in TEXT_TYPES:
+            raise InvalidDataError(
+                f"text column {column!r} has type {src.columns[column]}, not VARCHAR"
+            )
+        target_type = src.columns[target]
+        if stored is not None and target_type != model.meta["target_type"]:
+            raise InvalidDataError(
+                f"the target has type {target_type}; the model was fitted on "
+                f"{model.meta['target_type']}"
+            )
+        context = {
+            "source": src.sql,
+            "target": DUCKDB.ident(target),
+            "weight": None if weight is None else DUCKDB.ident(weight),
+            "column": DUCKDB.ident(column),
+            "a": analyzer.sql(),
+            "binarize": model.family.params.get("binarize"),
+        }
+
+        def work() -> None:
+            n_documents = model._fetch("text/count_documents.sql", **context)[0][0]
+            if n_documents == 0:
+                raise EmptyInputError("there are no labelled documents to fit")
+            from_terms = not analyzer.needs_documents
+            if stored is None:
+                model._run("create_model.sql", class_type=target_type)
+                model._run("text/create_text.sql", class_type=target_type)
+            # The fast path finds tokens once per distinct chunk; it cannot count documents.
+            chunks = (analyzer.chunked and analyzer.linear(model.family.name)
+                      and (stored is not None or not analyzer.prunes_by_df(n_documents)))
+            labels = None
+            if chunks:
+                found = model._fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
+                if len(found) <= WIDE_CLASSES:
+                    labels = [DUCKDB.lit(row[0], target_type) for row in found]
+            if stored is None or from_terms:
+                model._run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
+            if stored is None:
+                low, high = analyzer.doc_bounds(n_documents)
+                model._run("text/vocabulary.sql", min_count=low, max_count=high,
+                           max_features=analyzer.max_features, n_documents=n_documents,
+                           **context)
+                if model._fetch("text/vocabulary_size.sql")[0][0] == 0:
+                    raise InvalidDataError(
+                        "After pruning, no terms remain. Try a lower min_df or a higher "
+                        "max_df." if analyzer.prunes_by_df(n_documents) else
+                        "empty vocabulary; perhaps the documents only contain stop words"
+                    )
+                model._run("text/insert_vocabulary.sql", alpha=alpha)
+                vocabulary_documents = n_documents
+            else:
+                vocabulary_documents = stored[2]
+            model._run("text/batch_text.sql", from_terms=from_terms, **context)
+            model._run("text/merge_terms.sql")
+            model._run("text/drop_terms.sql")
+            model._finish_fit([{"name": column, "type": src.columns[column]}], target,
+                              target_type, weight, scoring_macros=False)
+            model._run("text/write_analyzer.sql", input="text",
+                       options_json=analyzer.to_json(), n_documents=vocabulary_documents)
+
+        _in_transaction(model, work)
+    finally:
+        src.release(model.con)
+
+
+# ---------------------------------------------------------------------- long input
+@dataclass
+class LongColumns:
+    """Column names of a long table: one row per (document, feature) with a value."""
+
+    document: str = "document"
+    feature: str = "feature"
+    value: str = "value"
+
+
+def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weight: str | None,
+             columns: LongColumns, partial: bool) -> None:
+    """Fit (or update) a term model on a long table of (document, feature, value)."""
+    _check_family(model, "long input")
+    alpha = _scalar_alpha(model)
+    stored = _stored_for_partial(model) if partial else None
+    if stored is not None:
+        if stored[0] != "long":
+            raise InvalidParameterError(f"model {model.name!r} was not fitted on a long table")
+        if LongColumns(**stored[1]) != columns:
+            raise InvalidParameterError(
+                f"model {model.name!r} reads the columns {stored[1]}; got {asdict(columns)}"
+            )
+    entries_src = resolve(model.con, entries)
+    labels_src = entries_src if labels is None else resolve(model.con, labels)
+    try:
+        for name in (columns.document, columns.feature, columns.value):
+            _check_column(entries_src, name, "long-table")
+        for name in (columns.document, target, weight):
+            _check_column(labels_src, name, "labels")
+        target_type = labels_src.columns[target]
+        context = {
+            "entries": entries_src.sql,
+            "rows": labels_src.sql,
+            "distinct_rows": labels is None,
+            "row": DUCKDB.ident(columns.document),
+            "feature": DUCKDB.ident(columns.feature),
+            "value_column": DUCKDB.ident(columns.value),
+            "by_name": True,
+            "target": DUCKDB.ident(target),
+            "weight": None if weight is None else DUCKDB.ident(weight),
+            "binarize": model.family.params.get("binarize"),
+        }
+
+        def work() -> None:
+            if stored is None:
+                model._run("create_model.sql", class_type=target_type)
+                model._run("text/create_text.sql", class_type=target_type)
+            model._run("text/insert_long_features.sql", alpha=alpha, **context)
+            model._run("batch_sparse.sql", **context)
+            if model._fetch("batch_size.sql")[0][0] == 0:
+                raise EmptyInputError("there are no labelled documents to fit")
+            duplicated = model._fetch("text/duplicate_labels.sql", **context)
+            if duplicated[0][0]:
+                raise InvalidDataError(
+                    f"{duplicated[0][0]} document(s) have more than one label row"
+                )
+            problems = model._fetch("batch_checks_sparse.sql",
+                                    needs_non_negative=model.family.has_batch_checks)
+            if problems:
+                raise InvalidDataError(
+                    "cannot fit: " + "; ".join(f"feature {f!r} {p}" for f, p in problems)
+                )
+            model._run("text/merge_terms.sql")
+            model._finish_fit([{"name": columns.feature, "type": "VARCHAR"}], target,
+                              target_type, weight, scoring_macros=False)
+            n_documents = model._fetch("text/documents_fitted.sql")[0][0]
+            model._run("text/write_analyzer.sql", input="long",
+                       options_json=json.dumps(asdict(columns)), n_documents=n_documents)
+
+        _in_transaction(model, work)
+    finally:
+        entries_src.release(model.con)
+        if labels is not None:
+            labels_src.release(model.con)
+
+
+# ---------------------------------------------------------------------- scoring
+def compile_classes(model: NaiveBayes) -> dict[str, Any]:
+    """Class labels and constants only: a term model's coefficients stay in the database."""
+    meta = model.meta
+    classes = model._fetch("read_params.sql", what="classes")
+    constants = dict(model._fetch("read_params.sql", what="constants"))
+    compiled = [{
+        "index": index,
+        "label_value": label,
+        "label": DUCKDB.lit(label, meta["target_type"]),
+        "constant": constants[index],
+        "jll": DUCKDB.ident(f"__sqlnb_jll_{index}"),
+        "coef": DUCKDB.ident(f"__sqlnb_coef_{index}"),
+        "sum": DUCKDB.ident(f"__sqlnb_sum_{index}"),
+    } for index, label, _ in classes]
+    return {"classes": classes, "compiled": compiled}
+
+
+def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
+                prediction: str = "prediction") -> duckdb.DuckDBPyRelation:
+    """Score a text source (or a long table) with a term model, as a lazy relation."""
+    kind, options, _ = model._stored_input()
+    compiled = model._compile()
+    classes = []
+    for c in compiled["compiled"]:
+        out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
+        classes.append({**c, "output": out})
+    outputs = {prediction} if prefix is None else {f"{prefix}{c['label_value']}"
+                                                    for c in compiled["compiled"]}
+    src = resolve(model.con, source)
+    context: dict[str, Any] = {"source": src.sql, "input": kind, "output": output,
+                               "classes": classes, "prediction": DUCKDB.ident(prediction),
+                               "binarize": model.family.params.get("binarize")}
+    if kind == "text":
+        analyzer = Analyzer.from_json(json.dumps(options))
+        _check_column(src, analyzer.column, "text")
+        context.update(column=DUCKDB.ident(analyzer.column), a=analyzer.sql(),
+                       chunks=analyzer.chunked and analyzer.linear(model.family.name),
+                       order=DUCKDB.ident("__sqlnb_doc"),
+                       keep=[DUCKDB.ident(c) for c in src.columns if c not in outputs])
+    else:
+        columns = LongColumns(**options)
+        for name in (columns.document, columns.feature, columns.value):
+            _check_column(src, name, "long-table")
+        document = DUCKDB.ident(columns.document)
+        context.update(document=document, feature=DUCKDB.ident(columns.feature),
+                       value_column=DUCKDB.ident(columns.value), order=document,
+                       keep=[document], a=None, column=None, chunks=False)
+    # A Python object's helper view stays registered: the lazy result reads it.
+    return model.con.sql(render("text/score_terms.sql", **model._context(**context)))
+
+
+def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:
+    """The ``n`` terms with the largest coefficient per class (class, term, coef)."""
+    _check_family(model, "top_terms")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise InvalidParameterError(f"n must be a positive int, got {n!r}")
+    _ = model.meta  # raises NotFittedError early
+    return model.con.sql(render("text/top_terms.sql", **model._context(n=int(n))))
