@@ -204,7 +204,8 @@ def main() -> None:
             paired.append(totals["sklearn"] / totals["sqlnb"])
 
     lines = [
-        f"### Text classification: {args.docs:,} training + {args.test_docs:,} test documents",
+        (f"### Text classification: {args.docs:,} training + {args.test_docs:,} test "
+         f"documents, {args.vocabulary:,}-word synthetic vocabulary"),
         "",
         (f"Raw-text Parquet ({size_mb:.0f} MiB) -> CountVectorizer-equivalent counts -> "
          "MultinomialNB -> predictions written to Parquet. Each pipeline in its own process; "
