@@ -23,8 +23,9 @@ CREATE TABLE {{ t.feature_stats }} (
 {% endmacro %}
 
 {% macro batch(source, target, weight, features, t) %}
--- Sums are taken around a per-class shift (a value of the class seen by the pilot query),
--- so m2 = S2 - S1^2 / W stays exact for constant columns and precise for large means.
+-- Sums are taken around a shift close to the data, so m2 = S2 - S1^2 / W keeps its
+-- precision: one literal per feature on the first scan (no join, as fast as a plain
+-- scan); per class (joined from the shifts table) for the features a rescan needs.
 SELECT
     __src.{{ target }} AS class,
     count(*) AS n,
@@ -46,12 +47,53 @@ SELECT
     any_value({{ shift(f) }}) AS {{ f.alias }}_shift{{ "," if not loop.last }}
 {% endfor %}
 FROM {{ source }} AS __src
+{% if features | selectattr('class_shift', 'defined') | selectattr('class_shift') | list %}
 LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
+{% endif %}
 WHERE __src.{{ target }} IS NOT NULL
 GROUP BY __src.{{ target }}
 {% endmacro %}
 
-{% macro shift(f) %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% endmacro %}
+{% macro shift(f) %}{% if f.get('class_shift') %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% else %}{{ f.shift | lit }}{% endif %}{% endmacro %}
+
+{% macro cancelling(t, features, weighted) %}
+-- Features whose batch sums lose more than three digits to cancellation in some class
+-- (m2 = S2 - S1^2 / W below S2 / 1000: the shift is far from the class's values,
+-- relative to their spread). Sums that are exactly zero lost nothing.
+SELECT DISTINCT feature
+FROM (
+    SELECT
+        unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
+        unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]) AS n,
+        {% if weighted %}
+        unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS w,
+        unnest({{ columns_of(features, '_s1') }}) AS s1,
+        unnest({{ columns_of(features, '_s2') }}) AS s2,
+        unnest({{ columns_of(features, '_u1') }}) AS u1,
+        unnest({{ columns_of(features, '_u2') }}) AS u2
+        {% else %}
+        unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]) AS w,
+        unnest({{ columns_of(features, '_s1') }}) AS s1,
+        unnest({{ columns_of(features, '_s2') }}) AS s2,
+        unnest({{ columns_of(features, '_s1') }}) AS u1,
+        unnest({{ columns_of(features, '_s2') }}) AS u2
+        {% endif %}
+    FROM {{ t.batch }}
+)
+WHERE (w > 0 AND s2 > 0 AND s2 - s1 * s1 / w < 1e-3 * s2)
+   OR (n > 0 AND u2 > 0 AND u2 - u1 * u1 / n < 1e-3 * u2)
+{% endmacro %}
+
+{% macro class_shifts(t, features, weighted) %}
+-- Each class's own (unweighted) batch mean becomes its shift for the rescan.
+CREATE OR REPLACE TEMP TABLE {{ t.shifts }} AS
+SELECT
+    class,
+{% for f in features %}
+    CASE WHEN {{ f.alias }}_n > 0 THEN {{ f.alias }}_shift + {{ f.alias }}_{{ 'u1' if weighted else 's1' }} / {{ f.alias }}_n END AS {{ f.alias }}{{ "," if not loop.last }}
+{% endfor %}
+FROM {{ t.batch }};
+{% endmacro %}
 
 {% macro merge(t, features, weighted) %}
 INSERT INTO {{ t.feature_stats }} (class, feature, n, weight, mean, m2, n_mean, n_m2)
