@@ -1,7 +1,8 @@
-"""Gaussian sums are taken around a shift; these data stress its precision.
+"""Gaussian fitting and scoring on data that stresses their precision.
 
 The fit scans once with a global shift per feature and scans again with per-class
-shifts only when a class's sums would cancel; either way scikit-learn is the oracle.
+shifts only when a class's sums would cancel; scoring folds 0.5 / var into one constant.
+Either way scikit-learn is the oracle.
 """
 
 import numpy as np
@@ -18,6 +19,8 @@ def _assert_parity(X, y, sample_weight=None):
     np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-9, atol=1e-300)
     np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-9)
+    np.testing.assert_allclose(ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X),
+                               rtol=1e-9, atol=1e-9)
 
 
 def _classes(rng, n, k):
