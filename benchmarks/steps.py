@@ -72,6 +72,13 @@ def prepare_sqlnb_fit(path: Path, family: str) -> Step:
     return lambda: sqlnb.NaiveBayes(MODEL, con=con, family=family).fit(str(path), TARGET)
 
 
+def prepare_sqlnb_fit_warm(path: Path, family: str) -> Step:
+    """The second fit in a process: templates compiled and DuckDB warmed by a first one."""
+    con = duckdb.connect()
+    sqlnb.NaiveBayes(MODEL, con=con, family=family).fit(str(path), TARGET)
+    return lambda: sqlnb.NaiveBayes(MODEL, con=con, family=family).fit(str(path), TARGET)
+
+
 def prepare_sqlnb_predict(db: Path, path: Path, out: Path) -> Step:
     """Parquet -> Parquet: the predictions of every row of ``path`` written to ``out``."""
     con = duckdb.connect(str(db), read_only=True)
