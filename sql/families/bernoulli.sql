@@ -3,7 +3,7 @@
   log P(x_f = 1 | c) = log(count_cf + alpha_f) - log(weight_c + 2 alpha_f); the joint
   log-likelihood is log prior + sum_f log_neg_prob + sum_f x_f * (log_prob - log_neg_prob).
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, sum_of %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -37,7 +37,5 @@ GROUP BY c.class_index
 
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
-{% for term in c.terms %}
-        + {{ counts.value(term, p.binarize) }} * {{ term.coef | lit }}
-{% endfor %}
+{% call(term) sum_of(c.terms) %}+ {{ counts.value(term, p.binarize) }} * {{ term.coef | lit }}{% endcall %}
 {% endmacro %}

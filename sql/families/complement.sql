@@ -4,7 +4,7 @@
   with norm, the logged ratio divided by its sum over features. The class prior only
   counts when there is a single class, as in scikit-learn.
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, sum_of %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -49,7 +49,5 @@ FROM {{ t.class_params }}
 
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
-{% for term in c.terms %}
-        + {{ num(term) }} * {{ term.coef | lit }}
-{% endfor %}
+{% call(term) sum_of(c.terms) %}+ {{ num(term) }} * {{ term.coef | lit }}{% endcall %}
 {% endmacro %}

@@ -6,7 +6,7 @@
   Each batch is summed around a per-feature shift close to the data (a pilot mean), so
   m2 = S2 - S1^2 / W never cancels catastrophically; batches are combined pairwise.
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, sum_of %}
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
@@ -196,13 +196,13 @@ GROUP BY c.class_index
 
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
-{% for term in c.terms %}
-    {% if term.var %}
-        {#- 0.5 / var folded into one constant: one multiplication instead of a division and a
-            multiplication per term and row (about 30% of the scoring time on 20 features) #}
-        - ({{ num(term) }} - {{ term.theta | lit }}) * ({{ num(term) }} - {{ term.theta | lit }}) * {{ (0.5 / term.var) | lit }}
-    {% else %}
-        - 0.5 * ({{ num(term) }} - {{ term.theta | lit }}) * ({{ num(term) }} - {{ term.theta | lit }}) / {{ term.var | lit }}
-    {% endif %}
-{% endfor %}
+{#- 0.5 / var folded into one constant: one multiplication instead of a division and a
+    multiplication per term and row (about 30% of the scoring time on 20 features) #}
+{% call(term) sum_of(c.terms) %}
+{% if term.var %}
+- ({{ num(term) }} - {{ term.theta | lit }}) * ({{ num(term) }} - {{ term.theta | lit }}) * {{ (0.5 / term.var) | lit }}
+{%- else %}
+- 0.5 * ({{ num(term) }} - {{ term.theta | lit }}) * ({{ num(term) }} - {{ term.theta | lit }}) / {{ term.var | lit }}
+{%- endif %}
+{% endcall %}
 {% endmacro %}

@@ -2,7 +2,7 @@
   Multinomial naive Bayes: log P(x_f | c) = log(count_cf + alpha_f) - log(sum_f (count_cf + alpha_f)).
   The joint log-likelihood is linear in the counts: log prior + sum_f x_f * log_prob_cf.
 -#}
-{% from 'common.sql' import num, list_of, columns_of %}
+{% from 'common.sql' import num, list_of, columns_of, sum_of %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -29,7 +29,5 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
-{% for term in c.terms %}
-        + {{ num(term) }} * {{ term.coef | lit }}
-{% endfor %}
+{% call(term) sum_of(c.terms) %}+ {{ num(term) }} * {{ term.coef | lit }}{% endcall %}
 {% endmacro %}
