@@ -8,6 +8,7 @@ check for it first and leave a "not available" line instead of failing.
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,7 @@ class Report:
 
     def target(self, name: str, value: float, goal: float, at_most: bool = False,
                unit: str = "x") -> None:
-        if value != value:  # NaN: a step failed
+        if math.isnan(value):  # a step failed
             self.targets.append(Target(name, "not measured", _goal(goal, at_most, unit), None))
             return
         met = value <= goal if at_most else value >= goal

@@ -17,10 +17,11 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import duckdb
 import jinja2
@@ -34,7 +35,7 @@ MIB = 1024 * 1024
 
 
 # ---------------------------------------------------------------------- SQL and data
-@lru_cache(maxsize=None)
+@cache
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(SQL_DIR)),
@@ -53,6 +54,13 @@ def render(template: str, **context: Any) -> str:
     return _environment().get_template(template).render(**context)
 
 
+def connect(database: str = ":memory:", read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection for the benchmarks (no progress bars in the output)."""
+    con = duckdb.connect(database, read_only=read_only)
+    con.execute(render("quiet.sql"))
+    return con
+
+
 def generate(template: str, name: str, data_dir: Path = DATA_DIR, **params: Any) -> Path:
     """Write ``<data_dir>/<name>.parquet`` from a data template, unless it already exists.
 
@@ -64,7 +72,7 @@ def generate(template: str, name: str, data_dir: Path = DATA_DIR, **params: Any)
     if path.exists():
         return path
     partial = data_dir / f"{name}.partial.parquet"
-    con = duckdb.connect()
+    con = connect()
     try:
         con.execute(render(template, path=str(partial), **params))
     finally:
@@ -176,8 +184,8 @@ def run_once(prepare: Callable[..., Callable[[], Any]], args: tuple,
     try:
         outcome = receiver.recv()
     except EOFError:
-        outcome = (None, None, f"the child process died (exit code {process.exitcode}; "
-                               "out of memory?)")
+        outcome = (None, None,
+                   f"the child process died (exit code {process.exitcode}; out of memory?)")
     process.join()
     return outcome
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from pathlib import Path
 
 from cases import Report
@@ -11,7 +12,7 @@ MIB = 1024**2
 
 
 def _seconds(value: float) -> str:
-    if value != value:
+    if math.isnan(value):
         return "-"
     if value < 0.01:
         return f"{value * 1000:.3f} ms"
@@ -100,7 +101,7 @@ def plot(report: Report, path: Path) -> Path | None:
         axes = [axes]
     for ax, (sweep, series) in zip(axes, report.scaling.items()):
         for label in dict.fromkeys(label for _, label, _ in series):
-            points = [(x, v) for x, lab, v in series if lab == label and v == v]
+            points = [(x, v) for x, lab, v in series if lab == label and not math.isnan(v)]
             ax.plot([x for x, _ in points], [v for _, v in points], marker="o", label=label)
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -15,9 +15,9 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # the cases import each other by plain module name
     sys.path.insert(0, str(HERE))
 
-import cases  # noqa: E402
-import common  # noqa: E402
-import report as report_module  # noqa: E402
+import cases
+import common
+import report as report_module
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -40,18 +40,23 @@ def main(argv: list[str] | None = None) -> Path:
         scale.repeats = args.repeats
     machine = common.machine()
     result = cases.Report(scale=scale, data_dir=args.data)
+    args.output.mkdir(parents=True, exist_ok=True)
     for name in args.cases:
         start = time.perf_counter()
         print(f"[{time.strftime('%H:%M:%S')}] {name}...", flush=True)
         cases.CASES[name](result)
         print(f"    done in {time.perf_counter() - start:.0f} s", flush=True)
+        out = write(result, machine, args.output)  # after every case: a long run can be cut
+    print(f"wrote {out}", flush=True)
+    return out
 
-    args.output.mkdir(parents=True, exist_ok=True)
-    plot = report_module.plot(result, args.output / "scaling.png")
+
+def write(result: cases.Report, machine: dict[str, str], output: Path) -> Path:
+    """Write RESULTS.md (and scaling.png), then the files of benchmarks/results/ appended."""
+    plot = report_module.plot(result, output / "scaling.png")
     extra = sorted((HERE / "results").glob("*.md"))
-    out = args.output / "RESULTS.md"
+    out = output / "RESULTS.md"
     out.write_text(report_module.markdown(result, machine, plot, extra))
-    print(f"wrote {out}" + (f" and {plot}" if plot else ""))
     return out
 
 

@@ -7,16 +7,15 @@ same files with PyArrow into NumPy arrays, as a user of scikit-learn would.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-import duckdb
 import numpy as np
+from common import connect, parquet_columns, render  # benchmarks/ is on sys.path (see run.py)
 
 import sqlnb
 from sqlnb.dialect import DUCKDB
-
-from common import parquet_columns, render  # benchmarks/ is on sys.path (see run.py)
 
 Step = Callable[[], Any]
 TARGET = "y"
@@ -51,7 +50,7 @@ def fit_model(db: Path, source: Path | list[Path], family: str, **fit_options: A
     db.parent.mkdir(parents=True, exist_ok=True)
     for stale in (db, db.with_name(db.name + ".wal")):
         stale.unlink(missing_ok=True)
-    con = duckdb.connect(str(db))
+    con = connect(str(db))
     try:
         sqlnb.NaiveBayes(MODEL, con=con, family=family).fit(str(source), TARGET, **fit_options)
     finally:
@@ -61,27 +60,27 @@ def fit_model(db: Path, source: Path | list[Path], family: str, **fit_options: A
 # ---------------------------------------------------------------------- the floor
 def prepare_floor(path: Path) -> Step:
     """One DuckDB query summing every feature column of the file: the fastest full pass."""
-    con = duckdb.connect()
+    con = connect()
     sql = render("floor.sql", path=str(path), columns=feature_columns(path))
     return lambda: con.execute(sql).fetchall()
 
 
 # ---------------------------------------------------------------------- sqlnb
 def prepare_sqlnb_fit(path: Path, family: str) -> Step:
-    con = duckdb.connect()
+    con = connect()
     return lambda: sqlnb.NaiveBayes(MODEL, con=con, family=family).fit(str(path), TARGET)
 
 
 def prepare_sqlnb_fit_warm(path: Path, family: str) -> Step:
     """The second fit in a process: templates compiled and DuckDB warmed by a first one."""
-    con = duckdb.connect()
+    con = connect()
     sqlnb.NaiveBayes(MODEL, con=con, family=family).fit(str(path), TARGET)
     return lambda: sqlnb.NaiveBayes(MODEL, con=con, family=family).fit(str(path), TARGET)
 
 
 def prepare_sqlnb_predict(db: Path, path: Path, out: Path) -> Step:
     """Parquet -> Parquet: the predictions of every row of ``path`` written to ``out``."""
-    con = duckdb.connect(str(db), read_only=True)
+    con = connect(str(db), read_only=True)
     model = sqlnb.load(con, MODEL)
 
     def step() -> None:
@@ -91,7 +90,7 @@ def prepare_sqlnb_predict(db: Path, path: Path, out: Path) -> Step:
 
 
 def prepare_sqlnb_partial_fit(paths: list[Path], family: str) -> Step:
-    con = duckdb.connect()
+    con = connect()
 
     def step() -> None:
         model = sqlnb.NaiveBayes(MODEL, con=con, family=family)
@@ -102,7 +101,7 @@ def prepare_sqlnb_partial_fit(paths: list[Path], family: str) -> Step:
 
 
 def prepare_sqlnb_text_fit(path: Path) -> Step:
-    con = duckdb.connect()
+    con = connect()
     return lambda: sqlnb.NaiveBayes(MODEL, con=con, family="multinomial").fit(
         str(path), TARGET, text="body")
 
@@ -232,7 +231,7 @@ def prepare_latency_facade(path: Path) -> Step:
 def prepare_latency_native(path: Path) -> Step:
     """SQL-native facade: ``NaiveBayes.predict(one_row_arrow_table).fetchall()``."""
     table, features = _one_row(path)
-    con = duckdb.connect()
+    con = connect()
     model = sqlnb.NaiveBayes(MODEL, con=con).fit(table, TARGET)
     row = table.select(features).slice(0, 1)
     return lambda: model.predict(row).fetchall()
@@ -241,7 +240,7 @@ def prepare_latency_native(path: Path) -> Step:
 def prepare_latency_macro(path: Path) -> Step:
     """The SQL macro ``bench_predict(t)`` over a one-row table (needs issue 4's macros)."""
     table, features = _one_row(path)
-    con = duckdb.connect()
+    con = connect()
     model = sqlnb.NaiveBayes(MODEL, con=con).fit(table, TARGET)
     model.create_macros()
     con.from_arrow(table.select(features).slice(0, 1)).create("one_row")
