@@ -12,8 +12,6 @@ SELECT
     {{ family.batch_columns(part.features, part.weight, **part.options) | trim }}
 {% endfor %}
 FROM {{ source }} AS __src
-{% if shifted %}
-LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
-{% endif %}
+-- (Gaussian columns are summed around one literal shift per feature: no join needed)
 WHERE __src.{{ target }} IS NOT NULL
 GROUP BY __src.{{ target }};

@@ -1,6 +1,6 @@
--- The fallback shift per feature, for classes the pilot sample did not see.
+-- The shift per feature (zero where the first rows had no finite value).
 SELECT
 {% for f in features %}
-    coalesce(quantile_disc({{ f.alias }}, 0.5), 0){{ "," if not loop.last }}
+    CASE WHEN isfinite({{ f.alias }}) THEN {{ f.alias }} ELSE 0 END{{ "," if not loop.last }}
 {% endfor %}
 FROM {{ t.shifts }}

@@ -33,7 +33,6 @@ import duckdb
 
 from .dialect import DUCKDB
 from .errors import (
-    EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
     ModelNotFoundError,
@@ -41,7 +40,7 @@ from .errors import (
     UnknownColumnError,
 )
 from .families import INTEGER_TYPES, make_family
-from .model import PILOT_ROWS, NaiveBayes, _describe_problems, load
+from .model import NaiveBayes, _describe_problems, load
 from .source import Source, resolve
 from .templates import render
 
@@ -237,17 +236,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
         con.begin()
         try:
             _prepare(model, batch, stored, classes, class_type)
-            if model.family.shifted:
-                model._run("pilot.sql", source=src.sql, target=spec["target_sql"],
-                           features=batch, rows=PILOT_ROWS)
-                overall = model._fetch("pilot_overall.sql", features=batch)[0]
-                for f, shift in zip(batch, overall):
-                    f["shift"] = float(shift)
-            model._run("batch.sql", source=src.sql, target=spec["target_sql"],
-                       weight=spec["weight_sql"], features=batch,
-                       batch_options=model.family.batch_options())
-            if model._fetch("batch_size.sql")[0][0] == 0:
-                raise EmptyInputError("the batch has no rows with a target value")
+            model._scan_batch(src, spec)
             problems = model._fetch("batch_checks.sql", features=batch)
             if problems:
                 raise InvalidDataError(_describe_problems(problems))

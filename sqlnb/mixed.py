@@ -344,8 +344,7 @@ def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],
     if wide:
         def run_batch() -> None:
             model._run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
-                       weight=spec["weight_sql"], parts=_wide_columns(wide, spec),
-                       shifted=wide[0]["family"] == "gaussian")
+                       weight=spec["weight_sql"], parts=_wide_columns(wide, spec))
 
         missing.scan_batch(run_batch, model._fetch, [f for part in wide for f in part["features"]],
                            lambda f: f["family"])

@@ -275,25 +275,10 @@ class NaiveBayes:
         if self.family.composite:
             mixed.fit_mixed(self, src, spec, pilot_rows=PILOT_ROWS, schema_version=SCHEMA_VERSION)
             return
-        if self.family.shifted:
-            self._run("pilot.sql", source=src.sql, target=spec["target_sql"],
-                      features=features, rows=PILOT_ROWS)
-            overall = self._fetch("pilot_overall.sql", features=features)[0]
-            for f, shift in zip(features, overall):
-                f["shift"] = float(shift)
         self._run("drop_parts.sql", families=mixed.PART_FAMILIES)  # of an earlier mixed model
         self._run("create_model.sql", class_type=spec["target_type"])
         self._run("insert_features.sql", features=features)
-        scan_batch(lambda: self._run("batch.sql", source=src.sql, target=spec["target_sql"],
-                                     weight=spec["weight_sql"], features=features,
-                                     batch_options=self.family.batch_options()),
-                   self._fetch, features, lambda f: self.family.name)
-        if self._fetch("batch_size.sql")[0][0] == 0:
-            n_rows, _ = self._fetch("source_info.sql", source=src.sql,
-                                    target=spec["target_sql"])[0]
-            if n_rows == 0:
-                raise EmptyInputError("the source has no rows")
-            raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
+        self._scan_batch(src, spec)
         problems = self._fetch("batch_checks.sql", features=features)
         if problems:
             raise InvalidDataError(_describe_problems(problems))
@@ -315,6 +300,53 @@ class NaiveBayes:
                                needs_non_negative=self.family.has_batch_checks)
         if problems:
             raise InvalidDataError(_describe_problems(problems))
+
+    def _scan_batch(self, src: Source, spec: dict[str, Any]) -> None:
+        """One batch of the source into the batch table (fit, partial_fit, forget).
+
+        Gaussian sums are taken around a shift from the first rows; NaN-bearing floats
+        and cancelling sums are rescanned (see ``missing.scan_batch`` and below).
+        """
+        features = spec["features"]
+        if self.family.shifted:
+            self._run("pilot.sql", source=src.sql, target=spec["target_sql"],
+                      features=features, rows=PILOT_ROWS)
+            overall = self._fetch("pilot_overall.sql", features=features)[0]
+            for f, shift in zip(features, overall):
+                f["shift"] = float(shift)
+        scan_batch(lambda: self._run("batch.sql", source=src.sql, target=spec["target_sql"],
+                                     weight=spec["weight_sql"], features=features,
+                                     batch_options=self.family.batch_options()),
+                   self._fetch, features, lambda f: self.family.name)
+        if self._fetch("batch_size.sql")[0][0] == 0:
+            n_rows, _ = self._fetch("source_info.sql", source=src.sql,
+                                    target=spec["target_sql"])[0]
+            if n_rows == 0:
+                raise EmptyInputError("the source has no rows")
+            raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
+        if self.family.shifted:
+            self._rescan_cancelling(src, spec)
+
+    def _rescan_cancelling(self, src: Source, spec: dict[str, Any]) -> None:
+        """Scan again, around per-class shifts, if some feature's sums cancelled too much.
+
+        The first scan sums every feature around one shift (no join: it runs at the speed
+        of a plain scan). Where a class lies far from that shift relative to its spread,
+        the batch is redone with each class's own mean as the shift of those features.
+        """
+        features = spec["features"]
+        weighted = spec["weight"] is not None
+        cancelling = {row[0] for row in self._fetch("batch_cancelling.sql", features=features,
+                                                    weighted=weighted)}
+        if not cancelling:
+            return
+        rescan = [f for f in features if f["name"] in cancelling]
+        self._run("class_shifts.sql", features=rescan, weighted=weighted)
+        for f in rescan:
+            f["class_shift"] = True
+        self._run("batch.sql", source=src.sql, target=spec["target_sql"],
+                  weight=spec["weight_sql"], features=features,
+                  batch_options=self.family.batch_options())
 
     def _finish_fit(self, features: list[dict[str, Any]], target: str, target_type: str,
                     weight: str | None, *, scoring_macros: bool = True) -> None:

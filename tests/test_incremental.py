@@ -471,3 +471,22 @@ def test_the_documented_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     runpy.run_path(str(script))
     assert capsys.readouterr().out.split("\n")[:2] == ["[0, 1, 2]", "[0, 1]"]
+
+
+def test_partial_fit_treats_nan_as_missing_like_fit():
+    import pyarrow as pa
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=400)
+    x[rng.random(400) < 0.1] = np.nan
+    table = pa.table({"x": x, "z": rng.normal(size=400), "y": rng.integers(0, 3, 400)})
+    con = duckdb.connect()
+    whole = sqlnb.NaiveBayes("whole", con=con).fit(table, "y")
+    parts = sqlnb.NaiveBayes("parts", con=con)
+    parts.partial_fit(table.slice(0, 150), "y")
+    parts.partial_fit(table.slice(150), "y")
+    expected = con.sql('SELECT * FROM "whole_feature_params" ORDER BY class, feature').fetchall()
+    got = con.sql('SELECT * FROM "parts_feature_params" ORDER BY class, feature').fetchall()
+    np.testing.assert_allclose([r[2:] for r in got], [r[2:] for r in expected], rtol=1e-12)
+    assert whole.predict(table).df()["prediction"].tolist() == \
+        parts.predict(table).df()["prediction"].tolist()
