@@ -27,3 +27,54 @@ CASE
 {{ chunked(family, c, p) | trim }}
 {%- endif %}
 {% endmacro %}
+
+
+{# The tail every scoring statement shares, after its `joint` CTE (one column per class):
+   the maximum, the log-sum-exp around it, and the requested output: the argmax label
+   (ties to the first class in sorted order) or one column per class. #}
+{% macro outputs(classes, keep, output, prediction) %}
+), maximum AS (
+    SELECT
+        *,
+        {% if classes | length == 1 %}
+        {{ classes[0].jll }} AS __sqlnb_max
+        {% else %}
+        {{ fn.greatest }}({% for c in classes %}{{ c.jll }}{{ ", " if not loop.last }}{% endfor %}) AS __sqlnb_max
+        {% endif %}
+    FROM joint
+), normalised AS (
+    SELECT
+        *,
+        {% if output in ('proba', 'log_proba') %}
+        -- log-sum-exp around the largest term
+        __sqlnb_max + ln({% for c in classes %}exp({{ c.jll }} - __sqlnb_max){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+        {% else %}
+        NULL AS __sqlnb_lse
+        {% endif %}
+    FROM maximum
+)
+SELECT
+{% for column in keep %}
+    {{ column }},
+{% endfor %}
+{% if output == 'predict' %}
+    -- argmax; ties go to the first class in sorted order
+    CASE
+    {% for c in classes %}
+        WHEN {{ c.jll }} = __sqlnb_max THEN {{ c.label }}
+    {% endfor %}
+    END AS {{ prediction }}
+{% else %}
+{% for c in classes %}
+    {% if output == 'joint' %}
+    {{ c.jll }}
+    {% elif output == 'log_proba' %}
+    {{ c.jll }} - __sqlnb_lse
+    {% else %}
+    exp({{ c.jll }} - __sqlnb_lse)
+    {% endif %}
+    AS {{ c.output }}{{ "," if not loop.last }}
+{% endfor %}
+{% endif %}
+FROM normalised
+{% endmacro %}

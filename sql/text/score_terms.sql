@@ -4,6 +4,7 @@
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
+{% from 'scoring_helpers.sql' import outputs %}
 WITH documents AS MATERIALIZED (
 {% if input == 'text' %}
     SELECT *, row_number() OVER () AS __sqlnb_doc
@@ -103,48 +104,5 @@ WITH documents AS MATERIALIZED (
         d.{{ order }} AS __sqlnb_order
     FROM documents AS d
     LEFT JOIN sums AS s ON s.doc = d.{{ order }}
-), maximum AS (
-    SELECT
-        *,
-        {% if classes | length == 1 %}
-        {{ classes[0].jll }} AS __sqlnb_max
-        {% else %}
-        greatest({% for c in classes %}{{ c.jll }}{{ ", " if not loop.last }}{% endfor %}) AS __sqlnb_max
-        {% endif %}
-    FROM joint
-), normalised AS (
-    SELECT
-        *,
-        {% if output in ('proba', 'log_proba') %}
-        -- log-sum-exp around the largest term
-        __sqlnb_max + ln({% for c in classes %}exp({{ c.jll }} - __sqlnb_max){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
-        {% else %}
-        NULL AS __sqlnb_lse
-        {% endif %}
-    FROM maximum
-)
-SELECT
-{% for column in keep %}
-    {{ column }},
-{% endfor %}
-{% if output == 'predict' %}
-    -- argmax; ties go to the first class in sorted order
-    CASE
-    {% for c in classes %}
-        WHEN {{ c.jll }} = __sqlnb_max THEN {{ c.label }}
-    {% endfor %}
-    END AS {{ prediction }}
-{% else %}
-{% for c in classes %}
-    {% if output == 'joint' %}
-    {{ c.jll }}
-    {% elif output == 'log_proba' %}
-    {{ c.jll }} - __sqlnb_lse
-    {% else %}
-    exp({{ c.jll }} - __sqlnb_lse)
-    {% endif %}
-    AS {{ c.output }}{{ "," if not loop.last }}
-{% endfor %}
-{% endif %}
-FROM normalised
+{{ outputs(classes, keep, output, prediction) }}
 ORDER BY __sqlnb_order
