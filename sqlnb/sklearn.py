@@ -28,7 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "sqlnb.sklearn needs scikit-learn: pip install 'sqlnb[sklearn]'"
     ) from exc
 
-from ._sklearn_incremental import IncrementalMixin
+from ._sklearn_incremental import IncrementalMixin, _check_y
 from .model import NaiveBayes
 from .templates import render
 
@@ -104,18 +104,7 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None):
         """Fit on ``X``, ``y`` (and ``sample_weight``) with the statistics computed in SQL."""
         X = self._check_X(X, reset=True)
-        y = np.asarray(y)
-        if y.ndim != 1:
-            y = y.ravel()
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"Found input variables with inconsistent numbers of samples: "
-                f"[{X.shape[0]}, {y.shape[0]}]"
-            )
-        if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
-            if sample_weight.shape[0] != X.shape[0]:
-                raise ValueError("sample_weight.shape does not match X.shape[0]")
+        y, sample_weight = _check_y(X, y, sample_weight)
         con = duckdb.connect()
         model = NaiveBayes("model", con=con, family=self._family, sql_macros=False,
                            **self._hyperparameters())
