@@ -28,21 +28,4 @@
 
 {# Per-group models: the window clause that keeps each group apart (nothing otherwise). #}
 {% macro partition_by_group(t) %}{% if t.get('groups') %}PARTITION BY {% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %}{% endif %}{% endmacro %}
-{# The terms of a sum, each rendered by the caller (with its leading + or -). Past `size`
-   terms they are summed in parenthesised groups: a chain of thousands of binary operators
-   exceeds DuckDB's expression depth limit (1,000), and wide models have that many. #}
-{% macro sum_of(terms, size=256) %}
-{% if terms | length <= size %}
-{% for term in terms %}
-        {{ caller(term) }}
-{% endfor %}
-{% else %}
-{% for group in terms | batch(size) %}
-        + (0
-    {% for term in group %}
-            {{ caller(term) }}
-    {% endfor %}
-        )
-{% endfor %}
-{% endif %}
-{% endmacro %}
+
