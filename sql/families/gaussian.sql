@@ -81,6 +81,24 @@ GROUP BY __src.{{ target }}
 
 {% macro shift(f) %}{% if f.get('class_shift') %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% else %}{{ f.shift | lit }}{% endif %}{% endmacro %}
 
+{# One row per feature of a batch row: its weight and the shifted sums s1, s2 (weighted)
+   and u1, u2 (unweighted; the same as s1, s2 when the batch has no weights). #}
+{% macro batch_sums(features, weighted, weight_name) -%}
+{% if weighted %}
+unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS {{ weight_name }},
+        unnest({{ columns_of(features, '_s1') }}) AS s1,
+        unnest({{ columns_of(features, '_s2') }}) AS s2,
+        unnest({{ columns_of(features, '_u1') }}) AS u1,
+        unnest({{ columns_of(features, '_u2') }}) AS u2
+{%- else %}
+unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]) AS {{ weight_name }},
+        unnest({{ columns_of(features, '_s1') }}) AS s1,
+        unnest({{ columns_of(features, '_s2') }}) AS s2,
+        unnest({{ columns_of(features, '_s1') }}) AS u1,
+        unnest({{ columns_of(features, '_s2') }}) AS u2
+{%- endif %}
+{%- endmacro %}
+
 {% macro cancelling(t, features, weighted) %}
 -- Features whose batch sums lose more than three digits to cancellation in some class
 -- (m2 = S2 - S1^2 / W below S2 / 1000: the shift is far from the class's values,
@@ -90,19 +108,7 @@ FROM (
     SELECT
         unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
         unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]) AS n,
-        {% if weighted %}
-        unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS w,
-        unnest({{ columns_of(features, '_s1') }}) AS s1,
-        unnest({{ columns_of(features, '_s2') }}) AS s2,
-        unnest({{ columns_of(features, '_u1') }}) AS u1,
-        unnest({{ columns_of(features, '_u2') }}) AS u2
-        {% else %}
-        unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]) AS w,
-        unnest({{ columns_of(features, '_s1') }}) AS s1,
-        unnest({{ columns_of(features, '_s2') }}) AS s2,
-        unnest({{ columns_of(features, '_s1') }}) AS u1,
-        unnest({{ columns_of(features, '_s2') }}) AS u2
-        {% endif %}
+        {{ batch_sums(features, weighted, 'w') }}
     FROM {{ t.batch }}
 )
 WHERE (w > 0 AND s2 > 0 AND s2 - s1 * s1 / w < 1e-3 * s2)
@@ -133,19 +139,7 @@ WITH unpivoted AS (
         unnest([{% for f in features %}{% if f.get('class_shift') %}{{ f.alias }}_lo{% else %}CAST(NULL AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]) AS lo,
         unnest([{% for f in features %}{% if f.get('class_shift') %}{{ f.alias }}_hi{% else %}CAST(NULL AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]) AS hi,
         unnest({{ columns_of(features, '_n') }}) AS n,
-        {% if weighted %}
-        unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS weight,
-        unnest({{ columns_of(features, '_s1') }}) AS s1,
-        unnest({{ columns_of(features, '_s2') }}) AS s2,
-        unnest({{ columns_of(features, '_u1') }}) AS u1,
-        unnest({{ columns_of(features, '_u2') }}) AS u2
-        {% else %}
-        unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]) AS weight,
-        unnest({{ columns_of(features, '_s1') }}) AS s1,
-        unnest({{ columns_of(features, '_s2') }}) AS s2,
-        unnest({{ columns_of(features, '_s1') }}) AS u1,
-        unnest({{ columns_of(features, '_s2') }}) AS u2
-        {% endif %}
+        {{ batch_sums(features, weighted, 'weight') }}
     FROM {{ t.batch }}
 )
 SELECT
