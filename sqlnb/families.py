@@ -265,6 +265,24 @@ class Poisson(Discrete):
     vector_alpha = True
 
 
+def fill_term(term: dict[str, Any], family: str, row: tuple,
+              extra_names: list[str] | tuple[str, ...]) -> None:
+    """Put one row of ``read_params.sql`` (class_index, feature, parameters…) into the
+    scoring term of that class and feature; ``extra_names`` name the parameters after the
+    coefficient (e.g. bernoulli's ``log_neg_prob``)."""
+    if family == "gaussian":
+        term["theta"], term["var"] = row[2], row[3]
+    elif family == "categorical":
+        category, coef = row[2], row[3]
+        if category is None:
+            term["unseen"] = coef
+        else:
+            term.setdefault("categories", []).append((category, coef))
+    else:
+        term["coef"] = row[2]
+        term.update(zip(extra_names, row[3:]))
+
+
 FAMILIES: dict[str, type[Family]] = {
     cls.name: cls for cls in (Gaussian, Multinomial, Complement, Bernoulli, Categorical, Poisson)
 }

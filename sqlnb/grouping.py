@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .dialect import DUCKDB, Expression
 from .errors import EmptyInputError, InvalidDataError, InvalidParameterError, UnknownColumnError
+from .families import fill_term
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -248,18 +249,9 @@ def _terms(model: NaiveBayes, rows: list[tuple]) -> dict[int, dict]:
     for values in rows:
         class_index, feature = values[0], values[1]
         term = terms[class_index].setdefault(feature, {"name": feature})
-        if model.family.name == "gaussian":
-            term["theta"], term["var"] = values[2], values[3]
-        elif model.family.name == "categorical":
-            category, coef = values[2], values[3]
-            if category is None:
-                term["unseen"] = coef
-            else:
-                term.setdefault("categories", []).append((category, coef))
-        else:
-            term["coef"] = values[2]
-            # e.g. bernoulli's log_neg_prob, poisson's rate
-            term.update(zip(PARAMETERS.get(model.family.name, ("coef",))[1:], values[3:]))
+        # e.g. bernoulli's log_neg_prob, poisson's rate after the coefficient
+        fill_term(term, model.family.name, values,
+                  PARAMETERS.get(model.family.name, ("coef",))[1:])
     return terms
 
 

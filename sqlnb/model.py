@@ -29,7 +29,7 @@ from .errors import (
     NotFittedError,
     UnknownColumnError,
 )
-from .families import INTEGER_TYPES, Family, is_numeric, make_family
+from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .source import Source, resolve
 from .templates import render
@@ -577,17 +577,7 @@ class NaiveBayes:
                 feature, {"name": feature, "column": DUCKDB.ident(feature),
                           "family": self.family.name, "guard": is_float(types.get(feature))}
             )
-            if self.family.name == "gaussian":
-                term["theta"], term["var"] = row[2], row[3]
-            elif self.family.name == "categorical":
-                category, coef = row[2], row[3]
-                if category is None:
-                    term["unseen"] = coef
-                else:
-                    term.setdefault("categories", []).append((category, coef))
-            else:
-                term["coef"] = row[2]
-                term.update(zip(names[3:], row[3:]))  # e.g. bernoulli's log_neg_prob
+            fill_term(term, self.family.name, row, names[3:])
         compiled_classes = []
         for class_index, label, _ in classes:
             class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
