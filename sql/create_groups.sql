@@ -1,4 +1,4 @@
--- Tables of the per-group models of model {{ model_comment }}: the same statistics as the
+-- Tables of the per-group models of model {{ model_comment | comment }}: the same statistics as the
 -- pooled model's tables, keyed by the group columns first. Replaces any earlier ones.
 {% import family_template as family %}
 {% from 'common.sql' import by_group %}

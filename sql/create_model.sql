@@ -1,4 +1,4 @@
--- Create the (empty) tables of model {{ model | lit }}, replacing any earlier ones.
+-- Create the (empty) tables of model {{ model | comment }}, replacing any earlier ones.
 {% import family_template as family %}
 DROP VIEW IF EXISTS {{ t.feature_params }};
 DROP VIEW IF EXISTS {{ t.class_params }};

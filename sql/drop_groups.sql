@@ -1,4 +1,4 @@
--- Remove the per-group tables of model {{ model_comment }} (if it has any).
+-- Remove the per-group tables of model {{ model_comment | comment }} (if it has any).
 DROP VIEW IF EXISTS {{ t.feature_params }};
 DROP VIEW IF EXISTS {{ t.class_params }};
 DROP TABLE IF EXISTS {{ t.feature_stats }};

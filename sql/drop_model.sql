@@ -1,4 +1,4 @@
--- Remove every relation of model {{ model | lit }}.
+-- Remove every relation of model {{ model | comment }}.
 DROP VIEW IF EXISTS {{ t.feature_params }};
 DROP VIEW IF EXISTS {{ t.class_params }};
 DROP TABLE IF EXISTS {{ t.feature_stats }};

@@ -1,4 +1,4 @@
--- Remove the scoring macros of model {{ model_comment }}.
+-- Remove the scoring macros of model {{ model_comment | comment }}.
 DROP MACRO TABLE IF EXISTS {{ m.score }};
 DROP MACRO IF EXISTS {{ m.predict_proba }};
 DROP MACRO IF EXISTS {{ m.predict_log_proba }};

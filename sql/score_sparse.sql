@@ -1,4 +1,4 @@
--- Score sparse (long) input with model {{ model | lit }}: a join of the entries with the
+-- Score sparse (long) input with model {{ model | comment }}: a join of the entries with the
 -- per class x feature coefficients and a sum per row and class, never a dense matrix.
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}

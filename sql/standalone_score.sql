@@ -1,5 +1,5 @@
--- Model {{ model_comment }}: {{ family_name }} naive Bayes, {{ classes | length }} classes, {{ n_features }} features.
--- Fitted at {{ fitted_at }} (sqlnb {{ version }}). Every parameter is embedded below, so
+-- Model {{ model_comment | comment }}: {{ family_name | comment }} naive Bayes, {{ classes | length | comment }} classes, {{ n_features | comment }} features.
+-- Fitted at {{ fitted_at | comment }} (sqlnb {{ version | comment }}). Every parameter is embedded below, so
 -- this statement needs no sqlnb table: it runs on any DuckDB connection that can read the source.
 {% import family_template as family %}
 {% import 'scoring_helpers.sql' as scoring %}
@@ -18,7 +18,7 @@ WITH source AS (
     SELECT
         source.*,
     {% for c in classes %}
-        -- class {{ c.comment }}
+        -- class {{ c.comment | comment }}
         {{ scoring.class_jll(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM source

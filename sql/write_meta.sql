@@ -1,4 +1,4 @@
--- (Re)write the one-row metadata of model {{ model | lit }}.
+-- (Re)write the one-row metadata of model {{ model | comment }}.
 DELETE FROM {{ t.meta }};
 INSERT INTO {{ t.meta }}
 SELECT

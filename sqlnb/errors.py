@@ -39,5 +39,13 @@ class ModelNotFoundError(SqlnbError, LookupError):
     """No model of that name exists in the database."""
 
 
+class TransactionError(SqlnbError, RuntimeError):
+    """A write was refused because the connection has an open transaction of the caller's."""
+
+
+class NameConflictError(SqlnbError, ValueError):
+    """A relation the model needs has a name already taken by something the model does not own."""
+
+
 class SkippedRowsWarning(UserWarning):
     """Fit left some rows out (their target is NULL); the warning says how many."""

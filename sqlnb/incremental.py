@@ -43,6 +43,7 @@ from .families import INTEGER_TYPES, make_family
 from .model import NaiveBayes, _describe_problems, load
 from .source import Source, resolve
 from .templates import render
+from .transaction import transaction
 
 # Hyperparameters that change the statistics themselves (not only the derived parameters):
 # a model cannot continue with another value of them.
@@ -135,8 +136,7 @@ def partial_fit_sparse(
                 )
             _check_target_type(model, stored["target_type"], target_type)
             target_type = stored["target_type"]
-        con.begin()
-        try:
+        with transaction(con, "partial_fit" if sign > 0 else "forget"):
             _prepare(model, specs, stored, classes, target_type)
             model._sparse_batch(entries_src, rows_src, row, target, weight)
             _check_declared(model, classes, target_type)
@@ -144,10 +144,6 @@ def partial_fit_sparse(
             if sign < 0:
                 _after_forget(model, target_type, keep_classes)
             model._finish_fit(specs, target, target_type, weight)
-            con.commit()
-        except BaseException:
-            con.rollback()
-            raise
     finally:
         entries_src.release(con)
         rows_src.release(con)
@@ -181,8 +177,7 @@ def merge(
     accumulate = stored is not None and any(_is(s, result) for s in sources)
     if accumulate:
         _check_same_spec(sources[0], result)
-    con.begin()
-    try:
+    with transaction(con, "merge"):
         if not accumulate:
             result._run("create_model.sql", class_type=spec["target_type"])
             result._run("copy_features.sql", source=sources[0].tables)
@@ -190,10 +185,6 @@ def merge(
             if not (accumulate and _is(source, result)):
                 result._run("merge_model.sql", source=source.tables, sign=1)
         result._finish_fit(spec["features"], spec["target"], spec["target_type"], None)
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
     _invalidate(result)
     return result
 
@@ -233,8 +224,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
         spec = _batch_spec(model, src, target, features, weight, stored)
         class_type = stored["target_type"] if stored else spec["target_type"]
         batch = spec["features"]
-        con.begin()
-        try:
+        with transaction(con, "partial_fit" if sign > 0 else "forget"):
             _prepare(model, batch, stored, classes, class_type)
             model._scan_batch(src, spec)
             problems = model._fetch("batch_checks.sql", features=batch)
@@ -245,10 +235,6 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             if sign < 0:
                 _after_forget(model, class_type, keep_classes)
             model._finish_fit(batch, spec["target"], class_type, weight)
-            con.commit()
-        except BaseException:
-            con.rollback()
-            raise
     finally:
         src.release(con)
     _invalidate(model)

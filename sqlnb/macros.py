@@ -100,8 +100,8 @@ def with_chunks(model: dict[str, Any]) -> dict[str, Any]:
 
 
 def comment_text(text: str) -> str:
-    """``text`` made safe for a ``--`` comment (a line break would end the comment)."""
-    return " ".join(str(text).splitlines())
+    """``text`` made safe for a SQL comment (see ``Dialect.comment``)."""
+    return DUCKDB.comment(text)
 
 
 def create_macros(model: NaiveBayes) -> None:

@@ -24,6 +24,7 @@ from .dialect import DUCKDB
 from .errors import UnknownColumnError
 from .source import resolve
 from .templates import render
+from .transaction import transaction
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -91,18 +92,14 @@ def _metrics(con: duckdb.DuckDBPyConnection, relation: str, scoring: str | None,
     confusion = DUCKDB.ident(f"__sqlnb_confusion_{os.getpid()}_{next(_counter)}")
     context = {"relation": relation, "scoring": scoring, "target": target, "prediction": prediction,
                "probas": probas, "eps": EPS, "confusion": confusion}
-    con.begin()
-    try:
+    # A scratch table, dropped at the end: inside a caller's transaction it simply joins it.
+    with transaction(con, "evaluate", join=True):
         con.execute(render("evaluate_confusion.sql", **context))
         n, accuracy, macro_f1, weighted_f1, log_loss = con.execute(
             render("evaluate.sql", what="summary", **context)).fetchall()[0]
         classes = con.execute(render("evaluate.sql", what="classes", **context)).fetchall()
         cells = con.execute(render("evaluate.sql", what="confusion", **context)).fetchall()
         con.execute(render("drop_confusion.sql", **context))
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
     labels = [row[0] for row in classes]
     k = len(labels)
     matrix = [[cells[i * k + j][2] for j in range(k)] for i in range(k)]

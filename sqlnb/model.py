@@ -33,6 +33,7 @@ from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .source import Source, resolve
 from .templates import render
+from .transaction import transaction
 
 SCHEMA_VERSION = 1
 PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
@@ -164,15 +165,11 @@ class NaiveBayes:
             self.family.assigned = {}  # the columns' families come from this source
         try:
             spec = self._fit_spec(src, target, features, weight, group_by)
-            self.con.begin()
-            try:
+            with transaction(self.con, "fit"):
                 self._fit_in_transaction(src, spec)
-                self.con.commit()
-            except BaseException:
-                self.con.rollback()
-                raise
-            n_rows, n_labelled = self._fetch("source_info.sql", source=src.sql,
-                                             target=spec["target_sql"])[0]
+                # counted before COMMIT, so nothing can fail once the new model is committed
+                n_rows, n_labelled = self._fetch("source_info.sql", source=src.sql,
+                                                 target=spec["target_sql"])[0]
         finally:
             src.release(self.con)
         self._meta = None
@@ -413,18 +410,13 @@ class NaiveBayes:
                      for i, (name, extra) in
                      enumerate(zip(features, self.family.feature_options(len(features))))]
             target_type = rows_src.columns[target]
-            self.con.begin()
-            try:
+            with transaction(self.con, "fit_sparse"):
                 self._run("create_model.sql", class_type=target_type)
                 grouping.drop_groups(self)
                 self._run("insert_features.sql", features=specs)
                 self._sparse_batch(entries_src, rows_src, row, target, weight)
                 self._run("merge_sparse.sql")
                 self._finish_fit(specs, target, target_type, weight)
-                self.con.commit()
-            except BaseException:
-                self.con.rollback()
-                raise
         finally:
             entries_src.release(self.con)
             rows_src.release(self.con)
@@ -679,13 +671,8 @@ class NaiveBayes:
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
         _ = self.meta  # raises NotFittedError early
-        self.con.begin()
-        try:
+        with transaction(self.con, "create_macros"):
             macros.create_macros(self)
-            self.con.commit()
-        except BaseException:
-            self.con.rollback()
-            raise
 
     def to_sql(self, source: str = "source", output: str = "predict") -> str:
         """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined.
@@ -728,16 +715,11 @@ class NaiveBayes:
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
-        self.con.begin()
-        try:
+        with transaction(self.con, "drop"):
             self._run("drop_model.sql")
             self._run("drop_parts.sql", families=mixed.PART_FAMILIES)
             macros.drop_macros(self)
             grouping.drop_groups(self)
-            self.con.commit()
-        except BaseException:
-            self.con.rollback()
-            raise
         self._meta = None
         self._compiled = None
         self._term_input = None

@@ -2,7 +2,8 @@
 
 Python decides, templates spell: a template receives ready lists (features, classes,
 parameters) and reads as SQL with a few loops. Identifiers and values reach the SQL
-only through the ``ident`` and ``lit`` filters of the active dialect.
+only through the ``ident`` and ``lit`` filters of the active dialect, and any text
+written into a SQL comment through its ``comment`` filter.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
     env.filters["ident"] = dialect.ident
     env.filters["qualified"] = dialect.qualified
     env.filters["lit"] = dialect.lit
+    env.filters["comment"] = dialect.comment  # any text inside a SQL comment
     env.globals["fn"] = dialect.functions
     return env
 

@@ -347,13 +347,10 @@ def _check_column(src: Source, name: str | None, what: str) -> None:
 
 
 def _in_transaction(model: NaiveBayes, work) -> None:
-    model.con.begin()
-    try:
+    from .transaction import transaction
+
+    with transaction(model.con, "fitting a text or long-input model"):
         work()
-        model.con.commit()
-    except BaseException:
-        model.con.rollback()
-        raise
     model._meta = None
     model._compiled = None
     model._term_input = None

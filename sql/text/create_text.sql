@@ -1,4 +1,4 @@
--- The tables a term model adds to model {{ model | lit }}: how its input is read (the
+-- The tables a term model adds to model {{ model | comment }}: how its input is read (the
 -- analyzer's settings), and for text the vocabulary with document frequencies and idf.
 -- A term model can have a million features: its features and feature_stats tables are
 -- recreated without primary keys (whose indexes would cost more than the fit), and

@@ -1,4 +1,4 @@
--- How model {{ model | lit }} reads its input; no row for a column model. The table is
+-- How model {{ model | comment }} reads its input; no row for a column model. The table is
 -- looked up in the catalog first: a failed lookup would abort an open transaction.
 {% if what == 'exists' %}
 SELECT count(*) FROM duckdb_tables()

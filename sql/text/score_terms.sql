@@ -1,6 +1,6 @@
--- Score documents with term model {{ model | lit }} ({{ family_name }} naive Bayes): the
+-- Score documents with term model {{ model | comment }} ({{ family_name | comment }} naive Bayes): the
 -- documents' (term, value) cells are joined with the per-term coefficients of every class
--- and summed per document; nothing is densified. Then {{ output }}, as in score.sql.
+-- and summed per document; nothing is densified. Then {{ output | comment }}, as in score.sql.
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}

@@ -1,4 +1,4 @@
--- The {{ n }} terms with the largest coefficient per class: what pushes a document towards
+-- The {{ n | comment }} terms with the largest coefficient per class: what pushes a document towards
 -- the class (log P(term | class) for multinomial, the complement weight for complement,
 -- log P(present) - log P(absent) for bernoulli).
 {% import family_template as family %}
