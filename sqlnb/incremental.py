@@ -43,7 +43,7 @@ from .families import INTEGER_TYPES, make_family
 from .model import NaiveBayes, _describe_problems, load
 from .source import Source, resolve
 from .templates import render
-from .transaction import transaction
+from .transaction import refuse_open_transaction, transaction
 
 # Hyperparameters that change the statistics themselves (not only the derived parameters):
 # a model cannot continue with another value of them.
@@ -111,6 +111,7 @@ def partial_fit_sparse(
 
     ``entries`` and ``rows`` are as in :meth:`NaiveBayes.fit_sparse`.
     """
+    refuse_open_transaction(model.con, "partial_fit" if sign > 0 else "forget")
     if model.family.name not in ("multinomial", "complement", "bernoulli"):
         raise InvalidParameterError(f"sparse input needs a count family, not {model.family.name}")
     con = model.con
@@ -164,6 +165,8 @@ def merge(
     The result equals the fit on the union of the models' training rows. If ``into`` is
     one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
     """
+    # Before any read: a failed statement would abort the caller's transaction.
+    refuse_open_transaction(con, "merge")
     sources = [_open(con, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
@@ -214,6 +217,7 @@ def _check_not_composite(model: NaiveBayes) -> None:
 def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None) -> NaiveBayes:
+    refuse_open_transaction(model.con, "partial_fit" if sign > 0 else "forget")
     _check_not_composite(model)
     con = model.con
     src = resolve(con, source)

@@ -33,7 +33,7 @@ from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .source import Source, resolve
 from .templates import render
-from .transaction import transaction
+from .transaction import refuse_open_transaction, transaction
 
 SCHEMA_VERSION = 1
 PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
@@ -160,6 +160,7 @@ class NaiveBayes:
             fit_text(self, source, target, text, weight=weight, options=text_options,
                      partial=False)
             return self
+        refuse_open_transaction(self.con, "fit")  # before any read that could fail
         src = resolve(self.con, source)
         if self.family.composite:
             self.family.assigned = {}  # the columns' families come from this source
@@ -400,6 +401,7 @@ class NaiveBayes:
             raise InvalidParameterError(
                 f"sparse input needs a count family, not {self.family.name}"
             )
+        refuse_open_transaction(self.con, "fit_sparse")
         entries_src, rows_src = resolve(self.con, entries), resolve(self.con, rows)
         try:
             for column in (row, target) + ((weight,) if weight else ()):
@@ -670,6 +672,7 @@ class NaiveBayes:
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
+        refuse_open_transaction(self.con, "create_macros")
         _ = self.meta  # raises NotFittedError early
         with transaction(self.con, "create_macros"):
             macros.create_macros(self)

@@ -46,6 +46,7 @@ from .errors import (
 from .source import Source, resolve
 from .stop_words import ENGLISH_STOP_WORDS
 from .templates import render
+from .transaction import refuse_open_transaction, transaction
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -347,8 +348,6 @@ def _check_column(src: Source, name: str | None, what: str) -> None:
 
 
 def _in_transaction(model: NaiveBayes, work) -> None:
-    from .transaction import transaction
-
     with transaction(model.con, "fitting a text or long-input model"):
         work()
     model._meta = None
@@ -360,6 +359,7 @@ def _in_transaction(model: NaiveBayes, work) -> None:
 def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
              weight: str | None, options: dict[str, Any], partial: bool) -> None:
     """Fit (or, with ``partial``, update) a term model on a text column."""
+    refuse_open_transaction(model.con, "fitting a text model")
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
@@ -460,6 +460,7 @@ class LongColumns:
 def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weight: str | None,
              columns: LongColumns, partial: bool) -> None:
     """Fit (or update) a term model on a long table of (document, feature, value)."""
+    refuse_open_transaction(model.con, "fitting a long-input model")
     _check_family(model, "long input")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
