@@ -80,12 +80,18 @@ def _group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
 
 
 def drop_groups(model: NaiveBayes) -> None:
-    """Remove the per-group tables (an ordinary fit, or ``drop``)."""
-    model._run("drop_groups.sql", **_group_context(model, group_tables(model, [])))
+    """Remove the per-group tables the model owns (an ordinary fit replacing a grouped one)."""
+    from . import ownership
+
+    ownership.release(model, ownership.names(model.name, "groups"))
 
 
 def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
     """The group columns of a per-group model; empty for an ordinary model."""
+    from . import ownership
+
+    if f"{model.name}_group_columns".lower() not in ownership.owned(model):
+        return []  # no groups, or a relation of that name that is not this model's
     context = _group_context(model, group_tables(model, []))
     exists = model._fetch("read_groups.sql", what="exists",
                           group_columns_name=f"{model.name}_group_columns", **context)
@@ -110,8 +116,9 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
         overall = model._fetch("pilot_overall.sql", features=features)[0]
         for f, shift in zip(features, overall):
             f["shift"] = float(shift)
-    model._run("create_model.sql", class_type=spec["target_type"])
+    model._create_tables(spec["target_type"])
     model._run("insert_features.sql", features=features)
+    drop_groups(model)
     model._run("create_groups.sql", class_type=spec["target_type"], **context)
     combined = DUCKDB.ident(f"__sqlnb_grouped_batch_{model.name}")
     model._run("batch.sql", source=src.sql, target=spec["target_sql"],

@@ -31,6 +31,7 @@ from typing import Any
 
 import duckdb
 
+from . import ownership
 from .dialect import DUCKDB
 from .errors import (
     InvalidDataError,
@@ -148,6 +149,7 @@ def partial_fit_sparse(
     finally:
         entries_src.release(con)
         rows_src.release(con)
+        ownership.done(model)
     _invalidate(model)
     return model
 
@@ -170,8 +172,12 @@ def merge(
     sources = [_open(con, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
-    for source in sources:
+    for i, source in enumerate(sources):
         _check_not_composite(source)
+        if any(_is(source, other) for other in sources[:i]):
+            raise InvalidParameterError(
+                f"model {source.name!r} is listed twice (names ignore case): list each once"
+            )
     spec = sources[0].meta
     for other in sources[1:]:
         _check_same_spec(sources[0], other)
@@ -180,14 +186,18 @@ def merge(
     accumulate = stored is not None and any(_is(s, result) for s in sources)
     if accumulate:
         _check_same_spec(sources[0], result)
-    with transaction(con, "merge"):
-        if not accumulate:
-            result._run("create_model.sql", class_type=spec["target_type"])
-            result._run("copy_features.sql", source=sources[0].tables)
-        for source in sources:
-            if not (accumulate and _is(source, result)):
-                result._run("merge_model.sql", source=source.tables, sign=1)
-        result._finish_fit(spec["features"], spec["target"], spec["target_type"], None)
+    try:
+        with transaction(con, "merge"):
+            ownership.claim(result, ownership.names(result.name, "base", "macros"))
+            if not accumulate:
+                result._create_tables(spec["target_type"])
+                result._run("copy_features.sql", source=sources[0].tables)
+            for source in sources:
+                if not (accumulate and _is(source, result)):
+                    result._run("merge_model.sql", source=source.tables, sign=1)
+            result._finish_fit(spec["features"], spec["target"], spec["target_type"], None)
+    finally:
+        ownership.done(result)
     _invalidate(result)
     return result
 
@@ -241,6 +251,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             model._finish_fit(batch, spec["target"], class_type, weight)
     finally:
         src.release(con)
+        ownership.done(model)
     _invalidate(model)
     return model
 
@@ -248,8 +259,9 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
 def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | None,
              classes: list[Any] | None, class_type: str) -> None:
     """Create the model's tables on the first call, else refresh its hyperparameters."""
+    ownership.claim(model, ownership.names(model.name, "base", "macros"))
     if stored is None:
-        model._run("create_model.sql", class_type=class_type)
+        model._create_tables(class_type)
         model._run("insert_features.sql", features=features)
     else:
         model._run("update_features.sql", features=features)
@@ -407,8 +419,8 @@ class AttachedModel(NaiveBayes):
 
 
 def _is(a: NaiveBayes, b: NaiveBayes) -> bool:
-    """Whether two model objects name the same tables."""
-    return a.con is b.con and a.tables["class_stats"] == b.tables["class_stats"]
+    """Whether two model objects name the same tables (DuckDB names ignore case)."""
+    return a.con is b.con and a.tables["class_stats"].lower() == b.tables["class_stats"].lower()
 
 
 def _check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:

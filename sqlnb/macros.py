@@ -131,9 +131,10 @@ def create_macros(model: NaiveBayes) -> None:
 
 
 def drop_macros(model: NaiveBayes) -> None:
-    """Remove the model's scoring macros (part of ``drop``)."""
-    model._run("drop_scoring_macros.sql", m=_quoted_macro_names(model.name),
-               model_comment=comment_text(model.name))
+    """Remove the scoring macros the model owns (a text model has none)."""
+    from . import ownership
+
+    ownership.release(model, list(macro_names(model.name).values()))
 
 
 def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",

@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from . import __version__, grouping, macros, mixed
+from . import __version__, grouping, macros, mixed, ownership
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
@@ -35,7 +35,7 @@ from .source import Source, resolve
 from .templates import render
 from .transaction import refuse_open_transaction, transaction
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the meta row lists the relations the model owns
 PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
 
 OUTPUTS = {
@@ -85,6 +85,8 @@ class NaiveBayes:
         self._compiled: dict[str, Any] | None = None
         self.sql_macros = sql_macros
         self._term_input: tuple | None = None
+        self._owned: set[str] | None = None  # see sqlnb/ownership.py
+        self._needed: list[str] | None = None
 
     # ------------------------------------------------------------------ naming
     @property
@@ -173,6 +175,7 @@ class NaiveBayes:
                                                  target=spec["target_sql"])[0]
         finally:
             src.release(self.con)
+            ownership.done(self)
         self._meta = None
         self._compiled = None
         self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
@@ -265,6 +268,8 @@ class NaiveBayes:
         return spec
 
     def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
+        kinds = ("groups",) if spec.get("groups") else ("parts",) if self.family.composite else ()
+        ownership.claim(self, ownership.names(self.name, "base", "macros", *kinds))
         if spec.get("groups"):
             grouping.fit_grouped(self, src, spec)
             return
@@ -273,8 +278,8 @@ class NaiveBayes:
         if self.family.composite:
             mixed.fit_mixed(self, src, spec, pilot_rows=PILOT_ROWS, schema_version=SCHEMA_VERSION)
             return
-        self._run("drop_parts.sql", families=mixed.PART_FAMILIES)  # of an earlier mixed model
-        self._run("create_model.sql", class_type=spec["target_type"])
+        mixed.drop_parts(self)  # of an earlier mixed model
+        self._create_tables(spec["target_type"])
         self._run("insert_features.sql", features=features)
         self._scan_batch(src, spec)
         problems = self._fetch("batch_checks.sql", features=features)
@@ -282,6 +287,16 @@ class NaiveBayes:
             raise InvalidDataError(_describe_problems(problems))
         self._run("merge.sql", features=features, weighted=spec["weight"] is not None)
         self._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
+
+    def _create_tables(self, class_type: str, *, text: bool = False) -> None:
+        """Create the model's (empty) tables, releasing its earlier ones (and an earlier
+        text model's); ``text`` adds the tables of a term model."""
+        ownership.release(self, ownership.names(self.name, "base", "text"))
+        self._run("create_model.sql", class_type=class_type)
+        if text:
+            ownership.release(self, ownership.names(self.name, "text") + [
+                f"{self.name}_feature_stats", f"{self.name}_features"])
+            self._run("text/create_text.sql", class_type=class_type)
 
     def _sparse_batch(self, entries: Source, rows: Source, row: str, target: str,
                       weight: str | None) -> None:
@@ -375,6 +390,7 @@ class NaiveBayes:
             weight=weight,
             features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
             version=__version__,
+            relations_json=ownership.relations_json(self),
         )
         if getattr(self, "sql_macros", True) and scoring_macros:
             macros.create_macros(self)
@@ -413,7 +429,8 @@ class NaiveBayes:
                      enumerate(zip(features, self.family.feature_options(len(features))))]
             target_type = rows_src.columns[target]
             with transaction(self.con, "fit_sparse"):
-                self._run("create_model.sql", class_type=target_type)
+                ownership.claim(self, ownership.names(self.name, "base", "macros"))
+                self._create_tables(target_type)
                 grouping.drop_groups(self)
                 self._run("insert_features.sql", features=specs)
                 self._sparse_batch(entries_src, rows_src, row, target, weight)
@@ -422,6 +439,7 @@ class NaiveBayes:
         finally:
             entries_src.release(self.con)
             rows_src.release(self.con)
+            ownership.done(self)
         self._meta = None
         self._compiled = None
         self._term_input = None
@@ -513,7 +531,7 @@ class NaiveBayes:
         if self._meta is None:
             try:
                 rows = self._fetch("read_meta.sql")
-            except duckdb.CatalogException:
+            except (duckdb.CatalogException, duckdb.BinderException):
                 rows = []
             if not rows:
                 raise NotFittedError(
@@ -674,8 +692,12 @@ class NaiveBayes:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
         refuse_open_transaction(self.con, "create_macros")
         _ = self.meta  # raises NotFittedError early
-        with transaction(self.con, "create_macros"):
-            macros.create_macros(self)
+        try:
+            with transaction(self.con, "create_macros"):
+                ownership.claim(self, ownership.names(self.name, "macros"))
+                macros.create_macros(self)
+        finally:
+            ownership.done(self)
 
     def to_sql(self, source: str = "source", output: str = "predict") -> str:
         """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined.
@@ -718,11 +740,10 @@ class NaiveBayes:
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
+        ownership.done(self)
         with transaction(self.con, "drop"):
-            self._run("drop_model.sql")
-            self._run("drop_parts.sql", families=mixed.PART_FAMILIES)
-            macros.drop_macros(self)
-            grouping.drop_groups(self)
+            # only what the model owns: never a user's relation or another model's
+            ownership.release(self, ownership.every_name(self.name))
         self._meta = None
         self._compiled = None
         self._term_input = None
@@ -740,6 +761,7 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     probe.name, probe.con = name, con
     probe.family = make_family("gaussian")
     probe._meta, probe._compiled, probe._term_input = None, None, None
+    probe._owned, probe._needed = None, None
     try:
         meta = probe.meta
     except NotFittedError:

@@ -348,8 +348,14 @@ def _check_column(src: Source, name: str | None, what: str) -> None:
 
 
 def _in_transaction(model: NaiveBayes, work) -> None:
-    with transaction(model.con, "fitting a text or long-input model"):
-        work()
+    from . import ownership
+
+    try:
+        with transaction(model.con, "fitting a text or long-input model"):
+            ownership.claim(model, ownership.names(model.name, "base", "text"))
+            work()
+    finally:
+        ownership.done(model)
     model._meta = None
     model._compiled = None
     model._term_input = None
@@ -407,8 +413,7 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
                 raise EmptyInputError("there are no labelled documents to fit")
             from_terms = not analyzer.needs_documents
             if stored is None:
-                model._run("create_model.sql", class_type=target_type)
-                model._run("text/create_text.sql", class_type=target_type)
+                model._create_tables(target_type, text=True)
             # The fast path finds tokens once per distinct chunk; it cannot count documents.
             chunks = (analyzer.chunked and analyzer.linear(model.family.name)
                       and (stored is not None or not analyzer.prunes_by_df(n_documents)))
@@ -494,8 +499,7 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
 
         def work() -> None:
             if stored is None:
-                model._run("create_model.sql", class_type=target_type)
-                model._run("text/create_text.sql", class_type=target_type)
+                model._create_tables(target_type, text=True)
             model._run("text/insert_long_features.sql", alpha=alpha, **context)
             model._run("batch_sparse.sql", **context)
             if model._fetch("batch_size.sql")[0][0] == 0:

@@ -25,8 +25,8 @@ from .errors import TransactionError
 def in_transaction(con: Any) -> bool:
     """Whether ``con`` has an explicit transaction open (in auto-commit mode every statement
     runs in a transaction of its own, so two reads of the transaction id differ)."""
-    first = con.execute("SELECT txid_current()").fetchone()[0]
-    second = con.execute("SELECT txid_current()").fetchone()[0]
+    first = con.execute("SELECT txid_current()").fetchall()[0][0]
+    second = con.execute("SELECT txid_current()").fetchall()[0][0]
     return first == second
 
 

@@ -131,7 +131,7 @@ def _statements(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple]:
         tree = None
         if statement.type == duckdb.StatementType.SELECT:
             tree = json.loads(con.execute("SELECT json_serialize_sql(?)",
-                                          [statement.query]).fetchone()[0])
+                                          [statement.query]).fetchall()[0][0])
             assert not tree.get("error"), tree
             tree = _shape(tree)
         out.append((statement.type, tokens, tree))
