@@ -314,6 +314,10 @@ def _scalar_alpha(model: NaiveBayes) -> float:
 
 def stored_input(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
     """The model's (input kind, options, n_documents), or None for a column model."""
+    from . import ownership
+
+    if f"{model.name}_analyzer".lower() not in ownership.owned(model):
+        return None  # a column model (a relation of that name is not this model's)
     exists = model._fetch("text/read_analyzer.sql", what="exists",
                           analyzer_name=f"{model.name}_analyzer")
     if not exists[0][0]:
