@@ -529,10 +529,15 @@ class NaiveBayes:
     def meta(self) -> dict[str, Any]:
         """The model's metadata row (family, hyperparameters, features, classes…)."""
         if self._meta is None:
-            try:
-                rows = self._fetch("read_meta.sql")
-            except (duckdb.CatalogException, duckdb.BinderException):
-                rows = []
+            meta_name = f"{self.name}_meta"
+            local = getattr(self, "catalog", None) is None  # not a model of an attached db
+            if local and meta_name.lower() not in ownership.existing(self, [meta_name]):
+                rows = []  # asked of the catalog: a failed read would abort a transaction
+            else:
+                try:
+                    rows = self._fetch("read_meta.sql")
+                except (duckdb.CatalogException, duckdb.BinderException):
+                    rows = []
             if not rows:
                 raise NotFittedError(
                     f"model {self.name!r} is not fitted yet: call fit() before predicting"

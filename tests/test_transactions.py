@@ -77,3 +77,12 @@ def test_a_fit_that_raises_has_committed_nothing(con):
         sqlnb.NaiveBayes("m", con=con).fit("flaky", "y")
     with pytest.raises(ModelNotFoundError):
         sqlnb.load(con, "m")
+
+
+def test_loading_an_unknown_model_inside_the_callers_transaction_keeps_it_usable(con):
+    con.begin()
+    con.execute("INSERT INTO pending VALUES (1)")
+    with pytest.raises(ModelNotFoundError):
+        sqlnb.load(con, "nothing")
+    con.commit()
+    assert con.execute("SELECT id FROM pending").fetchall() == [(1,)]
