@@ -11,13 +11,13 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
         -- a group unseen at fit time (or NULL): the pooled model
         {% for c in classes %}
             -- class {{ c.comment }}
-            {{ chunked(family, c, p) | trim | indent(12) }}{{ "," if not loop.last }}
+            {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
         {% endfor %}
         ] ELSE [
         -- the model of the row's group (NULL for a class the group never saw)
         {% for c in classes %}
             -- class {{ c.comment }}
-            {{ chunked(family, group_table.models[c.index], p) | trim | indent(12) }}{{ "," if not loop.last }}
+            {{ chunked(family, group_table.models[c.index], p) | trim }}{{ "," if not loop.last }}
         {% endfor %}
         ] END
     FROM (SELECT r AS {{ row | ident }}) AS __sqlnb_input
@@ -36,14 +36,14 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     list_transform([r], lambda {{ row | ident }}: [
     {% for c in classes %}
         -- class {{ c.comment }}: log prior + log-likelihood of each feature
-        {{ chunked(family, c, p) | trim | indent(8) }}{{ "," if not loop.last }}
+        {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
     {% endfor %}
     ])[1];
 {% else %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
 {% for c in classes %}
     -- class {{ c.comment }}: log prior + log-likelihood of each feature
-    {{ chunked(family, c, p) | trim | indent(4) }}{{ "," if not loop.last }}
+    {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
 {% endfor %}
 ];
 {% endif %}

@@ -8,7 +8,7 @@
 --     the expected log-likelihood gain of c over o on rows of class c.
 {% import family_template as family %}
 WITH params AS (
-    {{ family.read_params(t) | indent(4) }}
+    {{ family.read_params(t) }}
 ), contrast AS (
 {% if family_name == 'gaussian' %}
     SELECT

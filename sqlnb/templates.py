@@ -34,6 +34,9 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    # `indent` re-indents after every line break, also inside string literals (a category
+    # "a\nb" would become "a\n    b"): statements are left unindented rather than altered.
+    del env.filters["indent"]
     env.filters["ident"] = dialect.ident
     env.filters["qualified"] = dialect.qualified
     env.filters["lit"] = dialect.lit

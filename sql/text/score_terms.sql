@@ -24,9 +24,9 @@ WITH documents AS MATERIALIZED (
     -- one row per document and distinct term, with the term's count in the document
     SELECT __sqlnb_doc AS doc, cell.key AS term, cell.value AS count
     FROM (
-        SELECT __sqlnb_doc, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) | indent(8) }}, 'histogram'))) AS cell
+        SELECT __sqlnb_doc, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram'))) AS cell
         FROM (
-            SELECT __sqlnb_doc, {{ analyzer.tokens(column, a) | indent(12) }} AS tokens
+            SELECT __sqlnb_doc, {{ analyzer.tokens(column, a) }} AS tokens
             FROM documents
         )
     )
@@ -56,7 +56,7 @@ WITH documents AS MATERIALIZED (
         sum(coef) FILTER (WHERE class_index = {{ c.index | lit }}) AS {{ c.coef }}{{ "," if not loop.last }}
 {% endfor %}
     FROM (
-        {{ family.read_params(t) | indent(8) }}
+        {{ family.read_params(t) }}
     )
     GROUP BY feature
 {% if chunks %}
@@ -68,7 +68,7 @@ WITH documents AS MATERIALIZED (
         sum(k.{{ c.coef }}) AS {{ c.coef }}{{ "," if not loop.last }}
 {% endfor %}
     FROM (
-        SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) | indent(8) }}) AS term
+        SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) }}) AS term
         FROM (SELECT DISTINCT chunk FROM chunk_cells)
     ) AS t
     JOIN coefficients AS k USING (term)

@@ -10,7 +10,7 @@ FROM (
         k.coef,
         row_number() OVER (PARTITION BY k.class_index ORDER BY k.coef DESC, k.feature) AS rank
     FROM (
-        {{ family.read_params(t) | indent(8) }}
+        {{ family.read_params(t) }}
     ) AS k
     JOIN {{ t.class_params }} AS c USING (class_index)
 )
