@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .dialect import DUCKDB, Expression
 from .errors import EmptyInputError, InvalidDataError, InvalidParameterError, UnknownColumnError
 from .families import fill_term
+from .validation import check_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -39,7 +40,7 @@ RESERVED = frozenset({
 def group_specs(columns: dict[str, str], group_by: str | list[str], target: str,
                 features: list[dict[str, Any]], weight: str | None) -> list[dict[str, Any]]:
     """Check ``group_by`` against the source and describe each group column."""
-    names = [group_by] if isinstance(group_by, str) else list(group_by)
+    names = [group_by] if isinstance(group_by, str) else check_names("group_by", group_by)
     if not names or len(set(names)) != len(names):
         raise InvalidParameterError("group_by needs one or more distinct column names")
     taken = {target, weight, *(f["name"] for f in features)}

@@ -43,6 +43,7 @@ from .families import INTEGER_TYPES, make_family
 from .model import NaiveBayes, _describe_problems, load
 from .source import Source, resolve
 from .templates import render
+from .validation import check_weights
 
 # Hyperparameters that change the statistics themselves (not only the derived parameters):
 # a model cannot continue with another value of them.
@@ -118,6 +119,8 @@ def partial_fit_sparse(
         for column in (row, target) + ((weight,) if weight else ()):
             if column not in rows_src.columns:
                 raise UnknownColumnError(f"column {column!r} is not in the rows table")
+        if weight:
+            check_weights(con, rows_src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         stored = _stored(model)
         if stored is None and sign < 0:
             raise NotFittedError(f"model {model.name!r} has not learned anything to forget")

@@ -33,6 +33,7 @@ from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .source import Source, resolve
 from .templates import render
+from .validation import check_flag, check_names, check_weights
 
 SCHEMA_VERSION = 1
 PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
@@ -82,7 +83,7 @@ class NaiveBayes:
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
-        self.sql_macros = sql_macros
+        self.sql_macros = check_flag("sql_macros", sql_macros)
         self._term_input: tuple | None = None
 
     # ------------------------------------------------------------------ naming
@@ -155,6 +156,11 @@ class NaiveBayes:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
                 )
+            if group_by is not None:
+                raise InvalidParameterError(
+                    "group_by is not available for text models: fit one text model per "
+                    "group (e.g. on a view filtered to that group)"
+                )
             from .text import fit_text
             fit_text(self, source, target, text, weight=weight, options=text_options,
                      partial=False)
@@ -225,16 +231,19 @@ class NaiveBayes:
             raise UnknownColumnError(
                 f"target column {target!r} is not in the source (columns: {', '.join(columns)})"
             )
+        if weight is not None and not isinstance(weight, str):
+            raise InvalidParameterError(f"weight must name a column, got {weight!r}")
         if weight is not None:
             if weight not in columns:
                 raise UnknownColumnError(f"weight column {weight!r} is not in the source")
             if not is_numeric(columns[weight]):
                 raise InvalidDataError(f"weight column {weight!r} has type {columns[weight]}")
+        if features is not None:
+            features = check_names("features", features, allow_none=False)
         if features is None:
             grouped = [group_by] if isinstance(group_by, str) else list(group_by or [])
             features = [c for c in columns if c not in (target, weight) and c not in grouped]
         else:
-            features = list(features)
             missing = [f for f in features if f not in columns]
             if missing:
                 raise UnknownColumnError(f"feature column(s) not in the source: {missing}")
@@ -244,6 +253,8 @@ class NaiveBayes:
                 raise InvalidParameterError("the target and weight cannot also be features")
         if not features:
             raise InvalidDataError("there are no feature columns to fit")
+        if weight is not None:
+            check_weights(self.con, src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         for name in features:
             self.family.check_feature_type(name, columns[name])
         options = self.family.feature_options(len(features))
@@ -408,6 +419,9 @@ class NaiveBayes:
             for column in (row, target) + ((weight,) if weight else ()):
                 if column not in rows_src.columns:
                     raise UnknownColumnError(f"column {column!r} is not in the rows table")
+            if weight:
+                check_weights(self.con, rows_src.sql, DUCKDB.ident(target), weight,
+                              DUCKDB.ident(weight))
             specs = [{"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
                       "type": "DOUBLE", "shift": 0.0, **extra}
                      for i, (name, extra) in

@@ -46,6 +46,7 @@ from .errors import (
 from .source import Source, resolve
 from .stop_words import ENGLISH_STOP_WORDS
 from .templates import render
+from .validation import check_flag, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -192,6 +193,8 @@ class Analyzer:
     def validate(self) -> None:
         if not isinstance(self.column, str) or not self.column:
             raise InvalidParameterError("text must name a column")
+        for flag in ("lowercase", "binary", "tfidf", "use_idf", "smooth_idf", "sublinear_tf"):
+            setattr(self, flag, check_flag(flag, getattr(self, flag)))
         ngram = self.ngram_range
         if (not isinstance(ngram, (tuple, list)) or len(ngram) != 2
                 or not all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
@@ -385,6 +388,8 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
         _check_column(src, target, "target")
         _check_column(src, column, "text")
         _check_column(src, weight, "weight")
+        if weight is not None:
+            check_weights(model.con, src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         if src.columns[column].upper() not in TEXT_TYPES:
             raise InvalidDataError(
                 f"text column {column!r} has type {src.columns[column]}, not VARCHAR"
@@ -480,6 +485,9 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
             _check_column(entries_src, name, "long-table")
         for name in (columns.document, target, weight):
             _check_column(labels_src, name, "labels")
+        if weight is not None:
+            check_weights(model.con, labels_src.sql, DUCKDB.ident(target), weight,
+                          DUCKDB.ident(weight))
         target_type = labels_src.columns[target]
         context = {
             "entries": entries_src.sql,

@@ -74,3 +74,122 @@ def test_macros_score_categories_and_names_with_line_breaks_as_predict_does(grou
     via_macro = con.sql("SELECT lines_predict_proba(t) AS p FROM t").fetchall()
     assert [(r[0]["0"], r[0]["1"]) for r in via_macro] == pytest.approx(
         [(r[-2], r[-1]) for r in expected], abs=1e-12)
+
+
+# --------------------------------------------------------------------------- sample weights
+def weighted_table(con, weights):
+    con.execute("CREATE OR REPLACE TABLE w AS SELECT * FROM (VALUES "
+                + ", ".join(f"({i % 2}, {float(i)}, ?)" for i in range(len(weights)))
+                + ") v(y, x, w)", weights)
+    return "w"
+
+
+@pytest.mark.parametrize("family", ["gaussian", "multinomial", "categorical", "auto"])
+@pytest.mark.parametrize("weights, message", [
+    ([1.0, -0.5, 2.0, 1.0], "negative"),
+    ([0.0, 0.0, 0.0, 0.0], "at least one non-zero"),
+    ([1.0, float("nan"), 2.0, 1.0], "NaN"),
+    ([1.0, None, 2.0, 1.0], "NULL"),
+    ([1.0, float("inf"), 2.0, 1.0], "infinity"),
+])
+def test_invalid_sample_weights_are_refused_and_change_nothing(con, family, weights, message):
+    # scikit-learn: check_array refuses NaN and infinity, _check_sample_weight all-zero
+    # weights; sqlnb also refuses negative weights (a negative count) and NULL.
+    table = weighted_table(con, weights)
+    model = sqlnb.NaiveBayes("wm", con=con, family=family)
+    calls = [lambda: model.fit(table, "y", weight="w")]
+    if family != "auto":  # (mixed models have no partial_fit)
+        calls.append(lambda: model.partial_fit(table, "y", weight="w"))
+    for call in calls:
+        with pytest.raises(errors.InvalidDataError, match=message):
+            call()
+    assert con.sql("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'wm%'"
+                   ).fetchall() == [(0,)]
+
+
+def test_text_and_long_fits_refuse_negative_weights(con):
+    con.execute("CREATE TABLE docs AS SELECT * FROM (VALUES ('a b', 0, 1.0), ('b c', 1, -1.0))"
+                " v(body, y, w)")
+    model = sqlnb.NaiveBayes("tm", con=con, family="multinomial")
+    with pytest.raises(errors.InvalidDataError, match="negative"):
+        model.fit("docs", "y", text="body", weight="w")
+    con.execute("CREATE TABLE cells AS SELECT * FROM (VALUES (1, 'a', 1), (2, 'b', 1)) "
+                "v(document, feature, value)")
+    con.execute("CREATE TABLE labels AS SELECT * FROM (VALUES (1, 0, 0.0), (2, 1, 0.0)) "
+                "v(document, y, w)")
+    with pytest.raises(errors.InvalidDataError, match="non-zero"):
+        model.fit_long("cells", "y", labels="labels", weight="w")
+
+
+def test_zero_weights_on_some_rows_are_still_accepted(con):
+    table = weighted_table(con, [1.0, 0.0, 2.0, 1.0, 0.0, 3.0])
+    model = sqlnb.NaiveBayes("zm", con=con, family="multinomial").fit(table, "y", weight="w")
+    assert model.classes_ == [0, 1]
+
+
+# ----------------------------------------------------------------------- argument validation
+@pytest.mark.parametrize("family, params, message", [
+    ("multinomial", {"alpha": "1"}, r"'alpha' parameter of multinomial .* Got '1'"),
+    ("categorical", {"min_categories": -3}, r"'min_categories' .* int in the range \[1, inf\)"),
+    ("categorical", {"min_categories": 0}, r"'min_categories'"),
+    ("bernoulli", {"fit_prior": "no"}, r"'fit_prior' .* 'bool'. Got 'no'"),
+    ("complement", {"norm": 1}, r"'norm' .* 'bool'"),
+    ("multinomial", {"force_alpha": "yes"}, r"'force_alpha'"),
+    ("gaussian", {"var_smoothing": float("nan")}, r"'var_smoothing'"),
+    ("gaussian", {"priors": "0.5"}, r"'priors'"),
+    ("bernoulli", {"binarize": -1.0}, r"'binarize'"),
+    ("categorical", {"unseen": "skip"}, r"'unseen'"),
+    ("poisson", {"missing": "drop"}, r"'missing'"),
+    ("auto", {"alpha": "1"}, r"'alpha' parameter of auto"),
+    ("auto", {"integers": "bernoulli"}, r"'integers'"),
+])
+def test_hyperparameters_follow_scikit_learns_constraints(family, params, message):
+    with pytest.raises(errors.InvalidParameterError, match=message):
+        sqlnb.NaiveBayes("m", family=family, **params)
+
+
+def test_scikit_learn_refuses_the_same_hyperparameters():
+    from sklearn.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
+
+    X, y = np.array([[0, 1], [1, 0]]), np.array([0, 1])
+    for estimator in (MultinomialNB(alpha="1"), CategoricalNB(min_categories=-3),
+                      BernoulliNB(fit_prior="no")):
+        with pytest.raises(ValueError, match="parameter of"):
+            estimator.fit(X, y)
+
+
+def test_valid_hyperparameters_are_accepted():
+    sqlnb.NaiveBayes("m", family="categorical", min_categories=np.int64(3), alpha=0)
+    sqlnb.NaiveBayes("m", family="multinomial", alpha=[0.5, 1], fit_prior=np.bool_(False))
+    sqlnb.NaiveBayes("m", family="bernoulli", binarize=None)
+
+
+def test_a_string_of_features_is_not_read_as_its_letters(con):
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i * 1.0 AS x, i * 2.0 AS z "
+                "FROM range(10) r(i)")
+    model = sqlnb.NaiveBayes("m", con=con)
+    with pytest.raises(errors.InvalidParameterError, match=r"features=\['xz'\]"):
+        model.fit("t", "y", features="xz")
+    with pytest.raises(errors.InvalidParameterError, match="list of column names"):
+        model.partial_fit("t", "y", features="xz")
+
+
+@pytest.mark.parametrize("flag", ["binary", "lowercase", "tfidf"])
+def test_text_flags_must_be_booleans(con, flag):
+    con.execute("CREATE TABLE docs AS SELECT * FROM (VALUES ('a b', 0), ('b c', 1)) v(body, y)")
+    model = sqlnb.NaiveBayes("tm", con=con, family="multinomial")
+    with pytest.raises(errors.InvalidParameterError, match=f"{flag} must be True or False"):
+        model.fit("docs", "y", text="body", **{flag: "no"})
+
+
+def test_sql_macros_flag_must_be_a_boolean():
+    with pytest.raises(errors.InvalidParameterError, match="sql_macros"):
+        sqlnb.NaiveBayes("m", sql_macros="no")
+
+
+def test_text_models_refuse_group_by(con):
+    con.execute("CREATE TABLE docs AS SELECT * FROM (VALUES ('a b', 0, 1), ('b c', 1, 2)) "
+                "v(body, y, store)")
+    with pytest.raises(errors.InvalidParameterError, match="group_by"):
+        sqlnb.NaiveBayes("tm", con=con, family="multinomial").fit(
+            "docs", "y", text="body", group_by="store")
