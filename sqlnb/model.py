@@ -33,7 +33,7 @@ from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .source import Source, resolve
 from .templates import render
-from .validation import check_flag, check_names, check_weights
+from .validation import check_flag, check_names, check_output_clashes, check_weights
 
 SCHEMA_VERSION = 1
 PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
@@ -650,8 +650,12 @@ class NaiveBayes:
             except InvalidDataError:
                 src.release(self.con)
                 raise
-        outputs = self._output_names(output)
-        keep = [c for c in src.columns if c not in outputs] if keep_input else []
+        try:
+            check_output_clashes(src.columns, self._output_names(output))
+        except InvalidDataError:
+            src.release(self.con)
+            raise
+        keep = list(src.columns) if keep_input else []
         # The helper view of a Python object stays registered: the lazy result reads it.
         return self.con.sql(self.score_sql(src.sql, output, keep))
 

@@ -46,7 +46,7 @@ from .errors import (
 from .source import Source, resolve
 from .stop_words import ENGLISH_STOP_WORDS
 from .templates import render
-from .validation import check_flag, check_weights
+from .validation import check_flag, check_output_clashes, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -568,13 +568,19 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
     context: dict[str, Any] = {"source": src.sql, "input": kind, "output": output,
                                "classes": classes, "prediction": DUCKDB.ident(prediction),
                                "binarize": model.family.params.get("binarize")}
+    try:
+        check_output_clashes(src.columns if kind == "text" else [options["document"]],
+                             outputs)
+    except InvalidDataError:
+        src.release(model.con)
+        raise
     if kind == "text":
         analyzer = Analyzer.from_json(json.dumps(options))
         _check_column(src, analyzer.column, "text")
         context.update(column=DUCKDB.ident(analyzer.column), a=analyzer.sql(),
                        chunks=analyzer.chunked and analyzer.linear(model.family.name),
                        order=DUCKDB.ident("__sqlnb_doc"),
-                       keep=[DUCKDB.ident(c) for c in src.columns if c not in outputs])
+                       keep=[DUCKDB.ident(c) for c in src.columns])
     else:
         columns = LongColumns(**options)
         for name in (columns.document, columns.feature, columns.value):

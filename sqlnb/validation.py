@@ -23,6 +23,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from .dialect import DUCKDB
 from .errors import InvalidDataError, InvalidParameterError
 from .templates import render
 
@@ -176,3 +177,24 @@ def check_weights(con: duckdb.DuckDBPyConnection, source_sql: str, target_sql: s
     if rows and not non_zero:
         raise InvalidDataError(f"{column}: sample weights must contain at least one non-zero "
                                "number (every labelled row weighs 0)")
+
+
+INTERNAL_PREFIX = "__sqlnb_"  # the scoring statements' own columns start with this
+
+
+def check_output_clashes(columns: Any, outputs: set[str]) -> None:
+    """Refuse a source column that a scoring result would have twice, or that sqlnb's own
+    intermediate columns would shadow. DuckDB compares column names case-insensitively."""
+    taken = {name.lower() for name in outputs}
+    for column in columns:
+        if column.lower() in taken:
+            raise InvalidDataError(
+                f"the source already has a column {column!r}, which the result would add "
+                f"again; leave it out or rename it first, e.g. "
+                f"con.sql('SELECT * RENAME ({DUCKDB.ident(column)} AS old_{column}) FROM t')"
+            )
+        if column.lower().startswith(INTERNAL_PREFIX):
+            raise InvalidDataError(
+                f"the source has a column {column!r}: names starting with {INTERNAL_PREFIX!r} "
+                "are sqlnb's own scoring columns; rename or drop it first"
+            )

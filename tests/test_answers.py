@@ -193,3 +193,54 @@ def test_text_models_refuse_group_by(con):
     with pytest.raises(errors.InvalidParameterError, match="group_by"):
         sqlnb.NaiveBayes("tm", con=con, family="multinomial").fit(
             "docs", "y", text="body", group_by="store")
+
+
+# ------------------------------------------------------------------- output-column clashes
+@pytest.fixture
+def fitted(con):
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i * 1.0 AS x, 'w' || (i % 3) AS body, "
+                "i % 2 AS store FROM range(20) r(i)")
+    return con, sqlnb.NaiveBayes("m", con=con).fit("t", "y", features=["x"])
+
+
+@pytest.mark.parametrize("column, method", [
+    ("prediction", "predict"),
+    ("Prediction", "predict"),  # DuckDB's names are case-insensitive
+    ("proba_1", "predict_proba"),
+    ("log_proba_0", "predict_log_proba"),
+    ("jll_1", "predict_joint_log_proba"),
+    ("__sqlnb_max", "predict"),
+    ("__sqlnb_jll_0", "predict_proba"),
+])
+def test_a_source_column_the_output_would_replace_is_an_error(fitted, column, method):
+    con, model = fitted
+    clashing = con.sql(f'SELECT *, 42 AS "{column}" FROM t')
+    with pytest.raises(errors.InvalidDataError, match=f"column '{column}'"):
+        getattr(model, method)(clashing)
+
+
+def test_the_suggested_rename_lets_a_clashing_source_be_scored(fitted):
+    con, model = fitted
+    clashing = con.sql("SELECT *, 42 AS prediction FROM t")
+    with pytest.raises(errors.InvalidDataError) as caught:
+        model.predict(clashing)
+    assert "RENAME" in str(caught.value)
+    renamed = con.sql("SELECT * RENAME (prediction AS old_prediction) FROM clashing")
+    rows = model.predict(renamed).fetchall()
+    assert [r[-2:] for r in rows] == [(42, r[-1]) for r in model.predict("t").fetchall()]
+
+
+def test_columns_that_merely_resemble_outputs_are_kept(fitted):
+    con, model = fitted
+    scored = model.predict_proba(con.sql("SELECT *, 1 AS proba_2, 2 AS prediction FROM t"))
+    assert scored.columns == ["y", "x", "body", "store", "proba_2", "prediction", "proba_0",
+                              "proba_1"]
+
+
+def test_per_group_and_text_scoring_refuse_clashing_columns(fitted):
+    con, _ = fitted
+    grouped = sqlnb.NaiveBayes("g", con=con).fit("t", "y", features=["x"], group_by="store")
+    text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit("t", "y", text="body")
+    for model in (grouped, text):
+        with pytest.raises(errors.InvalidDataError, match="'prediction'"):
+            model.predict(con.sql("SELECT *, 0 AS prediction FROM t"))
