@@ -41,3 +41,8 @@ class ModelNotFoundError(SqlnbError, LookupError):
 
 class SkippedRowsWarning(UserWarning):
     """Fit left some rows out (their target is NULL); the warning says how many."""
+
+
+class CoercedValuesWarning(UserWarning):
+    """A categorical feature arrived with another type than at fit (a float-coded copy of
+    an integer column, 0/1 for a BOOLEAN one); its values were compared by value."""

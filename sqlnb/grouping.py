@@ -166,7 +166,8 @@ PARAMETERS = {"gaussian": ("theta", "var"), "categorical": ("unseen",),
               "bernoulli": ("coef", "log_neg_prob"), "poisson": ("coef", "rate")}
 
 
-def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str, Any] | None:
+def group_parameter_table(model: NaiveBayes, row: str | None = None,
+                          columns: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The per-group models as one row of parameters per group, for scoring by a join.
 
     Returns the table's quoted ``columns``, its ``rows`` (SQL literals; NULL for a class the
@@ -174,7 +175,8 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str
     ``model`` whose constant and coefficients are ``Expression`` columns of the joined row,
     so each family's ``jll`` template renders unchanged. Features and group columns are
     read from the relation ``source``, or with ``row`` from that struct (a macro's row
-    argument). ``None`` for an ordinary model.
+    argument). ``columns`` maps feature names to other expressions to read them from.
+    ``None`` for an ordinary model.
     """
     groups = read_groups(model)
     if not groups:
@@ -205,7 +207,8 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str
         slots.append(slot(class_index, "constant"))
         terms = []
         for i, f in enumerate(model.meta["features"]):
-            term = {"name": f["name"], "column": value(f["name"])}
+            term = {"name": f["name"], "column": (columns or {}).get(f["name"],
+                                                                   value(f["name"]))}
             for name in names:
                 slots.append(slot(class_index, i, name))
                 term[name] = column(slots[-1])

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from collections import defaultdict
 from typing import Any
 
@@ -22,6 +23,7 @@ import duckdb
 from . import __version__, grouping, macros, mixed
 from .dialect import DUCKDB
 from .errors import (
+    CoercedValuesWarning,
     EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
@@ -607,14 +609,16 @@ class NaiveBayes:
         return self._compiled
 
     def score_sql(self, source_sql: str, output: str, keep: list[str],
-                  prediction: str = "prediction") -> str:
-        """The scoring statement for a FROM-clause fragment (used by ``predict*``)."""
+                  prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
+        """The scoring statement for a FROM-clause fragment (used by ``predict*``).
+
+        ``columns`` maps feature names to the SQL expressions that read them."""
         if grouping.read_groups(self):  # per-group models: rows are routed to their group
             return macros.scoring_sql(self, source_sql, output, prediction=prediction,
-                                      output_prefix=OUTPUTS[output])
+                                      output_prefix=OUTPUTS[output], columns=columns)
         compiled = self._compile()
         classes = []
-        for c in compiled["compiled"]:
+        for c in (macros.with_columns(c, columns) for c in compiled["compiled"]):
             prefix = OUTPUTS[output]
             out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
             classes.append({**c, "output": out})
@@ -652,12 +656,45 @@ class NaiveBayes:
                 raise
         try:
             check_output_clashes(src.columns, self._output_names(output))
+            columns = self._coerced_columns(src)
         except InvalidDataError:
             src.release(self.con)
             raise
         keep = list(src.columns) if keep_input else []
         # The helper view of a Python object stays registered: the lazy result reads it.
-        return self.con.sql(self.score_sql(src.sql, output, keep))
+        return self.con.sql(self.score_sql(src.sql, output, keep, columns=columns))
+
+    def _coerced_columns(self, src: Source) -> dict[str, str]:
+        """Categorical features whose source column has another numeric (or BOOLEAN) type
+        than at fit, read as the model's type: categories are compared by value (1.0 is the
+        category 1, 1 is TRUE). A value the model's type cannot hold exactly is an error."""
+        families = self.families_
+        coerced = [
+            {"name": f["name"], "column": DUCKDB.ident(f["name"]), "model_type": f["type"],
+             "source_type": src.columns[f["name"]]}
+            for f in self.meta["features"]
+            if families[f["name"]] == "categorical"
+            and src.columns[f["name"]].upper() != f["type"].upper()
+            and is_numeric(f["type"]) and is_numeric(src.columns[f["name"]])
+        ]
+        if not coerced:
+            return {}
+        found = self._fetch("coercion_checks.sql", source=src.sql, features=coerced)[0]
+        for i, f in enumerate(coerced):
+            n_inexact, example = found[2 * i], found[2 * i + 1]
+            if n_inexact:
+                raise InvalidDataError(
+                    f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
+                    f"{f['source_type']} here, and {n_inexact} value(s) (e.g. {example}) are "
+                    f"no {f['model_type']} category; convert the column before scoring"
+                )
+            warnings.warn(
+                f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
+                f"{f['source_type']} here: its values are compared as {f['model_type']} "
+                "(1.0 as 1, 1 as TRUE; NaN is missing)",
+                CoercedValuesWarning, stacklevel=4,
+            )
+        return {f["name"]: f"TRY_CAST({f['column']} AS {f['model_type']})" for f in coerced}
 
     def score_sparse(self, entries: Any, rows: Any, output: str,
                      row: str = "row") -> duckdb.DuckDBPyRelation:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 
 import sqlnb
@@ -244,3 +245,63 @@ def test_per_group_and_text_scoring_refuse_clashing_columns(fitted):
     for model in (grouped, text):
         with pytest.raises(errors.InvalidDataError, match="'prediction'"):
             model.predict(con.sql("SELECT *, 0 AS prediction FROM t"))
+
+
+# ----------------------------------------------------------------- categories by value
+@pytest.fixture
+def coded(con):
+    rng = np.random.default_rng(3)
+    n = 200
+    frame = pd.DataFrame({"k": rng.integers(0, 4, n), "flag": rng.random(n) < 0.4,
+                          "store": rng.integers(0, 2, n)})
+    frame["y"] = np.where(rng.random(n) < 0.7, frame["k"] % 2, 1 - frame["k"] % 2)
+    return frame
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_a_float_coded_copy_of_an_integer_category_scores_as_the_integers(con, coded, grouped):
+    model = sqlnb.NaiveBayes("cat", con=con, family="categorical", unseen="error")
+    model.fit(coded, "y", features=["k", "flag"], group_by="store" if grouped else None)
+    expected = model.predict_proba(coded).fetchall()
+    floats = coded.astype({"k": float})
+    floats.loc[0, "k"] = np.nan  # what pandas does to an integer column with a gap
+    with pytest.warns(errors.CoercedValuesWarning, match="'k' was BIGINT at fit but is DOUBLE"):
+        scored = model.predict_proba(floats).fetchall()
+    assert scored[1:] == pytest.approx(expected[1:], abs=1e-12)
+    # the NaN is a missing value: row 0 is scored on 'flag' alone
+    alone = sqlnb.NaiveBayes("flag_only", con=con, family="categorical", unseen="error")
+    alone.fit(coded, "y", features=["flag"], group_by="store" if grouped else None)
+    assert scored[0][-2:] == pytest.approx(alone.predict_proba(coded).fetchall()[0][-2:])
+
+
+def test_zeros_and_ones_score_as_a_boolean_category(con, coded):
+    model = sqlnb.NaiveBayes("cat", con=con, family="categorical", unseen="error")
+    model.fit(coded, "y", features=["k", "flag"])
+    expected = model.predict(coded).fetchall()
+    as_ints = coded.astype({"flag": int})
+    with pytest.warns(errors.CoercedValuesWarning, match="'flag' was BOOLEAN"):
+        assert model.predict(as_ints).fetchall() == [
+            tuple(int(v) if i == 1 else v for i, v in enumerate(r)) for r in expected]
+
+
+def test_a_mixed_model_compares_its_categorical_codes_by_value(con, coded):
+    model = sqlnb.NaiveBayes("mix", con=con, family="auto", integers="categorical")
+    model.fit(coded[["k", "y"]], "y")
+    expected = model.predict_log_proba(coded[["k"]]).fetchall()
+    with pytest.warns(errors.CoercedValuesWarning):
+        scored = model.predict_log_proba(coded[["k"]].astype(float)).fetchall()
+    assert [r[1:] for r in scored] == pytest.approx([r[1:] for r in expected], abs=1e-12)
+
+
+@pytest.mark.parametrize("column, values, message", [
+    ("k", [1.5, 2.0], r"'k' .* 1 value\(s\) \(e.g. 1.5\) are no BIGINT category"),
+    ("flag", [0, 2], r"'flag' .* \(e.g. 2\) are no BOOLEAN category"),
+])
+def test_values_the_category_type_cannot_hold_are_an_error(con, coded, column, values,
+                                                            message):
+    model = sqlnb.NaiveBayes("cat", con=con, family="categorical")
+    model.fit(coded, "y", features=["k", "flag"])
+    frame = coded.head(2).copy()
+    frame[column] = values
+    with pytest.raises(errors.InvalidDataError, match=message):
+        model.predict(frame)
