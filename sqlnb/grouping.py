@@ -143,7 +143,7 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     model._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
 
 
-def _group_models(model: NaiveBayes,
+def group_models(model: NaiveBayes,
                   groups: list[dict[str, Any]]) -> dict[tuple, dict[Any, dict[str, Any]]]:
     """Each group's classes (by label) with their constant and scoring terms."""
     t = group_tables(model, groups)
@@ -178,12 +178,13 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
     argument). ``columns`` maps feature names to other expressions to read them from.
     ``None`` for an ordinary model.
     """
-    groups = read_groups(model)
+    compiled = model._compile()  # groups and their models are read with the parameters
+    groups = compiled.get("groups")
     if not groups:
         return None
     from .macros import with_chunks
 
-    by_group = _group_models(model, groups)
+    by_group = compiled["group_models"]
     names = PARAMETERS.get(model.family.name, ("coef",))
 
     def slot(*parts: Any) -> str:
@@ -261,5 +262,6 @@ def _terms(model: NaiveBayes, rows: list[tuple]) -> dict[int, dict]:
 
 def missing_group_columns(model: NaiveBayes, columns: dict[str, str]) -> list[str]:
     """Group columns of a per-group model that a source to score lacks."""
-    return [g["name"] for g in read_groups(model) if g["name"] not in columns]
+    groups = model._compile().get("groups", [])
+    return [g["name"] for g in groups if g["name"] not in columns]
 

@@ -128,12 +128,12 @@ def create_macros(model: NaiveBayes) -> None:
     Called at the end of every fit, inside the fit's transaction, so the macros always
     agree with the statistics tables: both commit or roll back together.
     """
-    from .grouping import group_parameter_table, read_groups
+    from .grouping import group_parameter_table
 
     model._meta = None
     model._compiled = None
     try:
-        grouped = bool(read_groups(model))
+        grouped = bool(model._compile().get("groups"))
         references = len(model.meta["features"]) * len(model._compile()["classes"])
         row = ROW_ONCE if grouped or references > DIRECT_REFERENCES else ROW
         classes = compiled_classes(model, row=row)

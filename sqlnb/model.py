@@ -33,9 +33,15 @@ from .errors import (
 )
 from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
+from .reads import read_snapshot
 from .source import Source, resolve
 from .templates import render
-from .validation import check_flag, check_names, check_output_clashes, check_weights
+from .validation import (
+    check_flag,
+    check_names,
+    check_output_clashes,
+    check_weights,
+)
 
 SCHEMA_VERSION = 1
 PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
@@ -569,17 +575,31 @@ class NaiveBayes:
 
     # ------------------------------------------------------------------ scoring
     def _compile(self) -> dict[str, Any]:
-        """Read the (small) parameter views once, for the per-class scoring expressions."""
+        """Read the (small) parameter views once, for the per-class scoring expressions.
+
+        Everything scoring needs (metadata, groups, parameters) is read in one read
+        transaction, so a refit committed by another cursor meanwhile is either wholly
+        seen or not at all (see ``read_snapshot``)."""
         if self._compiled is not None:
             return self._compiled
+        with read_snapshot(self.con):
+            self._meta = None
+            self._term_input = None
+            compiled = self._read_parameters()
+            groups = [] if self._stored_input() else grouping.read_groups(self)
+            if groups:
+                compiled["groups"] = groups
+                compiled["group_models"] = grouping.group_models(self, groups)
+        self._compiled = compiled
+        return compiled
+
+    def _read_parameters(self) -> dict[str, Any]:
         if self._stored_input():
             from .text import compile_classes
-            self._compiled = compile_classes(self)
-            return self._compiled
+            return compile_classes(self)
         meta = self.meta
         if self.family.composite:
-            self._compiled = mixed.compile_mixed(self)
-            return self._compiled
+            return mixed.compile_mixed(self)
         types = {f["name"]: f["type"] for f in meta["features"]}
         classes = self._fetch("read_params.sql", what="classes")
         constants = dict(self._fetch("read_params.sql", what="constants"))
@@ -605,15 +625,14 @@ class NaiveBayes:
                 "terms": class_terms,
                 "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
             }))
-        self._compiled = {"classes": classes, "compiled": compiled_classes}
-        return self._compiled
+        return {"classes": classes, "compiled": compiled_classes}
 
     def score_sql(self, source_sql: str, output: str, keep: list[str],
                   prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
         """The scoring statement for a FROM-clause fragment (used by ``predict*``).
 
         ``columns`` maps feature names to the SQL expressions that read them."""
-        if grouping.read_groups(self):  # per-group models: rows are routed to their group
+        if self._compile().get("groups"):  # per-group models: rows are routed to their group
             return macros.scoring_sql(self, source_sql, output, prediction=prediction,
                                       output_prefix=OUTPUTS[output], columns=columns)
         compiled = self._compile()
@@ -636,6 +655,7 @@ class NaiveBayes:
         )
 
     def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+        self._compile()  # metadata and parameters, read together
         meta = self.meta
         if self._stored_input():
             from .text import score_terms

@@ -550,7 +550,7 @@ def compile_classes(model: NaiveBayes) -> dict[str, Any]:
         "coef": DUCKDB.ident(f"__sqlnb_coef_{index}"),
         "sum": DUCKDB.ident(f"__sqlnb_sum_{index}"),
     } for index, label, _ in classes]
-    return {"classes": classes, "compiled": compiled}
+    return {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
 
 
 def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
@@ -567,6 +567,7 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
     src = resolve(model.con, source)
     context: dict[str, Any] = {"source": src.sql, "input": kind, "output": output,
                                "classes": classes, "prediction": DUCKDB.ident(prediction),
+                               "fitted_at": str(compiled["fitted_at"]),
                                "binarize": model.family.params.get("binarize")}
     try:
         check_output_clashes(src.columns if kind == "text" else [options["document"]],

@@ -198,3 +198,4 @@ def check_output_clashes(columns: Any, outputs: set[str]) -> None:
                 f"the source has a column {column!r}: names starting with {INTERNAL_PREFIX!r} "
                 "are sqlnb's own scoring columns; rename or drop it first"
             )
+

@@ -65,8 +65,10 @@ def test_macros_score_categories_and_names_with_line_breaks_as_predict_does(grou
     con = duckdb.connect()
     categories = [f"a{brk}b" for brk in LINE_BREAKS]
     column = "colour\nname\u2028x"
-    con.execute(f"""CREATE TABLE t AS SELECT list_extract(?, 1 + i % {len(categories)}) AS "{column}",
-                    i % 2 AS store, CAST(hash(i) % 2 AS INTEGER) AS y FROM range(400) r(i)""",
+    con.execute(f"""CREATE TABLE t AS
+                    SELECT list_extract(?, 1 + i % {len(categories)}) AS "{column}",
+                        i % 2 AS store, CAST(hash(i) % 2 AS INTEGER) AS y
+                    FROM range(400) r(i)""",
                 [categories])
     model = sqlnb.NaiveBayes("lines", con=con, family="categorical", alpha=0.5, unseen=unseen)
     model.fit("t", "y", group_by="store" if grouped else None)
@@ -305,3 +307,68 @@ def test_values_the_category_type_cannot_hold_are_an_error(con, coded, column, v
     frame[column] = values
     with pytest.raises(errors.InvalidDataError, match=message):
         model.predict(frame)
+
+
+# ------------------------------------------------------------------------ consistent reads
+def refit_during_reads(model, after_template, refit):
+    """Make ``refit()`` run right after ``model`` first reads ``after_template``: a writer
+    committing between two of the reader's statements, deterministically."""
+    original = model._fetch
+    done = []
+
+    def fetch(template, **context):
+        rows = original(template, **context)
+        if template == after_template and not done:
+            done.append(template)
+            refit()
+        return rows
+
+    model._fetch = fetch
+    return done
+
+
+OLD = ("SELECT i % 3 AS y, CAST(i % 3 * 2 + i % 5 AS DOUBLE) AS x, i % 2 AS store "
+       "FROM range(60) r(i)")
+NEW = ("SELECT CASE WHEN i % 2 = 0 THEN 'even' ELSE 'odd' END AS y, CAST(i AS DOUBLE) AS x, "
+       "i % 2 AS store FROM range(40) r(i)")
+
+
+@pytest.mark.parametrize("group_by", [None, "store"])
+@pytest.mark.parametrize("after", ["read_meta.sql", "read_params.sql", "read_groups.sql"])
+def test_scoring_reads_one_version_of_a_model_another_cursor_refits(con, group_by, after):
+    reader, writer = con.cursor(), con.cursor()
+    sqlnb.NaiveBayes("m", con=writer).fit(writer.sql(OLD), "y", group_by=group_by)
+    reference = sqlnb.NaiveBayes("reference", con=writer)
+    reference.fit(writer.sql(OLD), "y", group_by=group_by)
+    model = sqlnb.NaiveBayes("m", con=reader)  # nothing read yet: predict reads it all
+    done = refit_during_reads(model, after, lambda: sqlnb.NaiveBayes("m", con=writer).fit(
+        writer.sql(NEW), "y", group_by=group_by))
+    scored = model.predict_proba(reader.sql(OLD)).fetchall()
+    assert done == [after]
+    assert model.classes_ == [0, 1, 2]
+    assert scored == pytest.approx(reference.predict_proba(writer.sql(OLD)).fetchall(),
+                                   abs=1e-12)
+    assert sqlnb.load(reader, "m").classes_ == ["even", "odd"]  # the refit did commit
+
+
+def test_reads_inside_a_callers_transaction_leave_it_open(con):
+    sqlnb.NaiveBayes("m", con=con).fit(con.sql(OLD), "y")
+    con.begin()
+    con.execute("CREATE TABLE pending AS SELECT 1 AS x")
+    sqlnb.load(con, "m").predict(con.sql(OLD)).fetchall()
+    con.commit()
+    assert con.sql("SELECT x FROM pending").fetchall() == [(1,)]
+
+
+def test_a_text_scoring_relation_refuses_to_mix_with_a_later_refit(con):
+    reader, writer = con.cursor(), con.cursor()
+    writer.execute("CREATE TABLE docs AS SELECT * FROM (VALUES ('apple berry', 0), "
+                   "('berry cherry', 1), ('cherry date', 2)) v(body, y)")
+    sqlnb.NaiveBayes("tm", con=writer, family="multinomial").fit("docs", "y", text="body")
+    scored = sqlnb.NaiveBayes("tm", con=reader, family="multinomial").predict_proba("docs")
+    before = scored.fetchall()
+    assert len(before) == 3
+    sqlnb.NaiveBayes("tm", con=writer, family="multinomial").fit(
+        writer.sql("SELECT body, y % 2 AS y FROM docs"), "y", text="body")
+    with pytest.raises(duckdb.Error, match="refitted after this scoring relation was made"):
+        scored.fetchall()
