@@ -149,6 +149,28 @@ def check_names(what: str, value: Any, *, allow_none: bool = True) -> list[str] 
     return names
 
 
+def check_sample_weight(sample_weight: Any) -> np.ndarray:
+    """scikit-learn's rules for an in-memory ``sample_weight`` (the scikit-learn facade), in
+    its wording: finite (``check_array``), not all zero (``_check_sample_weight``) and, as
+    for a weight column, non-negative (``check_non_negative``).
+
+    >>> check_sample_weight([1, 0, 2.5])
+    array([1. , 0. , 2.5])
+    """
+    weights = np.asarray(sample_weight, dtype=np.float64).ravel()
+    if np.isnan(weights).any():
+        raise InvalidDataError("Input sample_weight contains NaN.")
+    if np.isinf(weights).any():
+        raise InvalidDataError(
+            "Input sample_weight contains infinity or a value too large for dtype('float64')."
+        )
+    if weights.size and not weights.any():
+        raise InvalidDataError("Sample weights must contain at least one non-zero number.")
+    if (weights < 0).any():
+        raise InvalidDataError("Negative values in data passed to `sample_weight`.")
+    return weights
+
+
 def check_weights(con: duckdb.DuckDBPyConnection, source_sql: str, target_sql: str,
                   weight: str, weight_sql: str) -> None:
     """scikit-learn's rules for sample weights, on the labelled rows of a source.

@@ -372,3 +372,28 @@ def test_a_text_scoring_relation_refuses_to_mix_with_a_later_refit(con):
         writer.sql("SELECT body, y % 2 AS y FROM docs"), "y", text="body")
     with pytest.raises(duckdb.Error, match="refitted after this scoring relation was made"):
         scored.fetchall()
+
+
+@pytest.mark.parametrize("estimator", ["GaussianNB", "MultinomialNB", "CategoricalNB"])
+@pytest.mark.parametrize("weights", [[1.0, np.nan, 1.0, 1.0], [1.0, np.inf, 1.0, 1.0],
+                                     [0.0, 0.0, 0.0, 0.0]])
+def test_the_scikit_learn_facade_refuses_weights_as_scikit_learn_does(estimator, weights):
+    import sklearn.naive_bayes
+
+    import sqlnb.sklearn
+
+    X, y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), np.array([0, 1, 1, 0])
+    with pytest.raises(ValueError) as expected:
+        getattr(sklearn.naive_bayes, estimator)().fit(X, y, sample_weight=weights)
+    with pytest.raises(errors.InvalidDataError) as caught:
+        getattr(sqlnb.sklearn, estimator)().fit(X, y, sample_weight=weights)
+    assert str(caught.value) == str(expected.value)
+
+
+def test_the_scikit_learn_facade_refuses_negative_weights():
+    from sqlnb.sklearn import MultinomialNB
+
+    X, y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), np.array([0, 1, 1, 0])
+    with pytest.raises(errors.InvalidDataError, match="Negative values in data passed to "
+                                                      "`sample_weight`"):
+        MultinomialNB().fit(X, y, sample_weight=[1.0, -1.0, 1.0, 1.0])
