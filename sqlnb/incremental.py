@@ -43,7 +43,7 @@ from .families import INTEGER_TYPES, make_family
 from .model import NaiveBayes, _describe_problems, load
 from .source import Source, resolve
 from .templates import render
-from .validation import check_weights
+from .validation import check_labels, check_weights
 
 # Hyperparameters that change the statistics themselves (not only the derived parameters):
 # a model cannot continue with another value of them.
@@ -111,6 +111,8 @@ def partial_fit_sparse(
 
     ``entries`` and ``rows`` are as in :meth:`NaiveBayes.fit_sparse`.
     """
+    check_labels("classes", classes)
+    check_labels("keep_classes", keep_classes)
     if model.family.name not in ("multinomial", "complement", "bernoulli"):
         raise InvalidParameterError(f"sparse input needs a count family, not {model.family.name}")
     con = model.con
@@ -226,6 +228,8 @@ def _check_not_composite(model: NaiveBayes) -> None:
 def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None) -> NaiveBayes:
+    check_labels("classes", classes)
+    check_labels("keep_classes", keep_classes)
     _check_not_composite(model)
     con = model.con
     src = resolve(con, source)

@@ -149,6 +149,15 @@ def check_names(what: str, value: Any, *, allow_none: bool = True) -> list[str] 
     return names
 
 
+def check_labels(what: str, value: Any) -> None:
+    """A list of class labels (or None). A single string is refused rather than read as
+    its letters."""
+    if isinstance(value, (str, bytes)):
+        raise InvalidParameterError(
+            f"{what} must be a list of labels, not a string: write {what}=[{value!r}]"
+        )
+
+
 def check_sample_weight(sample_weight: Any) -> np.ndarray:
     """scikit-learn's rules for an in-memory ``sample_weight`` (the scikit-learn facade), in
     its wording: finite (``check_array``), not all zero (``_check_sample_weight``) and, as

@@ -397,3 +397,10 @@ def test_the_scikit_learn_facade_refuses_negative_weights():
     with pytest.raises(errors.InvalidDataError, match="Negative values in data passed to "
                                                       "`sample_weight`"):
         MultinomialNB().fit(X, y, sample_weight=[1.0, -1.0, 1.0, 1.0])
+
+
+def test_a_string_of_classes_is_not_read_as_its_letters(con):
+    con.execute("CREATE TABLE t AS SELECT CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END AS y, "
+                "i * 1.0 AS x FROM range(10) r(i)")
+    with pytest.raises(errors.InvalidParameterError, match=r"classes=\['ab'\]"):
+        sqlnb.NaiveBayes("m", con=con).partial_fit("t", "y", classes="ab")
