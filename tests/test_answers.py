@@ -404,3 +404,11 @@ def test_a_string_of_classes_is_not_read_as_its_letters(con):
                 "i * 1.0 AS x FROM range(10) r(i)")
     with pytest.raises(errors.InvalidParameterError, match=r"classes=\['ab'\]"):
         sqlnb.NaiveBayes("m", con=con).partial_fit("t", "y", classes="ab")
+
+
+def test_evaluate_compares_categories_by_value_too(con, coded):
+    model = sqlnb.NaiveBayes("cat", con=con, family="categorical", unseen="error")
+    model.fit(coded, "y", features=["k", "flag"])
+    expected = model.evaluate(coded)
+    with pytest.warns(errors.CoercedValuesWarning):
+        assert model.evaluate(coded.astype({"k": float})) == expected
