@@ -49,3 +49,8 @@ class NameConflictError(SqlnbError, ValueError):
 
 class SkippedRowsWarning(UserWarning):
     """Fit left some rows out (their target is NULL); the warning says how many."""
+
+
+class CoercedValuesWarning(UserWarning):
+    """A categorical feature arrived with another type than at fit (a float-coded copy of
+    an integer column, 0/1 for a BOOLEAN one); its values were compared by value."""

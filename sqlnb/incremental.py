@@ -45,6 +45,7 @@ from .model import NaiveBayes, _describe_problems, load
 from .source import Source, resolve
 from .templates import render
 from .transaction import refuse_open_transaction, transaction
+from .validation import check_labels, check_weights
 
 # Hyperparameters that change the statistics themselves (not only the derived parameters):
 # a model cannot continue with another value of them.
@@ -113,6 +114,8 @@ def partial_fit_sparse(
     ``entries`` and ``rows`` are as in :meth:`NaiveBayes.fit_sparse`.
     """
     refuse_open_transaction(model.con, "partial_fit" if sign > 0 else "forget")
+    check_labels("classes", classes)
+    check_labels("keep_classes", keep_classes)
     if model.family.name not in ("multinomial", "complement", "bernoulli"):
         raise InvalidParameterError(f"sparse input needs a count family, not {model.family.name}")
     con = model.con
@@ -121,6 +124,8 @@ def partial_fit_sparse(
         for column in (row, target) + ((weight,) if weight else ()):
             if column not in rows_src.columns:
                 raise UnknownColumnError(f"column {column!r} is not in the rows table")
+        if weight:
+            check_weights(con, rows_src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         stored = _stored(model)
         if stored is None and sign < 0:
             raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
@@ -228,6 +233,8 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None) -> NaiveBayes:
     refuse_open_transaction(model.con, "partial_fit" if sign > 0 else "forget")
+    check_labels("classes", classes)
+    check_labels("keep_classes", keep_classes)
     _check_not_composite(model)
     con = model.con
     src = resolve(con, source)

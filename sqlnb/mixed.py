@@ -55,6 +55,7 @@ from .families import (
     make_family,
 )
 from .templates import render
+from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -120,6 +121,18 @@ class Mixed(Family):
         "missing": "ignore",
         "fit_prior": True,
         "class_prior": None,
+    }
+    constraints: ClassVar[dict[str, list[Any]]] = {
+        "integers": [Options(INTEGER_CHOICES)],
+        "var_smoothing": [Interval(float, 0, None)],
+        "alpha": [Interval(float, 0, None)],
+        "force_alpha": [BOOLEAN],
+        "fit_prior": [BOOLEAN],
+        "class_prior": [ARRAY_LIKE, None],
+        "binarize": [None, Interval(float, 0, None)],
+        "min_categories": [None, ARRAY_LIKE, Interval(int, 1, None)],
+        "unseen": [Options(UNSEEN_MODES)],
+        "missing": [Options(MISSING_MODES)],
     }
     assigned: dict[str, str]
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from collections import defaultdict
 from typing import Any
 
@@ -22,6 +23,7 @@ import duckdb
 from . import __version__, grouping, macros, mixed, ownership
 from .dialect import DUCKDB
 from .errors import (
+    CoercedValuesWarning,
     EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
@@ -31,9 +33,16 @@ from .errors import (
 )
 from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
+from .reads import read_snapshot
 from .source import Source, resolve
 from .templates import render
 from .transaction import refuse_open_transaction, transaction
+from .validation import (
+    check_flag,
+    check_names,
+    check_output_clashes,
+    check_weights,
+)
 
 SCHEMA_VERSION = 2  # 2: the meta row lists the relations the model owns
 PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
@@ -83,7 +92,7 @@ class NaiveBayes:
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
-        self.sql_macros = sql_macros
+        self.sql_macros = check_flag("sql_macros", sql_macros)
         self._term_input: tuple | None = None
         self._owned: set[str] | None = None  # see sqlnb/ownership.py
         self._needed: list[str] | None = None
@@ -158,6 +167,11 @@ class NaiveBayes:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
                 )
+            if group_by is not None:
+                raise InvalidParameterError(
+                    "group_by is not available for text models: fit one text model per "
+                    "group (e.g. on a view filtered to that group)"
+                )
             from .text import fit_text
             fit_text(self, source, target, text, weight=weight, options=text_options,
                      partial=False)
@@ -226,16 +240,19 @@ class NaiveBayes:
             raise UnknownColumnError(
                 f"target column {target!r} is not in the source (columns: {', '.join(columns)})"
             )
+        if weight is not None and not isinstance(weight, str):
+            raise InvalidParameterError(f"weight must name a column, got {weight!r}")
         if weight is not None:
             if weight not in columns:
                 raise UnknownColumnError(f"weight column {weight!r} is not in the source")
             if not is_numeric(columns[weight]):
                 raise InvalidDataError(f"weight column {weight!r} has type {columns[weight]}")
+        if features is not None:
+            features = check_names("features", features, allow_none=False)
         if features is None:
             grouped = [group_by] if isinstance(group_by, str) else list(group_by or [])
             features = [c for c in columns if c not in (target, weight) and c not in grouped]
         else:
-            features = list(features)
             missing = [f for f in features if f not in columns]
             if missing:
                 raise UnknownColumnError(f"feature column(s) not in the source: {missing}")
@@ -245,6 +262,8 @@ class NaiveBayes:
                 raise InvalidParameterError("the target and weight cannot also be features")
         if not features:
             raise InvalidDataError("there are no feature columns to fit")
+        if weight is not None:
+            check_weights(self.con, src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         for name in features:
             self.family.check_feature_type(name, columns[name])
         options = self.family.feature_options(len(features))
@@ -423,6 +442,9 @@ class NaiveBayes:
             for column in (row, target) + ((weight,) if weight else ()):
                 if column not in rows_src.columns:
                     raise UnknownColumnError(f"column {column!r} is not in the rows table")
+            if weight:
+                check_weights(self.con, rows_src.sql, DUCKDB.ident(target), weight,
+                              DUCKDB.ident(weight))
             specs = [{"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
                       "type": "DOUBLE", "shift": 0.0, **extra}
                      for i, (name, extra) in
@@ -570,17 +592,31 @@ class NaiveBayes:
 
     # ------------------------------------------------------------------ scoring
     def _compile(self) -> dict[str, Any]:
-        """Read the (small) parameter views once, for the per-class scoring expressions."""
+        """Read the (small) parameter views once, for the per-class scoring expressions.
+
+        Everything scoring needs (metadata, groups, parameters) is read in one read
+        transaction, so a refit committed by another cursor meanwhile is either wholly
+        seen or not at all (see ``read_snapshot``)."""
         if self._compiled is not None:
             return self._compiled
+        with read_snapshot(self.con):
+            self._meta = None
+            self._term_input = None
+            compiled = self._read_parameters()
+            groups = [] if self._stored_input() else grouping.read_groups(self)
+            if groups:
+                compiled["groups"] = groups
+                compiled["group_models"] = grouping.group_models(self, groups)
+        self._compiled = compiled
+        return compiled
+
+    def _read_parameters(self) -> dict[str, Any]:
         if self._stored_input():
             from .text import compile_classes
-            self._compiled = compile_classes(self)
-            return self._compiled
+            return compile_classes(self)
         meta = self.meta
         if self.family.composite:
-            self._compiled = mixed.compile_mixed(self)
-            return self._compiled
+            return mixed.compile_mixed(self)
         types = {f["name"]: f["type"] for f in meta["features"]}
         classes = self._fetch("read_params.sql", what="classes")
         constants = dict(self._fetch("read_params.sql", what="constants"))
@@ -606,18 +642,19 @@ class NaiveBayes:
                 "terms": class_terms,
                 "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
             }))
-        self._compiled = {"classes": classes, "compiled": compiled_classes}
-        return self._compiled
+        return {"classes": classes, "compiled": compiled_classes}
 
     def score_sql(self, source_sql: str, output: str, keep: list[str],
-                  prediction: str = "prediction") -> str:
-        """The scoring statement for a FROM-clause fragment (used by ``predict*``)."""
-        if grouping.read_groups(self):  # per-group models: rows are routed to their group
+                  prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
+        """The scoring statement for a FROM-clause fragment (used by ``predict*``).
+
+        ``columns`` maps feature names to the SQL expressions that read them."""
+        if self._compile().get("groups"):  # per-group models: rows are routed to their group
             return macros.scoring_sql(self, source_sql, output, prediction=prediction,
-                                      output_prefix=OUTPUTS[output])
+                                      output_prefix=OUTPUTS[output], columns=columns)
         compiled = self._compile()
         classes = []
-        for c in compiled["compiled"]:
+        for c in (macros.with_columns(c, columns) for c in compiled["compiled"]):
             prefix = OUTPUTS[output]
             out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
             classes.append({**c, "output": out})
@@ -635,6 +672,7 @@ class NaiveBayes:
         )
 
     def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+        self._compile()  # metadata and parameters, read together
         meta = self.meta
         if self._stored_input():
             from .text import score_terms
@@ -653,10 +691,47 @@ class NaiveBayes:
             except InvalidDataError:
                 src.release(self.con)
                 raise
-        outputs = self._output_names(output)
-        keep = [c for c in src.columns if c not in outputs] if keep_input else []
+        try:
+            check_output_clashes(src.columns, self._output_names(output))
+            columns = self._coerced_columns(src)
+        except InvalidDataError:
+            src.release(self.con)
+            raise
+        keep = list(src.columns) if keep_input else []
         # The helper view of a Python object stays registered: the lazy result reads it.
-        return self.con.sql(self.score_sql(src.sql, output, keep))
+        return self.con.sql(self.score_sql(src.sql, output, keep, columns=columns))
+
+    def _coerced_columns(self, src: Source) -> dict[str, str]:
+        """Categorical features whose source column has another numeric (or BOOLEAN) type
+        than at fit, read as the model's type: categories are compared by value (1.0 is the
+        category 1, 1 is TRUE). A value the model's type cannot hold exactly is an error."""
+        families = self.families_
+        coerced = [
+            {"name": f["name"], "column": DUCKDB.ident(f["name"]), "model_type": f["type"],
+             "source_type": src.columns[f["name"]]}
+            for f in self.meta["features"]
+            if families[f["name"]] == "categorical"
+            and src.columns[f["name"]].upper() != f["type"].upper()
+            and is_numeric(f["type"]) and is_numeric(src.columns[f["name"]])
+        ]
+        if not coerced:
+            return {}
+        found = self._fetch("coercion_checks.sql", source=src.sql, features=coerced)[0]
+        for i, f in enumerate(coerced):
+            n_inexact, example = found[2 * i], found[2 * i + 1]
+            if n_inexact:
+                raise InvalidDataError(
+                    f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
+                    f"{f['source_type']} here, and {n_inexact} value(s) (e.g. {example}) are "
+                    f"no {f['model_type']} category; convert the column before scoring"
+                )
+            warnings.warn(
+                f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
+                f"{f['source_type']} here: its values are compared as {f['model_type']} "
+                "(1.0 as 1, 1 as TRUE; NaN is missing)",
+                CoercedValuesWarning, stacklevel=4,
+            )
+        return {f["name"]: f"TRY_CAST({f['column']} AS {f['model_type']})" for f in coerced}
 
     def score_sparse(self, entries: Any, rows: Any, output: str,
                      row: str = "row") -> duckdb.DuckDBPyRelation:

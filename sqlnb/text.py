@@ -47,6 +47,7 @@ from .source import Source, resolve
 from .stop_words import ENGLISH_STOP_WORDS
 from .templates import render
 from .transaction import refuse_open_transaction, transaction
+from .validation import check_flag, check_output_clashes, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -193,6 +194,8 @@ class Analyzer:
     def validate(self) -> None:
         if not isinstance(self.column, str) or not self.column:
             raise InvalidParameterError("text must name a column")
+        for flag in ("lowercase", "binary", "tfidf", "use_idf", "smooth_idf", "sublinear_tf"):
+            setattr(self, flag, check_flag(flag, getattr(self, flag)))
         ngram = self.ngram_range
         if (not isinstance(ngram, (tuple, list)) or len(ngram) != 2
                 or not all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
@@ -392,6 +395,8 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
         _check_column(src, target, "target")
         _check_column(src, column, "text")
         _check_column(src, weight, "weight")
+        if weight is not None:
+            check_weights(model.con, src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         if src.columns[column].upper() not in TEXT_TYPES:
             raise InvalidDataError(
                 f"text column {column!r} has type {src.columns[column]}, not VARCHAR"
@@ -487,6 +492,9 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
             _check_column(entries_src, name, "long-table")
         for name in (columns.document, target, weight):
             _check_column(labels_src, name, "labels")
+        if weight is not None:
+            check_weights(model.con, labels_src.sql, DUCKDB.ident(target), weight,
+                          DUCKDB.ident(weight))
         target_type = labels_src.columns[target]
         context = {
             "entries": entries_src.sql,
@@ -548,7 +556,7 @@ def compile_classes(model: NaiveBayes) -> dict[str, Any]:
         "coef": DUCKDB.ident(f"__sqlnb_coef_{index}"),
         "sum": DUCKDB.ident(f"__sqlnb_sum_{index}"),
     } for index, label, _ in classes]
-    return {"classes": classes, "compiled": compiled}
+    return {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
 
 
 def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
@@ -565,14 +573,21 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
     src = resolve(model.con, source)
     context: dict[str, Any] = {"source": src.sql, "input": kind, "output": output,
                                "classes": classes, "prediction": DUCKDB.ident(prediction),
+                               "fitted_at": str(compiled["fitted_at"]),
                                "binarize": model.family.params.get("binarize")}
+    try:
+        check_output_clashes(src.columns if kind == "text" else [options["document"]],
+                             outputs)
+    except InvalidDataError:
+        src.release(model.con)
+        raise
     if kind == "text":
         analyzer = Analyzer.from_json(json.dumps(options))
         _check_column(src, analyzer.column, "text")
         context.update(column=DUCKDB.ident(analyzer.column), a=analyzer.sql(),
                        chunks=analyzer.chunked and analyzer.linear(model.family.name),
                        order=DUCKDB.ident("__sqlnb_doc"),
-                       keep=[DUCKDB.ident(c) for c in src.columns if c not in outputs])
+                       keep=[DUCKDB.ident(c) for c in src.columns])
     else:
         columns = LongColumns(**options)
         for name in (columns.document, columns.feature, columns.value):

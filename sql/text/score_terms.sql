@@ -58,6 +58,11 @@ WITH documents AS MATERIALIZED (
     FROM (
         {{ family.read_params(t) }}
     )
+    -- the coefficients are read when this statement runs, the class constants below were
+    -- read with the metadata: refuse to mix two fits of the model
+    WHERE (SELECT CASE WHEN max(fitted_at) = CAST({{ fitted_at | lit }} AS TIMESTAMP) THEN TRUE
+                  ELSE error('the model was refitted after this scoring relation was made: score again') END
+           FROM {{ t.meta }})
     GROUP BY feature
 {% if chunks %}
 ), chunk_coefficients AS (
