@@ -310,15 +310,17 @@ def test_values_the_category_type_cannot_hold_are_an_error(con, coded, column, v
 
 
 # ------------------------------------------------------------------------ consistent reads
-def refit_during_reads(model, after_template, refit):
-    """Make ``refit()`` run right after ``model`` first reads ``after_template``: a writer
-    committing between two of the reader's statements, deterministically."""
+def refit_during_reads(model, after_reads, refit):
+    """Make ``refit()`` run right after ``model``'s ``after_reads``-th read statement: a
+    writer committing between two of the reader's statements, deterministically."""
     original = model._fetch
     done = []
+    reads = []
 
     def fetch(template, **context):
         rows = original(template, **context)
-        if template == after_template and not done:
+        reads.append(template)
+        if len(reads) == after_reads and not done:
             done.append(template)
             refit()
         return rows
@@ -334,7 +336,7 @@ NEW = ("SELECT CASE WHEN i % 2 = 0 THEN 'even' ELSE 'odd' END AS y, CAST(i AS DO
 
 
 @pytest.mark.parametrize("group_by", [None, "store"])
-@pytest.mark.parametrize("after", ["read_meta.sql", "read_params.sql", "read_groups.sql"])
+@pytest.mark.parametrize("after", [1, 2, 3])
 def test_scoring_reads_one_version_of_a_model_another_cursor_refits(con, group_by, after):
     reader, writer = con.cursor(), con.cursor()
     sqlnb.NaiveBayes("m", con=writer).fit(writer.sql(OLD), "y", group_by=group_by)
@@ -344,7 +346,7 @@ def test_scoring_reads_one_version_of_a_model_another_cursor_refits(con, group_b
     done = refit_during_reads(model, after, lambda: sqlnb.NaiveBayes("m", con=writer).fit(
         writer.sql(NEW), "y", group_by=group_by))
     scored = model.predict_proba(reader.sql(OLD)).fetchall()
-    assert done == [after]
+    assert len(done) == 1  # the refit did happen between two reads
     assert model.classes_ == [0, 1, 2]
     assert scored == pytest.approx(reference.predict_proba(writer.sql(OLD)).fetchall(),
                                    abs=1e-12)
