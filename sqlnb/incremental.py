@@ -177,18 +177,19 @@ def merge(
     sources = [_open(con, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
-    for i, source in enumerate(sources):
+    for source in sources:
         _check_not_composite(source)
-        if any(_is(source, other) for other in sources[:i]):
-            raise InvalidParameterError(
-                f"model {source.name!r} is listed twice (names ignore case): list each once"
-            )
     spec = sources[0].meta
     for other in sources[1:]:
         _check_same_spec(sources[0], other)
     result = NaiveBayes(into, con=con, family=spec["family"], **spec["params"])
     stored = _stored(result)
     accumulate = stored is not None and any(_is(s, result) for s in sources)
+    if accumulate and sum(_is(s, result) for s in sources) > 1:
+        raise InvalidParameterError(
+            f"model {into!r} is listed more than once (names ignore case) and is the target: "
+            "a model cannot be added to itself; merge into a new name instead"
+        )
     if accumulate:
         _check_same_spec(sources[0], result)
     try:

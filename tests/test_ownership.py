@@ -111,10 +111,12 @@ def test_merge_into_a_name_differing_only_by_case_adds_both(con):
     assert merged.predict("t").fetchall() == union.predict("t").fetchall()
 
 
-def test_merge_of_one_model_under_two_spellings_is_an_error(con):
+def test_adding_a_model_to_itself_under_another_spelling_is_an_error(con):
     sqlnb.NaiveBayes("A", con=con).fit("t", "y", features=["v"])
-    with pytest.raises(InvalidParameterError, match="listed twice"):
-        sqlnb.merge(con, ["A", "a"], into="c")
+    before = con.execute("SELECT * FROM a_class_stats ORDER BY class").fetchall()
+    with pytest.raises(InvalidParameterError, match="cannot be added to itself"):
+        sqlnb.merge(con, ["A", "a"], into="a")
+    assert con.execute("SELECT * FROM a_class_stats ORDER BY class").fetchall() == before
 
 
 def test_a_grouped_model_loaded_under_another_case_finds_its_groups(con):
