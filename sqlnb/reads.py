@@ -20,14 +20,7 @@ from contextlib import contextmanager
 
 import duckdb
 
-
-def in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether ``con`` has a transaction open (in auto-commit mode every statement has a
-    transaction of its own, so two reads of the transaction id differ). A failed BEGIN
-    would abort the open transaction, hence this probe."""
-    first = con.execute("SELECT txid_current()").fetchall()[0][0]
-    second = con.execute("SELECT txid_current()").fetchall()[0][0]
-    return first == second
+from .transaction import in_transaction
 
 
 @contextmanager

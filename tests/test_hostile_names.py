@@ -59,6 +59,13 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
                             ("poisson", ["k", "z"])):  # z's NaN: scanned again
         sqlnb.NaiveBayes(name, con=con, family=family).fit(
             table, "y", features=columns).predict_proba(table).fetchall()
+    sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features, weight="k")
+    categorical = sqlnb.NaiveBayes(name, con=con, family="categorical")
+    categorical.fit(table, "y", features=["c", "k"])
+    as_float = con.sql("SELECT * REPLACE (CAST(k AS DOUBLE) AS k) FROM "
+                       + sqlnb.dialect.DUCKDB.ident(table))
+    with pytest.warns(sqlnb.errors.CoercedValuesWarning):  # k is checked by value
+        categorical.predict(as_float).fetchall()
     sqlnb.NaiveBayes(name, con=con, family="auto").fit(
         table, "y", features=[column, "c", "flag", "k"]).predict_proba(table).fetchall()
     text_model = sqlnb.NaiveBayes(name, con=con, family="multinomial")
