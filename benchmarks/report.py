@@ -138,6 +138,7 @@ def plot_width(report: Report, path: Path) -> Path | None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib import ticker
 
     figure, (times, size) = plt.subplots(1, 2, figsize=(11, 4))
     for label in dict.fromkeys(label for _, label, _ in report.width):
@@ -153,6 +154,7 @@ def plot_width(report: Report, path: Path) -> Path | None:
     size.set_title("size of the standalone scoring statement (to_sql)")
     for ax in (times, size):
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
         ax.set_xlabel("features")
         ax.grid(True, which="both", alpha=0.3)
     times.legend(fontsize="small")
