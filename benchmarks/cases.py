@@ -389,6 +389,39 @@ def _digits_agreement(report: Report) -> None:
                  f"{same:,} of {len(y):,}", f"{len(y):,} of {len(y):,}", same == len(y))
     report.check("digits: max |predict_proba - scikit-learn's| (issue 15)",
                  f"{difference:.1e}", "<= 1e-9", difference <= 1e-9)
+    _offset_precision(report, X + 1e9, y)
+
+
+def _offset_precision(report: Report, X: Any, y: Any) -> None:
+    """Gaussian parameters of data far from the origin against exact rational arithmetic.
+
+    ``X`` holds integers (digits + 1e9), exact in float64, so the exact means and
+    variances are Fractions; the figure is the largest relative error of ``var_``.
+    """
+    from fractions import Fraction
+
+    import numpy as np
+    from sklearn.naive_bayes import GaussianNB
+
+    from sqlnb.sklearn import GaussianNB as SqlnbGaussianNB
+
+    def exact_variance(column: list[int]) -> Fraction:
+        mean = Fraction(sum(column), len(column))
+        return sum((Fraction(v) - mean) ** 2 for v in column) / len(column)
+
+    values = X.astype(np.int64)
+    epsilon = 1e-9 * max(exact_variance(values[:, j].tolist()) for j in range(X.shape[1]))
+    classes = np.unique(y)
+    exact = np.array([[float(exact_variance(values[y == k, j].tolist()) + epsilon)
+                       for j in range(X.shape[1])] for k in classes])
+
+    def error(estimator: Any) -> float:
+        return float(np.max(np.abs(estimator.fit(X, y).var_ - exact) / exact))
+
+    ours, theirs = error(SqlnbGaussianNB()), error(GaussianNB())
+    report.check("digits + 1e9: max relative error of var_ against exact arithmetic, "
+                 "sqlnb (issue 15: at least as good as scikit-learn's)",
+                 f"{ours:.1e}", f"<= scikit-learn's {theirs:.1e}", ours <= theirs)
 
 
 def width(report: Report) -> None:
