@@ -109,5 +109,7 @@ def feature_distribution(model: NaiveBayes, feature: str) -> dict[str, Any]:
         params=DUCKDB.ident(f"{model.name}_{view}"),
         class_params=DUCKDB.ident(f"{model.name}_class_params")))
     keys = [d[0] for d in cursor.description]
-    return {"feature": feature, "family": family,
-            "rows": [dict(zip(keys, row)) for row in cursor.fetchall()]}
+    rows = [dict(zip(keys, row)) for row in cursor.fetchall()]
+    if not rows:  # a text model's parameters are per term, not per column
+        raise UnknownColumnError(f"model {model.name!r} has no parameters for {feature!r}")
+    return {"feature": feature, "family": family, "rows": rows}
