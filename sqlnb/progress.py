@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -33,7 +34,9 @@ import duckdb
 from .errors import InvalidParameterError
 from .templates import render
 
-DELAY = 0.5  # seconds of work before a bar appears
+# Seconds of work before a bar appears (the environment variable SQLNB_PROGRESS_DELAY
+# overrides it, e.g. 0 to see a bar for every call).
+DELAY = float(os.environ.get("SQLNB_PROGRESS_DELAY", "0.5"))
 POLL = 0.1  # seconds between two readings of the query's progress
 _tracking: set[int] = set()  # connections with a bar already (nested calls draw one bar)
 
@@ -56,7 +59,8 @@ def interactive(target: Any) -> bool:
 
 @contextlib.contextmanager
 def track(con: duckdb.DuckDBPyConnection, description: str = "working", *,
-          enabled: bool = True, delay: float = DELAY, target: Any = None) -> Iterator[None]:
+          enabled: bool = True, delay: float | None = None, target: Any = None
+          ) -> Iterator[None]:
     """Show a bar of the running query's progress while the ``with`` block runs.
 
     ``enabled=False`` or a non-interactive console turns it into a no-op. The percentage is
@@ -79,6 +83,7 @@ def track(con: duckdb.DuckDBPyConnection, description: str = "working", *,
         TimeElapsedColumn,
     )
 
+    delay = DELAY if delay is None else delay
     before = con.execute(render("progress_settings.sql", read=True)).fetchall()[0]
     con.execute(render("progress_settings.sql", read=False, enabled=True, printed=False))
     bar = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
@@ -126,3 +131,10 @@ def tracked(action: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
                 return method(model, *args, **kwargs)
         return run
     return decorate
+
+
+def silence_duckdb(con: duckdb.DuckDBPyConnection) -> None:
+    """Switch off the bar DuckDB itself prints on standard output (the CLI's stdout is data)."""
+    before = con.execute(render("progress_settings.sql", read=True)).fetchall()[0]
+    con.execute(render("progress_settings.sql", read=False, enabled=_as_bool(before[0]),
+                       printed=False))
