@@ -73,7 +73,7 @@ def test_predict_proba_to_csv_equals_scikit_learn(iris):
 
 
 def test_predict_without_output_shows_the_first_rows(iris):
-    where, X, y = iris
+    where, _, _ = iris
     ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
     shown = ok("predict", "m.duckdb", "flowers", "iris.parquet", "--limit", "2", cwd=where)
     lines = [line for line in shown.splitlines() if "setosa" in line]
@@ -141,7 +141,7 @@ def test_forget_equals_fit_on_the_rest(iris):
 
 
 def test_show_lists_the_models_of_a_file(iris):
-    where, X, y = iris
+    where, _, _ = iris
     ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
     ok("fit", "m.duckdb", "petals", "first.parquet", "-t", "species", "--features",
        "petal_length", cwd=where)
@@ -153,7 +153,7 @@ def test_show_lists_the_models_of_a_file(iris):
 
 
 def test_show_model_gives_priors_features_and_top_features(iris):
-    where, X, y = iris
+    where, _, _ = iris
     ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
     shown = ok("show", "m.duckdb", "flowers", "--top", "1", "--plot", "model.png", cwd=where)
     cells = [[c.strip() for c in line.split("│")[1:-1]]
