@@ -1,4 +1,4 @@
--- The fitted distribution of feature {{ feature | lit }} in each class (model {{ model | lit }}):
+-- The fitted distribution of one feature in each class of a model:
 -- the columns of its family's parameter view, classes in sorted order.
 SELECT
     c.class,

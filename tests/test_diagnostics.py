@@ -153,3 +153,18 @@ def test_progress_track_is_silent_off_a_terminal(con, capsys):
     with sqlnb.progress.track(con, "counting"):
         assert con.sql("SELECT count(*) FROM range(100)").fetchall() == [(100,)]
     assert capsys.readouterr() == ("", "")
+
+
+def test_hostile_names_reach_sql_only_quoted(con):
+    feature = "x'\n; DROP TABLE keep; --"
+    label = "it's \"quoted\"\n--"
+    con.execute("CREATE TABLE keep AS SELECT 1 AS one")
+    frame = pd.DataFrame({"y": [label, "b"] * 4, feature: [1.0, 5.0, 2.0, 6.0] * 2})
+    model = sqlnb.NaiveBayes("m'; --", con=con).fit(frame, "y")
+    rows = diagnostics.feature_distribution(model, feature)["rows"]
+    assert [(r["class"], r["theta"]) for r in rows] == [("b", 5.5), (label, 1.5)]
+    assert [p["class"] for p in diagnostics.class_priors(model)] == ["b", label]
+    curve = diagnostics.model_reliability(model, frame, bins=2)
+    assert sum(b["n"] for b in curve["bins"]) == 8
+    assert [m["model"] for m in sqlnb.list_models(con)] == ["m'; --"]
+    assert con.sql("SELECT * FROM keep").fetchall() == [(1,)]
