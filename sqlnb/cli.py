@@ -24,7 +24,7 @@ from rich.table import Table
 import sqlnb
 import sqlnb.plot
 from sqlnb import diagnostics
-from sqlnb.errors import ModelNotFoundError, SqlnbError
+from sqlnb.errors import InvalidParameterError, ModelNotFoundError, SqlnbError
 
 FAMILIES = ("gaussian", "multinomial", "complement", "bernoulli", "categorical", "poisson",
             "auto")
@@ -284,15 +284,7 @@ def predict(database: str, model: str, source: str, output: str | None, proba: b
             raise CliError(f"--output must end in .parquet, .pq or .csv, got {output!r}")
     con = _connect(database, read_only=True)
     nb = _load(con, model, progress)
-    if proba:  # the prediction, then the probabilities
-        probabilities = nb.predict_proba(source)
-        names = [f"proba_{label}" for label in nb.classes_]
-        scored = nb.predict(probabilities)
-        columns = [c for c in scored.columns if c not in names and c != "prediction"]
-        scored = scored.select(*[duckdb.ColumnExpression(c) for c in
-                                 [*columns, "prediction", *names]])
-    else:
-        scored = nb.predict(source)
+    scored = _scored_with_proba(nb, source) if proba else nb.predict(source)
     if writer is None:
         shown = scored.limit(limit)
         out.print(_table(None, shown.columns, shown.fetchall()))
@@ -302,6 +294,15 @@ def predict(database: str, model: str, source: str, output: str | None, proba: b
         getattr(scored, writer)(output)
     click.echo(f"predictions written to {output} in {time.monotonic() - started:.2f} s",
                err=True)
+
+
+def _scored_with_proba(nb: sqlnb.NaiveBayes, source: str) -> duckdb.DuckDBPyRelation:
+    """The source's rows, their prediction, then one probability column per class."""
+    probabilities = nb.predict_proba(source)
+    names = [f"proba_{label}" for label in nb.classes_]
+    scored = nb.predict(probabilities)
+    columns = [c for c in scored.columns if c not in names and c != "prediction"]
+    return scored.select(*[duckdb.ColumnExpression(c) for c in [*columns, "prediction", *names]])
 
 
 @cli.command()
@@ -322,7 +323,12 @@ def evaluate(database: str, model: str, source: str, target: str | None, as_json
         raise CliError(f"--plot needs a .png, .svg or .pdf file name, got {plot!r}")
     con = _connect(database, read_only=True)
     nb = _load(con, model, progress)
-    report = nb.evaluate(source, target)
+    try:
+        report = nb.evaluate(source, target)
+    except InvalidParameterError:  # text models: metrics over their scored rows instead
+        with sqlnb.progress.track(con, f"evaluate {model}", enabled=progress):
+            report = sqlnb.evaluate(con, _scored_with_proba(nb, source), target or nb.target,
+                                    proba={label: f"proba_{label}" for label in nb.classes_})
     if as_json:
         click.echo(json.dumps(report, default=str, indent=2))
     else:

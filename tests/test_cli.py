@@ -190,6 +190,29 @@ def test_text_fit_equals_count_vectorizer_and_multinomial(tmp_path):
     np.testing.assert_allclose(got, expected, atol=1e-9)
 
 
+def test_evaluate_a_text_model_equals_scikit_learn(tmp_path):
+    train = pd.DataFrame({
+        "body": ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch at noon",
+                 "offer ends now", "agenda for the meeting"],
+        "label": ["spam", "ham", "spam", "ham", "spam", "ham"],
+    })
+    holdout = pd.DataFrame({"body": ["cheap lunch", "noon offer now", "meeting now"],
+                            "label": ["spam", "ham", "ham"]})
+    train.to_parquet(tmp_path / "train.parquet")
+    holdout.to_parquet(tmp_path / "holdout.parquet")
+    ok("fit", "m.duckdb", "spam", "train.parquet", "-t", "label", "-f", "multinomial",
+       "--text", "body", cwd=tmp_path)
+    report = json.loads(ok("evaluate", "m.duckdb", "spam", "holdout.parquet", "--json",
+                           cwd=tmp_path))
+    vectorizer = CountVectorizer().fit(train["body"])
+    oracle = MultinomialNB().fit(vectorizer.transform(train["body"]), train["label"])
+    counts = vectorizer.transform(holdout["body"])
+    assert report["accuracy"] == pytest.approx(
+        metrics.accuracy_score(holdout["label"], oracle.predict(counts)), abs=1e-12)
+    assert report["log_loss"] == pytest.approx(
+        metrics.log_loss(holdout["label"], oracle.predict_proba(counts)), rel=1e-9)
+
+
 def test_group_by_fits_one_model_per_group(iris):
     where, X, y = iris
     frame = read(where / "iris.parquet").assign(site=np.arange(len(y)) % 2)
