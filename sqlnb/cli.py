@@ -188,7 +188,7 @@ def _check_text(text: str | None, text_options: dict[str, Any]) -> None:
         raise CliError("--text-option needs --text COLUMN")
 
 
-@cli.command()
+@cli.command(short_help="Fit a model on a source (DB created if missing).")
 @_fit_options
 def fit(database: str, model: str, source: str, target: str, family: str | None,
         features: tuple[str, ...], weight: str | None, text: str | None,
@@ -214,7 +214,7 @@ def fit(database: str, model: str, source: str, target: str, family: str | None,
     _report_fit(con, "fitted", nb, started)
 
 
-@cli.command("partial-fit")
+@cli.command("partial-fit", short_help="Fold one more batch into a model.")
 @_fit_options
 def partial_fit(database: str, model: str, source: str, target: str, family: str | None,
                 features: tuple[str, ...], weight: str | None, text: str | None,
@@ -246,7 +246,7 @@ def partial_fit(database: str, model: str, source: str, target: str, family: str
     _report_fit(con, "updated", nb, started)
 
 
-@cli.command()
+@cli.command(short_help="Unlearn rows the model learned.")
 @_fit_options
 def forget(database: str, model: str, source: str, target: str, family: str | None,
            features: tuple[str, ...], weight: str | None, text: str | None,
@@ -262,7 +262,7 @@ def forget(database: str, model: str, source: str, target: str, family: str | No
     _report_fit(con, "forgot rows of", nb, started)
 
 
-@cli.command()
+@cli.command(short_help="Score a source: to a file, or the first rows on screen.")
 @click.argument("database", metavar="DB")
 @click.argument("model")
 @click.argument("source")
@@ -305,7 +305,7 @@ def _scored_with_proba(nb: sqlnb.NaiveBayes, source: str) -> duckdb.DuckDBPyRela
     return scored.select(*[duckdb.ColumnExpression(c) for c in [*columns, "prediction", *names]])
 
 
-@cli.command()
+@cli.command(short_help="Accuracy, per-class metrics, log loss, confusion; --plot.")
 @click.argument("database", metavar="DB")
 @click.argument("model")
 @click.argument("source")
@@ -353,7 +353,7 @@ def _print_report(report: dict[str, Any]) -> None:
                      matrix))
 
 
-@cli.command()
+@cli.command(short_help="The models in a file, or one model in detail; --plot.")
 @click.argument("database", metavar="DB")
 @click.argument("model", required=False)
 @click.option("--top", "-k", default=5, show_default=True, help="Top features per class.")
@@ -403,7 +403,7 @@ def show(database: str, model: str | None, top: int, plot: str | None,
         _save(sqlnb.plot.overview(nb, features=_split(plot_features), k=top), plot)
 
 
-@cli.command()
+@cli.command(short_help="Print a self-contained SELECT that scores with a model.")
 @click.argument("database", metavar="DB")
 @click.argument("model")
 @click.option("--source", "-s", default="source", show_default=True,
