@@ -20,6 +20,7 @@ import click
 import duckdb
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 import sqlnb
 import sqlnb.plot
@@ -32,7 +33,9 @@ WRITERS = {".parquet": "write_parquet", ".pq": "write_parquet", ".csv": "write_c
 PLOT_DPI = 110
 
 # Wide tables stay whole when the output goes to a file or a pipe (Rich assumes 80 columns).
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+# Labels and names are shown as they are: no Rich markup or emoji codes read into them.
+out = Console(highlight=False, markup=False, emoji=False,
+              width=None if sys.stdout.isatty() else 200)
 _state: dict[str, Any] = {"debug": False}
 
 
@@ -120,11 +123,11 @@ def _text(value: Any) -> str:
 
 
 def _table(title: str | None, columns: list[str], rows: list[tuple], **kwargs: Any) -> Table:
-    table = Table(title=title, title_justify="left", **kwargs)
+    table = Table(title=None if title is None else Text(title), title_justify="left", **kwargs)
     for column in columns:
-        table.add_column(column)
+        table.add_column(Text(column))
     for row in rows:
-        table.add_row(*(_text(v) for v in row))
+        table.add_row(*(Text(_text(v)) for v in row))
     return table
 
 

@@ -227,6 +227,16 @@ def test_group_by_fits_one_model_per_group(iris):
         assert scored[scored["site"] == site]["prediction"].tolist() == expected
 
 
+def test_labels_that_look_like_markup_are_shown_as_they_are(tmp_path):
+    frame = pd.DataFrame({"y": ["[bold]a[/bold]", "[/x] :smile:"] * 3,
+                          "x": [1.0, 5.0, 1.5, 5.5, 0.5, 6.0]})
+    frame.to_parquet(tmp_path / "odd.parquet")
+    ok("fit", "m.duckdb", "odd", "odd.parquet", "-t", "y", cwd=tmp_path)
+    shown = ok("show", "m.duckdb", "odd", cwd=tmp_path)
+    assert "[bold]a[/bold]" in shown
+    assert "[/x] :smile:" in shown
+
+
 # ---------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("args, message", [
     (["fit", "m.duckdb", "x", "nowhere.parquet", "-t", "species"],
