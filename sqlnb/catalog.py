@@ -38,9 +38,19 @@ def connect(database: str | os.PathLike[str] = ":memory:", *,
     >>> con = sqlnb.connect()            # doctest: +SKIP
     >>> con = sqlnb.connect("shop.duckdb")  # doctest: +SKIP
     """
-    config = {} if storage_version is None else {"storage_compatibility_version":
-                                                 storage_version}
+    config = {}
+    if storage_version is not None and _release(duckdb.__version__) > _release(storage_version):
+        config["storage_compatibility_version"] = storage_version
     return duckdb.connect(os.fspath(database), read_only=read_only, config=config)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """``"v1.5.0"`` or ``"1.5.0"`` as (1, 5, 0); an older DuckDB writes its own format."""
+    parts = []
+    for part in version.lstrip("v").split(".")[:3]:
+        digits = "".join(ch for ch in part if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
 
 
 def list_models(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
