@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+from PIL import Image
 
 import sqlnb
 import sqlnb.plot
@@ -60,6 +61,11 @@ def main() -> int:
 
     def save(figure, name: str) -> None:
         figure.savefig(HERE / name, dpi=LARGE_DPI if "50" in name else DPI)
+        # a palette of 128 colours keeps the committed files small (Pillow comes with
+        # matplotlib)
+        with Image.open(HERE / name) as image:
+            small = image.convert("RGB").quantize(colors=128)
+        small.save(HERE / name, optimize=True)
         saved.append(name)
 
     churn = sqlnb.NaiveBayes("churn", con=con, family="gaussian")
