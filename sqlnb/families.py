@@ -191,7 +191,7 @@ class Complement(Discrete):
     name = "complement"
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "norm": False}
     has_batch_checks = True
-    min_classes = 2  # a class's complement is every other class
+    # one class is allowed, as in scikit-learn: its complement is empty (weights of alpha)
 
 
 class Bernoulli(Discrete):

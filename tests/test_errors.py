@@ -64,9 +64,10 @@ def test_negative_counts_are_rejected(con, family):
         sqlnb.NaiveBayes("neg", con=con, family=family).fit(data, "y")
 
 
-def test_complement_needs_two_classes(con):
-    with pytest.raises(errors.InvalidDataError, match="at least 2 classes"):
-        sqlnb.NaiveBayes("one", con=con, family="complement").fit(frame().assign(y=1), "y")
+def test_complement_accepts_one_class_as_scikit_learn_does(con):
+    model = sqlnb.NaiveBayes("one", con=con, family="complement").fit(frame().assign(y=1), "y")
+    assert model.classes_ == [1]
+    assert {row[-1] for row in model.predict(frame()).fetchall()} == {1}
 
 
 def test_priors_must_match_the_classes(con):
