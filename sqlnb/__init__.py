@@ -10,5 +10,6 @@ from . import errors
 from .incremental import merge
 from .metrics import evaluate
 from .model import NaiveBayes, load
+from .exchange import from_sklearn  # noqa: E402  (after .model, which it builds on)
 
-__all__ = ["NaiveBayes", "__version__", "errors", "evaluate", "load", "merge"]
+__all__ = ["NaiveBayes", "__version__", "errors", "evaluate", "from_sklearn", "load", "merge"]

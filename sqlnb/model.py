@@ -725,6 +725,17 @@ class NaiveBayes:
         return self.con.sql(render("top_features.sql", **self._context(
             k=k, model_comment=macros.comment_text(self.name))))
 
+    def to_sklearn(self) -> Any:
+        """A fitted ``sklearn.naive_bayes`` estimator equal to this model.
+
+        For the gaussian, multinomial, complement, bernoulli and categorical families
+        (categorical with integer codes); mixed, per-group and text models raise
+        :class:`~sqlnb.errors.InvalidParameterError`. See :mod:`sqlnb.exchange`.
+        """
+        from .exchange import to_sklearn
+
+        return to_sklearn(self)
+
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
