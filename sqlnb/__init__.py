@@ -7,9 +7,9 @@ scan, parameters are SQL views over the statistics, and scoring is log-space SQL
 __version__ = "0.1.0"
 
 from . import errors
+from .exchange import from_sklearn
 from .incremental import merge
 from .metrics import evaluate
 from .model import NaiveBayes, load
-from .exchange import from_sklearn  # noqa: E402  (after .model, which it builds on)
 
 __all__ = ["NaiveBayes", "__version__", "errors", "evaluate", "from_sklearn", "load", "merge"]

@@ -33,6 +33,7 @@ class IncrementalMixin:
         """
         from .sklearn import ROW, TARGET, WEIGHT
 
+        self._validate_params()
         fitted = getattr(self, "_model", None) is not None
         if not fitted and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
@@ -47,6 +48,7 @@ class IncrementalMixin:
             declared = self.classes_
         X, y, sample_weight = self._check_X_y(X, y, sample_weight, reset=not fitted)
         _check_labels(y, declared)
+        self._check_hyperparameters(len(declared), X.shape[1])
         if declared.dtype.kind in "iub":
             y = y.astype(declared.dtype, copy=False)  # keep the class column's type
         if fitted:

@@ -41,3 +41,13 @@ class ModelNotFoundError(SqlnbError, LookupError):
 
 class SkippedRowsWarning(UserWarning):
     """Fit left some rows out (their target is NULL); the warning says how many."""
+
+
+def first_few(names: list[str], shown: int = 3) -> str:
+    """The first ``shown`` names, quoted, and how many more: "'a', 'b', 'c' and 7 more".
+
+    >>> first_few(["a", "b", "c", "d"])
+    "'a', 'b', 'c' and 1 more"
+    """
+    head = ", ".join(repr(n) for n in names[:shown])
+    return head + (f" and {len(names) - shown} more" if len(names) > shown else "")

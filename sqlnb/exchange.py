@@ -29,7 +29,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from .errors import InvalidParameterError, NotFittedError
+from .errors import InvalidParameterError, NotFittedError, first_few
 from .families import INTEGER_TYPES
 from .model import NaiveBayes
 from .source import resolve
@@ -131,12 +131,13 @@ def from_sklearn(estimator: Any, *, con: duckdb.DuckDBPyConnection | None = None
     grows with ``partial_fit``. Features are named by ``feature_names_in_``, else
     ``f0`` … ``f<n-1>``; ``con=None`` opens a private in-memory database.
     """
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
     from sklearn.utils.validation import check_is_fitted
 
     family = _sklearn_family(estimator)
     try:
         check_is_fitted(estimator)
-    except Exception as exc:
+    except SklearnNotFittedError as exc:
         raise NotFittedError(f"from_sklearn needs a fitted estimator: {exc}") from None
     params = dict(estimator.get_params(deep=False))
     classes = np.asarray(estimator.classes_)
@@ -294,8 +295,5 @@ def to_sklearn(model: NaiveBayes) -> Any:
     return estimator
 
 
-def _first_few(names: list[str], shown: int = 3) -> str:
-    """'features 'a', 'b', 'c' and 7 more' (or 'feature 'a'')."""
-    head = ", ".join(repr(n) for n in names[:shown])
-    more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return f"feature{'s' if len(names) > 1 else ''} {head}{more}"
+def _first_few(names: list[str]) -> str:
+    return f"feature{'s' if len(names) > 1 else ''} {first_few(names)}"

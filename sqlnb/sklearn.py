@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 try:
+    from sklearn import naive_bayes as _reference
     from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import (
@@ -106,6 +107,31 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError("Sample weights must contain at least one non-zero number.")
         return X, y, sample_weight
 
+    def _check_hyperparameters(self, n_classes: int, n_features: int) -> None:
+        """The checks scikit-learn makes once the data is known, in its words (the
+        parameters' types and ranges are checked by ``_parameter_constraints``)."""
+        priors = getattr(self, "priors", None) if self._family == "gaussian" else \
+            getattr(self, "class_prior", None)
+        if priors is not None:
+            priors = np.asarray(priors, dtype=np.float64)
+            if priors.shape[0] != n_classes:
+                raise ValueError("Number of priors must match number of classes.")
+            if self._family == "gaussian":
+                if not np.isclose(priors.sum(), 1.0):
+                    raise ValueError("The sum of the priors should be 1.")
+                if np.any(priors < 0):
+                    raise ValueError("Priors must be non-negative.")
+        alpha = getattr(self, "alpha", None)
+        if alpha is not None and not np.isscalar(alpha):
+            alpha = np.asarray(alpha)
+            if alpha.shape[0] != n_features:
+                raise ValueError(
+                    "When alpha is an array, it should contains `n_features`. "
+                    f"Got {alpha.shape[0]} elements instead of {n_features}."
+                )
+            if np.min(alpha) < 0:
+                raise ValueError("All values in alpha must be greater than 0.")
+
     def _check_values(self, X: Any) -> None:
         if self._positive_only:
             check_non_negative(X, f"{type(self).__name__} (input X)")
@@ -153,7 +179,9 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
     # -------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None):
         """Fit on ``X``, ``y`` (and ``sample_weight``) with the statistics computed in SQL."""
+        self._validate_params()
         X, y, sample_weight = self._check_X_y(X, y, sample_weight, reset=True)
+        self._check_hyperparameters(len(np.unique(y)), X.shape[1])
         model = NaiveBayes("model", con=self._connection(), family=self._family,
                            sql_macros=False, **self._hyperparameters())
         names, staged = self._stage(X, y, sample_weight)
@@ -252,6 +280,7 @@ class GaussianNB(_SqlnbNB):
     """Gaussian naive Bayes (see :class:`sklearn.naive_bayes.GaussianNB`)."""
 
     _family = "gaussian"
+    _parameter_constraints = _reference.GaussianNB._parameter_constraints
 
     def __init__(self, *, priors=None, var_smoothing=1e-9):
         self.priors = priors
@@ -299,6 +328,7 @@ class MultinomialNB(_DiscreteNB):
     """Multinomial naive Bayes (see :class:`sklearn.naive_bayes.MultinomialNB`)."""
 
     _family = "multinomial"
+    _parameter_constraints = _reference.MultinomialNB._parameter_constraints
     _positive_only = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None):
@@ -312,6 +342,7 @@ class ComplementNB(_DiscreteNB):
     """Complement naive Bayes (see :class:`sklearn.naive_bayes.ComplementNB`)."""
 
     _family = "complement"
+    _parameter_constraints = _reference.ComplementNB._parameter_constraints
     _positive_only = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
@@ -331,6 +362,7 @@ class BernoulliNB(_DiscreteNB):
     """Bernoulli naive Bayes (see :class:`sklearn.naive_bayes.BernoulliNB`)."""
 
     _family = "bernoulli"
+    _parameter_constraints = _reference.BernoulliNB._parameter_constraints
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
                  class_prior=None):
@@ -349,6 +381,7 @@ class CategoricalNB(_SqlnbNB):
     """
 
     _family = "categorical"
+    _parameter_constraints = _reference.CategoricalNB._parameter_constraints
     _dtype = "int"
     _positive_only = True
 
