@@ -23,7 +23,7 @@ import pyarrow as pa
 try:
     from sklearn import naive_bayes as _reference
     from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.multiclass import unique_labels
     from sklearn.utils.validation import (
         _check_sample_weight,
         check_is_fitted,
@@ -99,7 +99,8 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
             accept_sparse="csr" if self._accept_sparse else False,
             dtype=self._dtype,
         )
-        check_classification_targets(y)
+        # scikit-learn's GaussianNB looks at the sorted unique labels, the others at y
+        unique_labels(np.unique(y) if self._family == "gaussian" else y)
         self._check_values(X)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)

@@ -45,7 +45,7 @@ ROUND_TRIPS = {
 @pytest.mark.parametrize("how", ROUND_TRIPS)
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_fitted_estimator_round_trip_scores_identically(name, how):
-    estimator, X, y = fitted(name)
+    estimator, X, _ = fitted(name)
     copied = ROUND_TRIPS[how](estimator)
     assert copied._con is not estimator._con
     np.testing.assert_array_equal(copied.predict_proba(X), estimator.predict_proba(X))
