@@ -125,3 +125,15 @@ def test_hostile_identifiers_are_just_names(con):
     assert hostile in predicted.columns and len(predicted) == len(data)
     assert con.sql("SELECT * FROM t").fetchall() == [(1,)]
     assert sqlnb.load(con, 'm"; DROP TABLE t; --').features_ == model.features_
+
+
+def test_many_offending_columns_make_one_short_message(con):
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame(-rng.random((10, 100)), columns=[f"x{i}" for i in range(100)])
+    with pytest.raises(errors.InvalidDataError) as caught:
+        sqlnb.NaiveBayes("wide", con=con, family="multinomial").fit(
+            data.assign(y=np.arange(10) % 2), "y")
+    assert str(caught.value) == (
+        "cannot fit: features 'x0', 'x1', 'x2' and 97 more have negative values; "
+        "multinomial naive Bayes needs non-negative counts"
+    )
