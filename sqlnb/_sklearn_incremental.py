@@ -34,18 +34,19 @@ class IncrementalMixin:
         from .sklearn import ROW, TARGET, WEIGHT
 
         self._validate_params()
-        fitted = getattr(self, "_model", None) is not None
-        if not fitted and classes is None:
+        known = getattr(self, "classes_", None)  # scikit-learn's notion of a first call
+        if known is None and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
         if classes is not None:
             declared = unique_labels(classes)
-            if fitted and not np.array_equal(self.classes_, declared):
+            if known is not None and not np.array_equal(known, declared):
                 raise ValueError(
                     f"`classes={classes!r}` is not the same as on last call to partial_fit, "
-                    f"was: {self.classes_!r}"
+                    f"was: {known!r}"
                 )
         else:
-            declared = self.classes_
+            declared = known
+        fitted = getattr(self, "_model", None) is not None
         X, y, sample_weight = self._check_X_y(X, y, sample_weight, reset=not fitted)
         _check_labels(y, declared)
         self._check_hyperparameters(len(declared), X.shape[1])

@@ -182,7 +182,13 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
         """Fit on ``X``, ``y`` (and ``sample_weight``) with the statistics computed in SQL."""
         self._validate_params()
         X, y, sample_weight = self._check_X_y(X, y, sample_weight, reset=True)
-        self._check_hyperparameters(len(np.unique(y)), X.shape[1])
+        try:
+            self._check_hyperparameters(len(np.unique(y)), X.shape[1])
+        except ValueError:
+            # as in scikit-learn, the failed fit has already taken the new classes (a
+            # later partial_fit compares against them); the old model is gone
+            self.classes_, self._model = np.unique(y), None
+            raise
         model = NaiveBayes("model", con=self._connection(), family=self._family,
                            sql_macros=False, **self._hyperparameters())
         names, staged = self._stage(X, y, sample_weight)

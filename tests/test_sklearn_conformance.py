@@ -114,3 +114,14 @@ def test_tags_match_scikit_learn():
         assert mine.input_tags.positive_only == theirs.input_tags.positive_only, name
         assert mine.input_tags.categorical == theirs.input_tags.categorical, name
         assert mine.classifier_tags.poor_score == theirs.classifier_tags.poor_score, name
+
+
+def test_partial_fit_after_a_failed_fit_compares_with_its_classes():
+    # scikit-learn's failed fit keeps the classes it saw; partial_fit then checks them
+    for module in (reference, ours):
+        model = module.MultinomialNB(class_prior=[0.5, 0.5])
+        model.fit([[0], [0], [1]], [0, 0, 1])
+        with pytest.raises(ValueError, match="Number of priors must match number of classes"):
+            model.fit([[0], [1], [2]], [0, 1, 2])
+        with pytest.raises(ValueError, match="is not the same as on last call to partial_fit"):
+            model.partial_fit([[0], [1]], [0, 1], classes=[0, 1])
