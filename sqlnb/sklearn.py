@@ -412,6 +412,19 @@ class CategoricalNB(_SqlnbNB):
     def _dense_table(self, X: np.ndarray, names: list[str]) -> dict[str, Any]:
         return {name: X[:, i].astype(np.int64) for i, name in enumerate(names)}
 
+    def _check_X(self, X: Any, reset: bool) -> Any:
+        X = super()._check_X(X, reset)
+        sizes = getattr(self, "n_categories_", None)
+        if not reset and sizes is not None and X.shape[0]:
+            # a code beyond the fitted categories: scikit-learn's (NumPy's) IndexError
+            for f, size in enumerate(sizes):
+                largest = int(X[:, f].max())
+                if largest >= size:
+                    raise IndexError(
+                        f"index {largest} is out of bounds for axis 1 with size {size}"
+                    )
+        return X
+
     def _read_attributes(self, model: NaiveBayes) -> None:
         self.class_log_prior_ = self._log_prior
         rows = self._fetch(model, "categories")

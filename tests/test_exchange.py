@@ -147,3 +147,16 @@ def test_categorical_values_other_than_codes_are_refused(con):
     model = sqlnb.NaiveBayes("colours", con=con, family="categorical").fit(frame, "y")
     with pytest.raises(InvalidParameterError, match="OrdinalEncoder"):
         model.to_sklearn()
+
+
+def test_a_sqlnb_sklearn_estimator_is_copied_exactly(con):
+    import sqlnb.sklearn as ours
+
+    X, y = load("iris")
+    weights = np.linspace(0.5, 2.0, len(y))
+    estimator = ours.GaussianNB().fit(X, y, sample_weight=weights)
+    model = sqlnb.from_sklearn(estimator, con=con, name="copy")
+    np.testing.assert_array_equal(proba_from_sql(model, X), estimator.predict_proba(X))
+    back = model.to_sklearn()
+    assert back.epsilon_ == estimator.epsilon_
+    np.testing.assert_array_equal(back.var_, estimator.var_)
