@@ -3,7 +3,9 @@
 Drop-in replacements for ``sklearn.naive_bayes``: same constructors, methods and fitted
 attributes. The facade stages ``X`` (NumPy, DataFrame or SciPy sparse) into a private
 in-memory DuckDB database, where all the arithmetic happens, and reads the fitted
-parameters back.
+parameters back. Validation, errors and warnings are scikit-learn's own; the estimators
+pass ``check_estimator``. A pickled estimator carries its model's statistics (small Arrow
+tables), restored into a new in-memory database on load (see ``docs/sklearn.md``).
 
 >>> from sklearn.datasets import load_iris
 >>> from sqlnb.sklearn import GaussianNB
