@@ -1,7 +1,9 @@
 """scikit-learn's own estimator checks, every one of them, for the five estimators.
 
 No check is skipped and none is expected to fail: ``parametrize_with_checks`` runs the
-same suite scikit-learn runs on ``sklearn.naive_bayes``.
+same suite scikit-learn runs on ``sklearn.naive_bayes``. The array-API check (NumPy
+inputs with array-API dispatch on) skips itself unless ``SCIPY_ARRAY_API`` is set, so it
+is set while each check runs.
 """
 
 from __future__ import annotations
@@ -14,5 +16,6 @@ from sqlnb.sklearn import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, 
 @parametrize_with_checks(
     [GaussianNB(), MultinomialNB(), ComplementNB(), BernoulliNB(), CategoricalNB()]
 )
-def test_sklearn_estimator_check(estimator, check):
+def test_sklearn_estimator_check(estimator, check, monkeypatch):
+    monkeypatch.setenv("SCIPY_ARRAY_API", "1")
     check(estimator)
