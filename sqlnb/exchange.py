@@ -142,7 +142,7 @@ def from_sklearn(estimator: Any, *, con: duckdb.DuckDBPyConnection | None = None
     if getattr(estimator, "_model", None) is not None:  # a sqlnb.sklearn estimator: exact copy
         state = statistics(estimator._model)
         state["meta"]["target"] = target
-        return restore(NaiveBayes(name, con=con).con, name, state)
+        return restore(duckdb.connect() if con is None else con, name, state)
     params = dict(estimator.get_params(deep=False))
     classes = np.asarray(estimator.classes_)
     class_type = _class_type(classes)
