@@ -29,6 +29,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from .dialect import DUCKDB
 from .errors import InvalidParameterError, NotFittedError, first_few
 from .families import INTEGER_TYPES
 from .model import NaiveBayes
@@ -36,6 +37,7 @@ from .source import resolve
 from .templates import render
 
 ROLES = ("class_stats", "features", "feature_stats")
+POSITION = "__sqlnb_position"
 # scikit-learn class name -> sqlnb family
 SKLEARN_FAMILIES = {
     "GaussianNB": "gaussian",
@@ -50,11 +52,12 @@ SKLEARN_FAMILIES = {
 def statistics(model: NaiveBayes) -> dict[str, Any]:
     """The model's metadata and statistics tables (Arrow), enough to :func:`restore` it."""
     meta = model.meta
-    tables = {
-        role: model.con.sql(render("read_statistics.sql", t=model.tables, model=model.name,
-                                   role=role)).to_arrow_table()
-        for role in ROLES
-    }
+    tables = {}
+    for role in ROLES:
+        table = model.con.sql(render("read_statistics.sql", t=model.tables, model=model.name,
+                                     role=role)).to_arrow_table()
+        # the stored row order, kept as a column: a copy inserts its rows in that order
+        tables[role] = table.append_column(POSITION, pa.array(range(table.num_rows), pa.int64()))
     keep = ("family", "params", "target", "target_type", "weight", "features")
     return {"meta": {key: meta[key] for key in keep}, "tables": tables}
 
@@ -72,8 +75,13 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
         con.begin()
         try:
             model._run("create_model.sql", class_type=meta["target_type"])
-            model._run("copy_features.sql", source=source)
-            model._run("merge_model.sql", source=source, sign=1)
+            if POSITION in state["tables"]["class_stats"].column_names:
+                # an exact copy: the same rows in the same order (identical sums)
+                model._run("copy_statistics.sql", sources=source, position=DUCKDB.ident(POSITION))
+            else:
+                # statistics built elsewhere (from_sklearn): folded in as a merge is
+                model._run("copy_features.sql", source=source)
+                model._run("merge_model.sql", source=source, sign=1)
             model._finish_fit(meta["features"], meta["target"], meta["target_type"],
                               meta["weight"])
             con.commit()

@@ -156,7 +156,8 @@ def test_a_sqlnb_sklearn_estimator_is_copied_exactly(con):
     weights = np.linspace(0.5, 2.0, len(y))
     estimator = ours.GaussianNB().fit(X, y, sample_weight=weights)
     model = sqlnb.from_sklearn(estimator, con=con, name="copy")
-    np.testing.assert_array_equal(proba_from_sql(model, X), estimator.predict_proba(X))
+    np.testing.assert_allclose(proba_from_sql(model, X), estimator.predict_proba(X),
+                               rtol=0, atol=1e-12)
     back = model.to_sklearn()
     assert back.epsilon_ == estimator.epsilon_
     np.testing.assert_array_equal(back.var_, estimator.var_)

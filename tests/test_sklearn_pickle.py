@@ -1,7 +1,7 @@
 """Fitted (and unfitted) facade estimators survive pickle, joblib and copy.deepcopy.
 
 The state is the model's statistics; after loading they live in a new private DuckDB
-database and score exactly as before.
+database, row for row, and score as before.
 """
 
 from __future__ import annotations
@@ -48,9 +48,15 @@ def test_fitted_estimator_round_trip_scores_identically(name, how):
     estimator, X, _ = fitted(name)
     copied = ROUND_TRIPS[how](estimator)
     assert copied._con is not estimator._con
-    np.testing.assert_array_equal(copied.predict_proba(X), estimator.predict_proba(X))
+    # the statistics are copied exactly; DuckDB may add up a parameter view's window sums
+    # in another order (complement weights), hence the tolerance of a few ulps
+    np.testing.assert_allclose(copied.predict_proba(X), estimator.predict_proba(X),
+                               rtol=0, atol=1e-12)
     np.testing.assert_array_equal(copied.predict(X), estimator.predict(X))
     np.testing.assert_array_equal(copied.classes_, estimator.classes_)
+    for attribute in ("class_count_", "feature_count_", "theta_", "var_"):
+        if hasattr(estimator, attribute):
+            np.testing.assert_array_equal(getattr(copied, attribute), getattr(estimator, attribute))
 
 
 def test_unfitted_estimator_pickles_with_its_parameters():
@@ -77,7 +83,8 @@ def test_unpickled_estimator_keeps_learning_like_the_original():
     original.partial_fit(X[75:], y[75:])
     copied.partial_fit(X[75:], y[75:])
     np.testing.assert_array_equal(copied.feature_count_, original.feature_count_)
-    np.testing.assert_array_equal(copied.predict_proba(X), original.predict_proba(X))
+    np.testing.assert_allclose(copied.predict_proba(X), original.predict_proba(X),
+                               rtol=0, atol=1e-12)
 
 
 def test_estimator_fitted_on_sparse_input_round_trips():
@@ -85,4 +92,5 @@ def test_estimator_fitted_on_sparse_input_round_trips():
     X = sp.csr_matrix(X)
     estimator = ours.MultinomialNB().fit(X, y)
     copied = pickle.loads(pickle.dumps(estimator))
-    np.testing.assert_array_equal(copied.predict_proba(X), estimator.predict_proba(X))
+    np.testing.assert_allclose(copied.predict_proba(X), estimator.predict_proba(X),
+                               rtol=0, atol=1e-12)
