@@ -1,3 +1,11 @@
--- The metadata row of model {{ model | lit }}.
+{% if what is defined and what == 'relations' %}
+-- The relations model {{ model | comment }} owns (a JSON list), as its last fit recorded them.
+SELECT relations FROM {{ t.meta }}
+{% elif what is defined and what == 'family' %}
+-- The family of model {{ model | comment }}.
+SELECT family FROM {{ t.meta }}
+{% else %}
+-- The metadata row of model {{ model | comment }}.
 SELECT schema_version, model, family, params, target, target_type, weight, features, classes, fitted_at
 FROM {{ t.meta }}
+{% endif %}

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import math
+import re
+import unicodedata
 from typing import Any, ClassVar
 
 
@@ -20,6 +22,10 @@ class Expression(str):
     ``jll``) can read a parameter from a column instead: per-group scoring joins one row of
     parameters per group.
     """
+
+
+# A "*" before "/" or a "/" before "*": the characters that open or close a block comment.
+_COMMENT_DELIMITERS = re.compile(r"\*(?=/)|/(?=\*)")
 
 
 class Dialect:
@@ -62,6 +68,19 @@ class Dialect:
         if "\x00" in value:
             raise ValueError("string literal contains a NUL byte")
         return "'" + value.replace("'", "''") + "'"
+
+    def comment(self, text: Any) -> str:
+        """``text`` made safe inside a ``--`` line comment or a ``/* */`` block comment.
+
+        DuckDB ends a line comment at ``\\n`` or ``\\r``; every other control, line or
+        paragraph separator character (Python's ``splitlines`` set and more) becomes a
+        space too, so a comment stays one line whoever reads the script. ``*/`` and
+        ``/*`` are split so the text can neither close nor open a block comment.
+        """
+        flat = "".join(
+            " " if unicodedata.category(ch)[0] in "CZ" else ch for ch in str(text)
+        )
+        return _COMMENT_DELIMITERS.sub(r"\g<0> ", flat)
 
     def number(self, value: float) -> str:
         """A DOUBLE literal that round-trips exactly (no DECIMAL parsing)."""

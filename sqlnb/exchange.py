@@ -29,12 +29,14 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from . import ownership
 from .dialect import DUCKDB
 from .errors import InvalidParameterError, NotFittedError, first_few
 from .families import INTEGER_TYPES
 from .model import NaiveBayes
 from .source import resolve
 from .templates import render
+from .transaction import refuse_open_transaction, transaction
 
 ROLES = ("class_stats", "features", "feature_stats")
 POSITION = "__sqlnb_position"
@@ -67,14 +69,16 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
     """Write the statistics of :func:`statistics` as model ``name`` (replacing it), in
     one transaction, and return the model."""
     meta = state["meta"]
+    # before any read: a failed statement would abort the caller's transaction
+    refuse_open_transaction(con, "restoring a model")
     model = NaiveBayes(name, con=con, family=meta["family"], sql_macros=sql_macros,
                        **meta["params"])
     sources = {role: resolve(con, state["tables"][role]) for role in ROLES}
     try:
         source = {role: src.sql for role, src in sources.items()}
-        con.begin()
-        try:
-            model._run("create_model.sql", class_type=meta["target_type"])
+        with transaction(con, "restoring a model"):
+            ownership.claim(model, ownership.names(model.name, "base", "macros"))
+            model._create_tables(meta["target_type"])
             if POSITION in state["tables"]["class_stats"].column_names:
                 # an exact copy: the same rows in the same order (identical sums)
                 model._run("copy_statistics.sql", sources=source, position=DUCKDB.ident(POSITION))
@@ -84,11 +88,8 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
                 model._run("merge_model.sql", source=source, sign=1)
             model._finish_fit(meta["features"], meta["target"], meta["target_type"],
                               meta["weight"])
-            con.commit()
-        except BaseException:
-            con.rollback()
-            raise
     finally:
+        ownership.done(model)
         for src in sources.values():
             src.release(con)
     model._meta = None

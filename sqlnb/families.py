@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .errors import InvalidDataError, InvalidParameterError
+from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options, validate_params
 
 NUMERIC_TYPES = (
     "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
@@ -24,7 +25,11 @@ INTEGER_TYPES = NUMERIC_TYPES[:10]
 ALPHA_MIN = 1e-10
 # How NULL (and NaN in floating-point columns) is treated: left out of the feature's
 # statistics at fit and of the row's log-likelihood at predict, or rejected.
-MISSING_MODES = ("ignore", "error")  # scikit-learn's lower bound on alpha when force_alpha is False
+MISSING_MODES = ("ignore", "error")
+UNSEEN_MODES = ("smooth", "ignore", "error")
+NON_NEGATIVE = Interval(float, 0, None, closed="left")
+# Constraints shared by every family (scikit-learn has no missing values).
+COMMON_CONSTRAINTS: dict[str, list[Any]] = {"missing": [Options(MISSING_MODES)]}
 
 
 def is_numeric(sql_type: str) -> bool:
@@ -43,6 +48,8 @@ class Family:
     has_batch_checks: ClassVar[bool] = False
     min_classes: ClassVar[int] = 1
     composite: ClassVar[bool] = False     # one family per column (family="auto")
+    # scikit-learn's _parameter_constraints for the family's hyperparameters
+    constraints: ClassVar[dict[str, list[Any]]] = COMMON_CONSTRAINTS
 
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.defaults)
@@ -52,12 +59,8 @@ class Family:
                 f"it takes {', '.join(self.defaults)}"
             )
         self.params = {**self.defaults, **params}
+        validate_params(self.name, self.constraints, self.params)
         self.validate()
-        if self.params.get("missing", "ignore") not in MISSING_MODES:
-            raise InvalidParameterError(
-                f"missing must be one of {', '.join(map(repr, MISSING_MODES))}, "
-                f"got {self.params['missing']!r}"
-            )
 
     @property
     def template(self) -> str:
@@ -110,6 +113,8 @@ class Gaussian(Family):
                                           "missing": "ignore"}
     has_batch = True
     shifted = True
+    constraints: ClassVar[dict[str, list[Any]]] = {
+        **COMMON_CONSTRAINTS, "priors": [ARRAY_LIKE, None], "var_smoothing": [NON_NEGATIVE]}
 
     def validate(self) -> None:
         vs = self.params["var_smoothing"]
@@ -132,6 +137,13 @@ class Discrete(Family):
     """Families smoothed by ``alpha`` with an optional fitted or given class prior."""
 
     vector_alpha: ClassVar[bool] = True
+    constraints: ClassVar[dict[str, list[Any]]] = {
+        **COMMON_CONSTRAINTS,
+        "alpha": [NON_NEGATIVE, ARRAY_LIKE],
+        "fit_prior": [BOOLEAN],
+        "class_prior": [ARRAY_LIKE, None],
+        "force_alpha": [BOOLEAN],
+    }
 
     def validate(self) -> None:
         alpha = self.params["alpha"]
@@ -190,6 +202,7 @@ class Multinomial(Discrete):
 class Complement(Discrete):
     name = "complement"
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "norm": False}
+    constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints, "norm": [BOOLEAN]}
     has_batch_checks = True
     # one class is allowed, as in scikit-learn: its complement is empty (weights of alpha)
 
@@ -197,6 +210,8 @@ class Complement(Discrete):
 class Bernoulli(Discrete):
     name = "bernoulli"
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "binarize": 0.0}
+    constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints,
+                                                   "binarize": [None, NON_NEGATIVE]}
 
     def validate(self) -> None:
         super().validate()
@@ -210,9 +225,6 @@ class Bernoulli(Discrete):
         return {"binarize": self.params["binarize"]}
 
 
-UNSEEN_MODES = ("smooth", "ignore", "error")
-
-
 class Categorical(Discrete):
     name = "categorical"
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "min_categories": None, "unseen": "smooth"}
@@ -221,6 +233,12 @@ class Categorical(Discrete):
     long_batch = True
     has_batch_checks = True
     vector_alpha = False
+    constraints: ClassVar[dict[str, list[Any]]] = {
+        **Discrete.constraints,
+        "min_categories": [None, ARRAY_LIKE, Interval(int, 1, None, closed="left")],
+        "alpha": [NON_NEGATIVE],
+        "unseen": [Options(UNSEEN_MODES)],
+    }
 
     def validate(self) -> None:
         super().validate()

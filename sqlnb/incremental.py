@@ -31,6 +31,7 @@ from typing import Any
 
 import duckdb
 
+from . import ownership
 from .dialect import DUCKDB
 from .errors import (
     InvalidDataError,
@@ -43,6 +44,8 @@ from .families import INTEGER_TYPES, make_family
 from .model import NaiveBayes, _describe_problems, load
 from .source import Source, resolve
 from .templates import render
+from .transaction import refuse_open_transaction, transaction
+from .validation import check_labels, check_weights
 
 # Hyperparameters that change the statistics themselves (not only the derived parameters):
 # a model cannot continue with another value of them.
@@ -110,6 +113,9 @@ def partial_fit_sparse(
 
     ``entries`` and ``rows`` are as in :meth:`NaiveBayes.fit_sparse`.
     """
+    refuse_open_transaction(model.con, "partial_fit" if sign > 0 else "forget")
+    check_labels("classes", classes)
+    check_labels("keep_classes", keep_classes)
     if model.family.name not in ("multinomial", "complement", "bernoulli"):
         raise InvalidParameterError(f"sparse input needs a count family, not {model.family.name}")
     con = model.con
@@ -118,6 +124,8 @@ def partial_fit_sparse(
         for column in (row, target) + ((weight,) if weight else ()):
             if column not in rows_src.columns:
                 raise UnknownColumnError(f"column {column!r} is not in the rows table")
+        if weight:
+            check_weights(con, rows_src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         stored = _stored(model)
         if stored is None and sign < 0:
             raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
@@ -135,8 +143,7 @@ def partial_fit_sparse(
                 )
             _check_target_type(model, stored["target_type"], target_type)
             target_type = stored["target_type"]
-        con.begin()
-        try:
+        with transaction(con, "partial_fit" if sign > 0 else "forget"):
             _prepare(model, specs, stored, classes, target_type)
             model._sparse_batch(entries_src, rows_src, row, target, weight)
             _check_declared(model, classes, target_type)
@@ -144,13 +151,10 @@ def partial_fit_sparse(
             if sign < 0:
                 _after_forget(model, target_type, keep_classes)
             model._finish_fit(specs, target, target_type, weight)
-            con.commit()
-        except BaseException:
-            con.rollback()
-            raise
     finally:
         entries_src.release(con)
         rows_src.release(con)
+        ownership.done(model)
     _invalidate(model)
     return model
 
@@ -168,6 +172,8 @@ def merge(
     The result equals the fit on the union of the models' training rows. If ``into`` is
     one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
     """
+    # Before any read: a failed statement would abort the caller's transaction.
+    refuse_open_transaction(con, "merge")
     sources = [_open(con, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
@@ -179,21 +185,25 @@ def merge(
     result = NaiveBayes(into, con=con, family=spec["family"], **spec["params"])
     stored = _stored(result)
     accumulate = stored is not None and any(_is(s, result) for s in sources)
+    if accumulate and sum(_is(s, result) for s in sources) > 1:
+        raise InvalidParameterError(
+            f"model {into!r} is listed more than once (names ignore case) and is the target: "
+            "a model cannot be added to itself; merge into a new name instead"
+        )
     if accumulate:
         _check_same_spec(sources[0], result)
-    con.begin()
     try:
-        if not accumulate:
-            result._run("create_model.sql", class_type=spec["target_type"])
-            result._run("copy_features.sql", source=sources[0].tables)
-        for source in sources:
-            if not (accumulate and _is(source, result)):
-                result._run("merge_model.sql", source=source.tables, sign=1)
-        result._finish_fit(spec["features"], spec["target"], spec["target_type"], None)
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
+        with transaction(con, "merge"):
+            ownership.claim(result, ownership.names(result.name, "base", "macros"))
+            if not accumulate:
+                result._create_tables(spec["target_type"])
+                result._run("copy_features.sql", source=sources[0].tables)
+            for source in sources:
+                if not (accumulate and _is(source, result)):
+                    result._run("merge_model.sql", source=source.tables, sign=1)
+            result._finish_fit(spec["features"], spec["target"], spec["target_type"], None)
+    finally:
+        ownership.done(result)
     _invalidate(result)
     return result
 
@@ -223,6 +233,9 @@ def _check_not_composite(model: NaiveBayes) -> None:
 def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None) -> NaiveBayes:
+    refuse_open_transaction(model.con, "partial_fit" if sign > 0 else "forget")
+    check_labels("classes", classes)
+    check_labels("keep_classes", keep_classes)
     _check_not_composite(model)
     con = model.con
     src = resolve(con, source)
@@ -233,8 +246,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
         spec = _batch_spec(model, src, target, features, weight, stored)
         class_type = stored["target_type"] if stored else spec["target_type"]
         batch = spec["features"]
-        con.begin()
-        try:
+        with transaction(con, "partial_fit" if sign > 0 else "forget"):
             _prepare(model, batch, stored, classes, class_type)
             model._scan_batch(src, spec)
             problems = model._fetch("batch_checks.sql", features=batch)
@@ -245,12 +257,9 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             if sign < 0:
                 _after_forget(model, class_type, keep_classes)
             model._finish_fit(batch, spec["target"], class_type, weight)
-            con.commit()
-        except BaseException:
-            con.rollback()
-            raise
     finally:
         src.release(con)
+        ownership.done(model)
     _invalidate(model)
     return model
 
@@ -258,8 +267,9 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
 def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | None,
              classes: list[Any] | None, class_type: str) -> None:
     """Create the model's tables on the first call, else refresh its hyperparameters."""
+    ownership.claim(model, ownership.names(model.name, "base", "macros"))
     if stored is None:
-        model._run("create_model.sql", class_type=class_type)
+        model._create_tables(class_type)
         model._run("insert_features.sql", features=features)
     else:
         model._run("update_features.sql", features=features)
@@ -417,8 +427,8 @@ class AttachedModel(NaiveBayes):
 
 
 def _is(a: NaiveBayes, b: NaiveBayes) -> bool:
-    """Whether two model objects name the same tables."""
-    return a.con is b.con and a.tables["class_stats"] == b.tables["class_stats"]
+    """Whether two model objects name the same tables (DuckDB names ignore case)."""
+    return a.con is b.con and a.tables["class_stats"].lower() == b.tables["class_stats"].lower()
 
 
 def _check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:

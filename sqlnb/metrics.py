@@ -24,6 +24,8 @@ from .dialect import DUCKDB
 from .errors import UnknownColumnError
 from .source import resolve
 from .templates import render
+from .transaction import transaction
+from .validation import check_output_clashes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -75,9 +77,12 @@ def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) ->
         missing = [f for f in model.features_ if f not in src.columns]
         if missing:
             raise UnknownColumnError(f"the source lacks feature column(s) {missing}")
+        model._compile()  # metadata and parameters, read together
+        check_output_clashes(src.columns, set())  # the columns below are sqlnb's own
         prediction = "__sqlnb_prediction"
         scored = scoring_sql(model, src.sql, "predict_proba", prediction=prediction,
-                             output_prefix="__sqlnb_proba_")
+                             output_prefix="__sqlnb_proba_",
+                             columns=model._coerced_columns(src))
         probas = [{"label": c["label"], "column": c["output"]}
                   for c in compiled_classes(model, output_prefix="__sqlnb_proba_")]
         return _metrics(model.con, DUCKDB.ident("scored"), scored, DUCKDB.ident(target),
@@ -91,18 +96,14 @@ def _metrics(con: duckdb.DuckDBPyConnection, relation: str, scoring: str | None,
     confusion = DUCKDB.ident(f"__sqlnb_confusion_{os.getpid()}_{next(_counter)}")
     context = {"relation": relation, "scoring": scoring, "target": target, "prediction": prediction,
                "probas": probas, "eps": EPS, "confusion": confusion}
-    con.begin()
-    try:
+    # A scratch table, dropped at the end: inside a caller's transaction it simply joins it.
+    with transaction(con, "evaluate", join=True):
         con.execute(render("evaluate_confusion.sql", **context))
         n, accuracy, macro_f1, weighted_f1, log_loss = con.execute(
             render("evaluate.sql", what="summary", **context)).fetchall()[0]
         classes = con.execute(render("evaluate.sql", what="classes", **context)).fetchall()
         cells = con.execute(render("evaluate.sql", what="confusion", **context)).fetchall()
         con.execute(render("drop_confusion.sql", **context))
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
     labels = [row[0] for row in classes]
     k = len(labels)
     matrix = [[cells[i * k + j][2] for j in range(k)] for i in range(k)]

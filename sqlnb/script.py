@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import InvalidParameterError
 from .macros import comment_text, drop_macros
 from .templates import render
+from .transaction import refuse_open_transaction
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -39,6 +40,8 @@ ACTIONS = {"fit": "Fit", "fit_sparse": "Fit", "partial_fit": "Partially fit", "f
 
 class _DeferredTransactions:
     """The model's connection, with its transactions left to the recorder."""
+
+    defers_transactions = True
 
     def __init__(self, con: Any) -> None:
         self._con = con
@@ -90,6 +93,8 @@ def record(model: NaiveBayes, method: str, *args: Any, **kwargs: Any) -> str:
 
     recorder._run = run
     recorder._fetch = fetch
+    # Recording runs the pilot for real, in a transaction rolled back at the end.
+    refuse_open_transaction(real, "fit_sql")
     real.begin()
     try:
         getattr(recorder, method)(*args, **kwargs)

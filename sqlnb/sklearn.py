@@ -42,6 +42,7 @@ from ._sklearn_incremental import IncrementalMixin
 from .families import make_family
 from .model import NaiveBayes
 from .templates import render
+from .validation import check_sample_weight
 
 TARGET = "__sqlnb_target"
 WEIGHT = "__sqlnb_weight"
@@ -105,9 +106,10 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
         unique_labels(np.unique(y) if self._family == "gaussian" else y)
         self._check_values(X)
         if sample_weight is not None:
+            # finite, not all zero, non-negative (sqlnb's rule), in scikit-learn's words;
+            # then scikit-learn's own shape and broadcasting rules
+            check_sample_weight(sample_weight)
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-            if not np.any(sample_weight):  # older scikit-learn does not check this
-                raise ValueError("Sample weights must contain at least one non-zero number.")
         return X, y, sample_weight
 
     def _check_hyperparameters(self, n_classes: int, n_features: int) -> None:

@@ -2,7 +2,8 @@
 
 Python decides, templates spell: a template receives ready lists (features, classes,
 parameters) and reads as SQL with a few loops. Identifiers and values reach the SQL
-only through the ``ident`` and ``lit`` filters of the active dialect.
+only through the ``ident`` and ``lit`` filters of the active dialect, and any text
+written into a SQL comment through its ``comment`` filter.
 """
 
 from __future__ import annotations
@@ -34,9 +35,13 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    # `indent` re-indents after every line break, also inside string literals (a category
+    # "a\nb" would become "a\n    b"): statements are left unindented rather than altered.
+    del env.filters["indent"]
     env.filters["ident"] = dialect.ident
     env.filters["qualified"] = dialect.qualified
     env.filters["lit"] = dialect.lit
+    env.filters["comment"] = dialect.comment  # any text inside a SQL comment
     env.globals["fn"] = dialect.functions
     return env
 

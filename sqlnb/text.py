@@ -46,6 +46,8 @@ from .errors import (
 from .source import Source, resolve
 from .stop_words import ENGLISH_STOP_WORDS
 from .templates import render
+from .transaction import refuse_open_transaction, transaction
+from .validation import check_flag, check_output_clashes, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -192,6 +194,8 @@ class Analyzer:
     def validate(self) -> None:
         if not isinstance(self.column, str) or not self.column:
             raise InvalidParameterError("text must name a column")
+        for flag in ("lowercase", "binary", "tfidf", "use_idf", "smooth_idf", "sublinear_tf"):
+            setattr(self, flag, check_flag(flag, getattr(self, flag)))
         ngram = self.ngram_range
         if (not isinstance(ngram, (tuple, list)) or len(ngram) != 2
                 or not all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
@@ -313,6 +317,10 @@ def _scalar_alpha(model: NaiveBayes) -> float:
 
 def stored_input(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
     """The model's (input kind, options, n_documents), or None for a column model."""
+    from . import ownership
+
+    if f"{model.name}_analyzer".lower() not in ownership.owned(model):
+        return None  # a column model (a relation of that name is not this model's)
     exists = model._fetch("text/read_analyzer.sql", what="exists",
                           analyzer_name=f"{model.name}_analyzer")
     if not exists[0][0]:
@@ -347,13 +355,14 @@ def _check_column(src: Source, name: str | None, what: str) -> None:
 
 
 def _in_transaction(model: NaiveBayes, work) -> None:
-    model.con.begin()
+    from . import ownership
+
     try:
-        work()
-        model.con.commit()
-    except BaseException:
-        model.con.rollback()
-        raise
+        with transaction(model.con, "fitting a text or long-input model"):
+            ownership.claim(model, ownership.names(model.name, "base", "text"))
+            work()
+    finally:
+        ownership.done(model)
     model._meta = None
     model._compiled = None
     model._term_input = None
@@ -363,6 +372,7 @@ def _in_transaction(model: NaiveBayes, work) -> None:
 def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
              weight: str | None, options: dict[str, Any], partial: bool) -> None:
     """Fit (or, with ``partial``, update) a term model on a text column."""
+    refuse_open_transaction(model.con, "fitting a text model")
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
@@ -385,6 +395,8 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
         _check_column(src, target, "target")
         _check_column(src, column, "text")
         _check_column(src, weight, "weight")
+        if weight is not None:
+            check_weights(model.con, src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         if src.columns[column].upper() not in TEXT_TYPES:
             raise InvalidDataError(
                 f"text column {column!r} has type {src.columns[column]}, not VARCHAR"
@@ -410,8 +422,7 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
                 raise EmptyInputError("there are no labelled documents to fit")
             from_terms = not analyzer.needs_documents
             if stored is None:
-                model._run("create_model.sql", class_type=target_type)
-                model._run("text/create_text.sql", class_type=target_type)
+                model._create_tables(target_type, text=True)
             # The fast path finds tokens once per distinct chunk; it cannot count documents.
             chunks = (analyzer.chunked and analyzer.linear(model.family.name)
                       and (stored is not None or not analyzer.prunes_by_df(n_documents)))
@@ -463,6 +474,7 @@ class LongColumns:
 def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weight: str | None,
              columns: LongColumns, partial: bool) -> None:
     """Fit (or update) a term model on a long table of (document, feature, value)."""
+    refuse_open_transaction(model.con, "fitting a long-input model")
     _check_family(model, "long input")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
@@ -480,6 +492,9 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
             _check_column(entries_src, name, "long-table")
         for name in (columns.document, target, weight):
             _check_column(labels_src, name, "labels")
+        if weight is not None:
+            check_weights(model.con, labels_src.sql, DUCKDB.ident(target), weight,
+                          DUCKDB.ident(weight))
         target_type = labels_src.columns[target]
         context = {
             "entries": entries_src.sql,
@@ -496,8 +511,7 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
 
         def work() -> None:
             if stored is None:
-                model._run("create_model.sql", class_type=target_type)
-                model._run("text/create_text.sql", class_type=target_type)
+                model._create_tables(target_type, text=True)
             model._run("text/insert_long_features.sql", alpha=alpha, **context)
             model._run("batch_sparse.sql", **context)
             if model._fetch("batch_size.sql")[0][0] == 0:
@@ -542,7 +556,7 @@ def compile_classes(model: NaiveBayes) -> dict[str, Any]:
         "coef": DUCKDB.ident(f"__sqlnb_coef_{index}"),
         "sum": DUCKDB.ident(f"__sqlnb_sum_{index}"),
     } for index, label, _ in classes]
-    return {"classes": classes, "compiled": compiled}
+    return {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
 
 
 def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
@@ -559,14 +573,21 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
     src = resolve(model.con, source)
     context: dict[str, Any] = {"source": src.sql, "input": kind, "output": output,
                                "classes": classes, "prediction": DUCKDB.ident(prediction),
+                               "fitted_at": str(compiled["fitted_at"]),
                                "binarize": model.family.params.get("binarize")}
+    try:
+        check_output_clashes(src.columns if kind == "text" else [options["document"]],
+                             outputs)
+    except InvalidDataError:
+        src.release(model.con)
+        raise
     if kind == "text":
         analyzer = Analyzer.from_json(json.dumps(options))
         _check_column(src, analyzer.column, "text")
         context.update(column=DUCKDB.ident(analyzer.column), a=analyzer.sql(),
                        chunks=analyzer.chunked and analyzer.linear(model.family.name),
                        order=DUCKDB.ident("__sqlnb_doc"),
-                       keep=[DUCKDB.ident(c) for c in src.columns if c not in outputs])
+                       keep=[DUCKDB.ident(c) for c in src.columns])
     else:
         columns = LongColumns(**options)
         for name in (columns.document, columns.feature, columns.value):
