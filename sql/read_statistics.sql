@@ -1,4 +1,4 @@
--- One statistics table of model {{ model | lit }} ({{ role }}), in its stored row order
+-- One statistics table of model {{ model | comment }} ({{ role }}), in its stored row order
 -- (so sums over it come out the same in a copy): what a copy of the model (a pickled
 -- scikit-learn facade estimator, an exported model) needs to rebuild it.
 SELECT *
