@@ -54,3 +54,13 @@ class SkippedRowsWarning(UserWarning):
 class CoercedValuesWarning(UserWarning):
     """A categorical feature arrived with another type than at fit (a float-coded copy of
     an integer column, 0/1 for a BOOLEAN one); its values were compared by value."""
+
+
+def first_few(names: list[str], shown: int = 3) -> str:
+    """The first ``shown`` names, quoted, and how many more: "'a', 'b', 'c' and 7 more".
+
+    >>> first_few(["a", "b", "c", "d"])
+    "'a', 'b', 'c' and 1 more"
+    """
+    head = ", ".join(repr(n) for n in names[:shown])
+    return head + (f" and {len(names) - shown} more" if len(names) > shown else "")

@@ -204,7 +204,7 @@ class Complement(Discrete):
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "norm": False}
     constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints, "norm": [BOOLEAN]}
     has_batch_checks = True
-    min_classes = 2  # a class's complement is every other class
+    # one class is allowed, as in scikit-learn: its complement is empty (weights of alpha)
 
 
 class Bernoulli(Discrete):

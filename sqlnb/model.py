@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections import defaultdict
 from typing import Any
@@ -30,6 +31,7 @@ from .errors import (
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
+    first_few,
 )
 from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
@@ -827,6 +829,17 @@ class NaiveBayes:
         return self.con.sql(render("top_features.sql", **self._context(
             k=k, model_comment=macros.comment_text(self.name))))
 
+    def to_sklearn(self) -> Any:
+        """A fitted ``sklearn.naive_bayes`` estimator equal to this model.
+
+        For the gaussian, multinomial, complement, bernoulli and categorical families
+        (categorical with integer codes); mixed, per-group and text models raise
+        :class:`~sqlnb.errors.InvalidParameterError`. See :mod:`sqlnb.exchange`.
+        """
+        from .exchange import to_sklearn
+
+        return to_sklearn(self)
+
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
@@ -866,8 +879,28 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
 
 
 def _describe_problems(problems: list[tuple]) -> str:
-    lines = [f"feature {feature!r} {problem}" for feature, problem in problems]
-    return "cannot fit: " + "; ".join(lines)
+    """One short sentence per kind of problem, naming the first few features:
+    "features 'x0', 'x1', 'x3' and 97 more have negative values; ..."."""
+    by_problem: dict[str, list[str]] = {}
+    for feature, problem in problems:
+        names = by_problem.setdefault(problem, [])
+        if feature not in names:
+            names.append(feature)
+    parts = []
+    for problem, names in by_problem.items():
+        names = sorted(names, key=_natural_key)
+        if len(names) == 1:
+            parts.append(f"feature {names[0]!r} {problem}")
+        else:
+            verb, _, rest = problem.partition(" ")
+            plural = {"has": "have", "contains": "contain"}.get(verb, verb)
+            parts.append(f"features {first_few(names)} {plural} {rest}")
+    return "cannot fit: " + "; ".join(parts)
+
+
+def _natural_key(name: str) -> list[Any]:
+    """x2 before x10: digits compare as numbers."""
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", name)]
 
 
 def _jsonable(value: Any) -> Any:

@@ -18,6 +18,7 @@ import pytest
 
 import sqlnb
 import sqlnb.diagnostics
+import sqlnb.exchange
 import sqlnb.progress
 import sqlnb.text
 from sqlnb.sklearn import GaussianNB
@@ -66,7 +67,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
                             ("poisson", ["k", "z"])):  # z's NaN: scanned again
         sqlnb.NaiveBayes(name, con=con, family=family).fit(
             table, "y", features=columns).predict_proba(table).fetchall()
-    sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features, weight="k")
+    gaussian = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features, weight="k")
+    copy = sqlnb.exchange.restore(con, name, sqlnb.exchange.statistics(gaussian))  # a pickle's
+    copy.predict_proba(table).fetchall()
     categorical = sqlnb.NaiveBayes(name, con=con, family="categorical")
     categorical.fit(table, "y", features=["c", "k"])
     as_float = con.sql("SELECT * REPLACE (CAST(k AS DOUBLE) AS k) FROM "
