@@ -707,8 +707,7 @@ class NaiveBayes:
             src.release(self.con)
             raise
         keep = list(src.columns) if keep_input else []
-        # The helper view of a Python object stays registered: the lazy result reads it.
-        return self.con.sql(self.score_sql(src.sql, output, keep, columns=columns))
+        return src.lazy(self.con, self.score_sql(src.sql, output, keep, columns=columns))
 
     def _coerced_columns(self, src: Source) -> dict[str, str]:
         """Categorical features whose source column has another numeric (or BOOLEAN) type

@@ -596,8 +596,7 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
         context.update(document=document, feature=DUCKDB.ident(columns.feature),
                        value_column=DUCKDB.ident(columns.value), order=document,
                        keep=[document], a=None, column=None, chunks=False)
-    # A Python object's helper view stays registered: the lazy result reads it.
-    return model.con.sql(render("text/score_terms.sql", **model._context(**context)))
+    return src.lazy(model.con, render("text/score_terms.sql", **model._context(**context)))
 
 
 def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:

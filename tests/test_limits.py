@@ -33,3 +33,45 @@ def test_a_thousand_classes_fit_and_score_like_scikit_learn(con):
     predicted = np.array([row[-1] for row in model.predict("t").fetchall()])
     assert clear.sum() > 1500
     np.testing.assert_array_equal(predicted[clear], theirs.predict(X)[clear])
+
+
+def registered_views(con) -> int:
+    return con.execute("SELECT count(*) FROM duckdb_views() "
+                       "WHERE view_name LIKE '__sqlnb_source%'").fetchall()[0][0]
+
+
+@pytest.mark.parametrize("kind", ["pandas", "arrow", "polars", "relation"])
+def test_scoring_python_tables_in_a_loop_leaves_no_registration_behind(con, kind):
+    import gc
+    import weakref
+
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i AS DOUBLE) AS x FROM range(20) r(i)")
+    model = sqlnb.NaiveBayes("m", con=con).fit("t", "y")
+    make = {"pandas": pd.DataFrame, "arrow": pa.table, "polars": pl.DataFrame,
+            "relation": lambda d: con.sql("SELECT unnest(?) AS x", params=[d["x"]])}[kind]
+    alive = []
+    for i in range(5):
+        frame = make({"x": [float(i), 10.0 + i]})
+        if kind != "relation":
+            alive.append(weakref.ref(frame))
+        # each result is still lazy and complete after the call returned
+        assert [row[-1] for row in model.predict(frame).fetchall()] == [0, 1]
+        assert registered_views(con) == 0
+    del frame
+    gc.collect()
+    assert [ref() for ref in alive] == [None] * len(alive)
+
+
+def test_a_lazy_result_keeps_reading_its_data_frame(con):
+    import pandas as pd
+
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i AS DOUBLE) AS x FROM range(20) r(i)")
+    model = sqlnb.NaiveBayes("m", con=con).fit("t", "y")
+    result = model.predict_proba(pd.DataFrame({"x": [1.0, 18.0]}))
+    assert registered_views(con) == 0
+    assert [round(row[1]) for row in result.fetchall()] == [1, 0]
+    assert [round(row[1]) for row in result.fetchall()] == [1, 0]  # read again
