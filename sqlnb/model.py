@@ -31,7 +31,7 @@ from .errors import (
     NotFittedError,
     UnknownColumnError,
 )
-from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
+from .families import Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .progress import tracked
 from .reads import read_snapshot
@@ -273,13 +273,17 @@ class NaiveBayes:
             check_weights(self.con, src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         for name in features:
             self.family.check_feature_type(name, columns[name])
+        unknown = [n for n in self.family.params.get("value_columns") or () if n not in features]
+        if unknown:
+            raise UnknownColumnError(f"value_columns names column(s) that are not features: "
+                                     f"{unknown}")
         options = self.family.feature_options(len(features))
         specs = []
         for i, (name, extra) in enumerate(zip(features, options)):
             spec = {"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
                     "type": columns[name], "shift": 0.0, **extra}
             if self.family.name == "categorical":
-                spec["coding"] = "integer" if columns[name].upper() in INTEGER_TYPES else "value"
+                spec["coding"] = self.family.coding(name, columns[name])
             specs.append(spec)
         spec = {
             "target": target,

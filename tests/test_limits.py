@@ -75,3 +75,79 @@ def test_a_lazy_result_keeps_reading_its_data_frame(con):
     assert registered_views(con) == 0
     assert [round(row[1]) for row in result.fetchall()] == [1, 0]
     assert [round(row[1]) for row in result.fetchall()] == [1, 0]  # read again
+
+
+def stray_code_table(con):
+    # an integer category column whose codes are 0..4, but one row has 1,000,000 (an id
+    # or a zip code mistaken for a code): as codes 0..max it would be a million categories
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, "
+                "CASE WHEN i = 0 THEN 1000000 ELSE i % 5 END AS k FROM range(60) r(i)")
+
+
+def test_a_huge_category_code_is_refused_naming_the_column_and_the_code(con):
+    stray_code_table(con)
+    with pytest.raises(sqlnb.errors.InvalidDataError,
+                       match=r"'k' has the category code 1000000.*value_columns"):
+        sqlnb.NaiveBayes("m", con=con, family="categorical").fit("t", "y")
+    assert con.execute("SELECT count(*) FROM duckdb_tables() "
+                       "WHERE table_name LIKE 'm\\_%' ESCAPE '\\'").fetchall() == [(0,)]
+
+
+def test_a_huge_category_code_is_refused_by_partial_fit_and_mixed_models(con):
+    stray_code_table(con)
+    with pytest.raises(sqlnb.errors.InvalidDataError, match="category code 1000000"):
+        sqlnb.NaiveBayes("p", con=con, family="categorical").partial_fit("t", "y")
+    with pytest.raises(sqlnb.errors.InvalidDataError, match="category code 1000000"):
+        sqlnb.NaiveBayes("a", con=con, family="auto",
+                         families={"k": "categorical"}).fit("t", "y")
+
+
+def test_min_categories_beyond_the_limit_is_refused_before_any_scan(con):
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i % 5 AS k FROM range(20) r(i)")
+    with pytest.raises(sqlnb.errors.InvalidDataError, match="min_categories=200000"):
+        sqlnb.NaiveBayes("m", con=con, family="categorical",
+                         min_categories=200000).fit("t", "y")
+
+
+def test_max_categories_sets_the_limit(con):
+    from sklearn.naive_bayes import CategoricalNB
+
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CASE WHEN i = 0 THEN 20 ELSE i % 3 END "
+                "AS k FROM range(30) r(i)")
+    with pytest.raises(sqlnb.errors.InvalidDataError, match="category code 20"):
+        sqlnb.NaiveBayes("m", con=con, family="categorical", max_categories=20).fit("t", "y")
+    model = sqlnb.NaiveBayes("m", con=con, family="categorical",
+                             max_categories=21).fit("t", "y")
+    k, y = map(np.array, zip(*con.execute("SELECT k, y FROM t").fetchall()))
+    theirs = CategoricalNB().fit(k.reshape(-1, 1), y)
+    rows = model.predict_proba("t").fetchall()
+    np.testing.assert_allclose([row[2:] for row in rows],
+                               theirs.predict_proba(k.reshape(-1, 1)), rtol=0, atol=1e-9)
+    with pytest.raises(sqlnb.errors.InvalidParameterError, match="max_categories"):
+        sqlnb.NaiveBayes("m", con=con, family="categorical", max_categories=0)
+
+
+def test_value_columns_take_integer_values_as_categories_as_they_are(con):
+    from sklearn.naive_bayes import CategoricalNB
+
+    stray_code_table(con)
+    model = sqlnb.NaiveBayes("m", con=con, family="categorical",
+                             value_columns=["k"]).fit("t", "y")
+    k, y = map(np.array, zip(*con.execute("SELECT k, y FROM t").fetchall()))
+    # the oracle: scikit-learn on the values recoded 0..n-1 (only the values seen)
+    seen = np.unique(k)
+    codes = np.searchsorted(seen, k).reshape(-1, 1)
+    theirs = CategoricalNB().fit(codes, y)
+    rows = model.predict_proba("t").fetchall()
+    np.testing.assert_allclose([row[2:] for row in rows], theirs.predict_proba(codes),
+                               rtol=0, atol=1e-9)
+    assert sqlnb.load(con, "m").family.params["value_columns"] == ["k"]
+
+
+def test_value_columns_must_name_features(con):
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i % 5 AS k FROM range(20) r(i)")
+    with pytest.raises(sqlnb.errors.UnknownColumnError, match="zip"):
+        sqlnb.NaiveBayes("m", con=con, family="categorical",
+                         value_columns=["zip"]).fit("t", "y")
+    with pytest.raises(sqlnb.errors.InvalidParameterError, match="value_columns"):
+        sqlnb.NaiveBayes("m", con=con, family="categorical", value_columns="k")
