@@ -25,6 +25,7 @@ from .dialect import DUCKDB
 from .errors import (
     CoercedValuesWarning,
     EmptyInputError,
+    IncompatibleModelError,
     InvalidDataError,
     InvalidParameterError,
     ModelNotFoundError,
@@ -40,8 +41,10 @@ from .templates import render
 from .transaction import refuse_open_transaction, transaction
 from .validation import (
     check_flag,
+    check_label_type,
     check_names,
     check_output_clashes,
+    check_weight_type,
     check_weights,
 )
 
@@ -93,7 +96,7 @@ class NaiveBayes:
         if not isinstance(name, str) or not name:
             raise InvalidParameterError("a model needs a non-empty name")
         self.name = name
-        self.con = duckdb.connect() if con is None else con
+        self.con = duckdb.connect() if con is None else check_connection(con)
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
@@ -183,6 +186,12 @@ class NaiveBayes:
             fit_text(self, source, target, text, weight=weight, options=text_options,
                      partial=False)
             return self
+        if group_by is not None and self.family.composite:
+            raise InvalidParameterError(
+                "group_by is not available for family='auto' models yet: fit one model "
+                "per group (e.g. on a view filtered to that group), or give every column "
+                "one family"
+            )
         refuse_open_transaction(self.con, "fit")  # before any read that could fail
         src = resolve(self.con, source)
         if self.family.composite:
@@ -252,8 +261,8 @@ class NaiveBayes:
         if weight is not None:
             if weight not in columns:
                 raise UnknownColumnError(f"weight column {weight!r} is not in the source")
-            if not is_numeric(columns[weight]):
-                raise InvalidDataError(f"weight column {weight!r} has type {columns[weight]}")
+            check_weight_type(weight, columns[weight])
+        check_label_type(target, columns[target])
         if features is not None:
             features = check_names("features", features, allow_none=False)
         if features is None:
@@ -580,8 +589,23 @@ class NaiveBayes:
             keys = ("schema_version", "model", "family", "params", "target", "target_type",
                     "weight", "features", "classes", "fitted_at")
             meta = dict(zip(keys, rows[0]))
-            for key in ("params", "features", "classes"):
-                meta[key] = json.loads(meta[key])
+            if not isinstance(meta["schema_version"], int) or \
+                    meta["schema_version"] > SCHEMA_VERSION:
+                # neither used nor rewritten: a newer layout may mean something else
+                raise IncompatibleModelError(
+                    f"model {self.name!r} was written by a newer sqlnb (schema "
+                    f"{meta['schema_version']!r}; this sqlnb reads up to {SCHEMA_VERSION}): "
+                    "upgrade sqlnb to use it, or fit it again under another name"
+                )
+            try:
+                for key in ("params", "features", "classes"):
+                    meta[key] = json.loads(meta[key])
+            except (TypeError, ValueError) as exc:
+                raise IncompatibleModelError(
+                    f"model {self.name!r} has corrupt metadata ({key} in {meta_name}: {exc}): "
+                    f"fit it again, or drop it (sqlnb.NaiveBayes({self.name!r}, con=con)"
+                    ".drop())"
+                ) from None
             self._meta = meta
         return self._meta
 
@@ -615,11 +639,18 @@ class NaiveBayes:
         with read_snapshot(self.con):
             self._meta = None
             self._term_input = None
-            compiled = self._read_parameters()
-            groups = [] if self._stored_input() else grouping.read_groups(self)
-            if groups:
-                compiled["groups"] = groups
-                compiled["group_models"] = grouping.group_models(self, groups)
+            try:
+                compiled = self._read_parameters()
+                groups = [] if self._stored_input() else grouping.read_groups(self)
+                if groups:
+                    compiled["groups"] = groups
+                    compiled["group_models"] = grouping.group_models(self, groups)
+            except duckdb.CatalogException as exc:
+                # the meta row is there, but a table or view it needs is not
+                raise IncompatibleModelError(
+                    f"model {self.name!r} is incomplete, a relation it needs is missing "
+                    f"({str(exc).splitlines()[0]}): fit it again, or drop it"
+                ) from None
         self._compiled = compiled
         return compiled
 
@@ -827,6 +858,12 @@ class NaiveBayes:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
         _ = self.meta  # raises NotFittedError early
+        if self.family.composite:
+            raise InvalidParameterError(
+                "top_features is not available for family='auto' models yet: its columns "
+                "have different families, whose scores do not compare; read each part's "
+                "parameters (families_ names them) or fit a single-family model"
+            )
         return self.con.sql(render("top_features.sql", **self._context(
             k=k, model_comment=macros.comment_text(self.name))))
 
@@ -851,7 +888,7 @@ class NaiveBayes:
 def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     """Reopen the model ``name`` stored in the database behind ``con``."""
     probe = NaiveBayes.__new__(NaiveBayes)
-    probe.name, probe.con = name, con
+    probe.name, probe.con = name, check_connection(con)
     probe.family = make_family("gaussian")
     probe._meta, probe._compiled, probe._term_input = None, None, None
     probe._owned, probe._needed = None, None
@@ -859,13 +896,23 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
         meta = probe.meta
     except NotFittedError:
         raise ModelNotFoundError(f"no model named {name!r} in this database") from None
-    if meta["schema_version"] > SCHEMA_VERSION:
-        raise ModelNotFoundError(
-            f"model {name!r} was written by a newer sqlnb (schema {meta['schema_version']})"
-        )
     model = NaiveBayes(name, con=con, family=meta["family"], **meta["params"])
     model._meta = meta
     return model
+
+
+def check_connection(con: Any) -> Any:
+    """A DuckDB connection (or a cursor of one); a path is refused with how to open it."""
+    if isinstance(con, (str, bytes)) or hasattr(con, "__fspath__"):
+        raise InvalidParameterError(
+            f"con must be a DuckDB connection, not the path {con!r}: open it first, "
+            f"con = duckdb.connect({str(con)!r})"
+        )
+    if not hasattr(con, "execute"):
+        raise InvalidParameterError(
+            f"con must be a DuckDB connection (duckdb.connect(...)), got {type(con).__name__}"
+        )
+    return con
 
 
 def _describe_problems(problems: list[tuple]) -> str:

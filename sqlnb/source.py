@@ -62,6 +62,13 @@ class Source:
         return relation.query(name, sql)
 
 
+_OTHER_CONNECTION = (
+    "the relation was made on another connection, whose database this one cannot read: "
+    "build it on the model's connection (con.sql(...), con.read_parquet(...)) or pass its "
+    "rows (relation.arrow())"
+)
+
+
 def _reader(path: str) -> str | None:
     lower = path.lower()
     for suffix, reader in _FILE_READERS.items():
@@ -90,7 +97,12 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
         sql = _from_clause(name=source)
     elif isinstance(source, duckdb.DuckDBPyRelation) or _is_python_table(source):
         registered = f"__sqlnb_source_{os.getpid()}_{next(_counter)}"
-        con.register(registered, source)
+        try:
+            con.register(registered, source)
+        except duckdb.InvalidInputException as exc:
+            if "another database" not in str(exc):
+                raise
+            raise InvalidDataError(_OTHER_CONNECTION) from exc
         sql = _from_clause(name=registered)
     else:
         raise InvalidDataError(
@@ -103,11 +115,7 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
         if registered:
             con.unregister(registered)
         if isinstance(source, duckdb.DuckDBPyRelation) and "another database" in str(exc):
-            raise InvalidDataError(
-                "the relation was made on another connection, whose database this one "
-                "cannot read: build it on the model's connection (con.sql(...), "
-                "con.read_parquet(...)) or pass its rows (relation.arrow())"
-            ) from exc
+            raise InvalidDataError(_OTHER_CONNECTION) from exc
         raise UnknownColumnError(f"cannot read source {source!r}: {exc}") from exc
     return Source(sql=sql, columns={r[0]: r[1] for r in rows}, registered=registered,
                   obj=source if registered else None)
