@@ -142,12 +142,11 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
             "group to fit a model for: leave group_by out, or fill the column first"
         )
     priors = model.family.prior_list()
-    if priors is not None:
-        if (fewest, most) != (len(priors), len(priors)):
-            raise InvalidParameterError(
-                f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
-                "classes: with group_by, every group needs every class"
-            )
+    if priors is not None and (fewest, most) != (len(priors), len(priors)):
+        raise InvalidParameterError(
+            f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
+            "classes: with group_by, every group needs every class"
+        )
     model._run("params.sql", priors=priors, fit_prior=model.family.fit_prior(), **context)
     problems = model._fetch("checks.sql", features=features, **context)
     if problems:
