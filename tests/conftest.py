@@ -14,7 +14,7 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wi
 # a fixed number of examples each, no per-example deadline (the machine may be shared and
 # slow) and no example database written into the checkout. HYPOTHESIS_PROFILE=thorough
 # explores more for a longer, local run.
-settings.register_profile("ci", max_examples=12, deadline=None, database=None,
+settings.register_profile("ci", max_examples=10, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=300, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow])
