@@ -41,7 +41,10 @@ class ModelNotFoundError(SqlnbError, LookupError):
 
 class IncompatibleModelError(ModelNotFoundError):
     """A model of that name exists but cannot be used: written by a newer sqlnb (schema
-    version), or incomplete (a relation missing) or corrupt (unreadable metadata)."""
+    version; ``newer`` is True), or incomplete (a relation missing) or corrupt (unreadable
+    metadata)."""
+
+    newer = False
 
 
 class ReadOnlyError(SqlnbError, PermissionError):

@@ -172,6 +172,7 @@ class NaiveBayes:
         ``text_options`` are scikit-learn's ``CountVectorizer`` options (and, with
         ``tfidf=True``, ``TfidfVectorizer``'s). See :mod:`sqlnb.text`.
         """
+        self._refuse_newer()
         if text is not None or text_options:
             if text is None or features is not None:
                 raise InvalidParameterError(
@@ -211,6 +212,18 @@ class NaiveBayes:
         self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
         self._term_input = None
         return self
+
+    def _refuse_newer(self) -> None:
+        """A model of this name written by a newer sqlnb is not overwritten either."""
+        self._meta = None
+        try:
+            _ = self.meta
+        except NotFittedError:
+            pass
+        except IncompatibleModelError as exc:
+            if exc.newer:
+                raise
+        self._meta = None
 
     def fit_long(self, entries: Any, target: str, *, labels: Any = None,
                  weight: str | None = None, document: str = "document",
@@ -592,11 +605,13 @@ class NaiveBayes:
             if not isinstance(meta["schema_version"], int) or \
                     meta["schema_version"] > SCHEMA_VERSION:
                 # neither used nor rewritten: a newer layout may mean something else
-                raise IncompatibleModelError(
+                error = IncompatibleModelError(
                     f"model {self.name!r} was written by a newer sqlnb (schema "
                     f"{meta['schema_version']!r}; this sqlnb reads up to {SCHEMA_VERSION}): "
                     "upgrade sqlnb to use it, or fit it again under another name"
                 )
+                error.newer = True
+                raise error
             try:
                 for key in ("params", "features", "classes"):
                     meta[key] = json.loads(meta[key])

@@ -33,12 +33,14 @@ def in_transaction(con: Any) -> bool:
     return first == second
 
 
-def refuse_open_transaction(con: Any, what: str) -> None:
+def refuse_open_transaction(con: Any, what: str, *, scratch: bool = False) -> None:
     """Raise ``TransactionError`` if the caller has a transaction open on ``con``, and
-    ``ReadOnlyError`` if its database was opened read-only (before any statement fails)."""
+    ``ReadOnlyError`` if its database was opened read-only (before any statement fails),
+    unless the work only writes ``scratch`` (temporary) tables, which a read-only
+    database allows."""
     if getattr(con, "defers_transactions", False):  # a fit script being recorded
         return
-    if con.execute(render("read_only.sql")).fetchall() == [(True,)]:
+    if not scratch and con.execute(render("read_only.sql")).fetchall() == [(True,)]:
         raise ReadOnlyError(
             f"{what} writes the model's tables, and this database was opened read-only: "
             "open it with duckdb.connect(path) (read_only=False) to write, or only read "
@@ -60,7 +62,7 @@ def transaction(con: Any, what: str = "this call", *, join: bool = False) -> Ite
     if join and not getattr(con, "defers_transactions", False) and in_transaction(con):
         yield con
         return
-    refuse_open_transaction(con, what)
+    refuse_open_transaction(con, what, scratch=join)
     con.begin()
     try:
         yield con

@@ -118,6 +118,8 @@ class TestStoredModels:
             sqlnb.NaiveBayes("m", con=data).predict("t")
         with pytest.raises(errors.IncompatibleModelError, match="newer sqlnb"):
             sqlnb.NaiveBayes("m", con=data).partial_fit("t", "y", features=["x"])
+        with pytest.raises(errors.IncompatibleModelError, match="newer sqlnb"):
+            sqlnb.NaiveBayes("m", con=data).fit("t", "y", features=["x"])
         with pytest.raises(errors.ModelNotFoundError, match="newer sqlnb"):
             sqlnb.load(data, "m")
         assert data.execute("SELECT schema_version FROM m_meta").fetchall() == [(99,)]
@@ -133,6 +135,8 @@ class TestStoredModels:
         data.execute("UPDATE m_meta SET features = '{not json'")
         with pytest.raises(errors.IncompatibleModelError, match="corrupt metadata.*drop"):
             sqlnb.load(data, "m")
+        refitted = sqlnb.NaiveBayes("m", con=data).fit("t", "y", features=["x"])  # the remedy
+        assert refitted.features_ == ["x"]
 
 
 def test_writes_to_a_read_only_database_are_refused_before_any_statement(tmp_path):
