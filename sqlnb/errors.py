@@ -39,6 +39,25 @@ class ModelNotFoundError(SqlnbError, LookupError):
     """No model of that name exists in the database."""
 
 
+class IncompatibleModelError(ModelNotFoundError):
+    """A model of that name exists but cannot be used: written by a newer sqlnb (schema
+    version; ``newer`` is True), or incomplete (a relation missing) or corrupt (unreadable
+    metadata)."""
+
+    newer = False
+
+
+class ReadOnlyError(SqlnbError, PermissionError):
+    """A write was asked of a database opened read-only."""
+
+
+class ConflictError(SqlnbError, RuntimeError):
+    """Another connection wrote the same rows at the same time; this write was rolled back
+    and changed nothing. Retrying it is safe (``retryable`` is True)."""
+
+    retryable = True
+
+
 class TransactionError(SqlnbError, RuntimeError):
     """A write was refused because the connection has an open transaction of the caller's."""
 
