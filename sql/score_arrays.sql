@@ -3,7 +3,6 @@
 -- arrive as bound lists ($n), so the statement grows with features + classes, not with
 -- their product. Then {{ output | comment }}.
 {% from 'scoring_helpers.sql' import outputs %}
-{% from 'common.sql' import num %}
 {#- A class's joint log-likelihood. `raw` is the fast form (a list function over the whole
     row), used when no feature is missing; `careful` treats each missing value as the
     model's `missing` setting says. -#}
@@ -27,17 +26,21 @@ ${{ c.full_constant }} + list_sum(list_transform(__sqlnb_x, lambda v, i: coalesc
 ${{ c.full_constant }} + list_sum(list_transform(__sqlnb_x, lambda v, i: coalesce(v * ${{ c.weights }}[i], ${{ c.fallback }}[i])))
 {%- endif %}
 {%- endmacro %}
+{#- The row's features in the model's order, as DOUBLE. A NaN is missing: one test in a
+    lambda over the list (spelt isfinite/isinf, see common.sql's `num`), not one per column. -#}
+{% set values -%}
+[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
+{%- endset %}
+{% if any_float %}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CASE WHEN isfinite(v) OR isinf(v) THEN v END)' %}
+{% endif %}
+{% if binarize is not none %}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CAST(v > ' ~ (binarize | lit) ~ ' AS DOUBLE))' %}
+{% endif %}
 WITH rows AS (
-    SELECT
-        *,
-        -- the row's features in the model's order (NaN read as missing)
-        [
-{% for f in features %}
-            {% if binarize is not none %}CAST({{ num(f) }} > {{ binarize | lit }} AS DOUBLE){% else %}{{ num(f) }}{% endif %}{{ "," if not loop.last }}
-{% endfor %}
-        ]{% if kind == 'gaussian' %}{% endif %} AS __sqlnb_values
+    SELECT *, {{ values }} AS __sqlnb_values
     FROM {{ source }}
-), prepared AS (
+), scored AS (
     SELECT
         *,
 {% if kind == 'gaussian' %}
@@ -47,17 +50,11 @@ WITH rows AS (
 {% else %}
         __sqlnb_values AS __sqlnb_x,
 {% endif %}
+{% if kind == 'poisson' %}
+        list_sum(list_transform(__sqlnb_values, lambda v: lgamma(v + 1))) AS __sqlnb_lgamma,
+{% endif %}
         list_count(__sqlnb_values) = {{ features | length }} AS __sqlnb_complete
     FROM rows
-), scored AS (
-    SELECT
-        *,
-{% if kind == 'poisson' %}
-        CASE WHEN __sqlnb_complete THEN list_sum(list_transform(__sqlnb_x, lambda v: lgamma(v + 1))) END AS __sqlnb_lgamma
-{% else %}
-        NULL AS __sqlnb_lgamma
-{% endif %}
-    FROM prepared
 ), joint AS (
     SELECT
     {% for column in keep %}

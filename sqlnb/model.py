@@ -688,6 +688,7 @@ class NaiveBayes:
         )
 
     def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+        scoring_strategies.refresh(self)  # another cursor may have refitted the model
         self._compile()  # metadata and parameters, read together
         meta = self.meta
         if self._stored_input():

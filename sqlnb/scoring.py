@@ -32,6 +32,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+import duckdb
+
 from .dialect import DUCKDB
 from .errors import InvalidParameterError
 from .missing import is_float
@@ -75,6 +77,33 @@ def strategy(model: NaiveBayes) -> str:
         return "arrays"
     terms = len(model.meta["features"]) * len(compiled["classes"])
     return "compiled" if terms <= COMPILED_MAX_TERMS else "arrays"
+
+
+def refresh(model: NaiveBayes) -> None:
+    """Forget ``model``'s cached metadata and parameters if another object or cursor has
+    written the model since they were read (each write stamps a new ``fitted_at``).
+
+    Costs one one-row read; the next ``_compile`` reads everything again in one snapshot."""
+    cached = model._compiled
+    if cached is None or model._meta is None:
+        return
+    from . import ownership
+    from .transaction import in_transaction
+
+    meta_name = f"{model.name}_meta"
+    local = getattr(model, "catalog", None) is None
+    if local and in_transaction(model.con) and \
+            meta_name.lower() not in ownership.existing(model, [meta_name]):
+        rows = []  # asked of the catalog: a failed read would abort the caller's transaction
+    else:
+        try:
+            rows = model._fetch("model_version.sql")
+        except (duckdb.CatalogException, duckdb.BinderException):
+            rows = []
+    if not rows or rows[0][0] != model._meta["fitted_at"]:
+        model._meta = None
+        model._compiled = None
+        model._term_input = None
 
 
 def _parameters(model: NaiveBayes) -> dict[str, Any]:
@@ -146,7 +175,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
     arrays = _parameters(model)
     columns = columns or {}
     features = [{"name": f["name"], "column": columns.get(f["name"], DUCKDB.ident(f["name"])),
-                 "guard": is_float(f["type"])}
+                 "double": f["name"] not in columns and f["type"].upper() == "DOUBLE"}
                 for f in model.meta["features"]]
     classes = []
     for c, slots in zip(model._compile()["compiled"], arrays["classes"]):
@@ -160,6 +189,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
             output=output,
             keep=[DUCKDB.ident(k) for k in keep],
             features=features,
+            any_float=any(is_float(f["type"]) for f in model.meta["features"]),
             classes=classes,
             kind=arrays["kind"],
             missing=model.family.params.get("missing", "ignore"),

@@ -216,3 +216,25 @@ def test_bad_input_to_the_arrays_is_still_refused(con):
         frame_of(X, y), "label")
     with pytest.raises(InvalidDataError):
         model.predict(pd.DataFrame({"x0": ["a"], "x1": [1.0], "x2": [1.0], "x3": [1.0]}))
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+def test_a_refit_from_another_cursor_is_never_scored_with_stale_parameters(con, scoring):
+    X, y = load("iris")
+    scorer = sqlnb.NaiveBayes("shared", con=con, scoring=scoring, sql_macros=False)
+    scorer.fit(frame_of(X, y), "label")
+    scorer.predict(frame_of(X[:1])).fetchall()  # parameters cached
+    writer = sqlnb.load(con.cursor(), "shared")
+    writer.fit(frame_of(X[::-1] * 2.0, y), "label")  # another cursor, other data
+
+    assert_like(scorer, GaussianNB().fit(X[::-1] * 2.0, y), X * 2.0)
+
+
+def test_a_partial_fit_elsewhere_is_seen_by_a_cached_model(con):
+    X, y = small_digits()
+    scorer = sqlnb.NaiveBayes("grow", con=con, scoring="arrays", sql_macros=False)
+    scorer.partial_fit(frame_of(X[:250], y[:250]), "label")
+    scorer.predict(frame_of(X[:1])).fetchall()
+    sqlnb.load(con, "grow").partial_fit(frame_of(X[250:], y[250:]), "label")
+
+    assert_like(scorer, GaussianNB().fit(X, y), X)
