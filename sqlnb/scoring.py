@@ -200,3 +200,17 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
         ),
     )
     return sql, arrays["values"]
+
+
+def statement(model: NaiveBayes, source: Any, output: str = "predict") -> tuple[str, list[Any]]:
+    """The SQL and bound parameters ``predict*`` runs on ``source`` (a table name or a
+    file path), for ``EXPLAIN`` and benchmarks; ``output`` is ``"predict"``, ``"proba"``,
+    ``"log_proba"`` or ``"joint"``."""
+    from .model import OUTPUTS
+    from .source import resolve
+
+    src = resolve(model.con, source)
+    keep = list(src.columns)
+    if strategy(model) == "arrays":
+        return array_score_sql(model, src.sql, output, keep, OUTPUTS[output])
+    return model.score_sql(src.sql, output, keep), []
