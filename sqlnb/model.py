@@ -22,6 +22,7 @@ from typing import Any
 import duckdb
 
 from . import __version__, grouping, macros, mixed, ownership
+from . import scoring as scoring_strategies
 from .dialect import DUCKDB
 from .errors import (
     CoercedValuesWarning,
@@ -78,6 +79,10 @@ class NaiveBayes:
     sql_macros:
         Re-create the scoring macros ``<name>_predict(row)``, ``<name>_predict_proba(row)``…
         in the database after every fit (see ``docs/sql.md``).
+    scoring:
+        Which statement scores rows: ``"auto"`` (default), ``"compiled"`` (parameters
+        inlined as literals) or ``"arrays"`` (parameters as bound lists); see
+        :mod:`sqlnb.scoring`.
     progress:
         Show a progress bar (on an interactive terminal or notebook) while ``fit``,
         ``partial_fit``, ``forget`` and ``evaluate`` run; see :mod:`sqlnb.progress`.
@@ -93,6 +98,7 @@ class NaiveBayes:
         family: str = "gaussian",
         sql_macros: bool = True,
         progress: bool = False,
+        scoring: str = "auto",
         **hyperparameters: Any,
     ) -> None:
         if not isinstance(name, str) or not name:
@@ -104,6 +110,7 @@ class NaiveBayes:
         self._compiled: dict[str, Any] | None = None
         self.sql_macros = check_flag("sql_macros", sql_macros)
         self.progress = check_flag("progress", progress)
+        self.scoring = scoring_strategies.check_strategy(scoring)
         self._term_input: tuple | None = None
         self._owned: set[str] | None = None  # see sqlnb/ownership.py
         self._needed: list[str] | None = None
@@ -733,6 +740,7 @@ class NaiveBayes:
         )
 
     def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+        scoring_strategies.refresh(self)  # another cursor may have refitted the model
         self._compile()  # metadata and parameters, read together
         meta = self.meta
         if self._stored_input():
@@ -759,6 +767,10 @@ class NaiveBayes:
             src.release(self.con)
             raise
         keep = list(src.columns) if keep_input else []
+        if scoring_strategies.strategy(self) == "arrays":
+            sql, parameters = scoring_strategies.array_score_sql(
+                self, src.sql, output, keep, OUTPUTS[output], columns=columns)
+            return src.lazy_bound(self.con, sql, parameters)
         return src.lazy(self.con, self.score_sql(src.sql, output, keep, columns=columns))
 
     def _coerced_columns(self, src: Source) -> dict[str, str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,25 @@ class Source:
             relation = con.from_arrow(obj)
         # `query` names the relation `name` for this statement only (no catalog entry)
         return relation.query(name, sql)
+
+    def lazy_bound(self, con: duckdb.DuckDBPyConnection, sql: str,
+                   parameters: list[Any]) -> duckdb.DuckDBPyRelation:
+        """:meth:`lazy` for a statement with bound parameters (``$n``). A relation's
+        ``query`` binds none, so a Python object stays registered, and its helper view is
+        dropped when the result is garbage collected: nothing outlives the result."""
+        result = con.sql(sql, params=parameters)
+        if self.registered is not None:
+            weakref.finalize(result, _unregister, con, self.registered)
+            self.registered = None
+            self.obj = None
+        return result
+
+
+def _unregister(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    try:
+        con.unregister(name)
+    except duckdb.Error:  # the connection was closed first: nothing left to release
+        pass
 
 
 _OTHER_CONNECTION = (

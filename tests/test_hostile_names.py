@@ -48,6 +48,13 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
                    model.predict_joint_log_proba):
         output(table).fetchall()
     model.evaluate(table, "y")
+    for family, columns, missing in (("gaussian", features, "ignore"),
+                                     ("poisson", ["k"], "error"),
+                                     ("bernoulli", ["flag", "k"], "ignore")):
+        arrays = sqlnb.NaiveBayes(name, con=con, family=family, scoring="arrays",
+                                  missing=missing).fit(table, "y", features=columns)
+        arrays.predict_proba(table).fetchall()  # parameters as data
+    model = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features)
     model.top_features(2).fetchall()
     sqlnb.diagnostics.class_priors(model)
     sqlnb.diagnostics.feature_distribution(model, column)

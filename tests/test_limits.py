@@ -40,8 +40,9 @@ def registered_views(con) -> int:
                        "WHERE view_name LIKE '__sqlnb_source%'").fetchall()[0][0]
 
 
+@pytest.mark.parametrize("scoring", ["compiled", "arrays"])
 @pytest.mark.parametrize("kind", ["pandas", "arrow", "polars", "relation"])
-def test_scoring_python_tables_in_a_loop_leaves_no_registration_behind(con, kind):
+def test_scoring_python_tables_in_a_loop_leaves_no_registration_behind(con, kind, scoring):
     import gc
     import weakref
 
@@ -50,7 +51,7 @@ def test_scoring_python_tables_in_a_loop_leaves_no_registration_behind(con, kind
     import pyarrow as pa
 
     con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i AS DOUBLE) AS x FROM range(20) r(i)")
-    model = sqlnb.NaiveBayes("m", con=con).fit("t", "y")
+    model = sqlnb.NaiveBayes("m", con=con, scoring=scoring).fit("t", "y")
     make = {"pandas": pd.DataFrame, "arrow": pa.table, "polars": pl.DataFrame,
             "relation": lambda d: con.sql("SELECT unnest(?) AS x", params=[d["x"]])}[kind]
     alive = []
@@ -75,6 +76,23 @@ def test_a_lazy_result_keeps_reading_its_data_frame(con):
     assert registered_views(con) == 0
     assert [round(row[1]) for row in result.fetchall()] == [1, 0]
     assert [round(row[1]) for row in result.fetchall()] == [1, 0]  # read again
+
+
+def test_an_arrays_result_holds_its_data_frame_until_it_is_dropped(con):
+    import gc
+
+    import pandas as pd
+
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i AS DOUBLE) AS x FROM range(20) r(i)")
+    model = sqlnb.NaiveBayes("m", con=con, scoring="arrays").fit("t", "y")
+    result = model.predict_proba(pd.DataFrame({"x": [1.0, 18.0]}))
+    # bound parameters need a named view: it lives exactly as long as the result
+    assert registered_views(con) == 1
+    assert [round(row[1]) for row in result.fetchall()] == [1, 0]
+    assert [round(row[1]) for row in result.fetchall()] == [1, 0]  # read again
+    del result
+    gc.collect()
+    assert registered_views(con) == 0
 
 
 def stray_code_table(con):
