@@ -291,8 +291,11 @@ def to_sklearn(model: NaiveBayes) -> Any:
                 f"{_first_few(values)} of model {model.name!r} hold other values "
                 "(encode them with OrdinalEncoder and refit)"
             )
-    params = {k: v for k, v in meta["params"].items() if k not in ("missing", "unseen")}
     name = next(k for k, v in SKLEARN_FAMILIES.items() if v == family)
+    # scikit-learn's hyperparameters only: sqlnb's own (missing, unseen, max_categories,
+    # value_columns) have no counterpart in the estimator
+    accepted = getattr(facade, name)().get_params()
+    params = {k: v for k, v in meta["params"].items() if k in accepted}
     reader = getattr(facade, name)(**params)
     reader._con, reader._model = model.con, model
     reader._y_dtype = _label_dtype(meta["target_type"])
