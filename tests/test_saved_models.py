@@ -1,0 +1,67 @@
+"""Models saved by an earlier sqlnb still load, score the same and take more data.
+
+``tests/fixtures/saved_models.duckdb.gz`` was written by ``tests/fixtures/make_saved_models.py``
+with sqlnb 0.1.0 (schema 1): one model of each kind, with the rows it was fitted on. What
+each model predicted then is in ``saved_models.json`` beside it; that record is the oracle.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import pathlib
+
+import duckdb
+import pytest
+
+import sqlnb
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+EXPECTED = json.loads((FIXTURES / "saved_models.json").read_text())["models"]
+# Kinds that sqlnb 0.1.0 could already update incrementally.
+UPDATABLE = [name for name, record in EXPECTED.items()
+             if record["how"]["family"] != "auto" and "group_by" not in record["how"]]
+
+
+@pytest.fixture
+def saved(tmp_path: pathlib.Path):
+    """A writable copy of the saved database."""
+    path = tmp_path / "saved_models.duckdb"
+    path.write_bytes(gzip.decompress((FIXTURES / "saved_models.duckdb.gz").read_bytes()))
+    connection = duckdb.connect(str(path))
+    yield connection
+    connection.close()
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_a_saved_model_predicts_what_it_predicted_when_written(saved, name):
+    expected = EXPECTED[name]
+    model = sqlnb.load(saved, name)
+    assert model.classes_ == expected["classes"]
+    scored, key = expected["scored"], expected["key"]
+    predictions = model.predict(scored).order(key).select("prediction").fetchall()
+    assert [row[0] for row in predictions] == expected["predictions"]
+    probabilities = model.predict_proba(scored).order(key)
+    columns = [f"proba_{label}" for label in expected["classes"]]
+    for row, want in zip(probabilities.select(*columns).fetchall(), expected["proba"],
+                         strict=True):
+        assert row == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", UPDATABLE)
+def test_a_saved_model_can_be_partial_fit(saved, name):
+    """Folding the training rows in once more doubles every class's row count."""
+    how = EXPECTED[name]["how"]
+    model = sqlnb.load(saved, name)
+    if "text" in how:
+        model.partial_fit("train_text", "label", text=how["text"])
+    elif how.get("long"):
+        model.partial_fit_long("train_long", "label", labels="labels_long")
+    else:
+        model.partial_fit("train_columns", "label", features=how["features"])
+    counts = saved.execute(f'SELECT class, n FROM "{name}_class_stats" ORDER BY class').fetchall()
+    assert [[label, n] for label, n in counts] == [
+        [label, 2 * n] for label, n in EXPECTED[name]["class_counts"]
+    ]
+    assert len(model.predict(EXPECTED[name]["scored"]).fetchall()) == len(
+        EXPECTED[name]["predictions"])
