@@ -20,7 +20,8 @@ CREATE TABLE {{ t.meta }} (
     features       VARCHAR NOT NULL,   -- JSON list of {"name", "type"}
     classes        VARCHAR NOT NULL,   -- JSON list of the class labels, sorted
     fitted_at      TIMESTAMP NOT NULL,
-    sqlnb_version  VARCHAR NOT NULL
+    sqlnb_version  VARCHAR NOT NULL,
+    spec           VARCHAR             -- JSON: input kind, parts, group columns (schema 2)
 );
 
 CREATE TABLE {{ t.class_stats }} (

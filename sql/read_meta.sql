@@ -1,3 +1,2 @@
--- The metadata row of model {{ model | lit }}.
-SELECT schema_version, model, family, params, target, target_type, weight, features, classes, fitted_at
-FROM {{ t.meta }}
+-- The metadata row of model {{ model | lit }} (every column: a schema-1 row has no spec).
+SELECT * FROM {{ t.meta }}

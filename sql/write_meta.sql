@@ -1,6 +1,9 @@
--- (Re)write the one-row metadata of model {{ model | lit }}.
+-- (Re)write the one-row metadata of model {{ model | lit }}. A schema-1 table gains the
+-- spec column here (the model is then schema 2).
+ALTER TABLE {{ t.meta }} ADD COLUMN IF NOT EXISTS spec VARCHAR;
 DELETE FROM {{ t.meta }};
-INSERT INTO {{ t.meta }}
+INSERT INTO {{ t.meta }} (schema_version, model, family, params, target, target_type, weight,
+                          features, classes, fitted_at, sqlnb_version, spec)
 SELECT
     {{ schema_version | lit }},
     {{ model | lit }},
@@ -12,4 +15,5 @@ SELECT
     {{ features_json | lit }},
     (SELECT to_json(list(class ORDER BY class))::VARCHAR FROM {{ t.class_stats }}),
     current_timestamp::TIMESTAMP,
-    {{ version | lit }};
+    {{ version | lit }},
+    {{ spec_json | lit }};

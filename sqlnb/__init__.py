@@ -4,11 +4,10 @@ The model is a set of statistics tables in DuckDB; fitting is GROUP BY aggregate
 scan, parameters are SQL views over the statistics, and scoring is log-space SQL.
 """
 
-__version__ = "0.1.0"
-
 from . import errors
 from .incremental import merge
 from .metrics import evaluate
 from .model import NaiveBayes, load
+from .version import __version__
 
 __all__ = ["NaiveBayes", "__version__", "errors", "evaluate", "load", "merge"]

@@ -41,3 +41,9 @@ class ModelNotFoundError(SqlnbError, LookupError):
 
 class SkippedRowsWarning(UserWarning):
     """Fit left some rows out (their target is NULL); the warning says how many."""
+
+
+def describe_problems(problems: list[tuple]) -> str:
+    """The message of a failed data check: each (feature, problem) found, in one line."""
+    lines = [f"feature {feature!r} {problem}" for feature, problem in problems]
+    return "cannot fit: " + "; ".join(lines)

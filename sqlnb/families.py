@@ -13,22 +13,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .dialect import Dialect
 from .errors import InvalidDataError, InvalidParameterError
 
-NUMERIC_TYPES = (
-    "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
-    "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT",
-    "FLOAT", "DOUBLE", "REAL", "BOOLEAN",
-)
-INTEGER_TYPES = NUMERIC_TYPES[:10]
 ALPHA_MIN = 1e-10
+# The families a column of a mixed model (family="auto") can have, in the order its parts
+# are fitted. Complement naive Bayes is left out: its per-class terms are not a likelihood.
+PART_FAMILIES = ("gaussian", "bernoulli", "categorical", "multinomial", "poisson")
 # How NULL (and NaN in floating-point columns) is treated: left out of the feature's
 # statistics at fit and of the row's log-likelihood at predict, or rejected.
 MISSING_MODES = ("ignore", "error")  # scikit-learn's lower bound on alpha when force_alpha is False
-
-
-def is_numeric(sql_type: str) -> bool:
-    return sql_type.upper() in NUMERIC_TYPES or sql_type.upper().startswith("DECIMAL")
 
 
 class Family:
@@ -43,6 +37,18 @@ class Family:
     has_batch_checks: ClassVar[bool] = False
     min_classes: ClassVar[int] = 1
     composite: ClassVar[bool] = False     # one family per column (family="auto")
+    sparse_input: ClassVar[bool] = False  # fits sparse, text and long input (counts)
+    per_category: ClassVar[bool] = False  # parameters per category value, not per feature
+    count_sums: ClassVar[bool] = False    # a document's statistic is a sum of its counts
+    propagates_nan: ClassVar[bool] = True  # a NaN input makes its sums and terms NaN
+    # The batch table's column holding a feature's plain sum (the NaN probe reads it).
+    sum_suffix: ClassVar[str] = "_s"
+    # The feature_stats column that adds up (forget checks it stays >= 0).
+    amount_column: ClassVar[str] = "count"
+    # Hyperparameters that shape the statistics: an update cannot change them.
+    statistics_params: ClassVar[tuple[str, ...]] = ()
+    # The scoring parameters a per-group model keeps per group, class and feature.
+    scoring_parameters: ClassVar[tuple[str, ...]] = ("coef",)
 
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.defaults)
@@ -79,11 +85,20 @@ class Family:
         """Per-feature hyperparameters stored in the features table."""
         return [{"alpha": None, "coding": None, "min_categories": None} for _ in range(n_features)]
 
-    def check_feature_type(self, name: str, sql_type: str) -> None:
-        if self.numeric and not is_numeric(sql_type):
+    def check_feature_type(self, name: str, sql_type: str, dialect: Dialect) -> None:
+        if self.numeric and not dialect.is_numeric(sql_type):
             raise InvalidDataError(
                 f"feature {name!r} has type {sql_type}, but {self.name} naive Bayes needs numbers"
             )
+
+    @classmethod
+    def fill_term(cls, term: dict[str, Any], row: tuple,
+                  extra_names: list[str] | tuple[str, ...]) -> None:
+        """Put one row of ``read_params.sql`` (class_index, feature, parameters…) into the
+        scoring term of that class and feature; ``extra_names`` name the parameters after
+        the coefficient (e.g. bernoulli's ``log_neg_prob``)."""
+        term["coef"] = row[2]
+        term.update(zip(extra_names, row[3:]))
 
     def check_priors(self, n_classes: int) -> None:
         priors = self.prior_list()
@@ -94,7 +109,7 @@ class Family:
             )
 
 
-def _as_float_list(value: Any, what: str) -> list[float]:
+def as_float_list(value: Any, what: str) -> list[float]:
     try:
         array = np.asarray(value, dtype=float).ravel()
     except (TypeError, ValueError):
@@ -110,6 +125,15 @@ class Gaussian(Family):
                                           "missing": "ignore"}
     has_batch = True
     shifted = True
+    pilot_rows = 2048  # rows looked at to choose the shift of the sums
+    sum_suffix = "_s1"
+    amount_column = "weight"
+    scoring_parameters = ("theta", "var")
+
+    @classmethod
+    def fill_term(cls, term: dict[str, Any], row: tuple,
+                  extra_names: list[str] | tuple[str, ...]) -> None:
+        term["theta"], term["var"] = row[2], row[3]
 
     def validate(self) -> None:
         vs = self.params["var_smoothing"]
@@ -117,7 +141,7 @@ class Gaussian(Family):
             raise InvalidParameterError(f"var_smoothing must be a number >= 0, got {vs!r}")
         priors = self.params["priors"]
         if priors is not None:
-            values = _as_float_list(priors, "priors")
+            values = as_float_list(priors, "priors")
             if any(v < 0 for v in values):
                 raise InvalidParameterError("priors must be non-negative")
             if not np.isclose(sum(values), 1.0):
@@ -125,7 +149,7 @@ class Gaussian(Family):
 
     def prior_list(self) -> list[float] | None:
         priors = self.params["priors"]
-        return None if priors is None else _as_float_list(priors, "priors")
+        return None if priors is None else as_float_list(priors, "priors")
 
 
 class Discrete(Family):
@@ -135,26 +159,26 @@ class Discrete(Family):
 
     def validate(self) -> None:
         alpha = self.params["alpha"]
-        values = _as_float_list(alpha, "alpha")
+        values = as_float_list(alpha, "alpha")
         if not np.isscalar(alpha) and not self.vector_alpha:
             raise InvalidParameterError(f"{self.name} naive Bayes takes a single alpha")
         if not values or min(values) < 0:
             raise InvalidParameterError(f"alpha must be >= 0, got {alpha!r}")
         if self.params["class_prior"] is not None:
-            prior = _as_float_list(self.params["class_prior"], "class_prior")
+            prior = as_float_list(self.params["class_prior"], "class_prior")
             if any(v < 0 for v in prior):
                 raise InvalidParameterError("class_prior must be non-negative")
 
     def prior_list(self) -> list[float] | None:
         prior = self.params["class_prior"]
-        return None if prior is None else _as_float_list(prior, "class_prior")
+        return None if prior is None else as_float_list(prior, "class_prior")
 
     def fit_prior(self) -> bool:
         return bool(self.params["fit_prior"])
 
     def alphas(self, n_features: int) -> list[float]:
         alpha = self.params["alpha"]
-        values = _as_float_list(alpha, "alpha")
+        values = as_float_list(alpha, "alpha")
         if np.isscalar(alpha) or np.ndim(alpha) == 0:
             values = values * n_features
         elif len(values) != n_features:
@@ -185,6 +209,8 @@ class Multinomial(Discrete):
     name = "multinomial"
     defaults: ClassVar[dict[str, Any]] = dict(_DISCRETE_DEFAULTS)
     has_batch_checks = True
+    sparse_input = True
+    count_sums = True
 
 
 class Complement(Discrete):
@@ -192,11 +218,17 @@ class Complement(Discrete):
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "norm": False}
     has_batch_checks = True
     min_classes = 2  # a class's complement is every other class
+    sparse_input = True
+    count_sums = True
 
 
 class Bernoulli(Discrete):
     name = "bernoulli"
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "binarize": 0.0}
+    sparse_input = True
+    propagates_nan = False  # NaN > threshold is true: the NaN test is always applied
+    statistics_params = ("binarize",)
+    scoring_parameters = ("coef", "log_neg_prob")
 
     def validate(self) -> None:
         super().validate()
@@ -221,6 +253,18 @@ class Categorical(Discrete):
     long_batch = True
     has_batch_checks = True
     vector_alpha = False
+    per_category = True
+    propagates_nan = False  # 'nan' would be a category: the NaN test is always applied
+    scoring_parameters = ("unseen",)
+
+    @classmethod
+    def fill_term(cls, term: dict[str, Any], row: tuple,
+                  extra_names: list[str] | tuple[str, ...]) -> None:
+        category, coef = row[2], row[3]
+        if category is None:  # the row of a category never seen at fit
+            term["unseen"] = coef
+        else:
+            term.setdefault("categories", []).append((category, coef))
 
     def validate(self) -> None:
         super().validate()
@@ -263,24 +307,14 @@ class Poisson(Discrete):
     defaults: ClassVar[dict[str, Any]] = dict(_DISCRETE_DEFAULTS)
     has_batch_checks = True
     vector_alpha = True
+    scoring_parameters = ("coef", "rate")
 
 
 def fill_term(term: dict[str, Any], family: str, row: tuple,
               extra_names: list[str] | tuple[str, ...]) -> None:
     """Put one row of ``read_params.sql`` (class_index, feature, parameters…) into the
-    scoring term of that class and feature; ``extra_names`` name the parameters after the
-    coefficient (e.g. bernoulli's ``log_neg_prob``)."""
-    if family == "gaussian":
-        term["theta"], term["var"] = row[2], row[3]
-    elif family == "categorical":
-        category, coef = row[2], row[3]
-        if category is None:
-            term["unseen"] = coef
-        else:
-            term.setdefault("categories", []).append((category, coef))
-    else:
-        term["coef"] = row[2]
-        term.update(zip(extra_names, row[3:]))
+    scoring term of that class and feature, as family ``family`` reads it."""
+    FAMILIES[family].fill_term(term, row, extra_names)
 
 
 FAMILIES: dict[str, type[Family]] = {

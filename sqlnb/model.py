@@ -19,8 +19,9 @@ from typing import Any
 
 import duckdb
 
-from . import __version__, grouping, macros, mixed
-from .dialect import DUCKDB
+from . import grouping, macros, mixed
+from .dialect import Dialect
+from .engine import Engine, engine_for
 from .errors import (
     EmptyInputError,
     InvalidDataError,
@@ -28,14 +29,16 @@ from .errors import (
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
+    describe_problems,
 )
-from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
-from .missing import is_float, plain_classes, report_skipped, scan_batch
-from .source import Source, resolve
-from .templates import render
+from .families import Family, Gaussian, make_family
+from .missing import plain_classes, report_skipped, scan_batch
+from .scoring import comment_text, with_chunks
+from .source import Source
+from .spec import SCHEMA_VERSION, ModelSpec, jsonable
+from .version import __version__
 
-SCHEMA_VERSION = 1
-PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
+PILOT_ROWS = Gaussian.pilot_rows  # rows looked at to choose the shift of Gaussian sums
 
 OUTPUTS = {
     "predict": None,
@@ -78,12 +81,23 @@ class NaiveBayes:
         if not isinstance(name, str) or not name:
             raise InvalidParameterError("a model needs a non-empty name")
         self.name = name
-        self.con = duckdb.connect() if con is None else con
+        self.engine: Engine = engine_for(con)
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
         self.sql_macros = sql_macros
         self._term_input: tuple | None = None
+        self._spec: tuple[dict[str, Any], ModelSpec] | None = None
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The DuckDB connection the model lives in."""
+        return self.engine.connection
+
+    @property
+    def dialect(self) -> Dialect:
+        """How the model's engine spells SQL."""
+        return self.engine.dialect
 
     # ------------------------------------------------------------------ naming
     @property
@@ -91,13 +105,13 @@ class NaiveBayes:
         """The model's relations, by role, already quoted for SQL."""
         roles = ("meta", "class_stats", "features", "feature_stats", "class_params",
                  "feature_params")
-        names = {role: DUCKDB.ident(f"{self.name}_{role}") for role in roles}
-        names["batch"] = DUCKDB.ident(f"__sqlnb_batch_{self.name}")
-        names["shifts"] = DUCKDB.ident(f"__sqlnb_shifts_{self.name}")
+        names = {role: self.dialect.ident(f"{self.name}_{role}") for role in roles}
+        names["batch"] = self.dialect.ident(f"__sqlnb_batch_{self.name}")
+        names["shifts"] = self.dialect.ident(f"__sqlnb_shifts_{self.name}")
         # term models (text and long input): see sqlnb/text.py
-        names["analyzer"] = DUCKDB.ident(f"{self.name}_analyzer")
-        names["vocabulary"] = DUCKDB.ident(f"{self.name}_vocabulary")
-        names["terms"] = DUCKDB.ident(f"__sqlnb_terms_{self.name}")
+        names["analyzer"] = self.dialect.ident(f"{self.name}_analyzer")
+        names["vocabulary"] = self.dialect.ident(f"{self.name}_vocabulary")
+        names["terms"] = self.dialect.ident(f"__sqlnb_terms_{self.name}")
         return names
 
     @property
@@ -120,11 +134,15 @@ class NaiveBayes:
             **extra,
         }
 
-    def _run(self, template: str, **context: Any) -> duckdb.DuckDBPyConnection:
-        return self.con.execute(render(template, **self._context(**context)))
+    def _run(self, template: str, **context: Any) -> None:
+        self.engine.execute(self.engine.render(template, **self._context(**context)))
 
     def _fetch(self, template: str, **context: Any) -> list[tuple]:
-        return self._run(template, **context).fetchall()
+        return self.engine.fetch(self.engine.render(template, **self._context(**context)))
+
+    def _fetch_with_names(self, template: str, **context: Any) -> tuple[list[str], list[tuple]]:
+        return self.engine.fetch_with_names(
+            self.engine.render(template, **self._context(**context)))
 
     # ------------------------------------------------------------------ fitting
     def fit(
@@ -159,22 +177,17 @@ class NaiveBayes:
             fit_text(self, source, target, text, weight=weight, options=text_options,
                      partial=False)
             return self
-        src = resolve(self.con, source)
+        src = self.engine.source(source)
         if self.family.composite:
             self.family.assigned = {}  # the columns' families come from this source
         try:
             spec = self._fit_spec(src, target, features, weight, group_by)
-            self.con.begin()
-            try:
+            with self.engine.transaction():
                 self._fit_in_transaction(src, spec)
-                self.con.commit()
-            except BaseException:
-                self.con.rollback()
-                raise
             n_rows, n_labelled = self._fetch("source_info.sql", source=src.sql,
                                              target=spec["target_sql"])[0]
         finally:
-            src.release(self.con)
+            self.engine.release(src)
         self._meta = None
         self._compiled = None
         self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
@@ -228,7 +241,7 @@ class NaiveBayes:
         if weight is not None:
             if weight not in columns:
                 raise UnknownColumnError(f"weight column {weight!r} is not in the source")
-            if not is_numeric(columns[weight]):
+            if not self.dialect.is_numeric(columns[weight]):
                 raise InvalidDataError(f"weight column {weight!r} has type {columns[weight]}")
         if features is None:
             grouped = [group_by] if isinstance(group_by, str) else list(group_by or [])
@@ -245,25 +258,27 @@ class NaiveBayes:
         if not features:
             raise InvalidDataError("there are no feature columns to fit")
         for name in features:
-            self.family.check_feature_type(name, columns[name])
+            self.family.check_feature_type(name, columns[name], self.dialect)
         options = self.family.feature_options(len(features))
         specs = []
         for i, (name, extra) in enumerate(zip(features, options)):
-            spec = {"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
+            spec = {"name": name, "column": self.dialect.ident(name), "alias": f"c{i}",
                     "type": columns[name], "shift": 0.0, **extra}
-            if self.family.name == "categorical":
-                spec["coding"] = "integer" if columns[name].upper() in INTEGER_TYPES else "value"
+            if self.family.per_category:
+                spec["coding"] = ("integer" if self.dialect.kind(columns[name]) == "integer"
+                                  else "value")
             specs.append(spec)
         spec = {
             "target": target,
-            "target_sql": DUCKDB.ident(target),
+            "target_sql": self.dialect.ident(target),
             "target_type": columns[target],
             "weight": weight,
-            "weight_sql": None if weight is None else DUCKDB.ident(weight),
+            "weight_sql": None if weight is None else self.dialect.ident(weight),
             "features": specs,
         }
         if group_by is not None:
-            spec["groups"] = grouping.group_specs(columns, group_by, target, specs, weight)
+            spec["groups"] = grouping.group_specs(columns, group_by, target, specs, weight,
+                                                  self.dialect)
         return spec
 
     def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
@@ -281,7 +296,7 @@ class NaiveBayes:
         self._scan_batch(src, spec)
         problems = self._fetch("batch_checks.sql", features=features)
         if problems:
-            raise InvalidDataError(_describe_problems(problems))
+            raise InvalidDataError(describe_problems(problems))
         self._run("merge.sql", features=features, weighted=spec["weight"] is not None)
         self._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
 
@@ -289,17 +304,17 @@ class NaiveBayes:
                       weight: str | None) -> None:
         """The batch of sparse (row, feature_index, value) input, checked; one scan."""
         self._run("batch_sparse.sql", entries=entries.sql, rows=rows.sql,
-                  row=DUCKDB.ident(row), target=DUCKDB.ident(target),
-                  feature=DUCKDB.ident("feature_index"), value_column=DUCKDB.ident("value"),
+                  row=self.dialect.ident(row), target=self.dialect.ident(target),
+                  feature=self.dialect.ident("feature_index"), value_column=self.dialect.ident("value"),
                   by_name=False, distinct_rows=False,
-                  weight=None if weight is None else DUCKDB.ident(weight),
+                  weight=None if weight is None else self.dialect.ident(weight),
                   binarize=self.family.params.get("binarize"))
         if self._fetch("batch_size.sql")[0][0] == 0:
             raise EmptyInputError("there are no labelled rows in the batch")
         problems = self._fetch("batch_checks_sparse.sql",
                                needs_non_negative=self.family.has_batch_checks)
         if problems:
-            raise InvalidDataError(_describe_problems(problems))
+            raise InvalidDataError(describe_problems(problems))
 
     def _scan_batch(self, src: Source, spec: dict[str, Any]) -> None:
         """One batch of the source into the batch table (fit, partial_fit, forget).
@@ -317,7 +332,7 @@ class NaiveBayes:
         scan_batch(lambda: self._run("batch.sql", source=src.sql, target=spec["target_sql"],
                                      weight=spec["weight_sql"], features=features,
                                      batch_options=self.family.batch_options()),
-                   self._fetch, features, lambda f: self.family.name)
+                   self._fetch, features, lambda f: self.family.name, self.dialect)
         if self._fetch("batch_size.sql")[0][0] == 0:
             n_rows, _ = self._fetch("source_info.sql", source=src.sql,
                                     target=spec["target_sql"])[0]
@@ -349,12 +364,15 @@ class NaiveBayes:
                   batch_options=self.family.batch_options())
 
     def _finish_fit(self, features: list[dict[str, Any]], target: str, target_type: str,
-                    weight: str | None, *, scoring_macros: bool = True) -> None:
+                    weight: str | None, *, scoring_macros: bool = True,
+                    kind: dict[str, Any] | None = None) -> None:
         """After a merge: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
-        score) drops any macros an earlier fit of the same name left behind.
+        score) drops any macros an earlier fit of the same name left behind. ``kind`` is
+        the input kind and group columns the metadata records (see :mod:`sqlnb.spec`).
         """
+        kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self._run("drop_batch.sql")
         n_classes = self._fetch("class_count.sql")[0][0]
         if n_classes < self.family.min_classes:
@@ -367,15 +385,16 @@ class NaiveBayes:
                   fit_prior=self.family.fit_prior())
         problems = self._fetch("checks.sql", features=features)
         if problems:
-            raise InvalidDataError(_describe_problems(problems))
+            raise InvalidDataError(describe_problems(problems))
         self._run(
             "write_meta.sql",
             schema_version=SCHEMA_VERSION,
-            params_json=json.dumps(_jsonable(self.family.params)),
+            params_json=json.dumps(jsonable(self.family.params)),
             target=target,
             target_type=target_type,
             weight=weight,
             features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
+            spec_json=json.dumps(kind),
             version=__version__,
         )
         if getattr(self, "sql_macros", True) and scoring_macros:
@@ -399,35 +418,30 @@ class NaiveBayes:
         ``rows`` has one row per sample: ``row``, the target and the optional weight.
         ``features`` names the feature indices 0..n-1.
         """
-        if self.family.name not in ("multinomial", "complement", "bernoulli"):
+        if not self.family.sparse_input:
             raise InvalidParameterError(
                 f"sparse input needs a count family, not {self.family.name}"
             )
-        entries_src, rows_src = resolve(self.con, entries), resolve(self.con, rows)
+        entries_src, rows_src = self.engine.source(entries), self.engine.source(rows)
         try:
             for column in (row, target) + ((weight,) if weight else ()):
                 if column not in rows_src.columns:
                     raise UnknownColumnError(f"column {column!r} is not in the rows table")
-            specs = [{"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
+            specs = [{"name": name, "column": self.dialect.ident(name), "alias": f"c{i}",
                       "type": "DOUBLE", "shift": 0.0, **extra}
                      for i, (name, extra) in
                      enumerate(zip(features, self.family.feature_options(len(features))))]
             target_type = rows_src.columns[target]
-            self.con.begin()
-            try:
+            with self.engine.transaction():
                 self._run("create_model.sql", class_type=target_type)
                 grouping.drop_groups(self)
                 self._run("insert_features.sql", features=specs)
                 self._sparse_batch(entries_src, rows_src, row, target, weight)
                 self._run("merge_sparse.sql")
-                self._finish_fit(specs, target, target_type, weight)
-                self.con.commit()
-            except BaseException:
-                self.con.rollback()
-                raise
+                self._finish_fit(specs, target, target_type, weight, kind={"input": "sparse"})
         finally:
-            entries_src.release(self.con)
-            rows_src.release(self.con)
+            self.engine.release(entries_src)
+            self.engine.release(rows_src)
         self._meta = None
         self._compiled = None
         self._term_input = None
@@ -503,9 +517,9 @@ class NaiveBayes:
         Equals the fit on the union of their training rows. ``others`` are models or
         names (``"alias.name"`` for a model in an attached database).
         """
-        from .incremental import _stored, merge
+        from .incremental import merge, stored_meta
 
-        sources = ([self] if _stored(self) is not None else []) + list(others)
+        sources = ([self] if stored_meta(self) is not None else []) + list(others)
         merged = merge(self.con, sources, into=self.name)
         self.family = merged.family
         self._meta = None
@@ -518,20 +532,35 @@ class NaiveBayes:
         """The model's metadata row (family, hyperparameters, features, classes…)."""
         if self._meta is None:
             try:
-                rows = self._fetch("read_meta.sql")
-            except duckdb.CatalogException:
+                names, rows = self._fetch_with_names("read_meta.sql")
+            except self.engine.missing_relation_errors:
                 rows = []
             if not rows:
                 raise NotFittedError(
                     f"model {self.name!r} is not fitted yet: call fit() before predicting"
                 )
-            keys = ("schema_version", "model", "family", "params", "target", "target_type",
-                    "weight", "features", "classes", "fitted_at")
-            meta = dict(zip(keys, rows[0]))
+            meta = dict(zip(names, rows[0]))
+            meta.setdefault("spec", None)
             for key in ("params", "features", "classes"):
                 meta[key] = json.loads(meta[key])
             self._meta = meta
         return self._meta
+
+    @property
+    def spec(self) -> ModelSpec:
+        """What kind of model this is, as its metadata row says (see :mod:`sqlnb.spec`)."""
+        meta = self.meta
+        if self._spec is None or self._spec[0] is not meta:
+            self._spec = (meta, ModelSpec.from_meta(meta, derive=self._derive_kind))
+        return self._spec[1]
+
+    def _derive_kind(self) -> dict[str, Any]:
+        """The ``spec`` of a schema-1 model, from the tables it has."""
+        from .text import stored_kind
+
+        groups = grouping.probe_groups(self)
+        return {"input": stored_kind(self) or "columns",
+                "groups": [[g["name"], g["type"]] for g in groups]}
 
     @property
     def families_(self) -> dict[str, str]:
@@ -569,25 +598,24 @@ class NaiveBayes:
         constants = dict(self._fetch("read_params.sql", what="constants"))
         order = {f["name"]: i for i, f in enumerate(meta["features"])}
         terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-        cursor = self._run("read_params.sql", what="terms")
-        names = [d[0] for d in cursor.description]
-        for row in cursor.fetchall():
+        names, rows = self._fetch_with_names("read_params.sql", what="terms")
+        for row in rows:
             class_index, feature = row[0], row[1]
             term = terms[class_index].setdefault(
-                feature, {"name": feature, "column": DUCKDB.ident(feature),
-                          "family": self.family.name, "guard": is_float(types.get(feature))}
+                feature, {"name": feature, "column": self.dialect.ident(feature),
+                          "family": self.family.name, "guard": self.dialect.kind(types.get(feature)) == "float"}
             )
-            fill_term(term, self.family.name, row, names[3:])
+            self.family.fill_term(term, row, names[3:])
         compiled_classes = []
         for class_index, label, _ in classes:
             class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
-            compiled_classes.append(macros.with_chunks({
+            compiled_classes.append(with_chunks({
                 "index": class_index,
                 "label_value": label,
-                "label": DUCKDB.lit(label, meta["target_type"]),
+                "label": self.dialect.lit(label, meta["target_type"]),
                 "constant": constants[class_index],
                 "terms": class_terms,
-                "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
+                "jll": self.dialect.ident(f"__sqlnb_jll_{class_index}"),
             }))
         self._compiled = {"classes": classes, "compiled": compiled_classes}
         return self._compiled
@@ -602,18 +630,18 @@ class NaiveBayes:
         classes = []
         for c in compiled["compiled"]:
             prefix = OUTPUTS[output]
-            out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
+            out = None if prefix is None else self.dialect.ident(f"{prefix}{c['label_value']}")
             classes.append({**c, "output": out})
         plain, guarded = plain_classes(classes)
-        return render(
+        return self.engine.render(
             "score.sql",
             **self._context(
                 source=source_sql,
                 output=output,
-                keep=[DUCKDB.ident(k) for k in keep],
+                keep=[self.dialect.ident(k) for k in keep],
                 classes=plain,
                 robust=classes if guarded else None,
-                prediction=DUCKDB.ident(prediction),
+                prediction=self.dialect.ident(prediction),
             ),
         )
 
@@ -622,24 +650,24 @@ class NaiveBayes:
         if self._stored_input():
             from .text import score_terms
             return score_terms(self, source, output, OUTPUTS[output])
-        src = resolve(self.con, source)
+        src = self.engine.source(source)
         missing = [f for f in self.features_ if f not in src.columns]
         missing += grouping.missing_group_columns(self, src.columns)
         if missing:
-            src.release(self.con)
+            self.engine.release(src)
             raise UnknownColumnError(
                 f"the source lacks feature column(s) {missing} that model {self.name!r} uses"
             )
         for f in meta["features"]:
             try:
-                self.family.check_feature_type(f["name"], src.columns[f["name"]])
+                self.family.check_feature_type(f["name"], src.columns[f["name"]], self.dialect)
             except InvalidDataError:
-                src.release(self.con)
+                self.engine.release(src)
                 raise
         outputs = self._output_names(output)
         keep = [c for c in src.columns if c not in outputs] if keep_input else []
         # The helper view of a Python object stays registered: the lazy result reads it.
-        return self.con.sql(self.score_sql(src.sql, output, keep))
+        return self.engine.relation(self.score_sql(src.sql, output, keep))
 
     def score_sparse(self, entries: Any, rows: Any, output: str,
                      row: str = "row") -> duckdb.DuckDBPyRelation:
@@ -649,9 +677,9 @@ class NaiveBayes:
         ``scores`` list per row, in class order.
         """
         _ = self.meta  # raises NotFittedError early
-        entries_src, rows_src = resolve(self.con, entries), resolve(self.con, rows)
-        return self.con.sql(render("score_sparse.sql", **self._context(
-            entries=entries_src.sql, rows=rows_src.sql, row=DUCKDB.ident(row), output=output)))
+        entries_src, rows_src = self.engine.source(entries), self.engine.source(rows)
+        return self.engine.relation(self.engine.render("score_sparse.sql", **self._context(
+            entries=entries_src.sql, rows=rows_src.sql, row=self.dialect.ident(row), output=output)))
 
     def _output_names(self, output: str) -> set[str]:
         prefix = OUTPUTS[output]
@@ -679,13 +707,8 @@ class NaiveBayes:
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
         _ = self.meta  # raises NotFittedError early
-        self.con.begin()
-        try:
+        with self.engine.transaction():
             macros.create_macros(self)
-            self.con.commit()
-        except BaseException:
-            self.con.rollback()
-            raise
 
     def to_sql(self, source: str = "source", output: str = "predict") -> str:
         """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined.
@@ -722,22 +745,17 @@ class NaiveBayes:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
         _ = self.meta  # raises NotFittedError early
-        return self.con.sql(render("top_features.sql", **self._context(
-            k=k, model_comment=macros.comment_text(self.name))))
+        return self.engine.relation(self.engine.render("top_features.sql", **self._context(
+            k=k, model_comment=comment_text(self.name))))
 
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
-        self.con.begin()
-        try:
+        with self.engine.transaction():
             self._run("drop_model.sql")
             self._run("drop_parts.sql", families=mixed.PART_FAMILIES)
             macros.drop_macros(self)
             grouping.drop_groups(self)
-            self.con.commit()
-        except BaseException:
-            self.con.rollback()
-            raise
         self._meta = None
         self._compiled = None
         self._term_input = None
@@ -752,32 +770,14 @@ class NaiveBayes:
 def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     """Reopen the model ``name`` stored in the database behind ``con``."""
     probe = NaiveBayes.__new__(NaiveBayes)
-    probe.name, probe.con = name, con
+    probe.name, probe.engine = name, engine_for(con)
     probe.family = make_family("gaussian")
-    probe._meta, probe._compiled, probe._term_input = None, None, None
+    probe._meta, probe._compiled, probe._term_input, probe._spec = None, None, None, None
     try:
         meta = probe.meta
     except NotFittedError:
         raise ModelNotFoundError(f"no model named {name!r} in this database") from None
-    if meta["schema_version"] > SCHEMA_VERSION:
-        raise ModelNotFoundError(
-            f"model {name!r} was written by a newer sqlnb (schema {meta['schema_version']})"
-        )
-    model = NaiveBayes(name, con=con, family=meta["family"], **meta["params"])
+    _ = ModelSpec.from_meta(meta, derive=dict)  # refuses a model from a newer sqlnb
+    model = NaiveBayes(name, con=probe.engine, family=meta["family"], **meta["params"])
     model._meta = meta
     return model
-
-
-def _describe_problems(problems: list[tuple]) -> str:
-    lines = [f"feature {feature!r} {problem}" for feature, problem in problems]
-    return "cannot fit: " + "; ".join(lines)
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value

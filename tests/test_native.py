@@ -192,7 +192,7 @@ def test_model_tables_are_described_in_metadata(con):
     model = sqlnb.NaiveBayes("meta", con=con).fit(frame, "species")
     meta = model.meta
     assert meta["family"] == "gaussian"
-    assert meta["schema_version"] == 1
+    assert meta["schema_version"] == 2
     assert meta["target"] == "species" and meta["target_type"] == "VARCHAR"
     assert [f["name"] for f in meta["features"]] == model.features_
     assert meta["classes"] == ["setosa", "versicolor", "virginica"]

@@ -65,3 +65,30 @@ def test_a_saved_model_can_be_partial_fit(saved, name):
     ]
     assert len(model.predict(EXPECTED[name]["scored"]).fetchall()) == len(
         EXPECTED[name]["predictions"])
+
+
+@pytest.mark.parametrize("name, grouped, input_kind, parts", [
+    ("m_gaussian", False, "columns", ("gaussian",)),
+    ("m_auto", False, "columns", ("gaussian", "bernoulli", "categorical")),
+    ("m_grouped", True, "columns", ("gaussian",)),
+    ("m_text", False, "text", ("multinomial",)),
+    ("m_long", False, "long", ("bernoulli",)),
+])
+def test_a_schema_1_model_gets_its_spec_from_its_tables(saved, name, grouped, input_kind, parts):
+    spec = sqlnb.load(saved, name).spec
+    assert spec.schema_version == 1
+    assert (spec.grouped, spec.input, spec.parts) == (grouped, input_kind, parts)
+
+
+def test_updating_a_schema_1_model_writes_schema_2(saved):
+    model = sqlnb.load(saved, "m_text")
+    model.partial_fit("train_text", "label", text="body")
+    row = saved.execute("SELECT schema_version, spec FROM m_text_meta").fetchall()
+    assert row == [(2, '{"input": "text", "groups": [], "parts": ["multinomial"]}')]
+    assert sqlnb.load(saved, "m_text").spec.input == "text"
+
+
+def test_a_model_from_a_newer_sqlnb_is_refused_with_a_clear_error(saved):
+    saved.execute("UPDATE m_gaussian_meta SET schema_version = 99")
+    with pytest.raises(sqlnb.errors.ModelNotFoundError, match="newer sqlnb .*upgrade sqlnb"):
+        sqlnb.load(saved, "m_gaussian")
