@@ -57,3 +57,18 @@ def test_no_family_name_checks_outside_the_families():
     found = [hit for path in sorted((ROOT / "sqlnb").glob("*.py")) if path.name not in allowed
              for hit in _family_name_checks(path)]
     assert found == []
+
+
+def test_no_module_imports_another_modules_private_names():
+    # The scikit-learn facade and its incremental mixin become one module (issue 11, step 8).
+    allowed = {("sklearn.py", "_sklearn_incremental", "_check_y")}
+    found = []
+    for path in sorted((ROOT / "sqlnb").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                for alias in node.names:
+                    key = (path.name, node.module or "", alias.name)
+                    private = alias.name.startswith("_") and not alias.name.endswith("__")
+                    if private and key not in allowed:
+                        found.append(f"{path.name}:{node.lineno} {alias.name}")
+    assert found == []
