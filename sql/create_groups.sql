@@ -1,8 +1,8 @@
--- Tables of the per-group models of model {{ model_comment }}: the same statistics as the
--- pooled model's tables, keyed by the group columns first. Replaces any earlier ones.
+-- Tables of the per-group models of model {{ model_comment | comment }}: the same statistics as the
+-- pooled model's tables, keyed by the group columns first (earlier ones are released
+-- first: see sqlnb/ownership.py).
 {% import family_template as family %}
 {% from 'common.sql' import by_group %}
-{% include 'drop_groups.sql' %}
 
 CREATE TABLE {{ group_columns }} (
     position INTEGER NOT NULL,   -- order of the column in group_by

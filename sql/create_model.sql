@@ -1,13 +1,6 @@
--- Create the (empty) tables of model {{ model | lit }}, replacing any earlier ones.
+-- Create the (empty) tables of model {{ model | comment }} (earlier ones are released
+-- first: see sqlnb/ownership.py).
 {% import family_template as family %}
-DROP VIEW IF EXISTS {{ t.feature_params }};
-DROP VIEW IF EXISTS {{ t.class_params }};
-DROP TABLE IF EXISTS {{ t.feature_stats }};
-DROP TABLE IF EXISTS {{ t.features }};
-DROP TABLE IF EXISTS {{ t.class_stats }};
-DROP TABLE IF EXISTS {{ t.meta }};
-DROP TABLE IF EXISTS {{ t.analyzer }};
-DROP TABLE IF EXISTS {{ t.vocabulary }};
 
 CREATE TABLE {{ t.meta }} (
     schema_version INTEGER NOT NULL,
@@ -21,7 +14,8 @@ CREATE TABLE {{ t.meta }} (
     classes        VARCHAR NOT NULL,   -- JSON list of the class labels, sorted
     fitted_at      TIMESTAMP NOT NULL,
     sqlnb_version  VARCHAR NOT NULL,
-    spec           VARCHAR             -- JSON: input kind, parts, group columns (schema 2)
+    spec           VARCHAR,            -- JSON: input kind, parts, group columns (schema 2)
+    relations      VARCHAR             -- JSON list of the relations the model owns
 );
 
 CREATE TABLE {{ t.class_stats }} (

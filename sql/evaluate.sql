@@ -1,4 +1,4 @@
--- Classification metrics from a confusion table, as scikit-learn defines them: {{ what }}.
+-- Classification metrics from a confusion table, as scikit-learn defines them: {{ what | comment }}.
 WITH labels AS (
     -- every label that is true or predicted somewhere, as in scikit-learn
     SELECT actual AS label FROM {{ confusion }}

@@ -1,5 +1,5 @@
 -- Fold the statistics of another model with the same specification into model
--- {{ model | lit }}: the same upserts as a batch, with the other model's tables as input.
+-- {{ model | comment }}: the same upserts as a batch, with the other model's tables as input.
 {% import family_template as family %}
 {% from 'incremental.sql' import signed, added %}
 INSERT INTO {{ t.class_stats }} (class, n, weight)

@@ -1,4 +1,4 @@
--- One scan of the source for every column-wise part of mixed model {{ model | lit }}
+-- One scan of the source for every column-wise part of mixed model {{ model | comment }}
 -- (Gaussian, Bernoulli, multinomial, Poisson): each part's per-class sums side by side,
 -- as the families' own batch queries would compute them. Categorical columns have their
 -- own grouping-sets scan.

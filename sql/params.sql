@@ -1,4 +1,4 @@
--- Derived parameters of model {{ model | lit }}, as views over its statistics tables,
+-- Derived parameters of model {{ model | comment }}, as views over its statistics tables,
 -- so they always agree with the statistics.
 {% import family_template as family %}
 {% from 'common.sql' import list_of, by_group, partition_by_group %}

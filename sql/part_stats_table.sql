@@ -1,3 +1,3 @@
--- The statistics table of one part ({{ family_name }}) of mixed model {{ model | lit }}.
+-- The statistics table of one part ({{ family_name | comment }}) of mixed model {{ model | comment }}.
 {% import family_template as family %}
 {{ family.stats_table(t, class_type) }}

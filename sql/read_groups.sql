@@ -1,7 +1,7 @@
 {% if what == 'exists' %}
 -- Whether the model has per-group models (asked without failing, inside a transaction).
 SELECT count(*) FROM duckdb_tables()
-WHERE table_name = {{ group_columns_name | lit }} AND database_name = current_database()
+WHERE lower(table_name) = lower({{ group_columns_name | lit }}) AND database_name = current_database()
     AND schema_name = current_schema()
 {% else %}
 -- The group columns of a per-group model, in order.

@@ -1,5 +1,5 @@
--- Score {{ source }} with model {{ model | lit }} ({{ family_name }} naive Bayes):
--- one joint log-likelihood expression per class, then {{ output }}.
+-- Score {{ source | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes):
+-- one joint log-likelihood expression per class, then {{ output | comment }}.
 {% import family_template as family %}
 {% from 'scoring_helpers.sql' import chunked, outputs %}
 {% if robust %}

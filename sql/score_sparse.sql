@@ -1,15 +1,15 @@
--- Score sparse (long) input with model {{ model | lit }}: a join of the entries with the
+-- Score sparse (long) input with model {{ model | comment }}: a join of the entries with the
 -- per class x feature coefficients and a sum per row and class, never a dense matrix.
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
 WITH coefficients AS (
-    {{ family.read_params(t) | indent(4) }}
+    {{ family.read_params(t) }}
 ), indexed AS (
     SELECT k.class_index, f.feature_index, k.coef
     FROM coefficients AS k
     JOIN {{ t.features }} AS f USING (feature)
 ), constants AS (
-    {{ family.class_constant(t) | indent(4) }}
+    {{ family.class_constant(t) }}
 ), sums AS (
     SELECT e.{{ row }} AS row_id, i.class_index, sum({{ value({'column': 'e.value'}, p.binarize if 'binarize' in p else none) }} * i.coef) AS s
     FROM {{ entries }} AS e

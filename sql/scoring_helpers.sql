@@ -18,10 +18,10 @@
 CASE
         WHEN {{ c.matched }} IS NULL THEN
             -- the pooled model
-            {{ chunked(family, c, p) | trim | indent(12) }}
+            {{ chunked(family, c, p) | trim }}
         ELSE
             -- the row's group's model
-            {{ chunked(family, c.group_model, p) | trim | indent(12) }}
+            {{ chunked(family, c.group_model, p) | trim }}
         END
 {%- else %}
 {{ chunked(family, c, p) | trim }}

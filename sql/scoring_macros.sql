@@ -1,4 +1,4 @@
--- Scoring macros of model {{ model_comment }} ({{ family_name }} naive Bayes, DuckDB only).
+-- Scoring macros of model {{ model_comment | comment }} ({{ family_name | comment }} naive Bayes, DuckDB only).
 -- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
 -- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
 {% import family_template as family %}
@@ -10,14 +10,14 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
         CASE WHEN {{ group_table.matched }} IS NULL THEN [
         -- a group unseen at fit time (or NULL): the pooled model
         {% for c in classes %}
-            -- class {{ c.comment }}
-            {{ chunked(family, c, p) | trim | indent(12) }}{{ "," if not loop.last }}
+            -- class {{ c.comment | comment }}
+            {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
         {% endfor %}
         ] ELSE [
         -- the model of the row's group (NULL for a class the group never saw)
         {% for c in classes %}
-            -- class {{ c.comment }}
-            {{ chunked(family, group_table.models[c.index], p) | trim | indent(12) }}{{ "," if not loop.last }}
+            -- class {{ c.comment | comment }}
+            {{ chunked(family, group_table.models[c.index], p) | trim }}{{ "," if not loop.last }}
         {% endfor %}
         ] END
     FROM (SELECT r AS {{ row | ident }}) AS __sqlnb_input
@@ -35,15 +35,15 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- (a wide model names the row once: DuckDB copies a macro argument at every use)
     list_transform([r], lambda {{ row | ident }}: [
     {% for c in classes %}
-        -- class {{ c.comment }}: log prior + log-likelihood of each feature
-        {{ chunked(family, c, p) | trim | indent(8) }}{{ "," if not loop.last }}
+        -- class {{ c.comment | comment }}: log prior + log-likelihood of each feature
+        {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
     {% endfor %}
     ])[1];
 {% else %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
 {% for c in classes %}
-    -- class {{ c.comment }}: log prior + log-likelihood of each feature
-    {{ chunked(family, c, p) | trim | indent(4) }}{{ "," if not loop.last }}
+    -- class {{ c.comment | comment }}: log prior + log-likelihood of each feature
+    {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
 {% endfor %}
 ];
 {% endif %}

@@ -1,10 +1,15 @@
--- Model {{ model_comment }}: {{ family_name }} naive Bayes, {{ classes | length }} classes, {{ n_features }} features.
--- Fitted at {{ fitted_at }} (sqlnb {{ version }}). Every parameter is embedded below, so
+-- Model {{ model_comment | comment }}: {{ family_name | comment }} naive Bayes, {{ classes | length | comment }} classes, {{ n_features | comment }} features.
+-- Fitted at {{ fitted_at | comment }} (sqlnb {{ version | comment }}). Every parameter is embedded below, so
 -- this statement needs no sqlnb table: it runs on any DuckDB connection that can read the source.
 {% import family_template as family %}
 {% import 'scoring_helpers.sql' as scoring %}
 WITH source AS (
+{% if group_table %}
+    -- the join below may reorder rows: number them here and sort by that number at the end
+    SELECT *, row_number() OVER () AS __sqlnb_row FROM {{ source }}
+{% else %}
     SELECT * FROM {{ source }}
+{% endif %}
 {% if group_table %}
 ), group_parameters ({{ group_table.columns | join(", ") }}) AS (
     -- one model per group: a row of parameters each (NULL for a class the group never saw)
@@ -18,7 +23,7 @@ WITH source AS (
     SELECT
         source.*,
     {% for c in classes %}
-        -- class {{ c.comment }}
+        -- class {{ c.comment | comment }}
         {{ scoring.class_jll(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM source
@@ -50,7 +55,7 @@ WITH source AS (
     FROM normalised
 )
 SELECT
-    * EXCLUDE ({% for c in classes %}{{ c.jll }}, {% endfor %}__sqlnb_max, __sqlnb_lse),
+    * EXCLUDE ({% for c in classes %}{{ c.jll }}, {% endfor %}{{ "__sqlnb_row, " if group_table }}__sqlnb_max, __sqlnb_lse),
 {% if output in ('predict', 'predict_proba') %}
     -- argmax; ties go to the first class in sorted order
     CASE
@@ -74,3 +79,6 @@ SELECT
 {% endfor %}
 {% endif %}
 FROM summed
+{% if group_table %}
+ORDER BY __sqlnb_row
+{% endif %}

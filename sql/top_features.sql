@@ -1,5 +1,5 @@
 -- The features that most raise each class's log-likelihood against the other classes of
--- model {{ model_comment }}, {{ k }} per class. The score of a feature for class c:
+-- model {{ model_comment | comment }}, {{ k | comment }} per class. The score of a feature for class c:
 --   count families: the feature's coefficient for c (what one unit adds to c's joint
 --     log-likelihood) minus its average coefficient over the other classes;
 --   categorical: the same for each (feature, category): log P(category | c) minus its
@@ -8,7 +8,7 @@
 --     the expected log-likelihood gain of c over o on rows of class c.
 {% import family_template as family %}
 WITH params AS (
-    {{ family.read_params(t) | indent(4) }}
+    {{ family.read_params(t) }}
 ), contrast AS (
 {% if family_name == 'gaussian' %}
     SELECT

@@ -22,6 +22,7 @@ from sklearn.utils.multiclass import unique_labels
 from . import incremental
 from .families import make_family
 from .model import NaiveBayes
+from .validation import check_sample_weight
 
 
 class IncrementalMixin:
@@ -115,7 +116,7 @@ def _check_y(X: Any, y: Any, sample_weight: Any) -> tuple[np.ndarray, np.ndarray
             f"[{X.shape[0]}, {y.shape[0]}]"
         )
     if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64).ravel()
+        sample_weight = check_sample_weight(sample_weight)
         if sample_weight.shape[0] != X.shape[0]:
             raise ValueError("sample_weight.shape does not match X.shape[0]")
     return y, sample_weight

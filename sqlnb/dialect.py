@@ -19,6 +19,8 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import math
+import re
+import unicodedata
 from typing import Any, ClassVar
 
 
@@ -34,6 +36,8 @@ class Expression(str):
 # The kinds of column type the rest of sqlnb reasons about.
 TYPE_KINDS = ("integer", "float", "decimal", "bool", "text", "enum", "nested", "other")
 NUMERIC_KINDS = frozenset({"integer", "float", "decimal", "bool"})
+# A "*" before "/" or a "/" before "*": the characters that open or close a block comment.
+_COMMENT_DELIMITERS = re.compile(r"\*(?=/)|/(?=\*)")
 
 
 class Dialect:
@@ -111,6 +115,19 @@ class Dialect:
         if "\x00" in value:
             raise ValueError("string literal contains a NUL byte")
         return "'" + value.replace("'", "''") + "'"
+
+    def comment(self, text: Any) -> str:
+        """``text`` made safe inside a ``--`` line comment or a ``/* */`` block comment.
+
+        DuckDB ends a line comment at ``\\n`` or ``\\r``; every other control, line or
+        paragraph separator character (Python's ``splitlines`` set and more) becomes a
+        space too, so a comment stays one line whoever reads the script. ``*/`` and
+        ``/*`` are split so the text can neither close nor open a block comment.
+        """
+        flat = "".join(
+            " " if unicodedata.category(ch)[0] in "CZ" else ch for ch in str(text)
+        )
+        return _COMMENT_DELIMITERS.sub(r"\g<0> ", flat)
 
     def number(self, value: float) -> str:
         """A DOUBLE literal that round-trips exactly (no DECIMAL parsing)."""

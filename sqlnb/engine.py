@@ -27,6 +27,7 @@ from typing import Any
 import duckdb
 
 from .dialect import DUCKDB, Dialect
+from .errors import InvalidParameterError, TransactionError
 from .source import Source, resolve
 from .templates import render
 
@@ -73,9 +74,26 @@ class Engine:
     def release(self, source: Source) -> None:
         """Forget what ``source`` registered (when no lazy result still reads it)."""
 
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open on the connection (the caller's or ours)."""
+        raise NotImplementedError
+
+    def refuse_open_transaction(self, what: str = "this call") -> None:
+        """Raise ``TransactionError`` if the caller has a transaction open."""
+        raise NotImplementedError
+
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One atomic unit: committed when the block ends, rolled back if it raises."""
+    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+        """One atomic unit: committed when the block ends, rolled back if it raises.
+
+        A caller's open transaction is refused (``TransactionError``, nothing touched),
+        unless ``join``: work that leaves nothing behind then runs inside it."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """The block's reads see one snapshot of the database (a read transaction)."""
         raise NotImplementedError
         yield  # pragma: no cover
 
@@ -116,20 +134,44 @@ class DuckDBEngine(Engine):
     def release(self, source: Source) -> None:
         source.release(self.connection)
 
+    def in_transaction(self) -> bool:
+        """Whether ``BEGIN`` is in force: in auto-commit mode every statement runs in a
+        transaction of its own, so two reads of the transaction id differ."""
+        first = self.fetch("SELECT txid_current()")[0][0]
+        return first == self.fetch("SELECT txid_current()")[0][0]
+
+    def refuse_open_transaction(self, what: str = "this call") -> None:
+        """Raise ``TransactionError`` if the caller has a transaction open (DuckDB has no
+        savepoints: our BEGIN would fail, our COMMIT or ROLLBACK would end theirs)."""
+        if not self._depth and self.in_transaction():
+            raise TransactionError(
+                f"{what} writes in a transaction of its own, and this connection has an open "
+                "transaction (DuckDB cannot nest them): commit or roll back first"
+            )
+
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
+    def _joined(self) -> Iterator[None]:
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+
+    @contextlib.contextmanager
+    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
         """One atomic unit: committed when the block ends, rolled back if it raises.
 
         A transaction opened inside another one of the same engine joins it, so a step
-        that is atomic on its own (recreating the scoring macros) is part of a fit's.
+        that is atomic on its own (recreating the scoring macros) is part of a fit's. A
+        transaction the caller left open is refused before anything runs
+        (``TransactionError``), unless ``join`` (work that leaves nothing behind, such as
+        a scratch table dropped at the end): the block then runs inside it.
         """
-        if self._depth:
-            self._depth += 1
-            try:
+        if self._depth or (join and self.in_transaction()):
+            with self._joined():
                 yield
-            finally:
-                self._depth -= 1
             return
+        self.refuse_open_transaction(what)
         self.connection.begin()
         self._depth = 1
         try:
@@ -142,7 +184,25 @@ class DuckDBEngine(Engine):
         self.connection.commit()
 
     @contextlib.contextmanager
-    def rolled_back(self) -> Iterator[None]:
+    def snapshot(self) -> Iterator[None]:
+        """The block's reads in one read transaction, rolled back at the end: each
+        statement sees the database as it was when the block began. Inside an open
+        transaction (the caller's or a fit's) the reads simply join it."""
+        if self._depth or self.in_transaction():
+            with self._joined():
+                yield
+            return
+        self.connection.begin()
+        self._depth = 1
+        try:
+            yield
+        finally:
+            self._depth = 0
+            self.connection.rollback()
+
+    @contextlib.contextmanager
+    def rolled_back(self, what: str = "this call") -> Iterator[None]:
+        self.refuse_open_transaction(what)
         self.connection.begin()
         self._depth = 1
         try:
@@ -190,9 +250,19 @@ class RecordingEngine(Engine):
     def release(self, source: Source) -> None:
         self.inner.release(source)
 
+    def in_transaction(self) -> bool:
+        return True  # the recording runs inside one rolled-back transaction
+
+    def refuse_open_transaction(self, what: str = "this call") -> None:
+        """Nothing to refuse: the recording's own dry run was checked when it began."""
+
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
         yield  # the recording runs inside one rolled-back transaction
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        yield
 
 
 def engine_for(con: Any) -> Engine:
@@ -203,8 +273,6 @@ def engine_for(con: Any) -> Engine:
         return DuckDBEngine(duckdb.connect())
     if isinstance(con, duckdb.DuckDBPyConnection):
         return DuckDBEngine(con)
-    from .errors import InvalidParameterError
-
     raise InvalidParameterError(
         f"con must be a DuckDB connection (duckdb.connect(...)) or None, "
         f"got {type(con).__name__}"

@@ -39,8 +39,21 @@ class ModelNotFoundError(SqlnbError, LookupError):
     """No model of that name exists in the database."""
 
 
+class TransactionError(SqlnbError, RuntimeError):
+    """A write was refused because the connection has an open transaction of the caller's."""
+
+
+class NameConflictError(SqlnbError, ValueError):
+    """A relation the model needs has a name already taken by something the model does not own."""
+
+
 class SkippedRowsWarning(UserWarning):
     """Fit left some rows out (their target is NULL); the warning says how many."""
+
+
+class CoercedValuesWarning(UserWarning):
+    """A categorical feature arrived with another type than at fit (a float-coded copy of
+    an integer column, 0/1 for a BOOLEAN one); its values were compared by value."""
 
 
 def describe_problems(problems: list[tuple]) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 
 from .dialect import Dialect
 from .errors import InvalidDataError, InvalidParameterError
+from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options, validate_params
 
 ALPHA_MIN = 1e-10
 # The families a column of a mixed model (family="auto") can have, in the order its parts
@@ -22,7 +23,11 @@ ALPHA_MIN = 1e-10
 PART_FAMILIES = ("gaussian", "bernoulli", "categorical", "multinomial", "poisson")
 # How NULL (and NaN in floating-point columns) is treated: left out of the feature's
 # statistics at fit and of the row's log-likelihood at predict, or rejected.
-MISSING_MODES = ("ignore", "error")  # scikit-learn's lower bound on alpha when force_alpha is False
+MISSING_MODES = ("ignore", "error")
+UNSEEN_MODES = ("smooth", "ignore", "error")
+NON_NEGATIVE = Interval(float, 0, None, closed="left")
+# Constraints shared by every family (scikit-learn has no missing values).
+COMMON_CONSTRAINTS: dict[str, list[Any]] = {"missing": [Options(MISSING_MODES)]}
 
 
 class Family:
@@ -49,6 +54,8 @@ class Family:
     statistics_params: ClassVar[tuple[str, ...]] = ()
     # The scoring parameters a per-group model keeps per group, class and feature.
     scoring_parameters: ClassVar[tuple[str, ...]] = ("coef",)
+    # scikit-learn's _parameter_constraints for the family's hyperparameters
+    constraints: ClassVar[dict[str, list[Any]]] = COMMON_CONSTRAINTS
 
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.defaults)
@@ -58,12 +65,8 @@ class Family:
                 f"it takes {', '.join(self.defaults)}"
             )
         self.params = {**self.defaults, **params}
+        validate_params(self.name, self.constraints, self.params)
         self.validate()
-        if self.params.get("missing", "ignore") not in MISSING_MODES:
-            raise InvalidParameterError(
-                f"missing must be one of {', '.join(map(repr, MISSING_MODES))}, "
-                f"got {self.params['missing']!r}"
-            )
 
     @property
     def template(self) -> str:
@@ -134,6 +137,8 @@ class Gaussian(Family):
     def fill_term(cls, term: dict[str, Any], row: tuple,
                   extra_names: list[str] | tuple[str, ...]) -> None:
         term["theta"], term["var"] = row[2], row[3]
+    constraints: ClassVar[dict[str, list[Any]]] = {
+        **COMMON_CONSTRAINTS, "priors": [ARRAY_LIKE, None], "var_smoothing": [NON_NEGATIVE]}
 
     def validate(self) -> None:
         vs = self.params["var_smoothing"]
@@ -156,6 +161,13 @@ class Discrete(Family):
     """Families smoothed by ``alpha`` with an optional fitted or given class prior."""
 
     vector_alpha: ClassVar[bool] = True
+    constraints: ClassVar[dict[str, list[Any]]] = {
+        **COMMON_CONSTRAINTS,
+        "alpha": [NON_NEGATIVE, ARRAY_LIKE],
+        "fit_prior": [BOOLEAN],
+        "class_prior": [ARRAY_LIKE, None],
+        "force_alpha": [BOOLEAN],
+    }
 
     def validate(self) -> None:
         alpha = self.params["alpha"]
@@ -216,6 +228,7 @@ class Multinomial(Discrete):
 class Complement(Discrete):
     name = "complement"
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "norm": False}
+    constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints, "norm": [BOOLEAN]}
     has_batch_checks = True
     min_classes = 2  # a class's complement is every other class
     sparse_input = True
@@ -229,6 +242,8 @@ class Bernoulli(Discrete):
     propagates_nan = False  # NaN > threshold is true: the NaN test is always applied
     statistics_params = ("binarize",)
     scoring_parameters = ("coef", "log_neg_prob")
+    constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints,
+                                                   "binarize": [None, NON_NEGATIVE]}
 
     def validate(self) -> None:
         super().validate()
@@ -240,9 +255,6 @@ class Bernoulli(Discrete):
 
     def batch_options(self) -> dict[str, Any]:
         return {"binarize": self.params["binarize"]}
-
-
-UNSEEN_MODES = ("smooth", "ignore", "error")
 
 
 class Categorical(Discrete):
@@ -265,6 +277,12 @@ class Categorical(Discrete):
             term["unseen"] = coef
         else:
             term.setdefault("categories", []).append((category, coef))
+    constraints: ClassVar[dict[str, list[Any]]] = {
+        **Discrete.constraints,
+        "min_categories": [None, ARRAY_LIKE, Interval(int, 1, None, closed="left")],
+        "alpha": [NON_NEGATIVE],
+        "unseen": [Options(UNSEEN_MODES)],
+    }
 
     def validate(self) -> None:
         super().validate()

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from . import ownership
 from .dialect import Dialect, Expression
 from .errors import (
     EmptyInputError,
@@ -29,6 +30,7 @@ from .errors import (
     describe_problems,
 )
 from .scoring import comment_text, with_chunks
+from .validation import check_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -47,7 +49,7 @@ def group_specs(columns: dict[str, str], group_by: str | list[str], target: str,
                 features: list[dict[str, Any]], weight: str | None,
                 dialect: Dialect) -> list[dict[str, Any]]:
     """Check ``group_by`` against the source and describe each group column."""
-    names = [group_by] if isinstance(group_by, str) else list(group_by)
+    names = [group_by] if isinstance(group_by, str) else check_names("group_by", group_by)
     if not names or len(set(names)) != len(names):
         raise InvalidParameterError("group_by needs one or more distinct column names")
     taken = {target, weight, *(f["name"] for f in features)}
@@ -86,8 +88,8 @@ def _group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
 
 
 def drop_groups(model: NaiveBayes) -> None:
-    """Remove the per-group tables (an ordinary fit, or ``drop``)."""
-    model._run("drop_groups.sql", **_group_context(model, group_tables(model, [])))
+    """Remove the per-group tables the model owns (an ordinary fit replacing a grouped one)."""
+    ownership.release(model, ownership.names(model.name, "groups"))
 
 
 def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
@@ -102,6 +104,8 @@ def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
 
 def probe_groups(model: NaiveBayes) -> list[dict[str, Any]]:
     """The group columns, from the group tables (for models written before the spec)."""
+    if f"{model.name}_group_columns".lower() not in ownership.owned(model):
+        return []  # no groups, or a relation of that name that is not this model's
     context = _group_context(model, group_tables(model, []))
     exists = model._fetch("read_groups.sql", what="exists",
                           group_columns_name=f"{model.name}_group_columns", **context)
@@ -124,8 +128,9 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
         overall = model._fetch("pilot_overall.sql", features=features)[0]
         for f, shift in zip(features, overall):
             f["shift"] = float(shift)
-    model._run("create_model.sql", class_type=spec["target_type"])
+    model._create_tables(spec["target_type"])
     model._run("insert_features.sql", features=features)
+    drop_groups(model)
     model._run("create_groups.sql", class_type=spec["target_type"], **context)
     combined = model.dialect.ident(f"__sqlnb_grouped_batch_{model.name}")
     model._run("batch.sql", source=src.sql, target=spec["target_sql"],
@@ -157,7 +162,7 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
                       kind={"groups": [[g["name"], g["type"]] for g in groups]})
 
 
-def _group_models(model: NaiveBayes,
+def group_models(model: NaiveBayes,
                   groups: list[dict[str, Any]]) -> dict[tuple, dict[Any, dict[str, Any]]]:
     """Each group's classes (by label) with their constant and scoring terms."""
     t = group_tables(model, groups)
@@ -178,7 +183,8 @@ def _group_models(model: NaiveBayes,
 GROUP_ALIAS = "__sqlnb_group"
 
 
-def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str, Any] | None:
+def group_parameter_table(model: NaiveBayes, row: str | None = None,
+                          columns: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The per-group models as one row of parameters per group, for scoring by a join.
 
     Returns the table's quoted ``columns``, its ``rows`` (SQL literals; NULL for a class the
@@ -186,12 +192,14 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str
     ``model`` whose constant and coefficients are ``Expression`` columns of the joined row,
     so each family's ``jll`` template renders unchanged. Features and group columns are
     read from the relation ``source``, or with ``row`` from that struct (a macro's row
-    argument). ``None`` for an ordinary model.
+    argument). ``columns`` maps feature names to other expressions to read them from.
+    ``None`` for an ordinary model.
     """
-    groups = read_groups(model)
+    compiled = model._compile()  # groups and their models are read with the parameters
+    groups = compiled.get("groups")
     if not groups:
         return None
-    by_group = _group_models(model, groups)
+    by_group = compiled["group_models"]
     names = model.family.scoring_parameters
 
     def slot(*parts: Any) -> str:
@@ -215,7 +223,8 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None) -> dict[str
         slots.append(slot(class_index, "constant"))
         terms = []
         for i, f in enumerate(model.meta["features"]):
-            term = {"name": f["name"], "column": value(f["name"])}
+            term = {"name": f["name"], "column": (columns or {}).get(f["name"],
+                                                                   value(f["name"]))}
             for name in names:
                 slots.append(slot(class_index, i, name))
                 term[name] = column(slots[-1])
@@ -267,5 +276,6 @@ def _terms(model: NaiveBayes, rows: list[tuple]) -> dict[int, dict]:
 
 def missing_group_columns(model: NaiveBayes, columns: dict[str, str]) -> list[str]:
     """Group columns of a per-group model that a source to score lacks."""
-    return [g["name"] for g in read_groups(model) if g["name"] not in columns]
+    groups = model._compile().get("groups", [])
+    return [g["name"] for g in groups if g["name"] not in columns]
 

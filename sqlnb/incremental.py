@@ -31,6 +31,7 @@ from typing import Any
 
 import duckdb
 
+from . import ownership
 from .dialect import Dialect
 from .engine import Engine, engine_for
 from .errors import (
@@ -44,6 +45,7 @@ from .errors import (
 from .families import make_family
 from .model import NaiveBayes, load
 from .source import Source
+from .validation import check_labels, check_weights
 
 
 # ---------------------------------------------------------------------- public API
@@ -104,6 +106,9 @@ def partial_fit_sparse(
 
     ``entries`` and ``rows`` are as in :meth:`NaiveBayes.fit_sparse`.
     """
+    model.engine.refuse_open_transaction("partial_fit" if sign > 0 else "forget")
+    check_labels("classes", classes)
+    check_labels("keep_classes", keep_classes)
     if not model.family.sparse_input:
         raise InvalidParameterError(f"sparse input needs a count family, not {model.family.name}")
     engine = model.engine
@@ -112,6 +117,9 @@ def partial_fit_sparse(
         for column in (row, target) + ((weight,) if weight else ()):
             if column not in rows_src.columns:
                 raise UnknownColumnError(f"column {column!r} is not in the rows table")
+        if weight:
+            check_weights(engine, rows_src.sql, model.dialect.ident(target), weight,
+                          model.dialect.ident(weight))
         stored = stored_meta(model)
         if stored is None and sign < 0:
             raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
@@ -129,7 +137,7 @@ def partial_fit_sparse(
                 )
             _check_target_type(model, stored["target_type"], target_type)
             target_type = stored["target_type"]
-        with engine.transaction():
+        with engine.transaction("partial_fit" if sign > 0 else "forget"):
             _prepare(model, specs, stored, classes, target_type)
             model._sparse_batch(entries_src, rows_src, row, target, weight)
             _check_declared(model, classes, target_type)
@@ -140,6 +148,7 @@ def partial_fit_sparse(
     finally:
         engine.release(entries_src)
         engine.release(rows_src)
+        ownership.done(model)
     _invalidate(model)
     return model
 
@@ -158,6 +167,8 @@ def merge(
     one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
     """
     engine = engine_for(con)
+    # Before any read: a failed statement would abort the caller's transaction.
+    engine.refuse_open_transaction("merge")
     sources = [_open(engine, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
@@ -169,19 +180,28 @@ def merge(
     result = NaiveBayes(into, con=engine, family=spec["family"], **spec["params"])
     stored = stored_meta(result)
     accumulate = stored is not None and any(_is(s, result) for s in sources)
+    if accumulate and sum(_is(s, result) for s in sources) > 1:
+        raise InvalidParameterError(
+            f"model {into!r} is listed more than once (names ignore case) and is the target: "
+            "a model cannot be added to itself; merge into a new name instead"
+        )
     if accumulate:
         _check_same_spec(sources[0], result)
-    with engine.transaction():
-        if not accumulate:
-            result._run("create_model.sql", class_type=spec["target_type"])
-            result._run("copy_features.sql", source=sources[0].tables)
-        for source in sources:
-            if not (accumulate and _is(source, result)):
-                result._run("merge_model.sql", source=source.tables, sign=1)
-        kind = sources[0].spec
-        result._finish_fit(spec["features"], spec["target"], spec["target_type"], None,
-                           kind={"input": kind.input,
-                                 "groups": [list(g) for g in kind.groups]})
+    try:
+        with engine.transaction("merge"):
+            ownership.claim(result, ownership.names(result.name, "base", "macros"))
+            if not accumulate:
+                result._create_tables(spec["target_type"])
+                result._run("copy_features.sql", source=sources[0].tables)
+            for source in sources:
+                if not (accumulate and _is(source, result)):
+                    result._run("merge_model.sql", source=source.tables, sign=1)
+            kind = sources[0].spec
+            result._finish_fit(spec["features"], spec["target"], spec["target_type"], None,
+                               kind={"input": kind.input,
+                                     "groups": [list(g) for g in kind.groups]})
+    finally:
+        ownership.done(result)
     _invalidate(result)
     return result
 
@@ -211,6 +231,9 @@ def _check_not_composite(model: NaiveBayes) -> None:
 def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None) -> NaiveBayes:
+    model.engine.refuse_open_transaction("partial_fit" if sign > 0 else "forget")
+    check_labels("classes", classes)
+    check_labels("keep_classes", keep_classes)
     _check_not_composite(model)
     engine = model.engine
     src = engine.source(source)
@@ -221,7 +244,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
         spec = _batch_spec(model, src, target, features, weight, stored)
         class_type = stored["target_type"] if stored else spec["target_type"]
         batch = spec["features"]
-        with engine.transaction():
+        with engine.transaction("partial_fit" if sign > 0 else "forget"):
             _prepare(model, batch, stored, classes, class_type)
             model._scan_batch(src, spec)
             problems = model._fetch("batch_checks.sql", features=batch)
@@ -234,6 +257,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             model._finish_fit(batch, spec["target"], class_type, weight)
     finally:
         engine.release(src)
+        ownership.done(model)
     _invalidate(model)
     return model
 
@@ -241,8 +265,9 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
 def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | None,
              classes: list[Any] | None, class_type: str) -> None:
     """Create the model's tables on the first call, else refresh its hyperparameters."""
+    ownership.claim(model, ownership.names(model.name, "base", "macros"))
     if stored is None:
-        model._run("create_model.sql", class_type=class_type)
+        model._create_tables(class_type)
         model._run("insert_features.sql", features=features)
     else:
         model._run("update_features.sql", features=features)
@@ -398,8 +423,8 @@ class AttachedModel(NaiveBayes):
 
 
 def _is(a: NaiveBayes, b: NaiveBayes) -> bool:
-    """Whether two model objects name the same tables."""
-    return a.con is b.con and a.tables["class_stats"] == b.tables["class_stats"]
+    """Whether two model objects name the same tables (DuckDB names ignore case)."""
+    return a.con is b.con and a.tables["class_stats"].lower() == b.tables["class_stats"].lower()
 
 
 def _check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import ownership
 from .errors import InvalidParameterError
-from .grouping import group_parameter_table, read_groups
+from .grouping import group_parameter_table
 from .scoring import CHUNK_TERMS, comment_text, with_chunks
 from .version import __version__
 
@@ -53,8 +54,25 @@ def _quoted_macro_names(model: NaiveBayes) -> dict[str, str]:
     return {role: model.dialect.ident(macro) for role, macro in macro_names(model.name).items()}
 
 
+def with_columns(c: dict[str, Any], columns: dict[str, str] | None) -> dict[str, Any]:
+    """A compiled class whose terms read the features named in ``columns`` from those SQL
+    expressions instead of the plain columns (e.g. a value converted to the model's type)."""
+    if not columns:
+        return c
+
+    def swap(terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**term, "column": columns.get(term["name"], term["column"])} for term in terms]
+
+    swapped = {**c, "terms": swap(c["terms"])}
+    if c.get("parts"):
+        swapped["parts"] = [{**part, "c": {**part["c"], "terms": swap(part["c"]["terms"])}}
+                            for part in c["parts"]]
+    return with_chunks(swapped)
+
+
 def compiled_classes(model: NaiveBayes, row: str | None = None,
-                     output_prefix: str | None = None) -> list[dict[str, Any]]:
+                     output_prefix: str | None = None,
+                     columns: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The model's per-class scoring parameters, ready for a template.
 
     With ``row``, each term reads the field of that struct (a macro's row argument)
@@ -63,6 +81,7 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
     """
     classes = []
     for c in model._compile()["compiled"]:
+        c = with_columns(c, columns)
         terms = c["terms"]
         parts = c.get("parts")
         if row is not None:
@@ -89,7 +108,7 @@ def create_macros(model: NaiveBayes) -> None:
     model._meta = None
     model._compiled = None
     try:
-        grouped = bool(read_groups(model))
+        grouped = bool(model._compile().get("groups"))
         references = len(model.meta["features"]) * len(model._compile()["classes"])
         row = ROW_ONCE if grouped or references > DIRECT_REFERENCES else ROW
         classes = compiled_classes(model, row=row)
@@ -105,9 +124,8 @@ def create_macros(model: NaiveBayes) -> None:
 
 
 def drop_macros(model: NaiveBayes) -> None:
-    """Remove the model's scoring macros (part of ``drop``)."""
-    model._run("drop_scoring_macros.sql", m=_quoted_macro_names(model),
-               model_comment=comment_text(model.name))
+    """Remove the scoring macros the model owns (a text model has none)."""
+    ownership.release(model, list(macro_names(model.name).values()))
 
 
 def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
@@ -131,11 +149,14 @@ def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
 
 
 def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: str,
-                output_prefix: str | None) -> str:
-    """The standalone scoring statement (``to_sql``'s, also used by ``evaluate``)."""
+                output_prefix: str | None, columns: dict[str, str] | None = None) -> str:
+    """The standalone scoring statement (``to_sql``'s, also used by ``evaluate``).
+
+    ``columns`` maps feature names to the SQL expressions that read them (default: the
+    source's columns of those names)."""
     meta = model.meta
-    group_table = group_parameter_table(model)
-    classes = compiled_classes(model, output_prefix=output_prefix)
+    group_table = group_parameter_table(model, columns=columns)
+    classes = compiled_classes(model, output_prefix=output_prefix, columns=columns)
     if group_table is not None:
         for c in classes:
             c["group_model"] = group_table["models"][c["index"]]

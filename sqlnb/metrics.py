@@ -22,6 +22,7 @@ import duckdb
 
 from .engine import Engine, engine_for
 from .errors import UnknownColumnError
+from .validation import check_output_clashes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -75,9 +76,12 @@ def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) ->
         missing = [f for f in model.features_ if f not in src.columns]
         if missing:
             raise UnknownColumnError(f"the source lacks feature column(s) {missing}")
+        model._compile()  # metadata and parameters, read together
+        check_output_clashes(src.columns, set())  # the columns below are sqlnb's own
         prediction = "__sqlnb_prediction"
         scored = scoring_sql(model, src.sql, "predict_proba", prediction=prediction,
-                             output_prefix="__sqlnb_proba_")
+                             output_prefix="__sqlnb_proba_",
+                             columns=model._coerced_columns(src))
         probas = [{"label": c["label"], "column": c["output"]}
                   for c in compiled_classes(model, output_prefix="__sqlnb_proba_")]
         return _metrics(engine, d.ident("scored"), scored, d.ident(target),
@@ -91,7 +95,8 @@ def _metrics(engine: Engine, relation: str, scoring: str | None, target: str,
     confusion = engine.dialect.ident(f"__sqlnb_confusion_{os.getpid()}_{next(_counter)}")
     context = {"relation": relation, "scoring": scoring, "target": target, "prediction": prediction,
                "probas": probas, "eps": EPS, "confusion": confusion}
-    with engine.transaction():
+    # A scratch table, dropped at the end: inside a caller's transaction it simply joins it.
+    with engine.transaction("evaluate", join=True):
         engine.execute(engine.render("evaluate_confusion.sql", **context))
         n, accuracy, macro_f1, weighted_f1, log_loss = engine.fetch(
             engine.render("evaluate.sql", what="summary", **context))[0]

@@ -37,7 +37,7 @@ import numbers
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import missing
+from . import missing, ownership
 from .dialect import DUCKDB, Dialect
 from .errors import (
     EmptyInputError,
@@ -57,6 +57,7 @@ from .families import (
 )
 from .macros import create_macros
 from .spec import jsonable
+from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options
 from .version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,6 +74,13 @@ _PART_PARAMS = {
     "multinomial": ("alpha", "force_alpha", "missing"),
     "poisson": ("alpha", "force_alpha", "missing"),
 }
+
+
+def drop_parts(model: NaiveBayes) -> None:
+    """Release the per-family relations of an earlier mixed model of this name (and, for a
+    mixed model replacing a single-family one, the single-family ones)."""
+    ownership.release(model, [f"{model.name}_feature_params", f"{model.name}_feature_stats"]
+                      + ownership.names(model.name, "parts"))
 
 
 # The family of each kind of column type (see ``Dialect.kind``); integers are a setting.
@@ -113,6 +121,18 @@ class Mixed(Family):
         "missing": "ignore",
         "fit_prior": True,
         "class_prior": None,
+    }
+    constraints: ClassVar[dict[str, list[Any]]] = {
+        "integers": [Options(INTEGER_CHOICES)],
+        "var_smoothing": [Interval(float, 0, None)],
+        "alpha": [Interval(float, 0, None)],
+        "force_alpha": [BOOLEAN],
+        "fit_prior": [BOOLEAN],
+        "class_prior": [ARRAY_LIKE, None],
+        "binarize": [None, Interval(float, 0, None)],
+        "min_categories": [None, ARRAY_LIKE, Interval(int, 1, None)],
+        "unseen": [Options(UNSEEN_MODES)],
+        "missing": [Options(MISSING_MODES)],
     }
     assigned: dict[str, str]
 
@@ -271,7 +291,8 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
             overall = _fetch(model, part, "pilot_overall.sql", features=part["features"])[0]
             for f, shift in zip(part["features"], overall):
                 f["shift"] = float(shift)
-    model._run("drop_parts.sql", families=PART_FAMILIES)
+    drop_parts(model)
+    ownership.release(model, ownership.names(model.name, "base", "text"))
     _run(model, first, "create_model.sql", class_type=spec["target_type"])
     for part in parts[1:]:
         _run(model, part, "part_stats_table.sql", class_type=spec["target_type"])
@@ -321,6 +342,7 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
         spec_json=json.dumps({"input": "columns", "parts": [p["family"] for p in parts],
                               "groups": []}),
         version=__version__,
+        relations_json=ownership.relations_json(model),
     )
     family.assigned = dict(family_of)
     if getattr(model, "sql_macros", True):  # the macros join the fit's transaction

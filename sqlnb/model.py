@@ -14,15 +14,17 @@
 from __future__ import annotations
 
 import json
+import warnings
 from collections import defaultdict
 from typing import Any
 
 import duckdb
 
-from . import grouping, macros, mixed
+from . import grouping, macros, mixed, ownership
 from .dialect import Dialect
 from .engine import Engine, engine_for
 from .errors import (
+    CoercedValuesWarning,
     EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
@@ -31,11 +33,17 @@ from .errors import (
     UnknownColumnError,
     describe_problems,
 )
-from .families import Family, Gaussian, make_family
+from .families import FAMILIES, Family, Gaussian, make_family
 from .missing import plain_classes, report_skipped, scan_batch
 from .scoring import comment_text, with_chunks
 from .source import Source
 from .spec import SCHEMA_VERSION, ModelSpec, jsonable
+from .validation import (
+    check_flag,
+    check_names,
+    check_output_clashes,
+    check_weights,
+)
 from .version import __version__
 
 PILOT_ROWS = Gaussian.pilot_rows  # rows looked at to choose the shift of Gaussian sums
@@ -85,7 +93,7 @@ class NaiveBayes:
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
-        self.sql_macros = sql_macros
+        self.sql_macros = check_flag("sql_macros", sql_macros)
         self._term_input: tuple | None = None
         self._spec: tuple[dict[str, Any], ModelSpec] | None = None
 
@@ -98,6 +106,8 @@ class NaiveBayes:
     def dialect(self) -> Dialect:
         """How the model's engine spells SQL."""
         return self.engine.dialect
+        self._owned: set[str] | None = None  # see sqlnb/ownership.py
+        self._needed: list[str] | None = None
 
     # ------------------------------------------------------------------ naming
     @property
@@ -173,21 +183,29 @@ class NaiveBayes:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
                 )
+            if group_by is not None:
+                raise InvalidParameterError(
+                    "group_by is not available for text models: fit one text model per "
+                    "group (e.g. on a view filtered to that group)"
+                )
             from .text import fit_text
             fit_text(self, source, target, text, weight=weight, options=text_options,
                      partial=False)
             return self
+        self.engine.refuse_open_transaction("fit")  # before any read that could fail
         src = self.engine.source(source)
         if self.family.composite:
             self.family.assigned = {}  # the columns' families come from this source
         try:
             spec = self._fit_spec(src, target, features, weight, group_by)
-            with self.engine.transaction():
+            with self.engine.transaction("fit"):
                 self._fit_in_transaction(src, spec)
-            n_rows, n_labelled = self._fetch("source_info.sql", source=src.sql,
-                                             target=spec["target_sql"])[0]
+                # counted before COMMIT, so nothing can fail once the new model is committed
+                n_rows, n_labelled = self._fetch("source_info.sql", source=src.sql,
+                                                 target=spec["target_sql"])[0]
         finally:
             self.engine.release(src)
+            ownership.done(self)
         self._meta = None
         self._compiled = None
         self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
@@ -238,16 +256,19 @@ class NaiveBayes:
             raise UnknownColumnError(
                 f"target column {target!r} is not in the source (columns: {', '.join(columns)})"
             )
+        if weight is not None and not isinstance(weight, str):
+            raise InvalidParameterError(f"weight must name a column, got {weight!r}")
         if weight is not None:
             if weight not in columns:
                 raise UnknownColumnError(f"weight column {weight!r} is not in the source")
             if not self.dialect.is_numeric(columns[weight]):
                 raise InvalidDataError(f"weight column {weight!r} has type {columns[weight]}")
+        if features is not None:
+            features = check_names("features", features, allow_none=False)
         if features is None:
             grouped = [group_by] if isinstance(group_by, str) else list(group_by or [])
             features = [c for c in columns if c not in (target, weight) and c not in grouped]
         else:
-            features = list(features)
             missing = [f for f in features if f not in columns]
             if missing:
                 raise UnknownColumnError(f"feature column(s) not in the source: {missing}")
@@ -257,6 +278,9 @@ class NaiveBayes:
                 raise InvalidParameterError("the target and weight cannot also be features")
         if not features:
             raise InvalidDataError("there are no feature columns to fit")
+        if weight is not None:
+            check_weights(self.engine, src.sql, self.dialect.ident(target), weight,
+                          self.dialect.ident(weight))
         for name in features:
             self.family.check_feature_type(name, columns[name], self.dialect)
         options = self.family.feature_options(len(features))
@@ -282,6 +306,8 @@ class NaiveBayes:
         return spec
 
     def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
+        kinds = ("groups",) if spec.get("groups") else ("parts",) if self.family.composite else ()
+        ownership.claim(self, ownership.names(self.name, "base", "macros", *kinds))
         if spec.get("groups"):
             grouping.fit_grouped(self, src, spec)
             return
@@ -290,8 +316,8 @@ class NaiveBayes:
         if self.family.composite:
             mixed.fit_mixed(self, src, spec, pilot_rows=PILOT_ROWS, schema_version=SCHEMA_VERSION)
             return
-        self._run("drop_parts.sql", families=mixed.PART_FAMILIES)  # of an earlier mixed model
-        self._run("create_model.sql", class_type=spec["target_type"])
+        mixed.drop_parts(self)  # of an earlier mixed model
+        self._create_tables(spec["target_type"])
         self._run("insert_features.sql", features=features)
         self._scan_batch(src, spec)
         problems = self._fetch("batch_checks.sql", features=features)
@@ -299,6 +325,16 @@ class NaiveBayes:
             raise InvalidDataError(describe_problems(problems))
         self._run("merge.sql", features=features, weighted=spec["weight"] is not None)
         self._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
+
+    def _create_tables(self, class_type: str, *, text: bool = False) -> None:
+        """Create the model's (empty) tables, releasing its earlier ones (and an earlier
+        text model's); ``text`` adds the tables of a term model."""
+        ownership.release(self, ownership.names(self.name, "base", "text"))
+        self._run("create_model.sql", class_type=class_type)
+        if text:
+            ownership.release(self, ownership.names(self.name, "text") + [
+                f"{self.name}_feature_stats", f"{self.name}_features"])
+            self._run("text/create_text.sql", class_type=class_type)
 
     def _sparse_batch(self, entries: Source, rows: Source, row: str, target: str,
                       weight: str | None) -> None:
@@ -396,6 +432,7 @@ class NaiveBayes:
             features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
             spec_json=json.dumps(kind),
             version=__version__,
+            relations_json=ownership.relations_json(self),
         )
         if getattr(self, "sql_macros", True) and scoring_macros:
             macros.create_macros(self)
@@ -422,18 +459,23 @@ class NaiveBayes:
             raise InvalidParameterError(
                 f"sparse input needs a count family, not {self.family.name}"
             )
+        self.engine.refuse_open_transaction("fit_sparse")
         entries_src, rows_src = self.engine.source(entries), self.engine.source(rows)
         try:
             for column in (row, target) + ((weight,) if weight else ()):
                 if column not in rows_src.columns:
                     raise UnknownColumnError(f"column {column!r} is not in the rows table")
+            if weight:
+                check_weights(self.engine, rows_src.sql, self.dialect.ident(target), weight,
+                              self.dialect.ident(weight))
             specs = [{"name": name, "column": self.dialect.ident(name), "alias": f"c{i}",
                       "type": "DOUBLE", "shift": 0.0, **extra}
                      for i, (name, extra) in
                      enumerate(zip(features, self.family.feature_options(len(features))))]
             target_type = rows_src.columns[target]
-            with self.engine.transaction():
-                self._run("create_model.sql", class_type=target_type)
+            with self.engine.transaction("fit_sparse"):
+                ownership.claim(self, ownership.names(self.name, "base", "macros"))
+                self._create_tables(target_type)
                 grouping.drop_groups(self)
                 self._run("insert_features.sql", features=specs)
                 self._sparse_batch(entries_src, rows_src, row, target, weight)
@@ -442,6 +484,7 @@ class NaiveBayes:
         finally:
             self.engine.release(entries_src)
             self.engine.release(rows_src)
+            ownership.done(self)
         self._meta = None
         self._compiled = None
         self._term_input = None
@@ -520,7 +563,7 @@ class NaiveBayes:
         from .incremental import merge, stored_meta
 
         sources = ([self] if stored_meta(self) is not None else []) + list(others)
-        merged = merge(self.con, sources, into=self.name)
+        merged = merge(self.engine, sources, into=self.name)
         self.family = merged.family
         self._meta = None
         self._compiled = None
@@ -531,10 +574,18 @@ class NaiveBayes:
     def meta(self) -> dict[str, Any]:
         """The model's metadata row (family, hyperparameters, features, classes…)."""
         if self._meta is None:
-            try:
-                names, rows = self._fetch_with_names("read_meta.sql")
-            except self.engine.missing_relation_errors:
-                rows = []
+            meta_name = f"{self.name}_meta"
+            local = getattr(self, "catalog", None) is None  # not a model of an attached db
+            rows: list[tuple] = []
+            if local and meta_name.lower() not in ownership.existing(self, [meta_name]):
+                pass  # asked of the catalog: a failed read would abort a transaction
+            else:
+                try:
+                    names, rows = self._fetch_with_names("read_meta.sql")
+                except self.engine.missing_relation_errors:
+                    rows = []
+                if not ownership.META_COLUMNS <= set(names if rows else ()):
+                    rows = []  # a table of that name, but not a model's metadata
             if not rows:
                 raise NotFittedError(
                     f"model {self.name!r} is not fitted yet: call fit() before predicting"
@@ -582,17 +633,31 @@ class NaiveBayes:
 
     # ------------------------------------------------------------------ scoring
     def _compile(self) -> dict[str, Any]:
-        """Read the (small) parameter views once, for the per-class scoring expressions."""
+        """Read the (small) parameter views once, for the per-class scoring expressions.
+
+        Everything scoring needs (metadata, groups, parameters) is read in one read
+        transaction, so a refit committed by another cursor meanwhile is either wholly
+        seen or not at all (see ``Engine.snapshot``)."""
         if self._compiled is not None:
             return self._compiled
+        with self.engine.snapshot():
+            self._meta = None
+            self._term_input = None
+            compiled = self._read_parameters()
+            groups = [] if self._stored_input() else grouping.read_groups(self)
+            if groups:
+                compiled["groups"] = groups
+                compiled["group_models"] = grouping.group_models(self, groups)
+        self._compiled = compiled
+        return compiled
+
+    def _read_parameters(self) -> dict[str, Any]:
         if self._stored_input():
             from .text import compile_classes
-            self._compiled = compile_classes(self)
-            return self._compiled
+            return compile_classes(self)
         meta = self.meta
         if self.family.composite:
-            self._compiled = mixed.compile_mixed(self)
-            return self._compiled
+            return mixed.compile_mixed(self)
         types = {f["name"]: f["type"] for f in meta["features"]}
         classes = self._fetch("read_params.sql", what="classes")
         constants = dict(self._fetch("read_params.sql", what="constants"))
@@ -617,18 +682,19 @@ class NaiveBayes:
                 "terms": class_terms,
                 "jll": self.dialect.ident(f"__sqlnb_jll_{class_index}"),
             }))
-        self._compiled = {"classes": classes, "compiled": compiled_classes}
-        return self._compiled
+        return {"classes": classes, "compiled": compiled_classes}
 
     def score_sql(self, source_sql: str, output: str, keep: list[str],
-                  prediction: str = "prediction") -> str:
-        """The scoring statement for a FROM-clause fragment (used by ``predict*``)."""
-        if grouping.read_groups(self):  # per-group models: rows are routed to their group
+                  prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
+        """The scoring statement for a FROM-clause fragment (used by ``predict*``).
+
+        ``columns`` maps feature names to the SQL expressions that read them."""
+        if self._compile().get("groups"):  # per-group models: rows are routed to their group
             return macros.scoring_sql(self, source_sql, output, prediction=prediction,
-                                      output_prefix=OUTPUTS[output])
+                                      output_prefix=OUTPUTS[output], columns=columns)
         compiled = self._compile()
         classes = []
-        for c in compiled["compiled"]:
+        for c in (macros.with_columns(c, columns) for c in compiled["compiled"]):
             prefix = OUTPUTS[output]
             out = None if prefix is None else self.dialect.ident(f"{prefix}{c['label_value']}")
             classes.append({**c, "output": out})
@@ -646,6 +712,7 @@ class NaiveBayes:
         )
 
     def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+        self._compile()  # metadata and parameters, read together
         meta = self.meta
         if self._stored_input():
             from .text import score_terms
@@ -664,10 +731,48 @@ class NaiveBayes:
             except InvalidDataError:
                 self.engine.release(src)
                 raise
-        outputs = self._output_names(output)
-        keep = [c for c in src.columns if c not in outputs] if keep_input else []
+        try:
+            check_output_clashes(src.columns, self._output_names(output))
+            columns = self._coerced_columns(src)
+        except InvalidDataError:
+            self.engine.release(src)
+            raise
+        keep = list(src.columns) if keep_input else []
         # The helper view of a Python object stays registered: the lazy result reads it.
-        return self.engine.relation(self.score_sql(src.sql, output, keep))
+        return self.engine.relation(self.score_sql(src.sql, output, keep, columns=columns))
+
+    def _coerced_columns(self, src: Source) -> dict[str, str]:
+        """Categorical features whose source column has another numeric (or BOOLEAN) type
+        than at fit, read as the model's type: categories are compared by value (1.0 is the
+        category 1, 1 is TRUE). A value the model's type cannot hold exactly is an error."""
+        families = self.families_
+        coerced = [
+            {"name": f["name"], "column": self.dialect.ident(f["name"]), "model_type": f["type"],
+             "source_type": src.columns[f["name"]]}
+            for f in self.meta["features"]
+            if FAMILIES[families[f["name"]]].per_category
+            and src.columns[f["name"]].upper() != f["type"].upper()
+            and self.dialect.is_numeric(f["type"])
+            and self.dialect.is_numeric(src.columns[f["name"]])
+        ]
+        if not coerced:
+            return {}
+        found = self._fetch("coercion_checks.sql", source=src.sql, features=coerced)[0]
+        for i, f in enumerate(coerced):
+            n_inexact, example = found[2 * i], found[2 * i + 1]
+            if n_inexact:
+                raise InvalidDataError(
+                    f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
+                    f"{f['source_type']} here, and {n_inexact} value(s) (e.g. {example}) are "
+                    f"no {f['model_type']} category; convert the column before scoring"
+                )
+            warnings.warn(
+                f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
+                f"{f['source_type']} here: its values are compared as {f['model_type']} "
+                "(1.0 as 1, 1 as TRUE; NaN is missing)",
+                CoercedValuesWarning, stacklevel=4,
+            )
+        return {f["name"]: f"TRY_CAST({f['column']} AS {f['model_type']})" for f in coerced}
 
     def score_sparse(self, entries: Any, rows: Any, output: str,
                      row: str = "row") -> duckdb.DuckDBPyRelation:
@@ -706,9 +811,14 @@ class NaiveBayes:
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
+        self.engine.refuse_open_transaction("create_macros")
         _ = self.meta  # raises NotFittedError early
-        with self.engine.transaction():
-            macros.create_macros(self)
+        try:
+            with self.engine.transaction("create_macros"):
+                ownership.claim(self, ownership.names(self.name, "macros"))
+                macros.create_macros(self)
+        finally:
+            ownership.done(self)
 
     def to_sql(self, source: str = "source", output: str = "predict") -> str:
         """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined.
@@ -751,11 +861,10 @@ class NaiveBayes:
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
-        with self.engine.transaction():
-            self._run("drop_model.sql")
-            self._run("drop_parts.sql", families=mixed.PART_FAMILIES)
-            macros.drop_macros(self)
-            grouping.drop_groups(self)
+        ownership.done(self)
+        with self.engine.transaction("drop"):
+            # only what the model owns: never a user's relation or another model's
+            ownership.release(self, ownership.every_name(self.name))
         self._meta = None
         self._compiled = None
         self._term_input = None
@@ -773,6 +882,7 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     probe.name, probe.engine = name, engine_for(con)
     probe.family = make_family("gaussian")
     probe._meta, probe._compiled, probe._term_input, probe._spec = None, None, None, None
+    probe._owned, probe._needed = None, None
     try:
         meta = probe.meta
     except NotFittedError:

@@ -2,7 +2,7 @@
 
 A class's joint log-likelihood is a constant plus one term per feature; long sums are split
 into chunks (DuckDB plans long ``+`` chains slowly), and text that goes into a SQL comment
-is kept on one line.
+is kept on one line and cannot open or close a block comment.
 
 >>> [len(chunk["terms"]) for chunk in with_chunks({"constant": 0.0, "terms": list(range(120))})["chunks"]]
 [50, 50, 20]
@@ -11,6 +11,8 @@ is kept on one line.
 from __future__ import annotations
 
 from typing import Any
+
+from .dialect import DUCKDB, Dialect
 
 # Terms summed in one flat chain; longer sums are split into chunks. DuckDB's planner slows
 # down sharply on long chains of `+` (its common-subexpression pass dominates) and refuses
@@ -32,6 +34,6 @@ def with_chunks(model: dict[str, Any]) -> dict[str, Any]:
     return {**model, "chunks": chunks}
 
 
-def comment_text(text: str) -> str:
-    """``text`` made safe for a ``--`` comment (a line break would end the comment)."""
-    return " ".join(str(text).splitlines())
+def comment_text(text: str, dialect: Dialect = DUCKDB) -> str:
+    """``text`` made safe for a SQL comment (see ``Dialect.comment``)."""
+    return dialect.comment(text)

@@ -41,7 +41,7 @@ def record(model: NaiveBayes, method: str, *args: Any, **kwargs: Any) -> str:
     recorder = copy.copy(model)
     recorder.engine = RecordingEngine(model.engine)
     recorder.sql_macros = False
-    with model.engine.rolled_back():
+    with model.engine.rolled_back("fit_sql"):
         getattr(recorder, method)(*args, **kwargs)
         # Macros from an earlier fit would no longer agree with the tables the script writes.
         drop_macros(recorder)

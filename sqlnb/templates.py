@@ -2,10 +2,11 @@
 
 Python decides, templates spell: a template receives ready lists (features, classes,
 parameters) and reads as SQL with a few loops. Identifiers and values reach the SQL
-only through the ``ident`` and ``lit`` filters of the active dialect, and statement shapes
-that differ between engines through the ``sql`` global: ``{{ sql.temp_table(name) }}``
-calls the macro of ``sql/dialects/<dialect>.sql``, or of ``sql/dialects/default.sql``
-when the dialect does not define it (as dbt dispatches its adapters' macros).
+only through the ``ident`` and ``lit`` filters of the active dialect, any text written
+into a SQL comment through its ``comment`` filter, and statement shapes that differ between
+engines through the ``sql`` global: ``{{ sql.temp_table(name) }}`` calls the macro of
+``sql/dialects/<dialect>.sql``, or of ``sql/dialects/default.sql`` when the dialect does not
+define it (as dbt dispatches its adapters' macros).
 
 >>> print(environment().globals["sql"].temp_table('"batch"'))
 CREATE OR REPLACE TEMP TABLE "batch" AS
@@ -65,10 +66,14 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    # `indent` re-indents after every line break, also inside string literals (a category
+    # "a\nb" would become "a\n    b"): statements are left unindented rather than altered.
+    del env.filters["indent"]
     env.filters["ident"] = dialect.ident
     env.filters["qualified"] = dialect.qualified
     env.filters["lit"] = dialect.lit
     env.filters["kind"] = dialect.kind
+    env.filters["comment"] = dialect.comment  # any text inside a SQL comment
     env.globals["fn"] = dialect.functions
     env.globals["sql"] = Dispatcher(env, dialect)
     return env

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from . import ownership
 from .errors import (
     EmptyInputError,
     InvalidDataError,
@@ -45,6 +46,7 @@ from .errors import (
 from .families import FAMILIES
 from .source import Source
 from .stop_words import ENGLISH_STOP_WORDS
+from .validation import check_flag, check_output_clashes, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -190,6 +192,8 @@ class Analyzer:
     def validate(self) -> None:
         if not isinstance(self.column, str) or not self.column:
             raise InvalidParameterError("text must name a column")
+        for flag in ("lowercase", "binary", "tfidf", "use_idf", "smooth_idf", "sublinear_tf"):
+            setattr(self, flag, check_flag(flag, getattr(self, flag)))
         ngram = self.ngram_range
         if (not isinstance(ngram, (tuple, list)) or len(ngram) != 2
                 or not all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
@@ -317,6 +321,8 @@ def stored_input(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
             return None
     except NotFittedError:
         return None
+    if f"{model.name}_analyzer".lower() not in ownership.owned(model):
+        return None  # a relation of that name that is not this model's
     return _read_analyzer(model)
 
 
@@ -361,8 +367,12 @@ def _check_column(src: Source, name: str | None, what: str) -> None:
 
 
 def _in_transaction(model: NaiveBayes, work) -> None:
-    with model.engine.transaction():
-        work()
+    try:
+        with model.engine.transaction("fitting a text or long-input model"):
+            ownership.claim(model, ownership.names(model.name, "base", "text"))
+            work()
+    finally:
+        ownership.done(model)
     model._meta = None
     model._compiled = None
     model._term_input = None
@@ -372,6 +382,7 @@ def _in_transaction(model: NaiveBayes, work) -> None:
 def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
              weight: str | None, options: dict[str, Any], partial: bool) -> None:
     """Fit (or, with ``partial``, update) a term model on a text column."""
+    model.engine.refuse_open_transaction("fitting a text model")
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
@@ -394,6 +405,9 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
         _check_column(src, target, "target")
         _check_column(src, column, "text")
         _check_column(src, weight, "weight")
+        if weight is not None:
+            check_weights(model.engine, src.sql, model.dialect.ident(target), weight,
+                          model.dialect.ident(weight))
         if model.dialect.kind(src.columns[column]) != "text":
             raise InvalidDataError(
                 f"text column {column!r} has type {src.columns[column]}, not VARCHAR"
@@ -419,8 +433,7 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
                 raise EmptyInputError("there are no labelled documents to fit")
             from_terms = not analyzer.needs_documents
             if stored is None:
-                model._run("create_model.sql", class_type=target_type)
-                model._run("text/create_text.sql", class_type=target_type)
+                model._create_tables(target_type, text=True)
             # The fast path finds tokens once per distinct chunk; it cannot count documents.
             chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
                       and (stored is not None or not analyzer.prunes_by_df(n_documents)))
@@ -472,6 +485,7 @@ class LongColumns:
 def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weight: str | None,
              columns: LongColumns, partial: bool) -> None:
     """Fit (or update) a term model on a long table of (document, feature, value)."""
+    model.engine.refuse_open_transaction("fitting a long-input model")
     _check_family(model, "long input")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
@@ -489,6 +503,9 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
             _check_column(entries_src, name, "long-table")
         for name in (columns.document, target, weight):
             _check_column(labels_src, name, "labels")
+        if weight is not None:
+            check_weights(model.engine, labels_src.sql, model.dialect.ident(target), weight,
+                          model.dialect.ident(weight))
         target_type = labels_src.columns[target]
         context = {
             "entries": entries_src.sql,
@@ -505,8 +522,7 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
 
         def work() -> None:
             if stored is None:
-                model._run("create_model.sql", class_type=target_type)
-                model._run("text/create_text.sql", class_type=target_type)
+                model._create_tables(target_type, text=True)
             model._run("text/insert_long_features.sql", alpha=alpha, **context)
             model._run("batch_sparse.sql", **context)
             if model._fetch("batch_size.sql")[0][0] == 0:
@@ -551,7 +567,7 @@ def compile_classes(model: NaiveBayes) -> dict[str, Any]:
         "coef": model.dialect.ident(f"__sqlnb_coef_{index}"),
         "sum": model.dialect.ident(f"__sqlnb_sum_{index}"),
     } for index, label, _ in classes]
-    return {"classes": classes, "compiled": compiled}
+    return {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
 
 
 def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
@@ -568,14 +584,21 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
     src = model.engine.source(source)
     context: dict[str, Any] = {"source": src.sql, "input": kind, "output": output,
                                "classes": classes, "prediction": model.dialect.ident(prediction),
+                               "fitted_at": str(compiled["fitted_at"]),
                                "binarize": model.family.params.get("binarize")}
+    try:
+        check_output_clashes(src.columns if kind == "text" else [options["document"]],
+                             outputs)
+    except InvalidDataError:
+        model.engine.release(src)
+        raise
     if kind == "text":
         analyzer = Analyzer.from_json(json.dumps(options))
         _check_column(src, analyzer.column, "text")
         context.update(column=model.dialect.ident(analyzer.column), a=analyzer.sql(),
                        chunks=analyzer.chunked and analyzer.linear(model.family.count_sums),
                        order=model.dialect.ident("__sqlnb_doc"),
-                       keep=[model.dialect.ident(c) for c in src.columns if c not in outputs])
+                       keep=[model.dialect.ident(c) for c in src.columns])
     else:
         columns = LongColumns(**options)
         for name in (columns.document, columns.feature, columns.value):

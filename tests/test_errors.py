@@ -79,7 +79,7 @@ def test_priors_must_match_the_classes(con):
     ({"alpha": 1.0}, "no hyperparameter alpha"),
     ({"var_smoothing": -1}, "var_smoothing"),
     ({"priors": [0.7, 0.7]}, "sum of the priors"),
-    ({"family": "multinomial", "alpha": -1}, "alpha must be >= 0"),
+    ({"family": "multinomial", "alpha": -1}, r"'alpha' parameter .* \[0.0, inf\)"),
     ({"family": "categorical", "unseen": "maybe"}, "unseen"),
 ])
 def test_bad_hyperparameters(con, kwargs, message):

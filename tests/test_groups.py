@@ -194,7 +194,7 @@ def test_weighted_groups_reloaded_and_evaluated(family):
     con = duckdb.connect()
     frame = _data(family, con)
     con.execute("ALTER TABLE sales ADD COLUMN w DOUBLE")
-    con.execute("UPDATE sales SET w = 0.5 + (x1 % 3)")
+    con.execute("UPDATE sales SET w = 0.5 + abs(x1 % 3)")  # weights are >= 0
     sqlnb.NaiveBayes("stores", con=con, family=family).fit(
         "sales", "y", features=FEATURES, weight="w", group_by="store")
     model = sqlnb.load(con, "stores")

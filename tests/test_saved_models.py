@@ -88,6 +88,24 @@ def test_updating_a_schema_1_model_writes_schema_2(saved):
     assert sqlnb.load(saved, "m_text").spec.input == "text"
 
 
+def test_updating_a_schema_1_model_records_the_relations_it_owns(saved):
+    features = EXPECTED["m_gaussian"]["how"]["features"]
+    sqlnb.load(saved, "m_gaussian").partial_fit("train_columns", "label", features=features)
+    relations = saved.execute("SELECT relations FROM m_gaussian_meta").fetchall()[0][0]
+    assert sorted(json.loads(relations)) == sorted(
+        [f"m_gaussian_{role}" for role in ("meta", "class_stats", "features", "feature_stats",
+                                           "class_params", "feature_params")]
+        + [f"m_gaussian_{macro}" for macro in ("joint_log_likelihood", "predict",
+                                               "predict_proba", "predict_log_proba", "score")])
+
+
+def test_dropping_a_schema_1_model_leaves_the_other_saved_models(saved):
+    sqlnb.load(saved, "m_grouped").drop()
+    left = {row[0] for row in saved.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert not any(name.startswith("m_grouped_") for name in left)
+    assert {"m_gaussian_meta", "m_auto_meta", "m_text_meta"} <= left
+
+
 def test_a_model_from_a_newer_sqlnb_is_refused_with_a_clear_error(saved):
     saved.execute("UPDATE m_gaussian_meta SET schema_version = 99")
     with pytest.raises(sqlnb.errors.ModelNotFoundError, match="newer sqlnb .*upgrade sqlnb"):

@@ -30,13 +30,13 @@ FROM (
         v.term,
         {{ analyzer.normalised(analyzer.tf('d.cell.value', a) ~ ' * v.idf', 'd.doc', a) }} AS x
     FROM (
-        SELECT doc, class, weight, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) | indent(12) }}, 'histogram'))) AS cell
+        SELECT doc, class, weight, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram'))) AS cell
         FROM (
             SELECT
                 row_number() OVER () AS doc,
                 {{ target }} AS class,
                 {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}1.0{% endif %} AS weight,
-                {{ analyzer.tokens(column, a) | indent(16) }} AS tokens
+                {{ analyzer.tokens(column, a) }} AS tokens
             FROM {{ source }}
             WHERE {{ target }} IS NOT NULL
         )

@@ -1,13 +1,9 @@
--- The tables a term model adds to model {{ model | lit }}: how its input is read (the
+-- The tables a term model adds to model {{ model | comment }}: how its input is read (the
 -- analyzer's settings), and for text the vocabulary with document frequencies and idf.
 -- A term model can have a million features: its features and feature_stats tables are
 -- recreated without primary keys (whose indexes would cost more than the fit), and
 -- merge_terms.sql rebuilds them instead of upserting.
-DROP TABLE IF EXISTS {{ t.analyzer }};
-DROP TABLE IF EXISTS {{ t.vocabulary }};
-DROP TABLE IF EXISTS {{ t.feature_stats }};
-DROP TABLE IF EXISTS {{ t.features }};
-
+-- (The earlier relations of these names are released first: see sqlnb/ownership.py.)
 CREATE TABLE {{ t.analyzer }} (
     input       VARCHAR NOT NULL,   -- 'text' (a text column) or 'long' (document, feature, value)
     options     VARCHAR NOT NULL,   -- JSON: the analyzer's settings, or the long table's columns

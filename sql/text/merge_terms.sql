@@ -1,4 +1,4 @@
--- Fold a batch (in the shape of batch_sparse.sql) into term model {{ model | lit }}: class
+-- Fold a batch (in the shape of batch_sparse.sql) into term model {{ model | comment }}: class
 -- totals are upserted; the class x feature statistics are rebuilt in one pass, old plus
 -- new, with a row for every known class and feature (absent terms count zero).
 INSERT INTO {{ t.class_stats }} (class, n, weight)

@@ -1,6 +1,6 @@
--- Score documents with term model {{ model | lit }} ({{ family_name }} naive Bayes): the
+-- Score documents with term model {{ model | comment }} ({{ family_name | comment }} naive Bayes): the
 -- documents' (term, value) cells are joined with the per-term coefficients of every class
--- and summed per document; nothing is densified. Then {{ output }}, as in score.sql.
+-- and summed per document; nothing is densified. Then {{ output | comment }}, as in score.sql.
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
@@ -24,9 +24,9 @@ WITH documents AS MATERIALIZED (
     -- one row per document and distinct term, with the term's count in the document
     SELECT __sqlnb_doc AS doc, cell.key AS term, cell.value AS count
     FROM (
-        SELECT __sqlnb_doc, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) | indent(8) }}, 'histogram'))) AS cell
+        SELECT __sqlnb_doc, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram'))) AS cell
         FROM (
-            SELECT __sqlnb_doc, {{ analyzer.tokens(column, a) | indent(12) }} AS tokens
+            SELECT __sqlnb_doc, {{ analyzer.tokens(column, a) }} AS tokens
             FROM documents
         )
     )
@@ -56,8 +56,13 @@ WITH documents AS MATERIALIZED (
         sum(coef) FILTER (WHERE class_index = {{ c.index | lit }}) AS {{ c.coef }}{{ "," if not loop.last }}
 {% endfor %}
     FROM (
-        {{ family.read_params(t) | indent(8) }}
+        {{ family.read_params(t) }}
     )
+    -- the coefficients are read when this statement runs, the class constants below were
+    -- read with the metadata: refuse to mix two fits of the model
+    WHERE (SELECT CASE WHEN max(fitted_at) = CAST({{ fitted_at | lit }} AS TIMESTAMP) THEN TRUE
+                  ELSE error('the model was refitted after this scoring relation was made: score again') END
+           FROM {{ t.meta }})
     GROUP BY feature
 {% if chunks %}
 ), chunk_coefficients AS (
@@ -68,7 +73,7 @@ WITH documents AS MATERIALIZED (
         sum(k.{{ c.coef }}) AS {{ c.coef }}{{ "," if not loop.last }}
 {% endfor %}
     FROM (
-        SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) | indent(8) }}) AS term
+        SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) }}) AS term
         FROM (SELECT DISTINCT chunk FROM chunk_cells)
     ) AS t
     JOIN coefficients AS k USING (term)

@@ -52,7 +52,7 @@ WITH chunks AS (
     GROUP BY class, chunk
 {% endif %}
 ), chunk_terms AS (
-    SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) | indent(4) }}) AS term
+    SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) }}) AS term
     FROM (SELECT DISTINCT chunk FROM chunks)
 )
 SELECT
@@ -69,12 +69,12 @@ WITH tokenised AS (
     SELECT
         {{ target }} AS class,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}1.0{% endif %} AS weight,
-        {{ analyzer.tokens(column, a) | indent(8) }} AS tokens
+        {{ analyzer.tokens(column, a) }} AS tokens
     FROM {{ source }}
     WHERE {{ target }} IS NOT NULL
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
-    SELECT class, weight, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) | indent(8) }}, 'histogram'))) AS cell
+    SELECT class, weight, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram'))) AS cell
     FROM tokenised
 )
 SELECT

@@ -1,0 +1,155 @@
+"""Which relations a model owns: only those are ever dropped or replaced.
+
+A model named ``m`` writes relations named ``m_...`` (tables, views, macros). Another
+model (``m_group`` has tables named like ``m``'s per-group tables) or the user may own a
+relation of such a name, so sqlnb never infers ownership from a name:
+
+- each fit records the relations the model owns in its meta row (``relations``, a JSON
+  list); a model written before that record existed (schema version 1) owns what its kind
+  implies (the relations of its family, its groups if it has a group-columns table, its
+  text tables if it has an analyzer table);
+- a write first *claims* the names it will create: a name taken by a relation the model
+  does not own is a :class:`NameConflictError`, and nothing is changed;
+- every drop goes through :func:`release`, which drops only owned relations.
+
+Names are compared case-insensitively, as DuckDB resolves identifiers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from .errors import NameConflictError
+from .families import FAMILIES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+
+BASE_ROLES = ("meta", "class_stats", "features", "feature_stats", "class_params",
+              "feature_params")
+TEXT_ROLES = ("analyzer", "vocabulary")
+GROUP_ROLES = ("group_columns", "group_class_stats", "group_feature_stats",
+               "group_class_params", "group_feature_params")
+MACRO_SUFFIXES = ("joint_log_likelihood", "predict", "predict_proba", "predict_log_proba",
+                  "score")
+PART_FAMILIES = ("gaussian", "bernoulli", "categorical", "multinomial", "poisson")
+META_COLUMNS = {"schema_version", "model", "family", "params"}
+
+
+def names(model_name: str, *kinds: str) -> list[str]:
+    """The names of a model's relations of the given kinds (``base``, ``text``,
+    ``groups``, ``macros``, ``parts``)."""
+    roles = {
+        "base": BASE_ROLES,
+        "text": TEXT_ROLES,
+        "groups": GROUP_ROLES,
+        "macros": MACRO_SUFFIXES,
+        "parts": [f"{family}_{suffix}" for family in PART_FAMILIES
+                  for suffix in ("stats", "params")],
+    }
+    return [f"{model_name}_{role}" for kind in kinds for role in roles[kind]]
+
+
+def every_name(model_name: str) -> list[str]:
+    """Every relation name any kind of model called ``model_name`` can have."""
+    return names(model_name, "base", "text", "groups", "macros", "parts")
+
+
+def existing(model: NaiveBayes, candidates: list[str]) -> dict[str, str]:
+    """Of ``candidates``, the relations that exist in the current schema: lowercased name
+    -> kind (``TABLE``, ``VIEW``, ``MACRO`` or ``MACRO TABLE``). Never fails, so it is
+    safe inside a transaction."""
+    rows = model.engine.fetch(model.engine.render("relations.sql",
+                                                  names=[n.lower() for n in candidates]))
+    return {name: kind for name, kind in rows}
+
+
+def _columns(model: NaiveBayes, table: str) -> set[str]:
+    """The column names of ``table`` (of the current schema)."""
+    return {row[0] for row in model.engine.fetch(
+        model.engine.render("relations.sql", columns_of=table.lower()))}
+
+
+def recorded(model: NaiveBayes) -> set[str] | None:
+    """The owned relations the model's meta row lists; None when it has no meta row or a
+    meta row written before ownership was recorded."""
+    meta_name = f"{model.name}_meta"
+    if existing(model, [meta_name]).get(meta_name.lower()) != "TABLE":
+        return None
+    columns = _columns(model, meta_name)
+    if not META_COLUMNS <= columns or "relations" not in columns:
+        return None
+    rows = model.engine.fetch(model.engine.render("read_meta.sql", t=model.tables,
+                                                  model=model.name, what="relations"))
+    if not rows or rows[0][0] is None:
+        return None
+    return {name.lower() for name in json.loads(rows[0][0])}
+
+
+def owned(model: NaiveBayes) -> set[str]:
+    """The lowercased names of the relations the model owns (see the module docstring)."""
+    if getattr(model, "_owned", None) is not None:  # inside a write that claimed names
+        return model._owned
+    listed = recorded(model)
+    if listed is not None:
+        return listed
+    present = existing(model, every_name(model.name))
+    meta_name = f"{model.name}_meta".lower()
+    if meta_name not in present:
+        return set()
+    columns = _columns(model, meta_name)
+    if not META_COLUMNS <= columns:
+        return set()  # a table of that name, but not a model's metadata
+    # A model written before ownership was recorded: what its kind implies.
+    kinds = ["base", "macros"]
+    family = model.engine.fetch(model.engine.render("read_meta.sql", t=model.tables,
+                                                    model=model.name, what="family"))
+    if family and getattr(FAMILIES.get(family[0][0]), "composite", False):
+        kinds.append("parts")
+    if f"{model.name}_analyzer".lower() in present:
+        kinds.append("text")
+    if f"{model.name}_group_columns".lower() in present:
+        kinds.append("groups")
+    return {name.lower() for name in names(model.name, *kinds)}
+
+
+def claim(model: NaiveBayes, needed: list[str]) -> None:
+    """Before a write: the names it creates must be free or the model's own.
+
+    Raises ``NameConflictError`` (nothing is changed) for a name taken by a relation the
+    model does not own. Until the write ends, the claimed names count as owned.
+    """
+    model._owned = None
+    mine = owned(model)
+    present = existing(model, needed)
+    taken = [name for name in needed if name.lower() in present and name.lower() not in mine]
+    if taken:
+        raise NameConflictError(
+            f"model {model.name!r} needs the name(s) {taken}, which belong to another "
+            "relation (a table, view or macro of yours, or another model's): drop or rename "
+            "it, or give the model another name"
+        )
+    model._owned = mine | {name.lower() for name in needed}
+    model._needed = list(needed)
+
+
+def relations_json(model: NaiveBayes) -> str:
+    """What the meta row records: the names the current write claimed."""
+    return json.dumps(list(getattr(model, "_needed", None) or []))
+
+
+def release(model: NaiveBayes, candidates: list[str]) -> None:
+    """Drop those of ``candidates`` that exist and that the model owns; nothing else."""
+    mine = owned(model)
+    present = existing(model, candidates)
+    drops = [{"kind": present[name.lower()], "name": name} for name in candidates
+             if name.lower() in present and name.lower() in mine]
+    if drops:
+        model._run("drop_relations.sql", relations=drops)
+
+
+def done(model: NaiveBayes) -> None:
+    """After a write (committed or not): ownership is read from the database again."""
+    model._owned = None
+    model._needed = None

@@ -1,0 +1,214 @@
+"""Issue 10, item 1: user text never changes the shape of a statement sqlnb runs.
+
+Model, table and column names and class labels reach SQL through the dialect's quoting
+(``ident``), literal (``lit``) and comment (``comment``) functions. The oracle is DuckDB's
+own lexer and parser: every template, rendered for a hostile name, must give the same
+statements, of the same types, with the same tokens and the same parse tree as for a
+benign name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import jinja2
+import pytest
+
+import sqlnb
+import sqlnb.text
+from sqlnb.sklearn import GaussianNB
+from sqlnb.templates import template_dir
+
+# Every character Python's str.splitlines() breaks at (DuckDB itself ends a `--` comment at
+# \n and \r only), quotes, both comment syntaxes and a statement separator.
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+HOSTILE = LINE_BREAKS + "'\"*/ /* -- ; DROP TABLE users; --"
+
+
+def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
+    """Every public path that renders templates, with ``text`` in the names and labels."""
+    name, table, column = "m" + text, "t" + text, "x" + text
+    labels = ["a" + text, "b" + text]
+    con.execute("CREATE TABLE " + sqlnb.dialect.DUCKDB.ident(table) + " AS SELECT "
+                "i % 2 AS yi, CASE WHEN i % 2 = 0 THEN ? ELSE ? END AS y, "
+                "CAST(i % 7 + (i % 2) * 3 AS DOUBLE) AS " + sqlnb.dialect.DUCKDB.ident(column)
+                + ", CASE WHEN i = 5 THEN 'nan'::DOUBLE ELSE i % 5 END AS z, "
+                "1e9 * (i % 2) + i % 3 AS far, (i * 7) % 3 + i % 2 AS k, "
+                "CASE WHEN i % 3 = 0 THEN 'p' ELSE 'q' END AS c, i % 2 = 0 AS flag, i % 2 AS g, "
+                "CASE WHEN i % 2 = 0 THEN 'cheap pills now' ELSE 'meeting at noon' END AS body "
+                "FROM range(24) r(i)", labels)
+    features = [column, "far"]  # far's class sums cancel: scanned again around class means
+    model = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features)
+    for output in (model.predict, model.predict_proba, model.predict_log_proba,
+                   model.predict_joint_log_proba):
+        output(table).fetchall()
+    model.evaluate(table, "y")
+    model.top_features(2).fetchall()
+    con.execute(model.to_sql(sqlnb.dialect.DUCKDB.ident(table))).fetchall()
+    model.fit_sql(table, "y", features=features)
+    model.create_macros()
+    model.partial_fit(table, "y", features=features, classes=labels)
+    model.forget(table, "y", features=features)
+    sqlnb.merge(con, [name, "memory." + name], into=name + "w")
+    sqlnb.load(con, name).predict(table).fetchall()
+    model.fit(table, "y", features=features, group_by="g").predict_proba(table).fetchall()
+    # a per-group model whose meta row has no spec (schema 1): its groups are read from its tables
+    con.execute("UPDATE " + sqlnb.dialect.DUCKDB.ident(name + "_meta")
+                + " SET spec = NULL, schema_version = 1")
+    sqlnb.load(con, name).predict_proba(table).fetchall()
+    for family, columns in (("multinomial", ["k"]), ("complement", ["k"]),
+                            ("bernoulli", ["flag", "k"]), ("categorical", ["c", "k"]),
+                            ("poisson", ["k", "z"])):  # z's NaN: scanned again
+        sqlnb.NaiveBayes(name, con=con, family=family).fit(
+            table, "y", features=columns).predict_proba(table).fetchall()
+    sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features, weight="k")
+    categorical = sqlnb.NaiveBayes(name, con=con, family="categorical")
+    categorical.fit(table, "y", features=["c", "k"])
+    as_float = con.sql("SELECT * REPLACE (CAST(k AS DOUBLE) AS k) FROM "
+                       + sqlnb.dialect.DUCKDB.ident(table))
+    with pytest.warns(sqlnb.errors.CoercedValuesWarning):  # k is checked by value
+        categorical.predict(as_float).fetchall()
+    sqlnb.NaiveBayes(name, con=con, family="auto").fit(
+        table, "y", features=[column, "c", "flag", "k"]).predict_proba(table).fetchall()
+    text_model = sqlnb.NaiveBayes(name, con=con, family="multinomial")
+    text_model.fit(table, "y", text="body", tfidf=True)
+    text_model.partial_fit(table, "y", text="body")
+    text_model.predict_proba(table).fetchall()
+    sqlnb.text.top_terms(text_model, 2).fetchall()
+    text_model.fit(table, "y", text="body")
+    con.execute("CREATE TABLE " + sqlnb.dialect.DUCKDB.ident("e" + text) + " AS SELECT i AS row, "
+                "i % 3 AS feature_index, CAST(1 + i % 2 AS DOUBLE) AS value FROM range(24) r(i)")
+    sparse = sqlnb.NaiveBayes(name, con=con, family="multinomial")
+    sparse.fit_sparse("e" + text, _rows(con, table, text), "y", features=["f0", "f1", "f2"])
+    sparse.score_sparse("e" + text, "r" + text, "proba").fetchall()
+    sqlnb.NaiveBayes(name, con=con, family="multinomial").fit_long(
+        "e" + text, "y", labels="r" + text, document="row", feature="feature_index")
+    sqlnb.load(con, name).drop()
+    GaussianNB().fit([[0.0], [1.0], [0.5], [1.5]], [0, 1, 0, 1])  # its own private names
+
+
+def _rows(con: duckdb.DuckDBPyConnection, table: str, text: str) -> str:
+    rows = "r" + text
+    con.execute("CREATE TABLE " + sqlnb.dialect.DUCKDB.ident(rows) + " AS SELECT "
+                "row_number() OVER () - 1 AS row, y FROM " + sqlnb.dialect.DUCKDB.ident(table))
+    return rows
+
+
+def _rendered(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[list[tuple[str, str]], set]:
+    """The statements the workflow renders (template name, SQL) and every template loaded."""
+    rendered: list[tuple[str, str]] = []
+    loaded: set[str] = set()
+    original_render = jinja2.Template.render
+    original_source = jinja2.FileSystemLoader.get_source
+
+    def render(self, *args, **kwargs):
+        out = original_render(self, *args, **kwargs)
+        rendered.append((self.name, out))
+        return out
+
+    def get_source(self, environment, name):
+        loaded.add(name)
+        return original_source(self, environment, name)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(jinja2.Template, "render", render)
+        patch.setattr(jinja2.FileSystemLoader, "get_source", get_source)
+        sqlnb.templates.environment.cache_clear()  # load every template afresh
+        con = duckdb.connect()
+        con.execute("CREATE TABLE users AS SELECT 42 AS id")
+        _workflow(con, text)
+        assert con.execute("SELECT id FROM users").fetchall() == [(42,)]
+        con.close()
+    sqlnb.templates.environment.cache_clear()
+    return rendered, loaded
+
+
+def _shape(node):
+    """A parse tree with its names and values blanked: what the statement does."""
+    if isinstance(node, dict):
+        return {key: _shape(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_shape(value) for value in node]
+    return type(node).__name__
+
+
+def _statements(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple]:
+    """Per statement: its type, its token types, and for a SELECT its parse tree's shape."""
+    out = []
+    for statement in con.extract_statements(sql):
+        tokens = [kind for _, kind in duckdb.tokenize(statement.query)]
+        tree = None
+        if statement.type == duckdb.StatementType.SELECT:
+            tree = json.loads(con.execute("SELECT json_serialize_sql(?)",
+                                          [statement.query]).fetchall()[0][0])
+            assert not tree.get("error"), tree
+            tree = _shape(tree)
+        out.append((statement.type, tokens, tree))
+    return out
+
+
+def test_every_template_keeps_its_parse_tree_with_hostile_names(monkeypatch):
+    benign, loaded = _rendered(monkeypatch, "")
+    hostile, _ = _rendered(monkeypatch, HOSTILE)
+    every_template = {str(p.relative_to(template_dir())) for p in template_dir().rglob("*.sql")}
+    assert sorted(every_template - loaded) == [], sorted(every_template - loaded)
+    assert [name for name, _ in hostile] == [name for name, _ in benign]
+    con = duckdb.connect()
+    for (name, benign_sql), (_, hostile_sql) in zip(benign, hostile):
+        try:
+            expected = _statements(con, benign_sql)
+        except duckdb.ParserException:  # a fragment (source.sql): a relation to select from
+            benign_sql, hostile_sql = "FROM " + benign_sql, "FROM " + hostile_sql
+            expected = _statements(con, benign_sql)
+        assert _statements(con, hostile_sql) == expected, name
+
+
+def test_comment_filter_leaves_no_line_break_and_no_block_delimiter():
+    text = sqlnb.dialect.DUCKDB.comment("a" + HOSTILE + "*/*/")
+    assert text.splitlines() == [text]
+    assert "*/" not in text and "/*" not in text
+    con = duckdb.connect()
+    assert con.execute("SELECT 1 -- " + text + "\n").fetchall() == [(1,)]
+    assert con.execute("SELECT 1 /* " + text + " */").fetchall() == [(1,)]
+
+
+HOSTILE_NAME = "x\nDROP TABLE users; --"
+
+
+@pytest.fixture
+def users():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE users AS SELECT 42 AS id")
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i % 2 * 10 + i % 3 AS DOUBLE) AS v "
+                "FROM range(10) r(i)")
+    yield con
+    assert con.execute("SELECT id FROM users").fetchall() == [(42,)]
+    con.close()
+
+
+def test_load_of_a_hostile_name_drops_nothing(users):
+    with pytest.raises(sqlnb.errors.ModelNotFoundError):
+        sqlnb.load(users, HOSTILE_NAME)
+
+
+def test_fit_predict_fit_sql_and_drop_of_a_hostile_name_drop_nothing(users):
+    model = sqlnb.NaiveBayes(HOSTILE_NAME, con=users).fit("t", "y")
+    assert model.predict("t").fetchall() == [(i % 2, i % 2 * 10.0 + i % 3, i % 2)
+                                             for i in range(10)]
+    assert "DROP TABLE users" in model.fit_sql("t", "y")  # in a comment, on one line
+    sqlnb.load(users, HOSTILE_NAME).drop()
+
+
+def test_predict_on_a_table_with_a_hostile_name_drops_nothing(users):
+    model = sqlnb.NaiveBayes("m", con=users).fit("t", "y")
+    users.execute('CREATE TABLE "t\nDROP TABLE users; --" AS SELECT * FROM t')
+    assert len(model.predict("t\nDROP TABLE users; --").fetchall()) == 10
+
+
+def test_predict_on_a_parquet_file_with_a_hostile_name_drops_nothing(users, tmp_path: Path):
+    model = sqlnb.NaiveBayes("m", con=users).fit("t", "y")
+    path = tmp_path / "t\nDROP TABLE users; --.parquet"
+    users.execute("COPY t TO " + sqlnb.dialect.DUCKDB.lit(str(path)) + " (FORMAT parquet)")
+    assert len(model.predict(str(path)).fetchall()) == 10
