@@ -32,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE / "data"
 SQL_DIR = HERE / "sql"
 MIB = 1024 * 1024
+TIMED_OUT = "timed out after"
 
 
 # ---------------------------------------------------------------------- SQL and data
@@ -109,9 +110,10 @@ def counts(rows: int, features: int = 200, classes: int = 5, data_dir: Path = DA
 
 
 def text(rows: int, words: int = 30, vocabulary: int = 5000, classes: int = 5,
-         data_dir: Path = DATA_DIR) -> Path:
-    """Short documents ``body`` and ``y``."""
-    return generate("text.sql", f"text_{rows}x{words}x{vocabulary}x{classes}", data_dir,
+         data_dir: Path = DATA_DIR, part: str = "") -> Path:
+    """Short documents ``body`` and ``y``; another ``part`` ("test") is another draw."""
+    suffix = f"_{part}" if part else ""
+    return generate("text.sql", f"text_{rows}x{words}x{vocabulary}x{classes}{suffix}", data_dir,
                     rows=rows, words=words, vocabulary=vocabulary, classes=classes)
 
 
@@ -156,13 +158,25 @@ def peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
 
 
-def _child(prepare: Callable[..., Callable[[], Any]], args: tuple, calls: int, pipe) -> None:
+def _child(prepare: Callable[..., Callable[[], Any]], args: tuple, calls: int,
+           budget: float | None, warmup: bool, pipe) -> None:
     try:
         step = prepare(*args)
-        start = time.perf_counter()
-        for _ in range(calls):
+        if warmup:  # first-call costs (imports, caches) are not the latency a caller sees
+            start = time.perf_counter()
             step()
-        seconds = (time.perf_counter() - start) / calls
+            first = time.perf_counter() - start
+            if budget is not None and first >= budget:  # too slow to repeat: report it
+                pipe.send((first, peak_rss(), None))
+                return
+        done = 0
+        start = time.perf_counter()
+        while done < calls:
+            step()
+            done += 1
+            if budget is not None and time.perf_counter() - start >= budget:
+                break
+        seconds = (time.perf_counter() - start) / done
         pipe.send((seconds, peak_rss(), None))
     except BaseException as exc:  # reported in the results, not raised
         pipe.send((None, None, f"{type(exc).__name__}: {exc}"))
@@ -170,18 +184,28 @@ def _child(prepare: Callable[..., Callable[[], Any]], args: tuple, calls: int, p
         pipe.close()
 
 
-def run_once(prepare: Callable[..., Callable[[], Any]], args: tuple,
-             calls: int = 1) -> tuple[float | None, int | None, str | None]:
+def run_once(prepare: Callable[..., Callable[[], Any]], args: tuple, calls: int = 1,
+             budget: float | None = None, warmup: bool = False,
+             timeout: float | None = None) -> tuple[float | None, int | None, str | None]:
     """Run ``prepare(*args)`` then the step it returns in a fresh (spawned) process.
 
     Returns the step's wall time (per call), the process's peak RSS and an error, if any.
+    The step runs ``calls`` times, or until ``budget`` seconds have passed (at least once);
+    ``warmup`` runs it once more before timing, unless that first call alone took longer
+    than ``budget`` (then its time is the result: first-call costs are noise beside it). A child still busy after ``timeout``
+    seconds (setup included) is killed and reported as timed out.
     """
     context = multiprocessing.get_context("spawn")
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(prepare, args, calls, sender))
+    process = context.Process(target=_child,
+                              args=(prepare, args, calls, budget, warmup, sender))
     process.start()
     sender.close()
     try:
+        if timeout is not None and not receiver.poll(timeout):
+            process.kill()
+            process.join()
+            return None, None, f"{TIMED_OUT} {timeout:g} s"
         outcome = receiver.recv()
     except EOFError:
         outcome = (None, None,
@@ -190,14 +214,17 @@ def run_once(prepare: Callable[..., Callable[[], Any]], args: tuple,
     return outcome
 
 
-def compare(steps: dict[str, tuple], repeats: int = 3, calls: int = 1) -> dict[str, Measurement]:
+def compare(steps: dict[str, tuple], repeats: int = 3, calls: int = 1,
+            budget: float | None = None, warmup: bool = False,
+            timeout: float | None = None) -> dict[str, Measurement]:
     """Measure several steps side by side: ``repeats`` rounds, each running every step once.
 
     ``steps`` maps a label to ``(prepare, *args)``; ``prepare`` does the untimed setup and
     returns the step; it must be an importable module-level function (children are
     spawned, not forked). Interleaving the runs spreads a noisy machine's load over all
     steps alike, so their ratios stay fair. With ``calls > 1`` each run times that many
-    calls in a row and records the time per call (for latencies).
+    calls in a row and records the time per call (for latencies); ``budget``, ``warmup``
+    and ``timeout`` are passed to ``run_once``.
     """
     results = {label: Measurement() for label in steps}
     for _ in range(repeats):
@@ -205,7 +232,8 @@ def compare(steps: dict[str, tuple], repeats: int = 3, calls: int = 1) -> dict[s
             result = results[label]
             if result.error is not None:
                 continue
-            seconds, peak, error = run_once(prepare, tuple(args), calls)
+            seconds, peak, error = run_once(prepare, tuple(args), calls, budget, warmup,
+                                            timeout)
             if error is not None:
                 result.error = error
                 continue

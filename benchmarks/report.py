@@ -26,7 +26,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def markdown(report: Report, machine: dict[str, str], plot: Path | None,
-             extra: list[Path]) -> str:
+             extra: list[Path], width_plot: Path | None = None) -> str:
     """The whole results file as Markdown."""
     s = report.scale
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -78,6 +78,19 @@ def markdown(report: Report, machine: dict[str, str], plot: Path | None,
                             [[f"{x:,}", *(_seconds(values[(x, label)]) for label in labels)]
                              for x in xs])
             lines.append("")
+    if report.width:
+        lines += ["", "## Width sweep", ""]
+        if width_plot is not None:
+            lines += [f"![time and planning vs width]({width_plot.name})", ""]
+        labels = list(dict.fromkeys(label for _, label, _ in report.width))
+        values = {(x, label): v for x, label, v in report.width}
+        lines += [(f"Models of n features x 5 classes, scoring {report.scale.width_rows:,} "
+                   "rows; `to_sql` is the size of the model's standalone scoring statement."),
+                  ""]
+        lines += _table(["features", "`to_sql` size", *labels],
+                        [[f"{x:,}", f"{report.width_sql.get(x, 0) / 1024:,.0f} KiB",
+                          *(_seconds(values[(x, label)]) for label in labels)]
+                         for x in dict.fromkeys(x for x, _, _ in report.width)])
     if report.notes:
         lines += ["", "## Not measured, skipped or failed", ""]
         lines += [f"- {note}" for note in report.notes]
@@ -111,6 +124,41 @@ def plot(report: Report, path: Path) -> Path | None:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
     figure.suptitle(f"sqlnb scaling (scale {report.scale.name})")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def plot_width(report: Report, path: Path) -> Path | None:
+    """Time and planning time vs the model's width (log-x); None when not measured."""
+    if not report.width:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib import ticker
+
+    figure, (times, size) = plt.subplots(1, 2, figsize=(11, 4))
+    for label in dict.fromkeys(label for _, label, _ in report.width):
+        points = [(x, v) for x, lab, v in report.width if lab == label and not math.isnan(v)]
+        times.plot([x for x, _ in points], [v for _, v in points], marker="o", label=label)
+    times.set_yscale("log")
+    times.set_ylabel("seconds (median)")
+    times.set_title(f"scoring {report.scale.width_rows:,} rows vs features (5 classes)")
+    widths = sorted(report.width_sql)
+    size.plot(widths, [report.width_sql[x] / 1024 for x in widths], marker="o")
+    size.set_yscale("log")
+    size.set_ylabel("KiB")
+    size.set_title("size of the standalone scoring statement (to_sql)")
+    for ax in (times, size):
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
+        ax.set_xlabel("features")
+        ax.grid(True, which="both", alpha=0.3)
+    times.legend(fontsize="small")
+    figure.suptitle(f"sqlnb scoring vs model width (scale {report.scale.name})")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)

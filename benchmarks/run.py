@@ -52,11 +52,13 @@ def main(argv: list[str] | None = None) -> Path:
 
 
 def write(result: cases.Report, machine: dict[str, str], output: Path) -> Path:
-    """Write RESULTS.md (and scaling.png), then the files of benchmarks/results/ appended."""
+    """Write RESULTS.md (and scaling.png, width.png), then the files of benchmarks/results/
+    appended."""
     plot = report_module.plot(result, output / "scaling.png")
+    width_plot = report_module.plot_width(result, output / "width.png")
     extra = sorted((HERE / "results").glob("*.md"))
     out = output / "RESULTS.md"
-    out.write_text(report_module.markdown(result, machine, plot, extra))
+    out.write_text(report_module.markdown(result, machine, plot, extra, width_plot))
     return out
 
 

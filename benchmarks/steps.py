@@ -246,3 +246,206 @@ def prepare_latency_macro(path: Path) -> Step:
     con.from_arrow(table.select(features).slice(0, 1)).create("one_row")
     sql = render("macro_latency.sql", macro=f"{MODEL}_predict", table="one_row")
     return lambda: con.execute(sql).fetchall()
+
+
+# ---------------------------------------------------------------------- digits (issue 15)
+DIGITS_FEATURES = [f"pixel_{i}" for i in range(64)]
+
+
+def digits_table():
+    """scikit-learn's bundled ``load_digits`` (1,797 x 64, 10 classes) as an Arrow table."""
+    import pyarrow as pa
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    columns = {name: X[:, i].astype(np.float64) for i, name in enumerate(DIGITS_FEATURES)}
+    return pa.table({**columns, TARGET: y.astype(np.int64)})
+
+
+def _fetch(relation: Any, fetch: str) -> Any:
+    """One row comes back as Python tuples, many as Arrow: the same for every step."""
+    return relation.fetchall() if fetch == "rows" else relation.arrow()
+
+
+def prepare_digits_read(rows: int, fetch: str) -> Step:
+    """The floor: DuckDB ``SELECT *`` of the first ``rows`` rows, an Arrow table."""
+    con = connect()
+    con.register("digits_input", digits_table().select(DIGITS_FEATURES).slice(0, rows))
+    sql = render("select_all.sql", table="digits_input")
+    return lambda: _fetch(con.sql(sql), fetch)
+
+
+def prepare_digits_read_table(rows: int) -> Step:
+    """The floor of the macro: ``SELECT *`` of the same rows stored as a DuckDB table."""
+    con = connect()
+    con.from_arrow(digits_table().select(DIGITS_FEATURES).slice(0, rows)).create("digits_input")
+    sql = render("select_all.sql", table="digits_input")
+    return lambda: con.execute(sql).fetchall()
+
+
+def prepare_digits_native(rows: int, fetch: str) -> Step:
+    """``NaiveBayes.predict(arrow_table)`` on the first ``rows`` digits (model fitted untimed)."""
+    table = digits_table()
+    con = connect()
+    model = sqlnb.NaiveBayes(MODEL, con=con).fit(table, TARGET)
+    batch = table.select(DIGITS_FEATURES).slice(0, rows)
+    return lambda: _fetch(model.predict(batch), fetch)
+
+
+def prepare_digits_facade(rows: int) -> Step:
+    """``sqlnb.sklearn.GaussianNB().predict(X[:rows])`` on NumPy input."""
+    from sklearn.datasets import load_digits
+
+    from sqlnb.sklearn import GaussianNB
+
+    X, y = load_digits(return_X_y=True)
+    estimator = GaussianNB().fit(X, y)
+    batch = X[:rows]
+    return lambda: estimator.predict(batch)
+
+
+def prepare_digits_sklearn(rows: int) -> Step:
+    """scikit-learn's ``GaussianNB().predict(X[:rows])``."""
+    from sklearn.datasets import load_digits
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = load_digits(return_X_y=True)
+    estimator = GaussianNB().fit(X, y)
+    batch = X[:rows]
+    return lambda: estimator.predict(batch)
+
+
+def prepare_digits_macro(rows: int) -> Step:
+    """The SQL macro ``bench_predict(t)`` over the rows stored as a DuckDB table."""
+    table = digits_table()
+    con = connect()
+    sqlnb.NaiveBayes(MODEL, con=con).fit(table, TARGET)  # a fit creates the macros
+    con.from_arrow(table.select(DIGITS_FEATURES).slice(0, rows)).create("digits_input")
+    sql = render("macro_latency.sql", macro=f"{MODEL}_predict", table="digits_input")
+    return lambda: con.execute(sql).fetchall()
+
+
+# ---------------------------------------------------------------------- width sweep
+def prepare_read_parquet(path: Path) -> Step:
+    """Reading every row and column of the file into Arrow: the floor of scoring it."""
+    con = connect()
+    sql = render("select_all.sql", path=str(path))
+    return lambda: con.sql(sql).arrow()
+
+
+def prepare_width_predict(db: Path, path: Path) -> Step:
+    """``predict`` of every row of the file, the input's columns and the prediction to Arrow."""
+    con = connect(str(db), read_only=True)
+    model = sqlnb.load(con, MODEL)
+    return lambda: model.predict(str(path)).arrow()
+
+
+def prepare_width_predict_empty(db: Path, path: Path) -> Step:
+    """``predict`` of a 0-row input with the file's columns: everything but the rows."""
+    import pyarrow.parquet as pq
+
+    con = connect(str(db), read_only=True)
+    model = sqlnb.load(con, MODEL)
+    empty = pq.read_table(path).slice(0, 0)
+    return lambda: model.predict(empty).arrow()
+
+
+def prepare_width_explain(db: Path, path: Path) -> Step:
+    """DuckDB's ``EXPLAIN`` of the statement ``predict`` runs: parse, bind and plan alone."""
+    con = connect(str(db), read_only=True)
+    model = sqlnb.load(con, MODEL)
+    sql = render("explain.sql", query=model.predict(str(path)).sql_query())
+    return lambda: con.execute(sql).fetchall()
+
+
+def scoring_sql_size(db: Path) -> int:
+    """Characters of the model's standalone scoring statement (``to_sql``)."""
+    con = connect(str(db), read_only=True)
+    try:
+        return len(sqlnb.load(con, MODEL).to_sql())
+    finally:
+        con.close()
+
+
+# ---------------------------------------------------------------------- small batches
+def _batches(path: Path, batches: int, rows: int) -> list[Any]:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    return [table.slice(i * rows, rows) for i in range(batches)]
+
+
+def prepare_batches_sqlnb(path: Path, batches: int, rows: int) -> Step:
+    """A loop of ``partial_fit`` calls, one per in-memory Arrow batch."""
+    tables = _batches(path, batches, rows)
+    con = connect()
+
+    def step() -> None:
+        model = sqlnb.NaiveBayes(MODEL, con=con)
+        for table in tables:
+            model.partial_fit(table, TARGET)
+
+    return step
+
+
+def prepare_batches_insert(path: Path, batches: int, rows: int) -> Step:
+    """A loop of DuckDB INSERTs of the same Arrow batches into a table."""
+    tables = _batches(path, batches, rows)
+    con = connect()
+    con.register("batch", tables[0])
+    con.execute(render("empty_like.sql", table="rows", source="batch"))
+    sql = render("insert_batch.sql", table="rows", source="batch")
+
+    def step() -> None:
+        for table in tables:
+            con.register("batch", table)
+            con.execute(sql)
+
+    return step
+
+
+def prepare_batches_sklearn(path: Path, batches: int, rows: int) -> Step:
+    """scikit-learn's ``GaussianNB.partial_fit`` loop over the same batches as NumPy arrays."""
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = read_arrays(path)
+    pieces = [(X[i * rows:(i + 1) * rows], y[i * rows:(i + 1) * rows]) for i in range(batches)]
+    classes = np.unique(y)
+
+    def step() -> None:
+        estimator = GaussianNB()
+        for X_batch, y_batch in pieces:
+            estimator.partial_fit(X_batch, y_batch, classes=classes)
+
+    return step
+
+
+# ---------------------------------------------------------------------- short text
+def prepare_short_text_sqlnb(train: Path, test: Path, out: Path) -> Step:
+    """Raw text end to end: read, tokenise and fit; read, score and write the predictions."""
+    con = connect()
+
+    def step() -> None:
+        model = sqlnb.NaiveBayes(MODEL, con=con, family="multinomial")
+        model.fit(str(train), TARGET, text="body")
+        model.predict(str(test)).project(DUCKDB.ident("prediction")).write_parquet(str(out))
+
+    return step
+
+
+def prepare_short_text_sklearn(train: Path, test: Path, out: Path) -> Step:
+    """The same with PyArrow, ``CountVectorizer`` and ``MultinomialNB``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    def step() -> None:
+        documents, y = _documents(train)
+        vectorizer = CountVectorizer()
+        estimator = MultinomialNB().fit(vectorizer.fit_transform(documents), y)
+        new_documents, _ = _documents(test)
+        predictions = estimator.predict(vectorizer.transform(new_documents))
+        pq.write_table(pa.table({"prediction": predictions}), out)
+
+    return step

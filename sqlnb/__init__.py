@@ -4,10 +4,12 @@ The model is a set of statistics tables in DuckDB; fitting is GROUP BY aggregate
 scan, parameters are SQL views over the statistics, and scoring is log-space SQL.
 """
 
-from . import errors
+from . import diagnostics, errors, progress
+from .catalog import COMPATIBLE_STORAGE, connect, list_models
 from .incremental import merge
 from .metrics import evaluate
 from .model import NaiveBayes, load
 from .version import __version__
 
-__all__ = ["NaiveBayes", "__version__", "errors", "evaluate", "load", "merge"]
+__all__ = ["COMPATIBLE_STORAGE", "NaiveBayes", "__version__", "connect", "diagnostics", "errors",
+           "evaluate", "list_models", "load", "merge", "progress"]

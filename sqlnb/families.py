@@ -56,6 +56,10 @@ class Family:
     scoring_parameters: ClassVar[tuple[str, ...]] = ("coef",)
     # scikit-learn's _parameter_constraints for the family's hyperparameters
     constraints: ClassVar[dict[str, list[Any]]] = COMMON_CONSTRAINTS
+    # How one feature's fitted distribution is described (sqlnb.diagnostics) and drawn
+    # (sqlnb.plot): its shape ("density": theta and var; "categories": a probability per
+    # category; "bars": one value per class), the column holding that value, and its label.
+    described_by: ClassVar[tuple[str, str, str] | None] = None
 
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.defaults)
@@ -124,6 +128,7 @@ def as_float_list(value: Any, what: str) -> list[float]:
 
 class Gaussian(Family):
     name = "gaussian"
+    described_by = ("density", "theta", "density")
     defaults: ClassVar[dict[str, Any]] = {"priors": None, "var_smoothing": 1e-9,
                                           "missing": "ignore"}
     has_batch = True
@@ -219,6 +224,7 @@ _DISCRETE_DEFAULTS = {"alpha": 1.0, "force_alpha": True, "fit_prior": True, "cla
 
 class Multinomial(Discrete):
     name = "multinomial"
+    described_by = ("bars", "probability", "share of the class's counts")
     defaults: ClassVar[dict[str, Any]] = dict(_DISCRETE_DEFAULTS)
     has_batch_checks = True
     sparse_input = True
@@ -227,6 +233,7 @@ class Multinomial(Discrete):
 
 class Complement(Discrete):
     name = "complement"
+    described_by = ("bars", "weight", "complement weight")
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "norm": False}
     constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints, "norm": [BOOLEAN]}
     has_batch_checks = True
@@ -237,6 +244,7 @@ class Complement(Discrete):
 
 class Bernoulli(Discrete):
     name = "bernoulli"
+    described_by = ("bars", "probability", "P(non-zero | class)")
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "binarize": 0.0}
     sparse_input = True
     propagates_nan = False  # NaN > threshold is true: the NaN test is always applied
@@ -259,6 +267,7 @@ class Bernoulli(Discrete):
 
 class Categorical(Discrete):
     name = "categorical"
+    described_by = ("categories", "probability", "P(category | class)")
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "min_categories": None, "unseen": "smooth"}
     numeric = False
     has_batch = True
@@ -322,6 +331,7 @@ class Poisson(Discrete):
     """
 
     name = "poisson"
+    described_by = ("bars", "rate", "Poisson rate")
     defaults: ClassVar[dict[str, Any]] = dict(_DISCRETE_DEFAULTS)
     has_batch_checks = True
     vector_alpha = True

@@ -35,6 +35,7 @@ from .errors import (
 )
 from .families import FAMILIES, Family, Gaussian, make_family
 from .missing import plain_classes, report_skipped, scan_batch
+from .progress import tracked
 from .scoring import comment_text, with_chunks
 from .source import Source
 from .spec import SCHEMA_VERSION, ModelSpec, jsonable
@@ -73,6 +74,9 @@ class NaiveBayes:
     sql_macros:
         Re-create the scoring macros ``<name>_predict(row)``, ``<name>_predict_proba(row)``…
         in the database after every fit (see ``docs/sql.md``).
+    progress:
+        Show a progress bar (on an interactive terminal or notebook) while ``fit``,
+        ``partial_fit``, ``forget`` and ``evaluate`` run; see :mod:`sqlnb.progress`.
     **hyperparameters:
         scikit-learn's names and defaults for the family (``var_smoothing``, ``alpha``…).
     """
@@ -84,6 +88,7 @@ class NaiveBayes:
         con: duckdb.DuckDBPyConnection | None = None,
         family: str = "gaussian",
         sql_macros: bool = True,
+        progress: bool = False,
         **hyperparameters: Any,
     ) -> None:
         if not isinstance(name, str) or not name:
@@ -94,8 +99,11 @@ class NaiveBayes:
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
         self.sql_macros = check_flag("sql_macros", sql_macros)
+        self.progress = check_flag("progress", progress)
         self._term_input: tuple | None = None
         self._spec: tuple[dict[str, Any], ModelSpec] | None = None
+        self._owned: set[str] | None = None  # see sqlnb/ownership.py
+        self._needed: list[str] | None = None
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -106,8 +114,6 @@ class NaiveBayes:
     def dialect(self) -> Dialect:
         """How the model's engine spells SQL."""
         return self.engine.dialect
-        self._owned: set[str] | None = None  # see sqlnb/ownership.py
-        self._needed: list[str] | None = None
 
     # ------------------------------------------------------------------ naming
     @property
@@ -155,6 +161,7 @@ class NaiveBayes:
             self.engine.render(template, **self._context(**context)))
 
     # ------------------------------------------------------------------ fitting
+    @tracked("fit")
     def fit(
         self,
         source: Any,
@@ -491,6 +498,7 @@ class NaiveBayes:
         return self
 
     # ------------------------------------------------------------------ incremental
+    @tracked("partial-fit")
     def partial_fit(
         self,
         source: Any,
@@ -537,6 +545,7 @@ class NaiveBayes:
         return partial_fit_sparse(self, entries, rows, target, features=features,
                                   weight=weight, row=row, classes=classes)
 
+    @tracked("forget")
     def forget(
         self,
         source: Any,
@@ -837,6 +846,7 @@ class NaiveBayes:
 
         return record(self, "fit", source, target, **kwargs)
 
+    @tracked("evaluate")
     def evaluate(self, source: Any, target: str | None = None) -> dict[str, Any]:
         """Accuracy, per-class precision/recall/F1, macro/weighted F1, log loss and the
         confusion matrix of the model on ``source`` (labels in ``target``, by default the

@@ -26,6 +26,11 @@ def as_counts(X: np.ndarray, levels: int = 5) -> np.ndarray:
     return np.floor((X - X.min(axis=0)) / span * (levels - 1e-9)).astype(np.int64)
 
 
+def flat(rows) -> list:
+    """Rows of a result as one flat list, for ``pytest.approx`` (which takes no nesting)."""
+    return [value for row in rows for value in row]
+
+
 @pytest.fixture
 def con():
     connection = duckdb.connect()

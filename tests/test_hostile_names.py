@@ -17,6 +17,8 @@ import jinja2
 import pytest
 
 import sqlnb
+import sqlnb.diagnostics
+import sqlnb.progress
 import sqlnb.text
 from sqlnb.sklearn import GaussianNB
 from sqlnb.templates import template_dir
@@ -46,6 +48,11 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         output(table).fetchall()
     model.evaluate(table, "y")
     model.top_features(2).fetchall()
+    sqlnb.diagnostics.class_priors(model)
+    sqlnb.diagnostics.feature_distribution(model, column)
+    sqlnb.diagnostics.model_reliability(model, table, "y", bins=3)
+    assert [m["model"] for m in sqlnb.list_models(con)] == [name]
+    sqlnb.progress.silence_duckdb(con)
     con.execute(model.to_sql(sqlnb.dialect.DUCKDB.ident(table))).fetchall()
     model.fit_sql(table, "y", features=features)
     model.create_macros()

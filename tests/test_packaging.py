@@ -46,3 +46,15 @@ def test_installed_wheel_fits_from_another_directory(wheel, tmp_path):
                             check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "(0, 0.0, 0)"
+
+
+def test_wheel_installs_the_sqlnb_console_script(wheel, tmp_path):
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--target", str(target), str(wheel)], check=True)
+    script = target / "bin" / "sqlnb"
+    assert script.is_file()
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True,
+                            env={"PYTHONPATH": str(target), "PATH": ""}, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "sqlnb, version 0.1.0"

@@ -1,0 +1,8 @@
+-- DuckDB's progress reporting for one connection: sqlnb reads the percentage itself
+-- (query_progress) and draws its own bar, so DuckDB's printed bar stays off meanwhile.
+{% if read %}
+SELECT current_setting('enable_progress_bar'), current_setting('enable_progress_bar_print')
+{% else %}
+SET enable_progress_bar = {{ enabled | lit }};
+SET enable_progress_bar_print = {{ printed | lit }};
+{% endif %}

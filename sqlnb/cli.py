@@ -1,0 +1,464 @@
+"""The ``sqlnb`` command: fit, score, evaluate and inspect models in a DuckDB file.
+
+Sources are read where they are (a table or view of the database, or a Parquet/CSV path
+or glob). Tables and progress are drawn with Rich on a terminal; plots are PNG files drawn
+by :mod:`sqlnb.plot`. Bad input prints one line on standard error and exits with status 1
+(``sqlnb --debug ...`` shows the traceback). See ``docs/cli.md``.
+
+Install with ``pip install 'sqlnb[cli]'``; the command uses only sqlnb's public Python API.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import click
+import duckdb
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+import sqlnb
+import sqlnb.plot
+from sqlnb import diagnostics
+from sqlnb.errors import InvalidParameterError, ModelNotFoundError, SqlnbError
+
+FAMILIES = ("gaussian", "multinomial", "complement", "bernoulli", "categorical", "poisson",
+            "auto")
+WRITERS = {".parquet": "write_parquet", ".pq": "write_parquet", ".csv": "write_csv"}
+PLOT_DPI = 110
+
+# Wide tables stay whole when the output goes to a file or a pipe (Rich assumes 80 columns).
+# Labels and names are shown as they are: no Rich markup or emoji codes read into them.
+out = Console(highlight=False, markup=False, emoji=False,
+              width=None if sys.stdout.isatty() else 200)
+_state: dict[str, Any] = {"debug": False}
+
+
+class CliError(SqlnbError):
+    """A problem with the command line itself (a missing file, a bad option value)."""
+
+
+# ---------------------------------------------------------------------------- helpers
+def _split(values: tuple[str, ...]) -> list[str] | None:
+    """Comma-separated and repeated option values, as one list (None when absent)."""
+    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    return names or None
+
+
+def _parse_pairs(pairs: tuple[str, ...], option: str) -> dict[str, Any]:
+    """``name=value`` pairs; values are read as JSON when they parse (numbers, lists,
+    true/false/null), otherwise kept as text."""
+    parsed: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise CliError(f"{option} takes name=value, got {pair!r}")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        parsed[name.strip()] = value
+    return parsed
+
+
+def _connect(database: str, *, create: bool = False, read_only: bool = False
+             ) -> duckdb.DuckDBPyConnection:
+    if not os.path.exists(database):
+        if not create:
+            raise CliError(f"database file {database!r} does not exist")
+        _state["created"] = database  # removed again if the command fails
+    con = sqlnb.connect(database, read_only=read_only)
+    sqlnb.progress.silence_duckdb(con)
+    _state["con"] = con
+    return con
+
+
+def _discard_created() -> None:
+    """A command that failed leaves no new database file behind."""
+    created = _state.pop("created", None)
+    con = _state.pop("con", None)
+    if con is not None:
+        con.close()
+    if created is not None:
+        for path in (created, created + ".wal"):
+            if os.path.exists(path):
+                os.remove(path)
+
+
+def _load(con: duckdb.DuckDBPyConnection, name: str, progress: bool) -> sqlnb.NaiveBayes:
+    try:
+        model = sqlnb.load(con, name)
+    except ModelNotFoundError:
+        names = [m["model"] for m in sqlnb.list_models(con)]
+        known = f" (models: {', '.join(names)})" if names else " (it has no models)"
+        raise ModelNotFoundError(f"no model named {name!r} in this database{known}") from None
+    model.progress = progress
+    return model
+
+
+def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    return any(m["model"] == name for m in sqlnb.list_models(con))
+
+
+def _summary(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, Any]:
+    return next(m for m in sqlnb.list_models(con) if m["model"] == name)
+
+
+def _save(figure: Any, path: str) -> None:
+    if not path.lower().endswith((".png", ".svg", ".pdf")):
+        raise CliError(f"--plot needs a .png, .svg or .pdf file name, got {path!r}")
+    figure.savefig(path, dpi=PLOT_DPI)
+    click.echo(f"plot written to {path}", err=True)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return "NULL" if value is None else str(value)
+
+
+def _table(title: str | None, columns: list[str], rows: list[tuple], **kwargs: Any) -> Table:
+    table = Table(title=None if title is None else Text(title), title_justify="left", **kwargs)
+    for column in columns:
+        table.add_column(Text(column))
+    for row in rows:
+        table.add_row(*(Text(_text(v)) for v in row))
+    return table
+
+
+# ---------------------------------------------------------------------------- the group
+class _Group(click.Group):
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_paragraph()
+        formatter.write_text("DB is a DuckDB file; SOURCE a table of it or a Parquet/CSV "
+                             "path or glob, read in place. See docs/cli.md.")
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show the full traceback of an error.")
+@click.version_option(sqlnb.__version__, prog_name="sqlnb")
+def cli(debug: bool) -> None:
+    """Naive Bayes models that live in a DuckDB file, from the shell."""
+    _state["debug"] = debug
+
+
+progress_option = click.option(
+    "--progress/--no-progress", default=True,
+    help="Show a progress bar on a terminal (never when stderr is not a terminal).")
+
+
+def _fit_options(function: Any) -> Any:
+    options = [
+        click.argument("database", metavar="DB"),
+        click.argument("model"),
+        click.argument("source"),
+        click.option("--target", "-t", required=True, help="The label column."),
+        click.option("--family", "-f", type=click.Choice(FAMILIES), default=None,
+                     help="The model family (fit: default gaussian; a later partial-fit "
+                          "keeps the model's)."),
+        click.option("--features", multiple=True, metavar="A,B,...",
+                     help="Feature columns (default: every other column)."),
+        click.option("--weight", "-w", default=None, help="A sample-weight column."),
+        click.option("--text", default=None, help="A text column, tokenised in SQL."),
+        click.option("--group-by", "group_by", multiple=True, metavar="COL",
+                     help="Fit one model per group of these columns."),
+        click.option("--param", "-p", "params", multiple=True, metavar="NAME=VALUE",
+                     help="A hyperparameter, e.g. alpha=0.5 or priors=[0.3,0.7]."),
+        click.option("--text-option", "text_options", multiple=True, metavar="NAME=VALUE",
+                     help="A CountVectorizer option for --text, e.g. ngram_range=[1,2]."),
+        progress_option,
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _report_fit(con: duckdb.DuckDBPyConnection, action: str, model: sqlnb.NaiveBayes,
+                started: float) -> None:
+    summary = _summary(con, model.name)
+    out.print(f"{action} {model.name} ({summary['family']}): {summary['n_classes']} classes, "
+              f"{summary['n_rows']} rows, {summary['n_features']} features "
+              f"in {time.monotonic() - started:.2f} s")
+
+
+def _check_text(text: str | None, text_options: dict[str, Any]) -> None:
+    if text_options and text is None:
+        raise CliError("--text-option needs --text COLUMN")
+
+
+@cli.command(short_help="Fit a model on a source (DB created if missing).")
+@_fit_options
+def fit(database: str, model: str, source: str, target: str, family: str | None,
+        features: tuple[str, ...], weight: str | None, text: str | None,
+        group_by: tuple[str, ...], params: tuple[str, ...], text_options: tuple[str, ...],
+        progress: bool) -> None:
+    """Fit MODEL on SOURCE (replacing any earlier fit); DB is created if missing."""
+    options = _parse_pairs(text_options, "--text-option")
+    _check_text(text, options)
+    hyper = _parse_pairs(params, "--param")
+    started = time.monotonic()
+    con = _connect(database, create=True)
+    nb = sqlnb.NaiveBayes(model, con=con, family=family or "gaussian", progress=progress,
+                          **hyper)
+    groups = _split(group_by)
+    kwargs: dict[str, Any] = {"weight": weight}
+    if text is not None:
+        kwargs.update(text=text, **options)
+    else:
+        kwargs["features"] = _split(features)
+    if groups:
+        kwargs["group_by"] = groups if len(groups) > 1 else groups[0]
+    nb.fit(source, target, **kwargs)
+    _report_fit(con, "fitted", nb, started)
+
+
+@cli.command("partial-fit", short_help="Fold one more batch into a model.")
+@_fit_options
+def partial_fit(database: str, model: str, source: str, target: str, family: str | None,
+                features: tuple[str, ...], weight: str | None, text: str | None,
+                group_by: tuple[str, ...], params: tuple[str, ...],
+                text_options: tuple[str, ...], progress: bool) -> None:
+    """Fold SOURCE into MODEL (created on the first call); equals a fit on all batches."""
+    options = _parse_pairs(text_options, "--text-option")
+    _check_text(text, options)
+    hyper = _parse_pairs(params, "--param")
+    if group_by:
+        raise CliError("partial-fit does not take --group-by (fit per-group models with fit)")
+    started = time.monotonic()
+    con = _connect(database, create=True)
+    if _exists(con, model):
+        nb = _load(con, model, progress)
+        stored = nb.meta["family"]
+        if family is not None and family != stored:
+            raise CliError(f"model {model!r} is a {stored} model; drop --family or use fit")
+        if hyper:
+            raise CliError(f"model {model!r} exists: its hyperparameters are fixed "
+                           "(use fit to change them)")
+    else:
+        nb = sqlnb.NaiveBayes(model, con=con, family=family or "gaussian", progress=progress,
+                              **hyper)
+    if text is not None:
+        nb.partial_fit(source, target, weight=weight, text=text, **options)
+    else:
+        nb.partial_fit(source, target, features=_split(features), weight=weight)
+    _report_fit(con, "updated", nb, started)
+
+
+@cli.command(short_help="Unlearn rows the model learned.")
+@_fit_options
+def forget(database: str, model: str, source: str, target: str, family: str | None,
+           features: tuple[str, ...], weight: str | None, text: str | None,
+           group_by: tuple[str, ...], params: tuple[str, ...], text_options: tuple[str, ...],
+           progress: bool) -> None:
+    """Unlearn SOURCE's rows from MODEL exactly (they must have been learned)."""
+    if text is not None or text_options or group_by or params or family:
+        raise CliError("forget takes only --target, --features and --weight")
+    started = time.monotonic()
+    con = _connect(database)
+    nb = _load(con, model, progress)
+    nb.forget(source, target, features=_split(features), weight=weight)
+    _report_fit(con, "forgot rows of", nb, started)
+
+
+@cli.command(short_help="Score a source: to a file, or the first rows on screen.")
+@click.argument("database", metavar="DB")
+@click.argument("model")
+@click.argument("source")
+@click.option("--output", "-o", "output", default=None, metavar="OUT.parquet|OUT.csv",
+              help="Write every row with its prediction to this file (default: show the "
+                   "first rows).")
+@click.option("--proba", is_flag=True, help="One probability column per class as well.")
+@click.option("--limit", "-n", default=10, show_default=True,
+              help="Rows shown on the terminal (without --output).")
+@progress_option
+def predict(database: str, model: str, source: str, output: str | None, proba: bool,
+            limit: int, progress: bool) -> None:
+    """Score SOURCE with MODEL: the rows with a prediction column appended."""
+    writer = None
+    if output is not None:
+        suffix = os.path.splitext(output.lower())[1]
+        writer = WRITERS.get(suffix)
+        if writer is None:
+            raise CliError(f"--output must end in .parquet, .pq or .csv, got {output!r}")
+    con = _connect(database, read_only=True)
+    nb = _load(con, model, progress)
+    scored = _scored_with_proba(nb, source) if proba else nb.predict(source)
+    if writer is None:
+        shown = scored.limit(limit)
+        out.print(_table(None, shown.columns, shown.fetchall()))
+        return
+    started = time.monotonic()
+    with sqlnb.progress.track(con, f"predict {model}", enabled=progress):
+        getattr(scored, writer)(output)
+    click.echo(f"predictions written to {output} in {time.monotonic() - started:.2f} s",
+               err=True)
+
+
+def _scored_with_proba(nb: sqlnb.NaiveBayes, source: str) -> duckdb.DuckDBPyRelation:
+    """The source's rows, their prediction, then one probability column per class."""
+    probabilities = nb.predict_proba(source)
+    names = [f"proba_{label}" for label in nb.classes_]
+    scored = nb.predict(probabilities)
+    columns = [c for c in scored.columns if c not in names and c != "prediction"]
+    return scored.select(*[duckdb.ColumnExpression(c) for c in [*columns, "prediction", *names]])
+
+
+@cli.command(short_help="Accuracy, per-class metrics, log loss, confusion; --plot.")
+@click.argument("database", metavar="DB")
+@click.argument("model")
+@click.argument("source")
+@click.option("--target", "-t", default=None, help="The label column (default: the "
+              "model's target).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--plot", default=None, metavar="FILE.png",
+              help="Draw the confusion matrices and a reliability diagram.")
+@click.option("--bins", default=10, show_default=True, help="Bins of the reliability diagram.")
+@progress_option
+def evaluate(database: str, model: str, source: str, target: str | None, as_json: bool,
+             plot: str | None, bins: int, progress: bool) -> None:
+    """Accuracy, per-class precision/recall/F1, log loss and confusion of MODEL on SOURCE."""
+    if plot is not None and not plot.lower().endswith((".png", ".svg", ".pdf")):
+        raise CliError(f"--plot needs a .png, .svg or .pdf file name, got {plot!r}")
+    con = _connect(database, read_only=True)
+    nb = _load(con, model, progress)
+    try:
+        report = nb.evaluate(source, target)
+    except InvalidParameterError:  # text models: metrics over their scored rows instead
+        with sqlnb.progress.track(con, f"evaluate {model}", enabled=progress):
+            report = sqlnb.evaluate(con, _scored_with_proba(nb, source), target or nb.target,
+                                    proba={label: f"proba_{label}" for label in nb.classes_})
+    if as_json:
+        click.echo(json.dumps(report, default=str, indent=2))
+    else:
+        _print_report(report)
+    if plot is not None:
+        with sqlnb.progress.track(con, f"reliability {model}", enabled=progress):
+            curve = diagnostics.model_reliability(nb, source, target, bins=bins)
+        _save(sqlnb.plot.evaluation(report, curve), plot)
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    loss = "" if report["log_loss"] is None else f", log loss {report['log_loss']:.6g}"
+    out.print(f"{report['n']} rows: accuracy {report['accuracy']:.6g}, macro F1 "
+              f"{report['macro_f1']:.6g}, weighted F1 {report['weighted_f1']:.6g}{loss}")
+    rows = zip(report["labels"], report["precision"], report["recall"], report["f1"],
+               report["support"])
+    out.print(_table("per class", ["class", "precision", "recall", "f1", "support"],
+                     list(rows)))
+    labels = [str(label) for label in report["labels"]]
+    matrix = [(label, *row) for label, row in zip(labels, report["confusion_matrix"])]
+    out.print(_table("confusion matrix (rows: true, columns: predicted)", ["", *labels],
+                     matrix))
+
+
+@cli.command(short_help="The models in a file, or one model in detail; --plot.")
+@click.argument("database", metavar="DB")
+@click.argument("model", required=False)
+@click.option("--top", "-k", default=5, show_default=True, help="Top features per class.")
+@click.option("--plot", default=None, metavar="FILE.png",
+              help="Draw the priors, feature distributions and top features (with MODEL).")
+@click.option("--feature", "plot_features", multiple=True, metavar="COL",
+              help="Features to draw with --plot (default: the first three).")
+def show(database: str, model: str | None, top: int, plot: str | None,
+         plot_features: tuple[str, ...]) -> None:
+    """The models in DB, or one MODEL: classes, priors, features, top features."""
+    if plot is not None and not plot.lower().endswith((".png", ".svg", ".pdf")):
+        raise CliError(f"--plot needs a .png, .svg or .pdf file name, got {plot!r}")
+    con = _connect(database, read_only=True)
+    if model is None:
+        if plot is not None:
+            raise CliError("--plot needs a MODEL")
+        models = sqlnb.list_models(con)
+        if not models:
+            out.print(f"{database}: no sqlnb models")
+            return
+        out.print(_table(f"models in {database}",
+                         ["model", "family", "target", "classes", "rows", "features",
+                          "fitted at"],
+                         [(m["model"], m["family"], m["target"], m["n_classes"], m["n_rows"],
+                           m["n_features"], m["fitted_at"].isoformat(sep=" ",
+                                                                     timespec="seconds"))
+                          for m in models]))
+        return
+    nb = _load(con, model, False)
+    summary = _summary(con, model)
+    out.print(f"model {model}: {summary['family']}, target {summary['target']!r}, "
+              f"{summary['n_rows']} rows, fitted at "
+              f"{summary['fitted_at'].isoformat(sep=' ', timespec='seconds')}")
+    priors = diagnostics.class_priors(nb)
+    out.print(_table("classes", ["class", "prior", "rows", "weight"],
+                     [(p["class"], p["prior"], p["n"], p["weight"]) for p in priors]))
+    out.print(_table("features", ["feature", "type", "family"],
+                     [(f["name"], f["type"], nb.families_[f["name"]])
+                      for f in nb.meta["features"]]))
+    if nb.spec.composite:
+        out.print("top features: not available for mixed (family auto) models yet")
+    else:
+        rows = nb.top_features(top).fetchall()
+        out.print(_table(f"top {top} features per class", ["class", "rank", "feature",
+                                                          "category", "score"], rows))
+    if plot is not None:
+        _save(sqlnb.plot.overview(nb, features=_split(plot_features), k=top), plot)
+
+
+@cli.command(short_help="Print a self-contained SELECT that scores with a model.")
+@click.argument("database", metavar="DB")
+@click.argument("model")
+@click.option("--source", "-s", default="source", show_default=True,
+              help="SQL of the relation to score: a table, read_parquet('...') or (a query).")
+@click.option("--output", "-o", type=click.Choice(["predict", "predict_proba", "proba",
+                                                    "log_proba", "joint"]),
+              default="predict", show_default=True)
+def sql(database: str, model: str, source: str, output: str) -> None:
+    """Print one self-contained SELECT that scores a relation with MODEL."""
+    con = _connect(database, read_only=True)
+    click.echo(_load(con, model, False).to_sql(source=source, output=output))
+
+
+# ---------------------------------------------------------------------------- entry point
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else text
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line (the ``sqlnb`` console script)."""
+    _state["debug"] = "--debug" in (sys.argv[1:] if argv is None else argv)
+    try:
+        try:
+            cli.main(args=argv, prog_name="sqlnb", standalone_mode=False)
+        except BaseException:
+            _discard_created()
+            raise
+        _state.pop("created", None)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("sqlnb: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:  # usage errors: a missing argument, a bad choice
+        if _state["debug"]:
+            raise
+        click.echo(f"sqlnb: error: {_one_line(exc.format_message())} "
+                   "(see sqlnb --help)", err=True)
+        sys.exit(exc.exit_code)
+    except (SqlnbError, duckdb.Error, OSError, ValueError, KeyError, LookupError) as exc:
+        if _state["debug"]:
+            raise
+        click.echo(f"sqlnb: error: {_one_line(exc)}", err=True)
+        sys.exit(1)
+    except Exception as exc:
+        if _state["debug"]:
+            raise
+        click.echo(f"sqlnb: error: {type(exc).__name__}: {_one_line(exc)} "
+                   "(run with --debug for the traceback)", err=True)
+        sys.exit(1)
+
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,308 @@
+"""The sqlnb command, driven in a subprocess on Parquet files made here; scikit-learn is
+the oracle for what it fits and predicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import metrics
+from sklearn.datasets import load_iris
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.naive_bayes import GaussianNB, MultinomialNB
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECIES = np.array(["setosa", "versicolor", "virginica"])
+FEATURES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+
+
+def sqlnb(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run the command as the console script does (``python -m sqlnb`` is its twin)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "sqlnb", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, check=False)
+
+
+def ok(*args: str, cwd: Path) -> str:
+    result = sqlnb(*args, cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.fixture
+def iris(tmp_path):
+    """iris.parquet (all rows) and first.parquet / rest.parquet (a split of them)."""
+    X, y = load_iris(return_X_y=True)
+    frame = pd.DataFrame(X, columns=FEATURES).assign(species=SPECIES[y])
+    frame.to_parquet(tmp_path / "iris.parquet")
+    frame.iloc[::3].to_parquet(tmp_path / "first.parquet")
+    frame.drop(frame.index[::3]).to_parquet(tmp_path / "rest.parquet")
+    return tmp_path, X, SPECIES[y]
+
+
+def read(path: Path) -> pd.DataFrame:
+    return duckdb.sql(f"SELECT * FROM '{path}'").df()
+
+
+def test_fit_then_predict_to_parquet_equals_scikit_learn(iris):
+    where, X, y = iris
+    ok("fit", "models.duckdb", "flowers", "iris.parquet", "--target", "species", cwd=where)
+    ok("predict", "models.duckdb", "flowers", "iris.parquet", "-o", "scored.parquet",
+       cwd=where)
+    scored = read(where / "scored.parquet")
+    assert scored["prediction"].tolist() == GaussianNB().fit(X, y).predict(X).tolist()
+    assert scored.columns.tolist() == [*FEATURES, "species", "prediction"]
+
+
+def test_predict_proba_to_csv_equals_scikit_learn(iris):
+    where, X, y = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    ok("predict", "m.duckdb", "flowers", "iris.parquet", "--proba", "-o", "p.csv", cwd=where)
+    scored = read(where / "p.csv")
+    expected = GaussianNB().fit(X, y).predict_proba(X)
+    got = scored[[f"proba_{s}" for s in SPECIES]].to_numpy()
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+    assert scored["prediction"].tolist() == SPECIES[expected.argmax(axis=1)].tolist()
+
+
+def test_predict_without_output_shows_the_first_rows(iris):
+    where, _, _ = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    shown = ok("predict", "m.duckdb", "flowers", "iris.parquet", "--limit", "2", cwd=where)
+    lines = [line for line in shown.splitlines() if "setosa" in line]
+    assert len(lines) == 2  # the first two rows of iris are setosa, predicted setosa
+    assert all(line.count("setosa") == 2 for line in lines)
+
+
+def test_fit_with_features_family_and_params(iris):
+    where, X, y = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", "--family", "gaussian",
+       "--features", "petal_length,petal_width", "--param", "var_smoothing=0.01", cwd=where)
+    ok("predict", "m.duckdb", "flowers", "iris.parquet", "--proba", "-o", "p.parquet",
+       cwd=where)
+    got = read(where / "p.parquet")[[f"proba_{s}" for s in SPECIES]].to_numpy()
+    expected = GaussianNB(var_smoothing=0.01).fit(X[:, 2:], y).predict_proba(X[:, 2:])
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+def test_evaluate_json_equals_scikit_learn_metrics(iris):
+    where, X, y = iris
+    ok("fit", "m.duckdb", "flowers", "first.parquet", "-t", "species", cwd=where)
+    report = json.loads(ok("evaluate", "m.duckdb", "flowers", "rest.parquet", "--json",
+                           cwd=where))
+    train = np.arange(len(y)) % 3 == 0
+    oracle = GaussianNB().fit(X[train], y[train])
+    predicted = oracle.predict(X[~train])
+    assert report["accuracy"] == pytest.approx(metrics.accuracy_score(y[~train], predicted),
+                                               abs=1e-12)
+    assert report["confusion_matrix"] == metrics.confusion_matrix(y[~train], predicted).tolist()
+    assert report["log_loss"] == pytest.approx(
+        metrics.log_loss(y[~train], oracle.predict_proba(X[~train])), rel=1e-9)
+
+
+def test_evaluate_prints_accuracy_and_writes_a_plot(iris):
+    where, X, y = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    result = sqlnb("evaluate", "m.duckdb", "flowers", "iris.parquet", "--plot", "ev.png",
+                   cwd=where)
+    accuracy = metrics.accuracy_score(y, GaussianNB().fit(X, y).predict(X))
+    assert result.returncode == 0, result.stderr
+    assert f"accuracy {accuracy:.6g}" in result.stdout
+    assert (where / "ev.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_partial_fit_twice_equals_fit_on_both(iris):
+    where, X, y = iris
+    ok("partial-fit", "m.duckdb", "flowers", "first.parquet", "-t", "species", cwd=where)
+    ok("partial-fit", "m.duckdb", "flowers", "rest.parquet", "-t", "species", cwd=where)
+    ok("predict", "m.duckdb", "flowers", "iris.parquet", "--proba", "-o", "p.parquet",
+       cwd=where)
+    got = read(where / "p.parquet")[[f"proba_{s}" for s in SPECIES]].to_numpy()
+    np.testing.assert_allclose(got, GaussianNB().fit(X, y).predict_proba(X), atol=1e-9)
+
+
+def test_forget_equals_fit_on_the_rest(iris):
+    where, X, y = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    ok("forget", "m.duckdb", "flowers", "first.parquet", "-t", "species", cwd=where)
+    ok("predict", "m.duckdb", "flowers", "iris.parquet", "--proba", "-o", "p.parquet",
+       cwd=where)
+    rest = np.arange(len(y)) % 3 != 0
+    got = read(where / "p.parquet")[[f"proba_{s}" for s in SPECIES]].to_numpy()
+    expected = GaussianNB().fit(X[rest], y[rest]).predict_proba(X)
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+def test_show_lists_the_models_of_a_file(iris):
+    where, _, _ = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    ok("fit", "m.duckdb", "petals", "first.parquet", "-t", "species", "--features",
+       "petal_length", cwd=where)
+    listing = ok("show", "m.duckdb", cwd=where)
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:7]]
+            for line in listing.splitlines() if line.startswith("│")}
+    assert rows == {"flowers": ["gaussian", "species", "3", "150", "4"],
+                    "petals": ["gaussian", "species", "3", "50", "1"]}
+
+
+def test_show_model_gives_priors_features_and_top_features(iris):
+    where, _, _ = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    shown = ok("show", "m.duckdb", "flowers", "--top", "1", "--plot", "model.png", cwd=where)
+    cells = [[c.strip() for c in line.split("│")[1:-1]]
+             for line in shown.splitlines() if line.startswith("│")]
+    assert ["setosa", "0.333333", "50", "50"] in cells
+    assert ["petal_width", "DOUBLE", "gaussian"] in cells
+    assert sum(1 for c in cells if len(c) == 5 and c[1] == "1") == 3  # one top feature each
+    assert (where / "model.png").stat().st_size > 0
+
+
+def test_sql_prints_a_select_that_scores_like_scikit_learn(iris):
+    where, X, y = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    statement = ok("sql", "m.duckdb", "flowers", "--source",
+                   f"read_parquet('{where / 'iris.parquet'}')", cwd=where)
+    predictions = [row[-1] for row in duckdb.connect().sql(statement).fetchall()]
+    assert predictions == GaussianNB().fit(X, y).predict(X).tolist()
+
+
+def test_text_fit_equals_count_vectorizer_and_multinomial(tmp_path):
+    docs = pd.DataFrame({
+        "body": ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch at noon",
+                 "offer ends now", "agenda for the meeting"],
+        "label": ["spam", "ham", "spam", "ham", "spam", "ham"],
+    })
+    docs.to_parquet(tmp_path / "mail.parquet")
+    ok("fit", "m.duckdb", "spam", "mail.parquet", "-t", "label", "--family", "multinomial",
+       "--text", "body", "--param", "alpha=0.5", cwd=tmp_path)
+    ok("predict", "m.duckdb", "spam", "mail.parquet", "--proba", "-o", "p.parquet",
+       cwd=tmp_path)
+    counts = CountVectorizer().fit_transform(docs["body"])
+    expected = MultinomialNB(alpha=0.5).fit(counts, docs["label"]).predict_proba(counts)
+    got = read(tmp_path / "p.parquet")[["proba_ham", "proba_spam"]].to_numpy()
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+def test_evaluate_a_text_model_equals_scikit_learn(tmp_path):
+    train = pd.DataFrame({
+        "body": ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch at noon",
+                 "offer ends now", "agenda for the meeting"],
+        "label": ["spam", "ham", "spam", "ham", "spam", "ham"],
+    })
+    holdout = pd.DataFrame({"body": ["cheap lunch", "noon offer now", "meeting now"],
+                            "label": ["spam", "ham", "ham"]})
+    train.to_parquet(tmp_path / "train.parquet")
+    holdout.to_parquet(tmp_path / "holdout.parquet")
+    ok("fit", "m.duckdb", "spam", "train.parquet", "-t", "label", "-f", "multinomial",
+       "--text", "body", cwd=tmp_path)
+    report = json.loads(ok("evaluate", "m.duckdb", "spam", "holdout.parquet", "--json",
+                           cwd=tmp_path))
+    vectorizer = CountVectorizer().fit(train["body"])
+    oracle = MultinomialNB().fit(vectorizer.transform(train["body"]), train["label"])
+    counts = vectorizer.transform(holdout["body"])
+    assert report["accuracy"] == pytest.approx(
+        metrics.accuracy_score(holdout["label"], oracle.predict(counts)), abs=1e-12)
+    assert report["log_loss"] == pytest.approx(
+        metrics.log_loss(holdout["label"], oracle.predict_proba(counts)), rel=1e-9)
+
+
+def test_group_by_fits_one_model_per_group(iris):
+    where, X, y = iris
+    frame = read(where / "iris.parquet").assign(site=np.arange(len(y)) % 2)
+    frame.to_parquet(where / "sites.parquet")
+    ok("fit", "m.duckdb", "flowers", "sites.parquet", "-t", "species", "--group-by", "site",
+       cwd=where)
+    ok("predict", "m.duckdb", "flowers", "sites.parquet", "-o", "p.parquet", cwd=where)
+    scored = read(where / "p.parquet")
+    for site in (0, 1):
+        rows = (np.arange(len(y)) % 2) == site
+        expected = GaussianNB().fit(X[rows], y[rows]).predict(X[rows]).tolist()
+        assert scored[scored["site"] == site]["prediction"].tolist() == expected
+
+
+def test_labels_that_look_like_markup_are_shown_as_they_are(tmp_path):
+    frame = pd.DataFrame({"y": ["[bold]a[/bold]", "[/x] :smile:"] * 3,
+                          "x": [1.0, 5.0, 1.5, 5.5, 0.5, 6.0]})
+    frame.to_parquet(tmp_path / "odd.parquet")
+    ok("fit", "m.duckdb", "odd", "odd.parquet", "-t", "y", cwd=tmp_path)
+    shown = ok("show", "m.duckdb", "odd", cwd=tmp_path)
+    assert "[bold]a[/bold]" in shown
+    assert "[/x] :smile:" in shown
+
+
+# ---------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("args, message", [
+    (["fit", "m.duckdb", "x", "nowhere.parquet", "-t", "species"],
+     "No files found that match the pattern"),
+    (["fit", "m.duckdb", "x", "iris.parquet", "-t", "colour"],
+     "target column 'colour' is not in the source"),
+    (["fit", "m.duckdb", "x", "iris.parquet", "-t", "species", "--features", "petal,sepal"],
+     "feature column(s) not in the source: ['petal', 'sepal']"),
+    (["fit", "m.duckdb", "x", "iris.parquet", "-t", "species", "--param", "alpha=1"],
+     "gaussian naive Bayes has no hyperparameter alpha"),
+    (["fit", "m.duckdb", "x", "iris.parquet", "-t", "species", "--param", "alpha"],
+     "--param takes name=value, got 'alpha'"),
+    (["fit", "m.duckdb", "x", "iris.parquet", "-t", "species", "-f", "multinomial",
+      "--param", "alpha=-1"], "alpha"),
+    (["predict", "absent.duckdb", "x", "iris.parquet"],
+     "database file 'absent.duckdb' does not exist"),
+    (["fit", "m.duckdb", "x", "iris.parquet"], "Missing option '--target'"),
+])
+def test_bad_input_prints_one_line_and_exits_non_zero(iris, args, message):
+    where, _, _ = iris
+    result = sqlnb(*args, cwd=where)
+    assert result.returncode != 0
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unknown_model_names_the_models_there(iris):
+    where, _, _ = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    result = sqlnb("predict", "m.duckdb", "flower", "iris.parquet", cwd=where)
+    assert result.returncode == 1
+    assert result.stderr == ("sqlnb: error: no model named 'flower' in this database "
+                             "(models: flowers)\n")
+
+
+def test_predict_source_without_a_feature_is_one_line(iris):
+    where, _, _ = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    read(where / "iris.parquet").drop(columns="petal_width").to_parquet(where / "less.parquet")
+    result = sqlnb("predict", "m.duckdb", "flowers", "less.parquet", cwd=where)
+    assert result.returncode == 1
+    assert result.stderr.startswith("sqlnb: error: the source lacks feature column(s) "
+                                    "['petal_width']")
+
+
+def test_debug_shows_the_traceback(iris):
+    where, _, _ = iris
+    result = sqlnb("--debug", "fit", "m.duckdb", "x", "iris.parquet", "-t", "colour", cwd=where)
+    assert result.returncode == 1
+    assert "Traceback (most recent call last)" in result.stderr
+    assert "UnknownColumnError" in result.stderr
+
+
+def test_a_failed_fit_leaves_no_new_database_file(iris):
+    where, _, _ = iris
+    result = sqlnb("fit", "new.duckdb", "x", "iris.parquet", "-t", "colour", cwd=where)
+    assert result.returncode == 1
+    assert not (where / "new.duckdb").exists()
+
+
+def test_a_failed_fit_keeps_the_earlier_model(iris):
+    where, X, y = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    assert sqlnb("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "colour",
+                 cwd=where).returncode == 1
+    ok("predict", "m.duckdb", "flowers", "iris.parquet", "-o", "p.parquet", cwd=where)
+    assert read(where / "p.parquet")["prediction"].tolist() == \
+        GaussianNB().fit(X, y).predict(X).tolist()

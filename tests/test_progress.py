@@ -1,0 +1,117 @@
+"""Progress bars: drawn from DuckDB's query progress on a terminal (a pseudo-terminal
+here), never when the output is not a terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS = 6_000_000  # a scan long enough for DuckDB to report its progress at least once
+PERCENT = re.compile(r"\b(\d{1,3})%")
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory) -> Path:
+    """A database with a view of generated rows (nothing to write, long enough to scan)."""
+    path = tmp_path_factory.mktemp("progress") / "big.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(f"""
+        CREATE VIEW big AS
+        SELECT i % 3 AS y, (hash(i) % 1000) / 1000.0 + i % 3 AS a,
+               (hash(i + 1) % 1000) / 1000.0 AS b
+        FROM range({ROWS}) r(i)
+    """)
+    con.close()
+    return path
+
+
+def environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "COLUMNS": "100",
+            "SQLNB_PROGRESS_DELAY": "0"}
+
+
+def on_terminal(args: list[str], cwd: Path) -> tuple[int, str]:
+    """Run ``args`` with a pseudo-terminal as stdin, stdout and stderr; its screen output."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
+                               env=environment(), close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the terminal closed: the process has exited
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return process.wait(timeout=120), b"".join(chunks).decode(errors="replace")
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "sqlnb", *args]
+
+
+def test_fit_on_a_terminal_shows_a_bar_with_percentages(database):
+    status, screen = on_terminal(cli("fit", database.name, "m", "big", "-t", "y"),
+                                 database.parent)
+    assert status == 0, screen
+    assert "fit m" in screen  # the bar's description
+    percents = [int(p) for p in PERCENT.findall(screen)]
+    assert percents and all(0 <= p <= 100 for p in percents)
+    assert max(percents) > 0  # DuckDB reported progress during the scan
+    assert f"fitted m (gaussian): 3 classes, {ROWS} rows" in screen
+
+
+def test_fit_not_on_a_terminal_prints_no_bar(database):
+    result = subprocess.run(cli("fit", database.name, "quiet", "big", "-t", "y"),
+                            cwd=database.parent, env=environment(), capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.stdout.startswith(f"fitted quiet (gaussian): 3 classes, {ROWS} rows")
+    assert result.stdout.count("\n") == 1
+
+
+def test_no_progress_option_keeps_a_terminal_quiet(database):
+    status, screen = on_terminal(cli("fit", database.name, "m2", "big", "-t", "y",
+                                     "--no-progress"), database.parent)
+    assert status == 0, screen
+    assert "fit m2" not in screen
+    assert not PERCENT.search(screen)
+
+
+def test_predictions_written_to_a_file_show_a_bar(database):
+    on_terminal(cli("fit", database.name, "p", "big", "-t", "y", "--no-progress"),
+                database.parent)
+    status, screen = on_terminal(cli("predict", database.name, "p", "big", "-o",
+                                     "scored.parquet"), database.parent)
+    assert status == 0, screen
+    assert "predict p" in screen
+    assert PERCENT.search(screen)
+    assert duckdb.sql(f"SELECT count(*) FROM '{database.parent / 'scored.parquet'}'"
+                      ).fetchall() == [(ROWS,)]
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_python_api_progress_option(database, progress):
+    script = (
+        "import duckdb, sqlnb\n"
+        f"con = duckdb.connect({str(database)!r})\n"
+        f"sqlnb.NaiveBayes('api', con=con, progress={progress}).fit('big', 'y')\n"
+        "print('done')\n"
+    )
+    status, screen = on_terminal([sys.executable, "-c", script], database.parent)
+    assert status == 0, screen
+    assert "done" in screen
+    assert ("fit api" in screen) is progress
+    assert bool(PERCENT.search(screen)) is progress
