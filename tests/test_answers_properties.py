@@ -10,14 +10,13 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import flat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.naive_bayes import MultinomialNB
 
 import sqlnb
 from sqlnb import errors
-
-from conftest import flat
 
 BOUNDED = settings(max_examples=15, deadline=None,
                    suppress_health_check=[HealthCheck.too_slow])
