@@ -2,7 +2,7 @@
 -- categorical models), into a temporary table that is merged into the model afterwards.
 {% import family_template as family %}
 {% from 'common.sql' import by_group %}
-CREATE OR REPLACE TEMP TABLE {{ t.batch }} AS
+{{ sql.temp_table(t.batch) }}
 {% if family_has_batch %}
 {{ family.batch(source, target, weight, features, t) }}
 {% else %}

@@ -3,7 +3,7 @@
 -- their feature by index into the model's features (by_name false) or by the feature
 -- itself (by_name true); the labels may sit on every entry (distinct_rows true).
 {% from 'families/counts.sql' import value %}
-CREATE OR REPLACE TEMP TABLE {{ t.batch }} AS
+{{ sql.temp_table(t.batch) }}
 WITH labelled AS (
     SELECT {% if distinct_rows %}DISTINCT {% endif %}
         {{ row }} AS row_id,

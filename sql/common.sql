@@ -13,7 +13,7 @@
    NaN) value adds `fallback` when missing = 'ignore' (0, or what undoes the feature's
    share of the class constant), and is an error naming the feature when missing = 'error'. #}
 {% macro missing_aware(term, expression, missing, fallback='0') -%}
-{% if missing == 'error' %}CASE WHEN {{ is_missing(term) }} THEN error({{ ('missing value (NULL or NaN) in feature ' ~ term.name) | lit }}) ELSE {{ expression }} END{% else %}coalesce({{ expression }}, {{ fallback }}){% endif %}
+{% if missing == 'error' %}CASE WHEN {{ is_missing(term) }} THEN {{ sql.raise_error(('missing value (NULL or NaN) in feature ' ~ term.name) | lit) }} ELSE {{ expression }} END{% else %}coalesce({{ expression }}, {{ fallback }}){% endif %}
 {%- endmacro %}
 
 {# A Python list of values as a SQL list literal. #}

@@ -14,6 +14,7 @@ CREATE TABLE {{ t.meta }} (
     classes        VARCHAR NOT NULL,   -- JSON list of the class labels, sorted
     fitted_at      TIMESTAMP NOT NULL,
     sqlnb_version  VARCHAR NOT NULL,
+    spec           VARCHAR,            -- JSON: input kind, parts, group columns (schema 2)
     relations      VARCHAR             -- JSON list of the relations the model owns
 );
 

@@ -1,7 +1,7 @@
 -- One scan of a relation of predictions: the confusion matrix (true x predicted label)
 -- with each cell's summed log loss. Every metric is then computed from this small table.
 -- Rows without a true label are left out.
-CREATE OR REPLACE TEMP TABLE {{ confusion }} AS
+{{ sql.temp_table(confusion) }}
 {% if scoring %}
 WITH scored AS (
 {{ scoring }}

@@ -2,7 +2,7 @@
 -- (Gaussian, Bernoulli, multinomial, Poisson): each part's per-class sums side by side,
 -- as the families' own batch queries would compute them. Categorical columns have their
 -- own grouping-sets scan.
-CREATE OR REPLACE TEMP TABLE {{ t.batch }} AS
+{{ sql.temp_table(t.batch) }}
 SELECT
     __src.{{ target }} AS class,
     count(*) AS n,

@@ -5,7 +5,6 @@ SELECT relations FROM {{ t.meta }}
 -- The family of model {{ model | comment }}.
 SELECT family FROM {{ t.meta }}
 {% else %}
--- The metadata row of model {{ model | comment }}.
-SELECT schema_version, model, family, params, target, target_type, weight, features, classes, fitted_at
-FROM {{ t.meta }}
+-- The metadata row of model {{ model | comment }} (every column: a schema-1 row has no spec).
+SELECT * FROM {{ t.meta }}
 {% endif %}

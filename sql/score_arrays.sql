@@ -7,9 +7,9 @@
     row), used when no feature is missing; `careful` treats each missing value as the
     model's `missing` setting says. -#}
 {% macro raw(c) -%}
-{% if kind == 'gaussian' -%}
+{% if kind == 'distance' -%}
 ${{ c.constant }} - list_distance(list_transform(__sqlnb_x, lambda v, i: v * ${{ c.scale }}[i]), ${{ c.target }}) ** 2
-{%- elif kind == 'poisson' -%}
+{%- elif kind == 'counts' -%}
 ${{ c.constant }} + list_dot_product(__sqlnb_x, ${{ c.weights }}) - __sqlnb_lgamma
 {%- else -%}
 ${{ c.constant }} + list_dot_product(__sqlnb_x, ${{ c.weights }})
@@ -18,9 +18,9 @@ ${{ c.constant }} + list_dot_product(__sqlnb_x, ${{ c.weights }})
 {% macro careful(c) -%}
 {% if missing == 'error' -%}
 error('missing value (NULL or NaN) in feature ' || ${{ names }}[list_position(list_transform(__sqlnb_x, lambda v: v IS NULL), true)])
-{%- elif kind == 'gaussian' -%}
+{%- elif kind == 'distance' -%}
 ${{ c.full_constant }} + list_sum(list_transform(__sqlnb_x, lambda v, i: coalesce(-((v * ${{ c.scale }}[i] - ${{ c.target }}[i]) ** 2), ${{ c.fallback }}[i])))
-{%- elif kind == 'poisson' -%}
+{%- elif kind == 'counts' -%}
 ${{ c.full_constant }} + list_sum(list_transform(__sqlnb_x, lambda v, i: coalesce(v * ${{ c.weights }}[i] - ${{ c.fallback }}[i] - lgamma(v + 1), 0)))
 {%- else -%}
 ${{ c.full_constant }} + list_sum(list_transform(__sqlnb_x, lambda v, i: coalesce(v * ${{ c.weights }}[i], ${{ c.fallback }}[i])))
@@ -43,14 +43,14 @@ WITH rows AS (
 ), scored AS (
     SELECT
         *,
-{% if kind == 'gaussian' %}
+{% if kind == 'distance' %}
         -- centred on one shift per feature, so that far from the origin the differences
         -- keep their digits (the shift cancels exactly in x - theta)
         list_transform(__sqlnb_values, lambda v, i: v - ${{ shift }}[i]) AS __sqlnb_x,
 {% else %}
         __sqlnb_values AS __sqlnb_x,
 {% endif %}
-{% if kind == 'poisson' %}
+{% if kind == 'counts' %}
         list_sum(list_transform(__sqlnb_values, lambda v: lgamma(v + 1))) AS __sqlnb_lgamma,
 {% endif %}
         list_count(__sqlnb_values) = {{ features | length }} AS __sqlnb_complete

@@ -1,12 +1,12 @@
 -- Split the one-scan batch of a per-group fit into the pooled model's rows (the batch an
 -- ordinary fit would have made) and the groups' rows. Rows whose group is NULL only count
 -- in the pooled model.
-CREATE OR REPLACE TEMP TABLE {{ pooled }} AS
+{{ sql.temp_table(pooled) }}
 SELECT * EXCLUDE (__sqlnb_pooled, {% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %})
 FROM {{ combined }}
 WHERE __sqlnb_pooled;
 
-CREATE OR REPLACE TEMP TABLE {{ t.batch }} AS
+{{ sql.temp_table(t.batch) }}
 SELECT * EXCLUDE (__sqlnb_pooled)
 FROM {{ combined }}
 WHERE NOT __sqlnb_pooled{% for g in t.groups %} AND {{ g.column }} IS NOT NULL{% endfor %};

@@ -1,9 +1,10 @@
--- (Re)write the one-row metadata of model {{ model | comment }}.
--- A table from schema version 1 gains the relations column here (its rows are rewritten).
+-- (Re)write the one-row metadata of model {{ model | comment }}. A schema-1 table gains the
+-- spec and relations columns here (the model is then schema 2).
+ALTER TABLE {{ t.meta }} ADD COLUMN IF NOT EXISTS spec VARCHAR;
 ALTER TABLE {{ t.meta }} ADD COLUMN IF NOT EXISTS relations VARCHAR;
 DELETE FROM {{ t.meta }};
 INSERT INTO {{ t.meta }} (schema_version, model, family, params, target, target_type, weight,
-                          features, classes, fitted_at, sqlnb_version, relations)
+                          features, classes, fitted_at, sqlnb_version, spec, relations)
 SELECT
     {{ schema_version | lit }},
     {{ model | lit }},
@@ -16,4 +17,5 @@ SELECT
     (SELECT to_json(list(class ORDER BY class))::VARCHAR FROM {{ t.class_stats }}),
     current_timestamp::TIMESTAMP,
     {{ version | lit }},
+    {{ spec_json | lit }},
     {{ relations_json | lit }};

@@ -4,14 +4,13 @@ The model is a set of statistics tables in DuckDB; fitting is GROUP BY aggregate
 scan, parameters are SQL views over the statistics, and scoring is log-space SQL.
 """
 
-__version__ = "0.1.0"
-
 from . import diagnostics, errors, progress
 from .catalog import COMPATIBLE_STORAGE, connect, list_models
 from .exchange import from_sklearn
 from .incremental import merge
 from .metrics import evaluate
 from .model import NaiveBayes, load
+from .version import __version__
 
 __all__ = ["COMPATIBLE_STORAGE", "NaiveBayes", "__version__", "connect", "diagnostics", "errors",
            "evaluate", "from_sklearn", "list_models", "load", "merge", "progress"]

@@ -17,8 +17,7 @@ from typing import Any
 
 import duckdb
 
-from .dialect import DUCKDB
-from .templates import render
+from .engine import engine_for
 
 # The storage format DuckDB 1.5 reads. DuckDB 2.0 writes a newer one by default, which the
 # DuckDB CLI of an older release (the `duckdb-cli` package lags behind) cannot open.
@@ -60,22 +59,24 @@ def list_models(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     ``n_features``, ``n_rows`` (training rows), ``weight`` (their summed weight) and
     ``fitted_at``.
     """
+    engine = engine_for(con)
+    ident = engine.dialect.ident
     candidates = [row[0] for row in
-                  con.execute(render("list_models.sql", what="candidates")).fetchall()]
+                  engine.fetch(engine.render("list_models.sql", what="candidates"))]
     models = []
     for table in candidates:
         name = table[: -len("_meta")]
-        models.append({"name": name, "meta": DUCKDB.ident(table),
-                       "class_stats": DUCKDB.ident(f"{name}_class_stats")})
+        models.append({"name": name, "meta": ident(table),
+                       "class_stats": ident(f"{name}_class_stats")})
     if not models:
         return []
-    present = {row[0] for row in con.execute(render("list_models.sql", what="tables")).fetchall()}
+    present = {row[0] for row in engine.fetch(engine.render("list_models.sql", what="tables"))}
     models = [m for m in models if f"{m['name']}_class_stats" in present]
     if not models:
         return []
-    cursor = con.execute(render("list_models.sql", what="summaries", models=models))
-    keys = [d[0] for d in cursor.description]
-    summaries = [dict(zip(keys, row)) for row in cursor.fetchall()]
+    keys, rows = engine.fetch_with_names(
+        engine.render("list_models.sql", what="summaries", models=models))
+    summaries = [dict(zip(keys, row)) for row in rows]
     for summary in summaries:
         summary["classes"] = json.loads(summary["classes"])
     return summaries

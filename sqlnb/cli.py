@@ -396,7 +396,7 @@ def show(database: str, model: str | None, top: int, plot: str | None,
     out.print(_table("features", ["feature", "type", "family"],
                      [(f["name"], f["type"], nb.families_[f["name"]])
                       for f in nb.meta["features"]]))
-    if nb.meta["family"] == "auto":
+    if nb.spec.composite:
         out.print("top features: not available for mixed (family auto) models yet")
     else:
         rows = nb.top_features(top).fetchall()

@@ -18,18 +18,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
-from .dialect import DUCKDB
+from .engine import engine_for
 from .errors import InvalidParameterError, UnknownColumnError
-from .source import resolve
-from .templates import render
+from .families import FAMILIES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    import duckdb
 
-DISTRIBUTION_FAMILIES = ("gaussian", "categorical", "bernoulli", "poisson", "multinomial",
-                         "complement")
+    from .model import NaiveBayes
 
 
 def reliability(con: duckdb.DuckDBPyConnection, predictions: Any, target: str,
@@ -47,19 +43,21 @@ def reliability(con: duckdb.DuckDBPyConnection, predictions: Any, target: str,
         raise InvalidParameterError(f"bins must be a positive integer, got {bins!r}")
     if len(proba) < 2:
         raise InvalidParameterError("a reliability curve needs the probabilities of 2+ classes")
-    src = resolve(con, predictions)
+    engine = engine_for(con)
+    dialect = engine.dialect
+    src = engine.source(predictions)
     try:
         for column in [target, *proba.values()]:
             if column not in src.columns:
                 raise UnknownColumnError(f"column {column!r} is not in the predictions")
-        probas = [{"label": DUCKDB.lit(label), "column": DUCKDB.ident(column)}
+        probas = [{"label": dialect.lit(label), "column": dialect.ident(column)}
                   for label, column in proba.items()]
         positive = probas[1] if len(probas) == 2 else None
-        rows = con.execute(render("reliability.sql", relation=src.sql,
-                                  target=DUCKDB.ident(target), probas=probas,
-                                  positive=positive, bins=bins)).fetchall()
+        rows = engine.fetch(engine.render("reliability.sql", relation=src.sql,
+                                          target=dialect.ident(target), probas=probas,
+                                          positive=positive, bins=bins))
     finally:
-        src.release(con)
+        engine.release(src)
     return {
         "kind": "binary" if positive is not None else "top-label",
         "positive": list(proba)[1] if positive is not None else None,
@@ -75,24 +73,27 @@ def model_reliability(model: NaiveBayes, source: Any, target: str | None = None,
     """:func:`reliability` of ``model``'s probabilities on ``source`` (one scan)."""
     target = model.target if target is None else target
     proba = {label: f"proba_{label}" for label in model.classes_}
-    return reliability(model.con, model.predict_proba(source), target, proba, bins=bins)
+    return reliability(model.engine, model.predict_proba(source), target, proba, bins=bins)
 
 
 def class_priors(model: NaiveBayes) -> list[dict[str, Any]]:
     """Each class's prior probability, training rows and weight, classes in sorted order."""
-    cursor = model.con.execute(render("class_priors.sql", model=model.name,
-                                      class_params=DUCKDB.ident(f"{model.name}_class_params")))
-    return [dict(zip(("class", "prior", "n", "weight"), row)) for row in cursor.fetchall()]
+    rows = model.engine.fetch(model.engine.render(
+        "class_priors.sql", model=model.name,
+        class_params=model.dialect.ident(f"{model.name}_class_params")))
+    return [dict(zip(("class", "prior", "n", "weight"), row)) for row in rows]
 
 
 def feature_distribution(model: NaiveBayes, feature: str) -> dict[str, Any]:
     """The fitted distribution of ``feature`` in each class, from the parameter views.
 
-    Returns ``feature``, ``family`` and ``rows``, a list of dicts with ``class`` and the
+    Returns ``feature``, ``family``, ``rows``, a list of dicts with ``class`` and the
     family's parameters: Gaussian ``theta`` and ``var``; categorical ``category`` and
     ``probability``; Bernoulli ``probability`` (of a non-zero value); Poisson ``rate``;
     multinomial ``probability`` (the feature's share of the class's counts); complement
-    ``weight``.
+    ``weight``; and how to draw them (the family's ``described_by``): ``shape``
+    (``"density"``, ``"categories"`` or ``"bars"``), ``value`` (the column a bar shows)
+    and ``label`` (its axis label).
     """
     families = model.families_
     if feature not in families:
@@ -101,15 +102,19 @@ def feature_distribution(model: NaiveBayes, feature: str) -> dict[str, Any]:
             f"{', '.join(families)})"
         )
     family = families[feature]
-    if family not in DISTRIBUTION_FAMILIES:
+    family_class = FAMILIES.get(family)
+    described_by = family_class.described_by if family_class is not None else None
+    if described_by is None:
         raise InvalidParameterError(f"cannot describe a feature of family {family!r}")
-    view = "feature_params" if model.meta["family"] != "auto" else f"{family}_params"
-    cursor = model.con.execute(render(
+    # a mixed model keeps one parameter view per part family
+    view = f"{family}_params" if model.spec.composite else "feature_params"
+    keys, found = model.engine.fetch_with_names(model.engine.render(
         "feature_distribution.sql", model=model.name, feature=feature, family=family,
-        params=DUCKDB.ident(f"{model.name}_{view}"),
-        class_params=DUCKDB.ident(f"{model.name}_class_params")))
-    keys = [d[0] for d in cursor.description]
-    rows = [dict(zip(keys, row)) for row in cursor.fetchall()]
+        params=model.dialect.ident(f"{model.name}_{view}"),
+        class_params=model.dialect.ident(f"{model.name}_class_params")))
+    rows = [dict(zip(keys, row)) for row in found]
     if not rows:  # a text model's parameters are per term, not per column
         raise UnknownColumnError(f"model {model.name!r} has no parameters for {feature!r}")
-    return {"feature": feature, "family": family, "rows": rows}
+    shape, value, label = described_by
+    return {"feature": feature, "family": family, "rows": rows, "shape": shape,
+            "value": value, "label": label}

@@ -1,8 +1,17 @@
-"""Everything that depends on the SQL engine's spelling lives here.
+"""Everything that depends on the SQL engine's spelling lives here, as data.
 
 Templates never quote an identifier or format a value themselves: they call the ``ident``
-and ``lit`` filters, which come from the active :class:`Dialect`. A second engine (Spark
-SQL) is a subclass overriding these few methods and the names in ``functions``.
+and ``lit`` filters, which come from the active :class:`Dialect`. Python never compares
+type names: it asks :meth:`Dialect.kind` (``integer``, ``float``, ``decimal``, ``bool``,
+``text``, ``enum``, ``nested`` or ``other``). Statement shapes that differ between engines
+are template macros in ``sql/dialects/<name>.sql`` (falling back to
+``sql/dialects/default.sql``). A second engine (Spark SQL) is a subclass overriding these
+few methods, the names in ``functions`` and ``type_kinds``, plus one dialect template.
+
+>>> DUCKDB.kind("BIGINT"), DUCKDB.kind("DECIMAL(18,3)"), DUCKDB.kind("VARCHAR")
+('integer', 'decimal', 'text')
+>>> print(DUCKDB.lit("it's"))
+'it''s'
 """
 
 from __future__ import annotations
@@ -24,6 +33,9 @@ class Expression(str):
     """
 
 
+# The kinds of column type the rest of sqlnb reasons about.
+TYPE_KINDS = ("integer", "float", "decimal", "bool", "text", "enum", "nested", "other")
+NUMERIC_KINDS = frozenset({"integer", "float", "decimal", "bool"})
 # A "*" before "/" or a "/" before "*": the characters that open or close a block comment.
 _COMMENT_DELIMITERS = re.compile(r"\*(?=/)|/(?=\*)")
 
@@ -31,6 +43,23 @@ _COMMENT_DELIMITERS = re.compile(r"\*(?=/)|/(?=\*)")
 class Dialect:
     name = "duckdb"
     identifier_quote = '"'
+    # Type names (as the engine describes a column) and their kind; see ``kind``.
+    type_kinds: ClassVar[dict[str, str]] = {
+        **dict.fromkeys(("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+                         "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"), "integer"),
+        **dict.fromkeys(("FLOAT", "DOUBLE", "REAL"), "float"),
+        "BOOLEAN": "bool",
+        **dict.fromkeys(("VARCHAR", "STRING", "TEXT"), "text"),
+    }
+    # Type name prefixes: parameterised and nested types.
+    type_prefixes: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("DECIMAL", "decimal"),
+        ("VARCHAR(", "text"),
+        ("ENUM(", "enum"),
+        ("STRUCT", "nested"),
+        ("MAP", "nested"),
+        ("UNION", "nested"),
+    )
     # Function names that differ between engines; templates use ``fn.<key>``.
     functions: ClassVar[dict[str, str]] = {
         "ln": "ln",
@@ -38,6 +67,24 @@ class Dialect:
         "greatest": "greatest",
         "pi": "pi()",
     }
+
+    def kind(self, sql_type: str | None) -> str:
+        """The kind of a column type: one of ``TYPE_KINDS``."""
+        if sql_type is None:
+            return "other"
+        upper = sql_type.upper()
+        if upper in self.type_kinds:
+            return self.type_kinds[upper]
+        if upper.endswith("]"):  # lists and arrays
+            return "nested"
+        for prefix, kind in self.type_prefixes:
+            if upper.startswith(prefix):
+                return kind
+        return "other"
+
+    def is_numeric(self, sql_type: str | None) -> bool:
+        """Integers, floating point, decimals and booleans (``True`` counts as 1)."""
+        return self.kind(sql_type) in NUMERIC_KINDS
 
     def ident(self, name: str) -> str:
         """Quote one identifier. The only way an identifier enters a statement."""

@@ -7,6 +7,9 @@ one type. The subclasses also derive from the matching built-in (``ValueError``,
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 
 class SqlnbError(Exception):
     """Base class of every error raised by sqlnb."""
@@ -83,3 +86,32 @@ def first_few(names: list[str], shown: int = 3) -> str:
     """
     head = ", ".join(repr(n) for n in names[:shown])
     return head + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def describe_problems(problems: list[tuple]) -> str:
+    """The message of a failed data check: one short sentence per kind of problem, naming
+    the first few features.
+
+    >>> describe_problems([("x10", "has negative values"), ("x2", "has negative values")])
+    "cannot fit: features 'x2', 'x10' have negative values"
+    """
+    by_problem: dict[str, list[str]] = {}
+    for feature, problem in problems:
+        names = by_problem.setdefault(problem, [])
+        if feature not in names:
+            names.append(feature)
+    parts = []
+    for problem, names in by_problem.items():
+        names = sorted(names, key=_natural_key)
+        if len(names) == 1:
+            parts.append(f"feature {names[0]!r} {problem}")
+        else:
+            verb, _, rest = problem.partition(" ")
+            plural = {"has": "have", "contains": "contain"}.get(verb, verb)
+            parts.append(f"features {first_few(names)} {plural} {rest}")
+    return "cannot fit: " + "; ".join(parts)
+
+
+def _natural_key(name: str) -> list[Any]:
+    """x2 before x10: digits compare as numbers."""
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", name)]

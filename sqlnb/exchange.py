@@ -30,13 +30,9 @@ import numpy as np
 import pyarrow as pa
 
 from . import ownership
-from .dialect import DUCKDB
+from .dialect import Dialect
 from .errors import InvalidParameterError, NotFittedError, first_few
-from .families import INTEGER_TYPES
 from .model import NaiveBayes
-from .source import resolve
-from .templates import render
-from .transaction import refuse_open_transaction, transaction
 
 ROLES = ("class_stats", "features", "feature_stats")
 POSITION = "__sqlnb_position"
@@ -56,8 +52,8 @@ def statistics(model: NaiveBayes) -> dict[str, Any]:
     meta = model.meta
     tables = {}
     for role in ROLES:
-        table = model.con.sql(render("read_statistics.sql", t=model.tables, model=model.name,
-                                     role=role)).to_arrow_table()
+        table = model.engine.relation(model.engine.render(
+            "read_statistics.sql", t=model.tables, model=model.name, role=role)).to_arrow_table()
         # the stored row order, kept as a column: a copy inserts its rows in that order
         tables[role] = table.append_column(POSITION, pa.array(range(table.num_rows), pa.int64()))
     keep = ("family", "params", "target", "target_type", "weight", "features")
@@ -69,19 +65,21 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
     """Write the statistics of :func:`statistics` as model ``name`` (replacing it), in
     one transaction, and return the model."""
     meta = state["meta"]
-    # before any read: a failed statement would abort the caller's transaction
-    refuse_open_transaction(con, "restoring a model")
     model = NaiveBayes(name, con=con, family=meta["family"], sql_macros=sql_macros,
                        **meta["params"])
-    sources = {role: resolve(con, state["tables"][role]) for role in ROLES}
+    engine = model.engine
+    # before any read: a failed statement would abort the caller's transaction
+    engine.refuse_open_transaction("restoring a model")
+    sources = {role: engine.source(state["tables"][role]) for role in ROLES}
     try:
         source = {role: src.sql for role, src in sources.items()}
-        with transaction(con, "restoring a model"):
+        with engine.transaction("restoring a model"):
             ownership.claim(model, ownership.names(model.name, "base", "macros"))
             model._create_tables(meta["target_type"])
             if POSITION in state["tables"]["class_stats"].column_names:
                 # an exact copy: the same rows in the same order (identical sums)
-                model._run("copy_statistics.sql", sources=source, position=DUCKDB.ident(POSITION))
+                model._run("copy_statistics.sql", sources=source,
+                           position=model.dialect.ident(POSITION))
             else:
                 # statistics built elsewhere (from_sklearn): folded in as a merge is
                 model._run("copy_features.sql", source=source)
@@ -91,7 +89,7 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
     finally:
         ownership.done(model)
         for src in sources.values():
-            src.release(con)
+            engine.release(src)
     model._meta = None
     model._compiled = None
     return model
@@ -161,13 +159,14 @@ def from_sklearn(estimator: Any, *, con: duckdb.DuckDBPyConnection | None = None
     names = [str(n) for n in names] if names is not None else [f"f{i}" for i in range(n_features)]
     model = NaiveBayes(name, con=con, family=family, **params)
     options = model.family.feature_options(n_features)
-    feature_type = "BIGINT" if family == "categorical" else "DOUBLE"
+    per_category = model.family.per_category  # integer category codes, as CategoricalNB's
+    feature_type = "BIGINT" if per_category else "DOUBLE"
     features = pa.table({
         "feature_index": pa.array(range(n_features), pa.int32()),
         "feature": pa.array(names, pa.string()),
         "type": pa.array([feature_type] * n_features, pa.string()),
         "alpha": pa.array([o["alpha"] for o in options], pa.float64()),
-        "coding": pa.array(["integer" if family == "categorical" else None] * n_features,
+        "coding": pa.array(["integer" if per_category else None] * n_features,
                            pa.string()),
         "min_categories": pa.array([o["min_categories"] for o in options], pa.int64()),
     })
@@ -240,13 +239,13 @@ def _categorical_stats(estimator: Any, classes: np.ndarray, names: list[str],
     })
 
 
-def _label_dtype(target_type: str) -> np.dtype:
-    upper = target_type.upper()
-    if upper == "BOOLEAN":
+def _label_dtype(target_type: str, dialect: Dialect) -> np.dtype:
+    kind = dialect.kind(target_type)
+    if kind == "bool":
         return np.dtype(bool)
-    if upper in ("FLOAT", "REAL", "DOUBLE") or upper.startswith("DECIMAL"):
+    if kind in ("float", "decimal"):
         return np.dtype(np.float64)
-    if upper in INTEGER_TYPES:
+    if kind == "integer":
         return np.dtype(np.int64)
     return np.dtype("U1")  # strings: numpy's own width, as np.unique(y) gives
 
@@ -282,7 +281,7 @@ def to_sklearn(model: NaiveBayes) -> Any:
             "estimator holds one model"
         )
     names = [f["name"] for f in meta["features"]]
-    if family == "categorical":
+    if model.family.per_category:
         codings = {r[0]: r[3] for r in model._fetch("model_features.sql", source=model.tables)}
         values = [n for n in names if codings.get(n) != "integer"]
         if values:
@@ -298,7 +297,7 @@ def to_sklearn(model: NaiveBayes) -> Any:
     params = {k: v for k, v in meta["params"].items() if k in accepted}
     reader = getattr(facade, name)(**params)
     reader._con, reader._model = model.con, model
-    reader._y_dtype = _label_dtype(meta["target_type"])
+    reader._y_dtype = _label_dtype(meta["target_type"], model.dialect)
     reader.n_features_in_ = len(names)
     if not _generated_names(names):
         reader.feature_names_in_ = np.asarray(names, dtype=object)

@@ -13,20 +13,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .dialect import Dialect
 from .errors import InvalidDataError, InvalidParameterError
 from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options, validate_params
 
-NUMERIC_TYPES = (
-    "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
-    "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT",
-    "FLOAT", "DOUBLE", "REAL", "BOOLEAN",
-)
-INTEGER_TYPES = NUMERIC_TYPES[:10]
 ALPHA_MIN = 1e-10
 # The largest domain of an integer-coded categorical column (codes 0..k-1): each code is a
 # row per class in the parameters and a branch of the scoring expression, so a stray code
 # of 1,000,000 would exhaust memory. A hyperparameter (max_categories) can raise it.
 MAX_CATEGORIES = 10_000
+# The families a column of a mixed model (family="auto") can have, in the order its parts
+# are fitted. Complement naive Bayes is left out: its per-class terms are not a likelihood.
+PART_FAMILIES = ("gaussian", "bernoulli", "categorical", "multinomial", "poisson")
 # How NULL (and NaN in floating-point columns) is treated: left out of the feature's
 # statistics at fit and of the row's log-likelihood at predict, or rejected.
 MISSING_MODES = ("ignore", "error")
@@ -34,10 +32,6 @@ UNSEEN_MODES = ("smooth", "ignore", "error")
 NON_NEGATIVE = Interval(float, 0, None, closed="left")
 # Constraints shared by every family (scikit-learn has no missing values).
 COMMON_CONSTRAINTS: dict[str, list[Any]] = {"missing": [Options(MISSING_MODES)]}
-
-
-def is_numeric(sql_type: str) -> bool:
-    return sql_type.upper() in NUMERIC_TYPES or sql_type.upper().startswith("DECIMAL")
 
 
 class Family:
@@ -52,8 +46,28 @@ class Family:
     has_batch_checks: ClassVar[bool] = False
     min_classes: ClassVar[int] = 1
     composite: ClassVar[bool] = False     # one family per column (family="auto")
+    sparse_input: ClassVar[bool] = False  # fits sparse, text and long input (counts)
+    per_category: ClassVar[bool] = False  # parameters per category value, not per feature
+    count_sums: ClassVar[bool] = False    # a document's statistic is a sum of its counts
+    propagates_nan: ClassVar[bool] = True  # a NaN input makes its sums and terms NaN
+    # The batch table's column holding a feature's plain sum (the NaN probe reads it).
+    sum_suffix: ClassVar[str] = "_s"
+    # The feature_stats column that adds up (forget checks it stays >= 0).
+    amount_column: ClassVar[str] = "count"
+    # Hyperparameters that shape the statistics: an update cannot change them.
+    statistics_params: ClassVar[tuple[str, ...]] = ()
+    # The scoring parameters a per-group model keeps per group, class and feature.
+    scoring_parameters: ClassVar[tuple[str, ...]] = ("coef",)
+    # How the "arrays" scoring strategy (sqlnb/scoring.py) computes the joint
+    # log-likelihood: "distance" (a scaled squared distance), "linear" (a dot product) or
+    # "counts" (a dot product less the log-factorials of the counts); None: not covered.
+    array_kind: ClassVar[str | None] = None
     # scikit-learn's _parameter_constraints for the family's hyperparameters
     constraints: ClassVar[dict[str, list[Any]]] = COMMON_CONSTRAINTS
+    # How one feature's fitted distribution is described (sqlnb.diagnostics) and drawn
+    # (sqlnb.plot): its shape ("density": theta and var; "categories": a probability per
+    # category; "bars": one value per class), the column holding that value, and its label.
+    described_by: ClassVar[tuple[str, str, str] | None] = None
 
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.defaults)
@@ -86,11 +100,20 @@ class Family:
         """Per-feature hyperparameters stored in the features table."""
         return [{"alpha": None, "coding": None, "min_categories": None} for _ in range(n_features)]
 
-    def check_feature_type(self, name: str, sql_type: str) -> None:
-        if self.numeric and not is_numeric(sql_type):
+    def check_feature_type(self, name: str, sql_type: str, dialect: Dialect) -> None:
+        if self.numeric and not dialect.is_numeric(sql_type):
             raise InvalidDataError(
                 f"feature {name!r} has type {sql_type}, but {self.name} naive Bayes needs numbers"
             )
+
+    @classmethod
+    def fill_term(cls, term: dict[str, Any], row: tuple,
+                  extra_names: list[str] | tuple[str, ...]) -> None:
+        """Put one row of ``read_params.sql`` (class_index, feature, parameters…) into the
+        scoring term of that class and feature; ``extra_names`` name the parameters after
+        the coefficient (e.g. bernoulli's ``log_neg_prob``)."""
+        term["coef"] = row[2]
+        term.update(zip(extra_names, row[3:]))
 
     def check_priors(self, n_classes: int) -> None:
         priors = self.prior_list()
@@ -101,7 +124,7 @@ class Family:
             )
 
 
-def _as_float_list(value: Any, what: str) -> list[float]:
+def as_float_list(value: Any, what: str) -> list[float]:
     try:
         array = np.asarray(value, dtype=float).ravel()
     except (TypeError, ValueError):
@@ -113,10 +136,21 @@ def _as_float_list(value: Any, what: str) -> list[float]:
 
 class Gaussian(Family):
     name = "gaussian"
+    described_by = ("density", "theta", "density")
     defaults: ClassVar[dict[str, Any]] = {"priors": None, "var_smoothing": 1e-9,
                                           "missing": "ignore"}
     has_batch = True
     shifted = True
+    pilot_rows = 2048  # rows looked at to choose the shift of the sums
+    sum_suffix = "_s1"
+    amount_column = "weight"
+    scoring_parameters = ("theta", "var")
+    array_kind = "distance"
+
+    @classmethod
+    def fill_term(cls, term: dict[str, Any], row: tuple,
+                  extra_names: list[str] | tuple[str, ...]) -> None:
+        term["theta"], term["var"] = row[2], row[3]
     constraints: ClassVar[dict[str, list[Any]]] = {
         **COMMON_CONSTRAINTS, "priors": [ARRAY_LIKE, None], "var_smoothing": [NON_NEGATIVE]}
 
@@ -126,7 +160,7 @@ class Gaussian(Family):
             raise InvalidParameterError(f"var_smoothing must be a number >= 0, got {vs!r}")
         priors = self.params["priors"]
         if priors is not None:
-            values = _as_float_list(priors, "priors")
+            values = as_float_list(priors, "priors")
             if any(v < 0 for v in values):
                 raise InvalidParameterError("priors must be non-negative")
             if not np.isclose(sum(values), 1.0):
@@ -134,7 +168,7 @@ class Gaussian(Family):
 
     def prior_list(self) -> list[float] | None:
         priors = self.params["priors"]
-        return None if priors is None else _as_float_list(priors, "priors")
+        return None if priors is None else as_float_list(priors, "priors")
 
 
 class Discrete(Family):
@@ -151,26 +185,26 @@ class Discrete(Family):
 
     def validate(self) -> None:
         alpha = self.params["alpha"]
-        values = _as_float_list(alpha, "alpha")
+        values = as_float_list(alpha, "alpha")
         if not np.isscalar(alpha) and not self.vector_alpha:
             raise InvalidParameterError(f"{self.name} naive Bayes takes a single alpha")
         if not values or min(values) < 0:
             raise InvalidParameterError(f"alpha must be >= 0, got {alpha!r}")
         if self.params["class_prior"] is not None:
-            prior = _as_float_list(self.params["class_prior"], "class_prior")
+            prior = as_float_list(self.params["class_prior"], "class_prior")
             if any(v < 0 for v in prior):
                 raise InvalidParameterError("class_prior must be non-negative")
 
     def prior_list(self) -> list[float] | None:
         prior = self.params["class_prior"]
-        return None if prior is None else _as_float_list(prior, "class_prior")
+        return None if prior is None else as_float_list(prior, "class_prior")
 
     def fit_prior(self) -> bool:
         return bool(self.params["fit_prior"])
 
     def alphas(self, n_features: int) -> list[float]:
         alpha = self.params["alpha"]
-        values = _as_float_list(alpha, "alpha")
+        values = as_float_list(alpha, "alpha")
         if np.isscalar(alpha) or np.ndim(alpha) == 0:
             values = values * n_features
         elif len(values) != n_features:
@@ -199,21 +233,35 @@ _DISCRETE_DEFAULTS = {"alpha": 1.0, "force_alpha": True, "fit_prior": True, "cla
 
 class Multinomial(Discrete):
     name = "multinomial"
+    described_by = ("bars", "probability", "share of the class's counts")
     defaults: ClassVar[dict[str, Any]] = dict(_DISCRETE_DEFAULTS)
     has_batch_checks = True
+    sparse_input = True
+    count_sums = True
+    array_kind = "linear"
 
 
 class Complement(Discrete):
     name = "complement"
+    described_by = ("bars", "weight", "complement weight")
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "norm": False}
     constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints, "norm": [BOOLEAN]}
     has_batch_checks = True
     # one class is allowed, as in scikit-learn: its complement is empty (weights of alpha)
+    sparse_input = True
+    count_sums = True
+    array_kind = "linear"
 
 
 class Bernoulli(Discrete):
     name = "bernoulli"
+    described_by = ("bars", "probability", "P(non-zero | class)")
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "binarize": 0.0}
+    sparse_input = True
+    propagates_nan = False  # NaN > threshold is true: the NaN test is always applied
+    statistics_params = ("binarize",)
+    scoring_parameters = ("coef", "log_neg_prob")
+    array_kind = "linear"
     constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints,
                                                    "binarize": [None, NON_NEGATIVE]}
 
@@ -231,6 +279,7 @@ class Bernoulli(Discrete):
 
 class Categorical(Discrete):
     name = "categorical"
+    described_by = ("categories", "probability", "P(category | class)")
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "min_categories": None,
                                           "unseen": "smooth",
                                           "max_categories": MAX_CATEGORIES,
@@ -240,6 +289,18 @@ class Categorical(Discrete):
     long_batch = True
     has_batch_checks = True
     vector_alpha = False
+    per_category = True
+    propagates_nan = False  # 'nan' would be a category: the NaN test is always applied
+    scoring_parameters = ("unseen",)
+
+    @classmethod
+    def fill_term(cls, term: dict[str, Any], row: tuple,
+                  extra_names: list[str] | tuple[str, ...]) -> None:
+        category, coef = row[2], row[3]
+        if category is None:  # the row of a category never seen at fit
+            term["unseen"] = coef
+        else:
+            term.setdefault("categories", []).append((category, coef))
     constraints: ClassVar[dict[str, list[Any]]] = {
         **Discrete.constraints,
         "min_categories": [None, ARRAY_LIKE, Interval(int, 1, None, closed="left")],
@@ -294,12 +355,13 @@ class Categorical(Discrete):
         return [{"alpha": a, "coding": None, "min_categories": m, "max_categories": limit}
                 for a, m in zip(alpha, mins)]
 
-    def coding(self, name: str, sql_type: str) -> str:
+    def coding(self, name: str, sql_type: str, dialect: Dialect) -> str:
         """How a column's values are categories: ``"integer"`` codes 0..k-1 as in
         scikit-learn (every code up to the largest is in the domain), or ``"value"``: the
         values seen, as they are (text columns, and the integer columns named in
         ``value_columns``)."""
-        if sql_type.upper() in INTEGER_TYPES and name not in (self.params["value_columns"] or ()):
+        if (dialect.kind(sql_type) == "integer"
+                and name not in (self.params["value_columns"] or ())):
             return "integer"
         return "value"
 
@@ -313,27 +375,19 @@ class Poisson(Discrete):
     """
 
     name = "poisson"
+    described_by = ("bars", "rate", "Poisson rate")
     defaults: ClassVar[dict[str, Any]] = dict(_DISCRETE_DEFAULTS)
     has_batch_checks = True
     vector_alpha = True
+    scoring_parameters = ("coef", "rate")
+    array_kind = "counts"
 
 
 def fill_term(term: dict[str, Any], family: str, row: tuple,
               extra_names: list[str] | tuple[str, ...]) -> None:
     """Put one row of ``read_params.sql`` (class_index, feature, parameters…) into the
-    scoring term of that class and feature; ``extra_names`` name the parameters after the
-    coefficient (e.g. bernoulli's ``log_neg_prob``)."""
-    if family == "gaussian":
-        term["theta"], term["var"] = row[2], row[3]
-    elif family == "categorical":
-        category, coef = row[2], row[3]
-        if category is None:
-            term["unseen"] = coef
-        else:
-            term.setdefault("categories", []).append((category, coef))
-    else:
-        term["coef"] = row[2]
-        term.update(zip(extra_names, row[3:]))
+    scoring term of that class and feature, as family ``family`` reads it."""
+    FAMILIES[family].fill_term(term, row, extra_names)
 
 
 FAMILIES: dict[str, type[Family]] = {

@@ -19,9 +19,17 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from .dialect import DUCKDB, Expression
-from .errors import EmptyInputError, InvalidDataError, InvalidParameterError, UnknownColumnError
-from .families import fill_term
+from . import ownership
+from .dialect import Dialect, Expression
+from .errors import (
+    EmptyInputError,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFittedError,
+    UnknownColumnError,
+    describe_problems,
+)
+from .scoring import comment_text, with_chunks
 from .validation import check_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,7 +46,8 @@ RESERVED = frozenset({
 
 
 def group_specs(columns: dict[str, str], group_by: str | list[str], target: str,
-                features: list[dict[str, Any]], weight: str | None) -> list[dict[str, Any]]:
+                features: list[dict[str, Any]], weight: str | None,
+                dialect: Dialect) -> list[dict[str, Any]]:
     """Check ``group_by`` against the source and describe each group column."""
     names = [group_by] if isinstance(group_by, str) else check_names("group_by", group_by)
     if not names or len(set(names)) != len(names):
@@ -57,9 +66,9 @@ def group_specs(columns: dict[str, str], group_by: str | list[str], target: str,
                 f"group column {name!r} has the name of a column of the statistics tables; "
                 f"rename it in the source (SELECT *, {name} AS {name}_id ...)"
             )
-        if columns[name].upper().startswith(("STRUCT", "MAP", "UNION")) or "[" in columns[name]:
+        if dialect.kind(columns[name]) == "nested":
             raise InvalidDataError(f"group column {name!r} has a nested type {columns[name]}")
-        specs.append({"name": name, "column": DUCKDB.ident(name), "type": columns[name]})
+        specs.append({"name": name, "column": dialect.ident(name), "type": columns[name]})
     return specs
 
 
@@ -67,30 +76,34 @@ def group_tables(model: NaiveBayes, groups: list[dict[str, Any]]) -> dict[str, A
     """The relations of the per-group models, by role (as ``model.tables``), and the groups."""
     t = dict(model.tables)
     for role in GROUP_ROLES:
-        t[role] = DUCKDB.ident(f"{model.name}_group_{role}")
-    t["batch"] = DUCKDB.ident(f"__sqlnb_group_batch_{model.name}")
+        t[role] = model.dialect.ident(f"{model.name}_group_{role}")
+    t["batch"] = model.dialect.ident(f"__sqlnb_group_batch_{model.name}")
     t["groups"] = groups
     return t
 
 
 def _group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
-    from .macros import comment_text
-
-    return {"t": t, "group_columns": DUCKDB.ident(f"{model.name}_group_columns"),
+    return {"t": t, "group_columns": model.dialect.ident(f"{model.name}_group_columns"),
             "model_comment": comment_text(model.name)}
 
 
 def drop_groups(model: NaiveBayes) -> None:
     """Remove the per-group tables the model owns (an ordinary fit replacing a grouped one)."""
-    from . import ownership
-
     ownership.release(model, ownership.names(model.name, "groups"))
 
 
 def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
-    """The group columns of a per-group model; empty for an ordinary model."""
-    from . import ownership
+    """The group columns of a per-group model (from its spec); empty for an ordinary model."""
+    try:
+        groups = model.spec.groups
+    except NotFittedError:
+        return []
+    return [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
+            for name, sql_type in groups]
 
+
+def probe_groups(model: NaiveBayes) -> list[dict[str, Any]]:
+    """The group columns, from the group tables (for models written before the spec)."""
     if f"{model.name}_group_columns".lower() not in ownership.owned(model):
         return []  # no groups, or a relation of that name that is not this model's
     context = _group_context(model, group_tables(model, []))
@@ -99,21 +112,19 @@ def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
     if not exists[0][0]:
         return []
     rows = model._fetch("read_groups.sql", what="columns", **context)
-    return [{"name": name, "column": DUCKDB.ident(name), "type": sql_type}
+    return [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
             for name, sql_type in rows]
 
 
 def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     """A per-group fit inside the caller's transaction: one scan, then per-group and pooled
     statistics. Mirrors ``NaiveBayes._fit_in_transaction`` step by step."""
-    from .model import PILOT_ROWS, _describe_problems
-
     features, groups = spec["features"], spec["groups"]
     t = group_tables(model, groups)
     context = _group_context(model, t)
     if model.family.shifted:
         model._run("pilot.sql", source=src.sql, target=spec["target_sql"],
-                   features=features, rows=PILOT_ROWS)
+                   features=features, rows=model.family.pilot_rows)
         overall = model._fetch("pilot_overall.sql", features=features)[0]
         for f, shift in zip(features, overall):
             f["shift"] = float(shift)
@@ -121,7 +132,7 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     model._run("insert_features.sql", features=features)
     drop_groups(model)
     model._run("create_groups.sql", class_type=spec["target_type"], **context)
-    combined = DUCKDB.ident(f"__sqlnb_grouped_batch_{model.name}")
+    combined = model.dialect.ident(f"__sqlnb_grouped_batch_{model.name}")
     model._run("batch.sql", source=src.sql, target=spec["target_sql"],
                weight=spec["weight_sql"], features=features,
                batch_options=model.family.batch_options(), t={**t, "batch": combined})
@@ -130,7 +141,7 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
         raise EmptyInputError(f"the target column {spec['target']!r} has no labelled rows")
     problems = model._fetch("batch_checks.sql", features=features)
     if problems:
-        raise InvalidDataError(_describe_problems(problems))
+        raise InvalidDataError(describe_problems(problems))
     weighted = spec["weight"] is not None
     model._run("merge.sql", features=features, weighted=weighted, **context)
     model._run("drop_batch.sql", **context)
@@ -150,9 +161,10 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     model._run("params.sql", priors=priors, fit_prior=model.family.fit_prior(), **context)
     problems = model._fetch("checks.sql", features=features, **context)
     if problems:
-        raise InvalidDataError(_describe_problems(problems))
+        raise InvalidDataError(describe_problems(problems))
     model._run("merge.sql", features=features, weighted=weighted)
-    model._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
+    model._finish_fit(features, spec["target"], spec["target_type"], spec["weight"],
+                      kind={"groups": [[g["name"], g["type"]] for g in groups]})
 
 
 def group_models(model: NaiveBayes,
@@ -174,8 +186,6 @@ def group_models(model: NaiveBayes,
 
 
 GROUP_ALIAS = "__sqlnb_group"
-PARAMETERS = {"gaussian": ("theta", "var"), "categorical": ("unseen",),
-              "bernoulli": ("coef", "log_neg_prob"), "poisson": ("coef", "rate")}
 
 
 def group_parameter_table(model: NaiveBayes, row: str | None = None,
@@ -194,19 +204,17 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
     groups = compiled.get("groups")
     if not groups:
         return None
-    from .macros import with_chunks
-
     by_group = compiled["group_models"]
-    names = PARAMETERS.get(model.family.name, ("coef",))
+    names = model.family.scoring_parameters
 
     def slot(*parts: Any) -> str:
         return "__sqlnb_" + "_".join(str(p) for p in parts)
 
     def column(name: str) -> Expression:
-        return Expression(DUCKDB.column(GROUP_ALIAS, name))
+        return Expression(model.dialect.column(GROUP_ALIAS, name))
 
     def value(name: str) -> str:
-        return DUCKDB.column("source", name) if row is None else DUCKDB.field(row, name)
+        return model.dialect.column("source", name) if row is None else model.dialect.field(row, name)
 
     categories: dict[str, list[str]] = defaultdict(list)  # every category any group knows
     for models in by_group.values():
@@ -225,7 +233,7 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
             for name in names:
                 slots.append(slot(class_index, i, name))
                 term[name] = column(slots[-1])
-            if model.family.name == "categorical":
+            if model.family.per_category:
                 term["categories"] = []
                 for j, category in enumerate(categories[f["name"]]):
                     slots.append(slot(class_index, i, "v", j))
@@ -235,24 +243,24 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
             "constant": column(slot(class_index, "constant")), "terms": terms})
     rows = []
     for values, models in by_group.items():
-        literals = [DUCKDB.lit(v, g["type"]) for g, v in zip(groups, values)]
-        literals.append(DUCKDB.lit(True))
+        literals = [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)]
+        literals.append(model.dialect.lit(True))
         for _, label, _ in model._compile()["classes"]:
             class_model = models.get(label)
-            literals.append(DUCKDB.lit(None if class_model is None else class_model["constant"]))
+            literals.append(model.dialect.lit(None if class_model is None else class_model["constant"]))
             for i, f in enumerate(model.meta["features"]):
                 term = None if class_model is None else class_model["terms"][i]
                 for name in names:
-                    literals.append(DUCKDB.lit(None if term is None else term.get(name)))
-                if model.family.name == "categorical":
+                    literals.append(model.dialect.lit(None if term is None else term.get(name)))
+                if model.family.per_category:
                     known = dict(term.get("categories", [])) if term else {}
                     for category in categories[f["name"]]:
                         coef = None if term is None else known.get(category, term["unseen"])
-                        literals.append(DUCKDB.lit(coef))
+                        literals.append(model.dialect.lit(coef))
         rows.append(literals)
     return {
-        "columns": [g["column"] for g in groups] + [DUCKDB.ident(s) for s in slots],
-        "join": [(DUCKDB.column(GROUP_ALIAS, g["name"]), value(g["name"])) for g in groups],
+        "columns": [g["column"] for g in groups] + [model.dialect.ident(s) for s in slots],
+        "join": [(model.dialect.column(GROUP_ALIAS, g["name"]), value(g["name"])) for g in groups],
         "rows": rows,
         "matched": column("__sqlnb_matched"),
         "models": models_by_index,
@@ -267,8 +275,7 @@ def _terms(model: NaiveBayes, rows: list[tuple]) -> dict[int, dict]:
         class_index, feature = values[0], values[1]
         term = terms[class_index].setdefault(feature, {"name": feature})
         # e.g. bernoulli's log_neg_prob, poisson's rate after the coefficient
-        fill_term(term, model.family.name, values,
-                  PARAMETERS.get(model.family.name, ("coef",))[1:])
+        model.family.fill_term(term, values, model.family.scoring_parameters[1:])
     return terms
 
 

@@ -32,27 +32,20 @@ from typing import Any
 import duckdb
 
 from . import ownership
-from .dialect import DUCKDB
+from .dialect import Dialect
+from .engine import Engine, engine_for
 from .errors import (
     InvalidDataError,
     InvalidParameterError,
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
+    describe_problems,
 )
-from .families import INTEGER_TYPES, make_family
-from .model import NaiveBayes, _describe_problems, load
-from .source import Source, resolve
-from .templates import render
-from .transaction import refuse_open_transaction, transaction
+from .families import make_family
+from .model import NaiveBayes, load
+from .source import Source
 from .validation import check_labels, check_weights
-
-# Hyperparameters that change the statistics themselves (not only the derived parameters):
-# a model cannot continue with another value of them.
-STATISTICS_PARAMS = {"bernoulli": ("binarize",)}
-# The additive amount column of each family's feature_stats table.
-AMOUNT = {"gaussian": "weight"}
-FLOAT_TYPES = ("FLOAT", "REAL", "DOUBLE")
 
 
 # ---------------------------------------------------------------------- public API
@@ -113,23 +106,24 @@ def partial_fit_sparse(
 
     ``entries`` and ``rows`` are as in :meth:`NaiveBayes.fit_sparse`.
     """
-    refuse_open_transaction(model.con, "partial_fit" if sign > 0 else "forget")
+    model.engine.refuse_open_transaction("partial_fit" if sign > 0 else "forget")
     check_labels("classes", classes)
     check_labels("keep_classes", keep_classes)
-    if model.family.name not in ("multinomial", "complement", "bernoulli"):
+    if not model.family.sparse_input:
         raise InvalidParameterError(f"sparse input needs a count family, not {model.family.name}")
-    con = model.con
-    entries_src, rows_src = resolve(con, entries), resolve(con, rows)
+    engine = model.engine
+    entries_src, rows_src = engine.source(entries), engine.source(rows)
     try:
         for column in (row, target) + ((weight,) if weight else ()):
             if column not in rows_src.columns:
                 raise UnknownColumnError(f"column {column!r} is not in the rows table")
         if weight:
-            check_weights(con, rows_src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
-        stored = _stored(model)
+            check_weights(engine, rows_src.sql, model.dialect.ident(target), weight,
+                          model.dialect.ident(weight))
+        stored = stored_meta(model)
         if stored is None and sign < 0:
             raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
-        specs = [{"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
+        specs = [{"name": name, "column": model.dialect.ident(name), "alias": f"c{i}",
                   "type": "DOUBLE", "shift": 0.0, **extra}
                  for i, (name, extra) in
                  enumerate(zip(features, model.family.feature_options(len(features))))]
@@ -143,17 +137,17 @@ def partial_fit_sparse(
                 )
             _check_target_type(model, stored["target_type"], target_type)
             target_type = stored["target_type"]
-        with transaction(con, "partial_fit" if sign > 0 else "forget"):
+        with engine.transaction("partial_fit" if sign > 0 else "forget"):
             _prepare(model, specs, stored, classes, target_type)
             model._sparse_batch(entries_src, rows_src, row, target, weight)
             _check_declared(model, classes, target_type)
             model._run("merge_sparse.sql", sign=sign)
             if sign < 0:
                 _after_forget(model, target_type, keep_classes)
-            model._finish_fit(specs, target, target_type, weight)
+            model._finish_fit(specs, target, target_type, weight, kind={"input": "sparse"})
     finally:
-        entries_src.release(con)
-        rows_src.release(con)
+        engine.release(entries_src)
+        engine.release(rows_src)
         ownership.done(model)
     _invalidate(model)
     return model
@@ -172,9 +166,10 @@ def merge(
     The result equals the fit on the union of the models' training rows. If ``into`` is
     one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
     """
+    engine = engine_for(con)
     # Before any read: a failed statement would abort the caller's transaction.
-    refuse_open_transaction(con, "merge")
-    sources = [_open(con, m) for m in models]
+    engine.refuse_open_transaction("merge")
+    sources = [_open(engine, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
     for source in sources:
@@ -182,8 +177,8 @@ def merge(
     spec = sources[0].meta
     for other in sources[1:]:
         _check_same_spec(sources[0], other)
-    result = NaiveBayes(into, con=con, family=spec["family"], **spec["params"])
-    stored = _stored(result)
+    result = NaiveBayes(into, con=engine, family=spec["family"], **spec["params"])
+    stored = stored_meta(result)
     accumulate = stored is not None and any(_is(s, result) for s in sources)
     if accumulate and sum(_is(s, result) for s in sources) > 1:
         raise InvalidParameterError(
@@ -193,7 +188,7 @@ def merge(
     if accumulate:
         _check_same_spec(sources[0], result)
     try:
-        with transaction(con, "merge"):
+        with engine.transaction("merge"):
             ownership.claim(result, ownership.names(result.name, "base", "macros"))
             if not accumulate:
                 result._create_tables(spec["target_type"])
@@ -201,7 +196,10 @@ def merge(
             for source in sources:
                 if not (accumulate and _is(source, result)):
                     result._run("merge_model.sql", source=source.tables, sign=1)
-            result._finish_fit(spec["features"], spec["target"], spec["target_type"], None)
+            kind = sources[0].spec
+            result._finish_fit(spec["features"], spec["target"], spec["target_type"], None,
+                               kind={"input": kind.input,
+                                     "groups": [list(g) for g in kind.groups]})
     finally:
         ownership.done(result)
     _invalidate(result)
@@ -223,7 +221,7 @@ def _check_not_composite(model: NaiveBayes) -> None:
             "this is a text or long-input model: update it with partial_fit(..., text=...) "
             "or partial_fit_long; forget and merge are not available for it yet"
         )
-    if _stored(model) is not None and read_groups(model):
+    if stored_meta(model) is not None and read_groups(model):
         raise InvalidParameterError(
             "partial_fit, forget and merge are not available for per-group models "
             "(fit with group_by) yet; refit the model on all the data"
@@ -233,32 +231,32 @@ def _check_not_composite(model: NaiveBayes) -> None:
 def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None) -> NaiveBayes:
-    refuse_open_transaction(model.con, "partial_fit" if sign > 0 else "forget")
+    model.engine.refuse_open_transaction("partial_fit" if sign > 0 else "forget")
     check_labels("classes", classes)
     check_labels("keep_classes", keep_classes)
     _check_not_composite(model)
-    con = model.con
-    src = resolve(con, source)
+    engine = model.engine
+    src = engine.source(source)
     try:
-        stored = _stored(model)
+        stored = stored_meta(model)
         if stored is None and sign < 0:
             raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
         spec = _batch_spec(model, src, target, features, weight, stored)
         class_type = stored["target_type"] if stored else spec["target_type"]
         batch = spec["features"]
-        with transaction(con, "partial_fit" if sign > 0 else "forget"):
+        with engine.transaction("partial_fit" if sign > 0 else "forget"):
             _prepare(model, batch, stored, classes, class_type)
             model._scan_batch(src, spec)
             problems = model._fetch("batch_checks.sql", features=batch)
             if problems:
-                raise InvalidDataError(_describe_problems(problems))
+                raise InvalidDataError(describe_problems(problems))
             _check_declared(model, classes, class_type)
             model._run("merge.sql", features=batch, weighted=weight is not None, sign=sign)
             if sign < 0:
                 _after_forget(model, class_type, keep_classes)
             model._finish_fit(batch, spec["target"], class_type, weight)
     finally:
-        src.release(con)
+        engine.release(src)
         ownership.done(model)
     _invalidate(model)
     return model
@@ -290,7 +288,7 @@ def _check_declared(model: NaiveBayes, classes: list[Any] | None, class_type: st
 
 
 def _after_forget(model: NaiveBayes, class_type: str, keep: list[Any] | None) -> None:
-    amount = DUCKDB.ident(AMOUNT.get(model.family.name, "count"))
+    amount = model.dialect.ident(model.family.amount_column)
     negative = model._fetch("forget_checks.sql", amount=amount)
     if negative:
         cells = "; ".join(
@@ -311,7 +309,7 @@ def _after_forget(model: NaiveBayes, class_type: str, keep: list[Any] | None) ->
 
 
 # ---------------------------------------------------------------------- specifications
-def _stored(model: NaiveBayes) -> dict[str, Any] | None:
+def stored_meta(model: NaiveBayes) -> dict[str, Any] | None:
     """The model's metadata, or None when it has not been fitted."""
     _invalidate(model)
     try:
@@ -340,9 +338,9 @@ def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str]
     spec = model._fit_spec(src, target, features, weight)
     if stored is not None:
         _check_target_type(model, stored["target_type"], spec["target_type"])
-        if model.family.name == "categorical":
+        if model.family.per_category:
             for old, new in zip(stored["features"], spec["features"]):
-                if not _same_coding(old["type"], new["type"]):
+                if not _same_coding(old["type"], new["type"], model.dialect):
                     raise InvalidDataError(
                         f"feature {old['name']!r} was {old['type']} in model {model.name!r} "
                         f"but is {new['type']} in the batch"
@@ -357,7 +355,7 @@ def _check_continuation(model: NaiveBayes, stored: dict[str, Any]) -> None:
             f"model {model.name!r} is a {stored['family']} model, not {model.family.name}; "
             "use sqlnb.load() to continue it"
         )
-    for key in STATISTICS_PARAMS.get(model.family.name, ()):
+    for key in model.family.statistics_params:
         if stored["params"].get(key) != model.family.params.get(key):
             raise InvalidParameterError(
                 f"model {model.name!r} was fitted with {key}={stored['params'].get(key)!r}; "
@@ -365,25 +363,24 @@ def _check_continuation(model: NaiveBayes, stored: dict[str, Any]) -> None:
             )
 
 
-def _kind(sql_type: str) -> str:
-    upper = sql_type.upper()
-    if upper in INTEGER_TYPES:
-        return "integer"
-    if upper in FLOAT_TYPES or upper.startswith("DECIMAL"):
-        return "float"
-    return upper
+def _kind(sql_type: str, dialect: Dialect) -> str:
+    """Target types that hold the same labels: integers, numbers, else the very type."""
+    kind = dialect.kind(sql_type)
+    if kind in ("integer", "float", "decimal"):
+        return "integer" if kind == "integer" else "float"
+    return sql_type.upper()
 
 
 def _check_target_type(model: NaiveBayes, stored: str, batch: str) -> None:
-    if _kind(stored) != _kind(batch):
+    if _kind(stored, model.dialect) != _kind(batch, model.dialect):
         raise InvalidDataError(
             f"the target of model {model.name!r} has type {stored}; the batch's target is {batch}"
         )
 
 
-def _same_coding(stored: str, batch: str) -> bool:
+def _same_coding(stored: str, batch: str, dialect: Dialect) -> bool:
     """Categorical values are compared as text: integer codes, or the very same type."""
-    both_integer = stored.upper() in INTEGER_TYPES and batch.upper() in INTEGER_TYPES
+    both_integer = dialect.kind(stored) == "integer" == dialect.kind(batch)
     return both_integer or stored.upper() == batch.upper()
 
 
@@ -392,7 +389,7 @@ def _plain(values: Any) -> list[Any]:
 
 
 # ---------------------------------------------------------------------- model merge
-def _open(con: duckdb.DuckDBPyConnection, model: Any) -> NaiveBayes:
+def _open(engine: Engine, model: Any) -> NaiveBayes:
     """A model object for a name (possibly ``alias.name`` in an attached database)."""
     if isinstance(model, NaiveBayes):
         _invalidate(model)
@@ -401,16 +398,15 @@ def _open(con: duckdb.DuckDBPyConnection, model: Any) -> NaiveBayes:
     if not isinstance(model, str) or not model:
         raise InvalidParameterError(f"a model must be a NaiveBayes or a name, got {model!r}")
     catalog, _, name = model.partition(".")
-    if name and catalog in {r[0] for r in con.execute(render("attached_databases.sql"))
-                            .fetchall()}:
-        return AttachedModel(con, catalog, name)
-    return load(con, model)
+    if name and catalog in {r[0] for r in engine.fetch(engine.render("attached_databases.sql"))}:
+        return AttachedModel(engine, catalog, name)
+    return load(engine, model)
 
 
 class AttachedModel(NaiveBayes):
     """A model whose tables live in another catalog (a database attached as ``catalog``)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, catalog: str, name: str) -> None:
+    def __init__(self, con: Engine, catalog: str, name: str) -> None:
         super().__init__(name, con=con)
         self.catalog = catalog
         try:
@@ -423,7 +419,7 @@ class AttachedModel(NaiveBayes):
     @property
     def tables(self) -> dict[str, str]:
         local = super().tables
-        return {role: f"{DUCKDB.ident(self.catalog)}.{name}" for role, name in local.items()}
+        return {role: f"{self.dialect.ident(self.catalog)}.{name}" for role, name in local.items()}
 
 
 def _is(a: NaiveBayes, b: NaiveBayes) -> bool:
@@ -442,7 +438,7 @@ def _check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:
     fb = b._fetch("model_features.sql", source=b.tables)
     if [(r[0], r[2], r[3], r[4]) for r in fa] != [(r[0], r[2], r[3], r[4]) for r in fb]:
         problems.append(f"features {[r[0] for r in fa]} vs {[r[0] for r in fb]}")
-    if _kind(ma["target_type"]) != _kind(mb["target_type"]):
+    if _kind(ma["target_type"], a.dialect) != _kind(mb["target_type"], a.dialect):
         problems.append(f"target type {ma['target_type']} vs {mb['target_type']}")
     if problems:
         raise InvalidParameterError(

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .dialect import DUCKDB
+from . import ownership
 from .errors import InvalidParameterError
-from .templates import render
+from .grouping import group_parameter_table
+from .scoring import CHUNK_TERMS, comment_text, with_chunks
+from .version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -48,8 +50,8 @@ def macro_names(name: str) -> dict[str, str]:
     return {role: f"{name}_{suffixes.get(role, role)}" for role in MACRO_ROLES}
 
 
-def _quoted_macro_names(name: str) -> dict[str, str]:
-    return {role: DUCKDB.ident(macro) for role, macro in macro_names(name).items()}
+def _quoted_macro_names(model: NaiveBayes) -> dict[str, str]:
+    return {role: model.dialect.ident(macro) for role, macro in macro_names(model.name).items()}
 
 
 def with_columns(c: dict[str, Any], columns: dict[str, str] | None) -> dict[str, Any]:
@@ -83,43 +85,18 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
         terms = c["terms"]
         parts = c.get("parts")
         if row is not None:
-            terms = [{**term, "column": DUCKDB.field(row, term["name"])} for term in terms]
+            terms = [{**term, "column": model.dialect.field(row, term["name"])} for term in terms]
             if parts:  # a mixed model: each part's terms read the row's fields too
                 parts = [{**part, "c": {**part["c"], "terms": [
-                    {**term, "column": DUCKDB.field(row, term["name"])}
+                    {**term, "column": model.dialect.field(row, term["name"])}
                     for term in part["c"]["terms"]]}} for part in parts]
         key = str(c["label_value"])
-        output = None if output_prefix is None else DUCKDB.ident(f"{output_prefix}{key}")
+        output = None if output_prefix is None else model.dialect.ident(f"{output_prefix}{key}")
         extra = {"parts": parts} if parts else {}
         classes.append(with_chunks({**c, **extra, "terms": terms, "key": key, "output": output,
                                     "comment": comment_text(key), "group_model": None,
                                     "matched": None}))
     return classes
-
-
-# Terms summed in one flat chain; longer sums are split into chunks. DuckDB's planner slows
-# down sharply on long chains of `+` (its common-subexpression pass dominates) and refuses
-# depth > 1000. Measured (50k rows x 200 features x 5 classes, Gaussian predict): one chain
-# 5.8 s, a balanced tree 2.3 s, chunks of 50 terms 1.4 s.
-CHUNK_TERMS = 50
-
-
-def with_chunks(model: dict[str, Any]) -> dict[str, Any]:
-    """``model`` (a constant and scoring terms) with ``chunks``: the same sum split into
-    pieces of at most ``CHUNK_TERMS`` terms, the constant in the first. A model of up to
-    ``CHUNK_TERMS`` features has one chunk: the same expression as ``predict``'s."""
-    if model.get("parts"):  # a mixed model sums its parts; each part is one chunk of terms
-        return {**model, "chunks": [model]}
-    terms = model["terms"]
-    chunks = [{"constant": model["constant"] if i == 0 else 0.0,
-               "terms": terms[i:i + CHUNK_TERMS]}
-              for i in range(0, max(len(terms), 1), CHUNK_TERMS)]
-    return {**model, "chunks": chunks}
-
-
-def comment_text(text: str) -> str:
-    """``text`` made safe for a SQL comment (see ``Dialect.comment``)."""
-    return DUCKDB.comment(text)
 
 
 def create_macros(model: NaiveBayes) -> None:
@@ -128,8 +105,6 @@ def create_macros(model: NaiveBayes) -> None:
     Called at the end of every fit, inside the fit's transaction, so the macros always
     agree with the statistics tables: both commit or roll back together.
     """
-    from .grouping import group_parameter_table
-
     model._meta = None
     model._compiled = None
     try:
@@ -140,7 +115,7 @@ def create_macros(model: NaiveBayes) -> None:
         group_table = group_parameter_table(model, row=row) if grouped else None
         keys = [c["key"].lower() for c in classes]
         clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
-        model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model.name),
+        model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model),
                    key_clash=_key_clash_message(model.name, clash) if clash else None,
                    row=row, row_once=row == ROW_ONCE,
                    grouped_model=group_table is not None, group_table=group_table,
@@ -161,8 +136,6 @@ def _key_clash_message(name: str, labels: list[str]) -> str:
 
 def drop_macros(model: NaiveBayes) -> None:
     """Remove the scoring macros the model owns (a text model has none)."""
-    from . import ownership
-
     ownership.release(model, list(macro_names(model.name).values()))
 
 
@@ -192,8 +165,6 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
 
     ``columns`` maps feature names to the SQL expressions that read them (default: the
     source's columns of those names)."""
-    from .grouping import group_parameter_table
-
     meta = model.meta
     group_table = group_parameter_table(model, columns=columns)
     classes = compiled_classes(model, output_prefix=output_prefix, columns=columns)
@@ -201,7 +172,7 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
         for c in classes:
             c["group_model"] = group_table["models"][c["index"]]
             c["matched"] = group_table["matched"]
-    return render(
+    return model.engine.render(
         "standalone_score.sql",
         **model._context(
             source=source_sql,
@@ -210,7 +181,7 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
             classes=classes,
             grouped_model=group_table is not None,
             group_table=group_table,
-            prediction=DUCKDB.ident(prediction),
+            prediction=model.dialect.ident(prediction),
             n_features=len(meta["features"]),
             fitted_at=str(meta["fitted_at"])[:19],
             version=_version(),
@@ -219,6 +190,8 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
 
 
 def _version() -> str:
-    from . import __version__
-
     return __version__
+
+
+__all__ = ["CHUNK_TERMS", "comment_text", "compiled_classes", "create_macros", "drop_macros",
+           "macro_names", "scoring_sql", "to_sql", "with_chunks"]

@@ -20,11 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from .dialect import DUCKDB
+from .engine import Engine, engine_for
 from .errors import UnknownColumnError
-from .source import resolve
-from .templates import render
-from .transaction import transaction
 from .validation import check_output_clashes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,17 +49,18 @@ def evaluate(
     ``labels`` (sorted), per-label lists ``precision``, ``recall``, ``f1`` and ``support``,
     and ``confusion_matrix`` (rows: true label, columns: predicted label, as scikit-learn).
     """
-    src = resolve(con, predictions)
+    engine = engine_for(con)
+    d = engine.dialect
+    src = engine.source(predictions)
     try:
         for column in [target, prediction, *(proba or {}).values()]:
             if column not in src.columns:
                 raise UnknownColumnError(f"column {column!r} is not in the predictions")
-        probas = [{"label": DUCKDB.lit(label), "column": DUCKDB.ident(column)}
+        probas = [{"label": d.lit(label), "column": d.ident(column)}
                   for label, column in (proba or {}).items()]
-        return _metrics(con, src.sql, None, DUCKDB.ident(target), DUCKDB.ident(prediction),
-                        probas)
+        return _metrics(engine, src.sql, None, d.ident(target), d.ident(prediction), probas)
     finally:
-        src.release(con)
+        engine.release(src)
 
 
 def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) -> dict[str, Any]:
@@ -70,7 +68,8 @@ def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) ->
     from .macros import compiled_classes, scoring_sql
 
     target = model.target if target is None else target
-    src = resolve(model.con, source)
+    engine, d = model.engine, model.dialect
+    src = engine.source(source)
     try:
         if target not in src.columns:
             raise UnknownColumnError(f"target column {target!r} is not in the source")
@@ -85,25 +84,25 @@ def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) ->
                              columns=model._coerced_columns(src))
         probas = [{"label": c["label"], "column": c["output"]}
                   for c in compiled_classes(model, output_prefix="__sqlnb_proba_")]
-        return _metrics(model.con, DUCKDB.ident("scored"), scored, DUCKDB.ident(target),
-                        DUCKDB.ident(prediction), probas)
+        return _metrics(engine, d.ident("scored"), scored, d.ident(target),
+                        d.ident(prediction), probas)
     finally:
-        src.release(model.con)
+        engine.release(src)
 
 
-def _metrics(con: duckdb.DuckDBPyConnection, relation: str, scoring: str | None, target: str,
+def _metrics(engine: Engine, relation: str, scoring: str | None, target: str,
              prediction: str, probas: list[dict[str, str]]) -> dict[str, Any]:
-    confusion = DUCKDB.ident(f"__sqlnb_confusion_{os.getpid()}_{next(_counter)}")
+    confusion = engine.dialect.ident(f"__sqlnb_confusion_{os.getpid()}_{next(_counter)}")
     context = {"relation": relation, "scoring": scoring, "target": target, "prediction": prediction,
                "probas": probas, "eps": EPS, "confusion": confusion}
     # A scratch table, dropped at the end: inside a caller's transaction it simply joins it.
-    with transaction(con, "evaluate", join=True):
-        con.execute(render("evaluate_confusion.sql", **context))
-        n, accuracy, macro_f1, weighted_f1, log_loss = con.execute(
-            render("evaluate.sql", what="summary", **context)).fetchall()[0]
-        classes = con.execute(render("evaluate.sql", what="classes", **context)).fetchall()
-        cells = con.execute(render("evaluate.sql", what="confusion", **context)).fetchall()
-        con.execute(render("drop_confusion.sql", **context))
+    with engine.transaction("evaluate", join=True):
+        engine.execute(engine.render("evaluate_confusion.sql", **context))
+        n, accuracy, macro_f1, weighted_f1, log_loss = engine.fetch(
+            engine.render("evaluate.sql", what="summary", **context))[0]
+        classes = engine.fetch(engine.render("evaluate.sql", what="classes", **context))
+        cells = engine.fetch(engine.render("evaluate.sql", what="confusion", **context))
+        engine.execute(engine.render("drop_confusion.sql", **context))
     labels = [row[0] for row in classes]
     k = len(labels)
     matrix = [[cells[i * k + j][2] for j in range(k)] for i in range(k)]

@@ -25,40 +25,38 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from .dialect import Dialect
 from .errors import SkippedRowsWarning
-
-FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
-PROPAGATING = ("gaussian", "multinomial", "complement", "poisson")
-
-
-def is_float(sql_type: str | None) -> bool:
-    return sql_type is not None and sql_type.upper() in FLOAT_TYPES
+from .families import FAMILIES
 
 
 def set_guards(features: list[dict[str, Any]], family_of: Callable[[dict], str],
-               cautious: bool) -> None:
+               cautious: bool, dialect: Dialect) -> None:
     """Flag the floating-point features whose values get the NaN test."""
     for f in features:
-        f["guard"] = is_float(f["type"]) and (cautious or family_of(f) not in PROPAGATING)
+        f["guard"] = (dialect.kind(f["type"]) == "float"
+                      and (cautious or not FAMILIES[family_of(f)].propagates_nan))
 
 
 def scan_batch(run_batch: Callable[[], Any], fetch: Callable[..., list[tuple]],
-         features: list[dict[str, Any]], family_of: Callable[[dict], str]) -> None:
+               features: list[dict[str, Any]], family_of: Callable[[dict], str],
+               dialect: Dialect) -> None:
     """Run the batch query; run it again with NaN tests if a raw sum came out non-finite."""
-    set_guards(features, family_of, cautious=False)
+    set_guards(features, family_of, cautious=False, dialect=dialect)
     run_batch()
     checks = [{"name": f["name"],
-               "column": f["alias"] + ("_s1" if family_of(f) == "gaussian" else "_s")}
-              for f in features if is_float(f["type"]) and not f["guard"]]
+               "column": f["alias"] + FAMILIES[family_of(f)].sum_suffix}
+              for f in features if dialect.kind(f["type"]) == "float" and not f["guard"]]
     if checks and fetch("batch_nan.sql", checks=checks):
-        set_guards(features, family_of, cautious=True)
+        set_guards(features, family_of, cautious=True, dialect=dialect)
         run_batch()
 
 
 def _plain_terms(terms: list[dict[str, Any]]) -> bool:
     changed = False
     for term in terms:
-        if term.get("guard") and term.get("family") in PROPAGATING:
+        family = FAMILIES.get(term.get("family", ""))
+        if term.get("guard") and family is not None and family.propagates_nan:
             term["guard"] = False
             changed = True
     return changed

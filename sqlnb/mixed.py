@@ -37,34 +37,34 @@ import numbers
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import __version__, missing, ownership
-from .dialect import DUCKDB
+from . import missing, ownership
+from .dialect import DUCKDB, Dialect
 from .errors import (
     EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
     UnknownColumnError,
+    describe_problems,
 )
 from .families import (
     FAMILIES,
-    INTEGER_TYPES,
     MAX_CATEGORIES,
     MISSING_MODES,
+    PART_FAMILIES,
     UNSEEN_MODES,
     Family,
-    _as_float_list,
+    as_float_list,
     make_family,
 )
-from .templates import render
+from .macros import create_macros
+from .spec import jsonable
 from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options
+from .version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
     from .source import Source
 
-# The families a column of a mixed model can have, in the order the parts are fitted.
-# Complement naive Bayes is left out: its per-class terms are not a likelihood.
-PART_FAMILIES = ("gaussian", "bernoulli", "categorical", "multinomial", "poisson")
 INTEGER_CHOICES = ("gaussian", "poisson", "categorical")
 
 # Which of the mixed model's hyperparameters each part's family receives.
@@ -85,18 +85,18 @@ def drop_parts(model: NaiveBayes) -> None:
                       + ownership.names(model.name, "parts"))
 
 
-def family_for_type(sql_type: str, integers: str = "gaussian") -> str | None:
-    """The family ``family="auto"`` gives a column of DuckDB type ``sql_type`` (or None)."""
-    upper = sql_type.upper()
-    if upper in missing.FLOAT_TYPES or upper.startswith("DECIMAL"):
-        return "gaussian"
-    if upper == "BOOLEAN":
-        return "bernoulli"
-    if upper in INTEGER_TYPES:
+# The family of each kind of column type (see ``Dialect.kind``); integers are a setting.
+KIND_FAMILIES = {"float": "gaussian", "decimal": "gaussian", "bool": "bernoulli",
+                 "text": "categorical", "enum": "categorical"}
+
+
+def family_for_type(sql_type: str, integers: str = "gaussian",
+                    dialect: Dialect = DUCKDB) -> str | None:
+    """The family ``family="auto"`` gives a column of type ``sql_type`` (or None)."""
+    kind = dialect.kind(sql_type)
+    if kind == "integer":
         return integers
-    if upper == "VARCHAR" or upper.startswith(("VARCHAR(", "ENUM(")):
-        return "categorical"
-    return None
+    return KIND_FAMILIES.get(kind)
 
 
 class Mixed(Family):
@@ -178,7 +178,7 @@ class Mixed(Family):
         if self.params["missing"] not in MISSING_MODES:
             raise InvalidParameterError("missing must be 'ignore' or 'error'")
         prior = self.params["class_prior"]
-        if prior is not None and any(v < 0 for v in _as_float_list(prior, "class_prior")):
+        if prior is not None and any(v < 0 for v in as_float_list(prior, "class_prior")):
             raise InvalidParameterError("class_prior must be non-negative")
         for family in PART_FAMILIES:  # each part's own checks (var_smoothing, binarize…)
             self.part_family(family)
@@ -189,19 +189,19 @@ class Mixed(Family):
 
     def prior_list(self) -> list[float] | None:
         prior = self.params["class_prior"]
-        return None if prior is None else _as_float_list(prior, "class_prior")
+        return None if prior is None else as_float_list(prior, "class_prior")
 
     def fit_prior(self) -> bool:
         return bool(self.params["fit_prior"])
 
-    def family_of(self, name: str, sql_type: str) -> str:
+    def family_of(self, name: str, sql_type: str, dialect: Dialect = DUCKDB) -> str:
         """The family of column ``name``: as fitted, as overridden, or from its type."""
         if name in self.assigned:
             return self.assigned[name]
         overrides = self.params["families"] or {}
         if name in overrides:
             return overrides[name]
-        family = family_for_type(sql_type, self.params["integers"])
+        family = family_for_type(sql_type, self.params["integers"], dialect)
         if family is None:
             raise InvalidDataError(
                 f"feature {name!r} has type {sql_type}, which family='auto' does not map to a "
@@ -209,17 +209,18 @@ class Mixed(Family):
             )
         return family
 
-    def check_feature_type(self, name: str, sql_type: str) -> None:
-        self.part_family(self.family_of(name, sql_type)).check_feature_type(name, sql_type)
+    def check_feature_type(self, name: str, sql_type: str, dialect: Dialect) -> None:
+        family = self.part_family(self.family_of(name, sql_type, dialect))
+        family.check_feature_type(name, sql_type, dialect)
 
-    def assign(self, types: dict[str, str]) -> dict[str, str]:
+    def assign(self, types: dict[str, str], dialect: Dialect = DUCKDB) -> dict[str, str]:
         """Each feature's family, for a fit on columns of these types."""
         overrides = self.params["families"] or {}
         unknown = [c for c in overrides if c not in types]
         if unknown:
             raise UnknownColumnError(f"families names column(s) that are not features: {unknown}")
         self.assigned = {}
-        return {name: self.family_of(name, sql_type) for name, sql_type in types.items()}
+        return {name: self.family_of(name, sql_type, dialect) for name, sql_type in types.items()}
 
 
 FAMILIES[Mixed.name] = Mixed
@@ -236,10 +237,10 @@ def _parts(model: NaiveBayes, features: list[dict[str, Any]],
             continue
         sub = model.family.part_family(family)
         t = dict(model.tables)
-        t["feature_stats"] = DUCKDB.ident(f"{model.name}_{family}_stats")
-        t["feature_params"] = DUCKDB.ident(f"{model.name}_{family}_params")
-        if family == "categorical":  # the other parts share one batch table (one scan)
-            t["batch"] = DUCKDB.ident(f"__sqlnb_batch_{model.name}_{family}")
+        t["feature_stats"] = model.dialect.ident(f"{model.name}_{family}_stats")
+        t["feature_params"] = model.dialect.ident(f"{model.name}_{family}_params")
+        if sub.long_batch:  # the other parts share one batch table (one scan)
+            t["batch"] = model.dialect.ident(f"__sqlnb_batch_{model.name}_{family}")
         parts.append({"family": family, "sub": sub, "features": members, "t": t})
     return parts
 
@@ -260,16 +261,12 @@ def _context(model: NaiveBayes, part: dict[str, Any], **extra: Any) -> dict[str,
     }
 
 
-def _run(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any):
-    return model.con.execute(render(template, **_context(model, part, **extra)))
+def _run(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> None:
+    model.engine.execute(model.engine.render(template, **_context(model, part, **extra)))
 
 
 def _fetch(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> list[tuple]:
-    return _run(model, part, template, **extra).fetchall()
-
-
-def _problems(problems: list[tuple]) -> str:
-    return "cannot fit: " + "; ".join(f"feature {f!r} {p}" for f, p in problems)
+    return model.engine.fetch(model.engine.render(template, **_context(model, part, **extra)))
 
 
 # ---------------------------------------------------------------------- fit
@@ -283,18 +280,18 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
     """
     family: Mixed = model.family
     features = spec["features"]
-    family_of = family.assign({f["name"]: f["type"] for f in features})
+    family_of = family.assign({f["name"]: f["type"] for f in features}, model.dialect)
     parts = _parts(model, features, family_of)
     for part in parts:
         options = part["sub"].feature_options(len(part["features"]))
         for f, extra in zip(part["features"], options):
             f.update(extra)
             f["family"] = part["family"]
-            if part["family"] == "categorical":
-                f["coding"] = part["sub"].coding(f["name"], f["type"])
+            if part["sub"].per_category:
+                f["coding"] = part["sub"].coding(f["name"], f["type"], model.dialect)
     first = parts[0]
     for part in parts:
-        if part["family"] == "gaussian":
+        if part["sub"].shifted:
             _run(model, part, "pilot.sql", source=src.sql, target=spec["target_sql"],
                  features=part["features"], rows=pilot_rows)
             overall = _fetch(model, part, "pilot_overall.sql", features=part["features"])[0]
@@ -317,7 +314,7 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
             raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
         problems += _fetch(model, part, "batch_checks.sql", features=part["features"])
     if problems:
-        raise InvalidDataError(_problems(problems))
+        raise InvalidDataError(describe_problems(problems))
     weighted = spec["weight"] is not None
     _run(model, first, "merge.sql", features=first["features"], weighted=weighted)
     for part in parts[1:]:
@@ -338,25 +335,23 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
     for part in parts:
         problems += _fetch(model, part, "checks.sql", features=part["features"])
     if problems:
-        raise InvalidDataError(_problems(problems))
-    from .model import _jsonable  # model imports this module: import when fitting
-
+        raise InvalidDataError(describe_problems(problems))
     model._run(
         "write_meta.sql",
         schema_version=schema_version,
-        params_json=json.dumps(_jsonable(family.params)),
+        params_json=json.dumps(jsonable(family.params)),
         target=spec["target"],
         target_type=spec["target_type"],
         weight=spec["weight"],
         features_json=json.dumps([{"name": f["name"], "type": f["type"], "family": f["family"]}
                                   for f in features]),
+        spec_json=json.dumps({"input": "columns", "parts": [p["family"] for p in parts],
+                              "groups": []}),
         version=__version__,
         relations_json=ownership.relations_json(model),
     )
     family.assigned = dict(family_of)
     if getattr(model, "sql_macros", True):  # the macros join the fit's transaction
-        from .macros import create_macros
-
         model._meta, model._compiled = None, None
         create_macros(model)
 
@@ -365,18 +360,18 @@ def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],
            parts: list[dict[str, Any]]) -> None:
     """The batch tables: one scan for the column-wise parts, one for the categorical part."""
     for part in parts:
-        if part["family"] == "categorical":
+        if part["sub"].long_batch:
             _run(model, part, "batch.sql", source=src.sql, target=spec["target_sql"],
                  weight=spec["weight_sql"], features=part["features"],
                  batch_options=part["sub"].batch_options())
-    wide = [part for part in parts if part["family"] != "categorical"]
+    wide = [part for part in parts if not part["sub"].long_batch]
     if wide:
         def run_batch() -> None:
             model._run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
                        weight=spec["weight_sql"], parts=_wide_columns(wide, spec))
 
         missing.scan_batch(run_batch, model._fetch, [f for part in wide for f in part["features"]],
-                           lambda f: f["family"])
+                           lambda f: f["family"], model.dialect)
 
 
 def _wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -384,7 +379,7 @@ def _wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dic
     end without a comma). The others' columns are qualified with the source's alias."""
     columns = []
     for part in parts:
-        if part["family"] == "gaussian":  # its columns qualify themselves with __src
+        if part["sub"].shifted:  # its columns qualify themselves with __src
             columns.append({"template": part["sub"].template, "features": part["features"],
                             "weight": spec["weight_sql"], "options": {}})
         else:
@@ -400,22 +395,16 @@ def _terms(model: NaiveBayes, part: dict[str, Any],
            types: dict[str, str]) -> dict[int, dict[str, dict[str, Any]]]:
     """Each class's scoring terms of one part, read from the part's parameter view."""
     terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-    cursor = _run(model, part, "read_params.sql", what="terms")
-    names = [d[0] for d in cursor.description]
-    for row in cursor.fetchall():
+    names, rows = model.engine.fetch_with_names(
+        model.engine.render("read_params.sql", **_context(model, part, what="terms")))
+    for row in rows:
         class_index, feature = row[0], row[1]
         term = terms[class_index].setdefault(
-            feature, {"name": feature, "column": DUCKDB.ident(feature),
-                      "family": part["family"], "guard": missing.is_float(types[feature])}
+            feature, {"name": feature, "column": model.dialect.ident(feature),
+                      "family": part["family"],
+                      "guard": model.dialect.kind(types[feature]) == "float"}
         )
-        if part["family"] == "categorical":
-            category, coef = row[2], row[3]
-            if category is None:
-                term["unseen"] = coef
-            else:
-                term.setdefault("categories", []).append((category, coef))
-        else:
-            term.update(zip(names[2:], row[2:]))
+        part["sub"].fill_term(term, row, names[3:])
     return terms
 
 
@@ -442,7 +431,7 @@ def compile_mixed(model: NaiveBayes) -> dict[str, Any]:
         compiled.append({
             "index": class_index,
             "label_value": label,
-            "label": DUCKDB.lit(label, meta["target_type"]),
+            "label": model.dialect.lit(label, meta["target_type"]),
             "constant": constant,
             "terms": [],
             "parts": [
@@ -454,7 +443,7 @@ def compile_mixed(model: NaiveBayes) -> dict[str, Any]:
                 }
                 for part, terms in zip(parts, part_terms)
             ],
-            "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
+            "jll": model.dialect.ident(f"__sqlnb_jll_{class_index}"),
         })
         compiled[-1]["chunks"] = [compiled[-1]]  # score.sql sums chunks; parts are one
     return {"classes": classes, "compiled": compiled}

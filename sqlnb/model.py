@@ -14,16 +14,16 @@
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from collections import defaultdict
 from typing import Any
 
 import duckdb
 
-from . import __version__, grouping, macros, mixed, ownership
+from . import grouping, macros, mixed, ownership
 from . import scoring as scoring_strategies
-from .dialect import DUCKDB
+from .dialect import Dialect
+from .engine import Engine, engine_for
 from .errors import (
     CoercedValuesWarning,
     EmptyInputError,
@@ -33,15 +33,14 @@ from .errors import (
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
-    first_few,
+    describe_problems,
 )
-from .families import Family, fill_term, is_numeric, make_family
-from .missing import is_float, plain_classes, report_skipped, scan_batch
+from .families import FAMILIES, Family, Gaussian, make_family
+from .missing import plain_classes, report_skipped, scan_batch
 from .progress import tracked
-from .reads import read_snapshot
-from .source import Source, resolve
-from .templates import render
-from .transaction import refuse_open_transaction, transaction
+from .scoring import comment_text, with_chunks
+from .source import Source
+from .spec import SCHEMA_VERSION, ModelSpec, jsonable, newer_schema_error
 from .validation import (
     check_flag,
     check_label_type,
@@ -50,16 +49,11 @@ from .validation import (
     check_weight_type,
     check_weights,
 )
+from .version import __version__
 
-SCHEMA_VERSION = 2  # 2: the meta row lists the relations the model owns
-PILOT_ROWS = 2048  # rows looked at to choose the shift of Gaussian sums
+PILOT_ROWS = Gaussian.pilot_rows  # rows looked at to choose the shift of Gaussian sums
 
-OUTPUTS = {
-    "predict": None,
-    "proba": "proba_",
-    "log_proba": "log_proba_",
-    "joint": "jll_",
-}
+OUTPUTS = scoring_strategies.OUTPUTS
 
 
 class NaiveBayes:
@@ -104,7 +98,7 @@ class NaiveBayes:
         if not isinstance(name, str) or not name:
             raise InvalidParameterError("a model needs a non-empty name")
         self.name = name
-        self.con = duckdb.connect() if con is None else check_connection(con)
+        self.engine: Engine = engine_for(con)
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
@@ -112,8 +106,19 @@ class NaiveBayes:
         self.progress = check_flag("progress", progress)
         self.scoring = scoring_strategies.check_strategy(scoring)
         self._term_input: tuple | None = None
+        self._spec: tuple[dict[str, Any], ModelSpec] | None = None
         self._owned: set[str] | None = None  # see sqlnb/ownership.py
         self._needed: list[str] | None = None
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The DuckDB connection the model lives in."""
+        return self.engine.connection
+
+    @property
+    def dialect(self) -> Dialect:
+        """How the model's engine spells SQL."""
+        return self.engine.dialect
 
     # ------------------------------------------------------------------ naming
     @property
@@ -121,13 +126,13 @@ class NaiveBayes:
         """The model's relations, by role, already quoted for SQL."""
         roles = ("meta", "class_stats", "features", "feature_stats", "class_params",
                  "feature_params")
-        names = {role: DUCKDB.ident(f"{self.name}_{role}") for role in roles}
-        names["batch"] = DUCKDB.ident(f"__sqlnb_batch_{self.name}")
-        names["shifts"] = DUCKDB.ident(f"__sqlnb_shifts_{self.name}")
+        names = {role: self.dialect.ident(f"{self.name}_{role}") for role in roles}
+        names["batch"] = self.dialect.ident(f"__sqlnb_batch_{self.name}")
+        names["shifts"] = self.dialect.ident(f"__sqlnb_shifts_{self.name}")
         # term models (text and long input): see sqlnb/text.py
-        names["analyzer"] = DUCKDB.ident(f"{self.name}_analyzer")
-        names["vocabulary"] = DUCKDB.ident(f"{self.name}_vocabulary")
-        names["terms"] = DUCKDB.ident(f"__sqlnb_terms_{self.name}")
+        names["analyzer"] = self.dialect.ident(f"{self.name}_analyzer")
+        names["vocabulary"] = self.dialect.ident(f"{self.name}_vocabulary")
+        names["terms"] = self.dialect.ident(f"__sqlnb_terms_{self.name}")
         return names
 
     @property
@@ -150,11 +155,15 @@ class NaiveBayes:
             **extra,
         }
 
-    def _run(self, template: str, **context: Any) -> duckdb.DuckDBPyConnection:
-        return self.con.execute(render(template, **self._context(**context)))
+    def _run(self, template: str, **context: Any) -> None:
+        self.engine.execute(self.engine.render(template, **self._context(**context)))
 
     def _fetch(self, template: str, **context: Any) -> list[tuple]:
-        return self._run(template, **context).fetchall()
+        return self.engine.fetch(self.engine.render(template, **self._context(**context)))
+
+    def _fetch_with_names(self, template: str, **context: Any) -> tuple[list[str], list[tuple]]:
+        return self.engine.fetch_with_names(
+            self.engine.render(template, **self._context(**context)))
 
     # ------------------------------------------------------------------ fitting
     @tracked("fit")
@@ -202,19 +211,19 @@ class NaiveBayes:
                 "per group (e.g. on a view filtered to that group), or give every column "
                 "one family"
             )
-        refuse_open_transaction(self.con, "fit")  # before any read that could fail
-        src = resolve(self.con, source)
+        self.engine.refuse_open_transaction("fit")  # before any read that could fail
+        src = self.engine.source(source)
         if self.family.composite:
             self.family.assigned = {}  # the columns' families come from this source
         try:
             spec = self._fit_spec(src, target, features, weight, group_by)
-            with transaction(self.con, "fit"):
+            with self.engine.transaction("fit"):
                 self._fit_in_transaction(src, spec)
                 # counted before COMMIT, so nothing can fail once the new model is committed
                 n_rows, n_labelled = self._fetch("source_info.sql", source=src.sql,
                                                  target=spec["target_sql"])[0]
         finally:
-            src.release(self.con)
+            self.engine.release(src)
             ownership.done(self)
         self._meta = None
         self._compiled = None
@@ -283,8 +292,8 @@ class NaiveBayes:
         if weight is not None:
             if weight not in columns:
                 raise UnknownColumnError(f"weight column {weight!r} is not in the source")
-            check_weight_type(weight, columns[weight])
-        check_label_type(target, columns[target])
+            check_weight_type(weight, columns[weight], self.dialect)
+        check_label_type(target, columns[target], self.dialect)
         if features is not None:
             features = check_names("features", features, allow_none=False)
         if features is None:
@@ -301,9 +310,10 @@ class NaiveBayes:
         if not features:
             raise InvalidDataError("there are no feature columns to fit")
         if weight is not None:
-            check_weights(self.con, src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
+            check_weights(self.engine, src.sql, self.dialect.ident(target), weight,
+                          self.dialect.ident(weight))
         for name in features:
-            self.family.check_feature_type(name, columns[name])
+            self.family.check_feature_type(name, columns[name], self.dialect)
         unknown = [n for n in self.family.params.get("value_columns") or () if n not in features]
         if unknown:
             raise UnknownColumnError(f"value_columns names column(s) that are not features: "
@@ -311,21 +321,22 @@ class NaiveBayes:
         options = self.family.feature_options(len(features))
         specs = []
         for i, (name, extra) in enumerate(zip(features, options)):
-            spec = {"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
+            spec = {"name": name, "column": self.dialect.ident(name), "alias": f"c{i}",
                     "type": columns[name], "shift": 0.0, **extra}
-            if self.family.name == "categorical":
-                spec["coding"] = self.family.coding(name, columns[name])
+            if self.family.per_category:
+                spec["coding"] = self.family.coding(name, columns[name], self.dialect)
             specs.append(spec)
         spec = {
             "target": target,
-            "target_sql": DUCKDB.ident(target),
+            "target_sql": self.dialect.ident(target),
             "target_type": columns[target],
             "weight": weight,
-            "weight_sql": None if weight is None else DUCKDB.ident(weight),
+            "weight_sql": None if weight is None else self.dialect.ident(weight),
             "features": specs,
         }
         if group_by is not None:
-            spec["groups"] = grouping.group_specs(columns, group_by, target, specs, weight)
+            spec["groups"] = grouping.group_specs(columns, group_by, target, specs, weight,
+                                                  self.dialect)
         return spec
 
     def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
@@ -345,7 +356,7 @@ class NaiveBayes:
         self._scan_batch(src, spec)
         problems = self._fetch("batch_checks.sql", features=features)
         if problems:
-            raise InvalidDataError(_describe_problems(problems))
+            raise InvalidDataError(describe_problems(problems))
         self._run("merge.sql", features=features, weighted=spec["weight"] is not None)
         self._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
 
@@ -363,17 +374,17 @@ class NaiveBayes:
                       weight: str | None) -> None:
         """The batch of sparse (row, feature_index, value) input, checked; one scan."""
         self._run("batch_sparse.sql", entries=entries.sql, rows=rows.sql,
-                  row=DUCKDB.ident(row), target=DUCKDB.ident(target),
-                  feature=DUCKDB.ident("feature_index"), value_column=DUCKDB.ident("value"),
+                  row=self.dialect.ident(row), target=self.dialect.ident(target),
+                  feature=self.dialect.ident("feature_index"), value_column=self.dialect.ident("value"),
                   by_name=False, distinct_rows=False,
-                  weight=None if weight is None else DUCKDB.ident(weight),
+                  weight=None if weight is None else self.dialect.ident(weight),
                   binarize=self.family.params.get("binarize"))
         if self._fetch("batch_size.sql")[0][0] == 0:
             raise EmptyInputError("there are no labelled rows in the batch")
         problems = self._fetch("batch_checks_sparse.sql",
                                needs_non_negative=self.family.has_batch_checks)
         if problems:
-            raise InvalidDataError(_describe_problems(problems))
+            raise InvalidDataError(describe_problems(problems))
 
     def _scan_batch(self, src: Source, spec: dict[str, Any]) -> None:
         """One batch of the source into the batch table (fit, partial_fit, forget).
@@ -391,7 +402,7 @@ class NaiveBayes:
         scan_batch(lambda: self._run("batch.sql", source=src.sql, target=spec["target_sql"],
                                      weight=spec["weight_sql"], features=features,
                                      batch_options=self.family.batch_options()),
-                   self._fetch, features, lambda f: self.family.name)
+                   self._fetch, features, lambda f: self.family.name, self.dialect)
         if self._fetch("batch_size.sql")[0][0] == 0:
             n_rows, _ = self._fetch("source_info.sql", source=src.sql,
                                     target=spec["target_sql"])[0]
@@ -423,12 +434,15 @@ class NaiveBayes:
                   batch_options=self.family.batch_options())
 
     def _finish_fit(self, features: list[dict[str, Any]], target: str, target_type: str,
-                    weight: str | None, *, scoring_macros: bool = True) -> None:
+                    weight: str | None, *, scoring_macros: bool = True,
+                    kind: dict[str, Any] | None = None) -> None:
         """After a merge: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
-        score) drops any macros an earlier fit of the same name left behind.
+        score) drops any macros an earlier fit of the same name left behind. ``kind`` is
+        the input kind and group columns the metadata records (see :mod:`sqlnb.spec`).
         """
+        kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self._run("drop_batch.sql")
         n_classes = self._fetch("class_count.sql")[0][0]
         if n_classes < self.family.min_classes:
@@ -441,15 +455,16 @@ class NaiveBayes:
                   fit_prior=self.family.fit_prior())
         problems = self._fetch("checks.sql", features=features)
         if problems:
-            raise InvalidDataError(_describe_problems(problems))
+            raise InvalidDataError(describe_problems(problems))
         self._run(
             "write_meta.sql",
             schema_version=SCHEMA_VERSION,
-            params_json=json.dumps(_jsonable(self.family.params)),
+            params_json=json.dumps(jsonable(self.family.params)),
             target=target,
             target_type=target_type,
             weight=weight,
             features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
+            spec_json=json.dumps(kind),
             version=__version__,
             relations_json=ownership.relations_json(self),
         )
@@ -474,35 +489,35 @@ class NaiveBayes:
         ``rows`` has one row per sample: ``row``, the target and the optional weight.
         ``features`` names the feature indices 0..n-1.
         """
-        if self.family.name not in ("multinomial", "complement", "bernoulli"):
+        if not self.family.sparse_input:
             raise InvalidParameterError(
                 f"sparse input needs a count family, not {self.family.name}"
             )
-        refuse_open_transaction(self.con, "fit_sparse")
-        entries_src, rows_src = resolve(self.con, entries), resolve(self.con, rows)
+        self.engine.refuse_open_transaction("fit_sparse")
+        entries_src, rows_src = self.engine.source(entries), self.engine.source(rows)
         try:
             for column in (row, target) + ((weight,) if weight else ()):
                 if column not in rows_src.columns:
                     raise UnknownColumnError(f"column {column!r} is not in the rows table")
             if weight:
-                check_weights(self.con, rows_src.sql, DUCKDB.ident(target), weight,
-                              DUCKDB.ident(weight))
-            specs = [{"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
+                check_weights(self.engine, rows_src.sql, self.dialect.ident(target), weight,
+                              self.dialect.ident(weight))
+            specs = [{"name": name, "column": self.dialect.ident(name), "alias": f"c{i}",
                       "type": "DOUBLE", "shift": 0.0, **extra}
                      for i, (name, extra) in
                      enumerate(zip(features, self.family.feature_options(len(features))))]
             target_type = rows_src.columns[target]
-            with transaction(self.con, "fit_sparse"):
+            with self.engine.transaction("fit_sparse"):
                 ownership.claim(self, ownership.names(self.name, "base", "macros"))
                 self._create_tables(target_type)
                 grouping.drop_groups(self)
                 self._run("insert_features.sql", features=specs)
                 self._sparse_batch(entries_src, rows_src, row, target, weight)
                 self._run("merge_sparse.sql")
-                self._finish_fit(specs, target, target_type, weight)
+                self._finish_fit(specs, target, target_type, weight, kind={"input": "sparse"})
         finally:
-            entries_src.release(self.con)
-            rows_src.release(self.con)
+            self.engine.release(entries_src)
+            self.engine.release(rows_src)
             ownership.done(self)
         self._meta = None
         self._compiled = None
@@ -581,10 +596,10 @@ class NaiveBayes:
         Equals the fit on the union of their training rows. ``others`` are models or
         names (``"alias.name"`` for a model in an attached database).
         """
-        from .incremental import _stored, merge
+        from .incremental import merge, stored_meta
 
-        sources = ([self] if _stored(self) is not None else []) + list(others)
-        merged = merge(self.con, sources, into=self.name)
+        sources = ([self] if stored_meta(self) is not None else []) + list(others)
+        merged = merge(self.engine, sources, into=self.name)
         self.family = merged.family
         self._meta = None
         self._compiled = None
@@ -597,30 +612,26 @@ class NaiveBayes:
         if self._meta is None:
             meta_name = f"{self.name}_meta"
             local = getattr(self, "catalog", None) is None  # not a model of an attached db
+            rows: list[tuple] = []
             if local and meta_name.lower() not in ownership.existing(self, [meta_name]):
-                rows = []  # asked of the catalog: a failed read would abort a transaction
+                pass  # asked of the catalog: a failed read would abort a transaction
             else:
                 try:
-                    rows = self._fetch("read_meta.sql")
-                except (duckdb.CatalogException, duckdb.BinderException):
+                    names, rows = self._fetch_with_names("read_meta.sql")
+                except self.engine.missing_relation_errors:
                     rows = []
+                if not ownership.META_COLUMNS <= set(names if rows else ()):
+                    rows = []  # a table of that name, but not a model's metadata
             if not rows:
                 raise NotFittedError(
                     f"model {self.name!r} is not fitted yet: call fit() before predicting"
                 )
-            keys = ("schema_version", "model", "family", "params", "target", "target_type",
-                    "weight", "features", "classes", "fitted_at")
-            meta = dict(zip(keys, rows[0]))
+            meta = dict(zip(names, rows[0]))
+            meta.setdefault("spec", None)
             if not isinstance(meta["schema_version"], int) or \
                     meta["schema_version"] > SCHEMA_VERSION:
                 # neither used nor rewritten: a newer layout may mean something else
-                error = IncompatibleModelError(
-                    f"model {self.name!r} was written by a newer sqlnb (schema "
-                    f"{meta['schema_version']!r}; this sqlnb reads up to {SCHEMA_VERSION}): "
-                    "upgrade sqlnb to use it, or fit it again under another name"
-                )
-                error.newer = True
-                raise error
+                raise newer_schema_error(self.name, meta["schema_version"])
             try:
                 for key in ("params", "features", "classes"):
                     meta[key] = json.loads(meta[key])
@@ -632,6 +643,22 @@ class NaiveBayes:
                 ) from None
             self._meta = meta
         return self._meta
+
+    @property
+    def spec(self) -> ModelSpec:
+        """What kind of model this is, as its metadata row says (see :mod:`sqlnb.spec`)."""
+        meta = self.meta
+        if self._spec is None or self._spec[0] is not meta:
+            self._spec = (meta, ModelSpec.from_meta(meta, derive=self._derive_kind))
+        return self._spec[1]
+
+    def _derive_kind(self) -> dict[str, Any]:
+        """The ``spec`` of a schema-1 model, from the tables it has."""
+        from .text import stored_kind
+
+        groups = grouping.probe_groups(self)
+        return {"input": stored_kind(self) or "columns",
+                "groups": [[g["name"], g["type"]] for g in groups]}
 
     @property
     def families_(self) -> dict[str, str]:
@@ -657,10 +684,10 @@ class NaiveBayes:
 
         Everything scoring needs (metadata, groups, parameters) is read in one read
         transaction, so a refit committed by another cursor meanwhile is either wholly
-        seen or not at all (see ``read_snapshot``)."""
+        seen or not at all (see ``Engine.snapshot``)."""
         if self._compiled is not None:
             return self._compiled
-        with read_snapshot(self.con):
+        with self.engine.snapshot():
             self._meta = None
             self._term_input = None
             try:
@@ -669,7 +696,7 @@ class NaiveBayes:
                 if groups:
                     compiled["groups"] = groups
                     compiled["group_models"] = grouping.group_models(self, groups)
-            except duckdb.CatalogException as exc:
+            except self.engine.missing_relation_errors as exc:
                 # the meta row is there, but a table or view it needs is not
                 raise IncompatibleModelError(
                     f"model {self.name!r} is incomplete, a relation it needs is missing "
@@ -690,25 +717,24 @@ class NaiveBayes:
         constants = dict(self._fetch("read_params.sql", what="constants"))
         order = {f["name"]: i for i, f in enumerate(meta["features"])}
         terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-        cursor = self._run("read_params.sql", what="terms")
-        names = [d[0] for d in cursor.description]
-        for row in cursor.fetchall():
+        names, rows = self._fetch_with_names("read_params.sql", what="terms")
+        for row in rows:
             class_index, feature = row[0], row[1]
             term = terms[class_index].setdefault(
-                feature, {"name": feature, "column": DUCKDB.ident(feature),
-                          "family": self.family.name, "guard": is_float(types.get(feature))}
+                feature, {"name": feature, "column": self.dialect.ident(feature),
+                          "family": self.family.name, "guard": self.dialect.kind(types.get(feature)) == "float"}
             )
-            fill_term(term, self.family.name, row, names[3:])
+            self.family.fill_term(term, row, names[3:])
         compiled_classes = []
         for class_index, label, _ in classes:
             class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
-            compiled_classes.append(macros.with_chunks({
+            compiled_classes.append(with_chunks({
                 "index": class_index,
                 "label_value": label,
-                "label": DUCKDB.lit(label, meta["target_type"]),
+                "label": self.dialect.lit(label, meta["target_type"]),
                 "constant": constants[class_index],
                 "terms": class_terms,
-                "jll": DUCKDB.ident(f"__sqlnb_jll_{class_index}"),
+                "jll": self.dialect.ident(f"__sqlnb_jll_{class_index}"),
             }))
         return {"classes": classes, "compiled": compiled_classes}
 
@@ -724,18 +750,18 @@ class NaiveBayes:
         classes = []
         for c in (macros.with_columns(c, columns) for c in compiled["compiled"]):
             prefix = OUTPUTS[output]
-            out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
+            out = None if prefix is None else self.dialect.ident(f"{prefix}{c['label_value']}")
             classes.append({**c, "output": out})
         plain, guarded = plain_classes(classes)
-        return render(
+        return self.engine.render(
             "score.sql",
             **self._context(
                 source=source_sql,
                 output=output,
-                keep=[DUCKDB.ident(k) for k in keep],
+                keep=[self.dialect.ident(k) for k in keep],
                 classes=plain,
                 robust=classes if guarded else None,
-                prediction=DUCKDB.ident(prediction),
+                prediction=self.dialect.ident(prediction),
             ),
         )
 
@@ -746,32 +772,32 @@ class NaiveBayes:
         if self._stored_input():
             from .text import score_terms
             return score_terms(self, source, output, OUTPUTS[output])
-        src = resolve(self.con, source)
+        src = self.engine.source(source)
         missing = [f for f in self.features_ if f not in src.columns]
         missing += grouping.missing_group_columns(self, src.columns)
         if missing:
-            src.release(self.con)
+            self.engine.release(src)
             raise UnknownColumnError(
                 f"the source lacks feature column(s) {missing} that model {self.name!r} uses"
             )
         for f in meta["features"]:
             try:
-                self.family.check_feature_type(f["name"], src.columns[f["name"]])
+                self.family.check_feature_type(f["name"], src.columns[f["name"]], self.dialect)
             except InvalidDataError:
-                src.release(self.con)
+                self.engine.release(src)
                 raise
         try:
             check_output_clashes(src.columns, self._output_names(output))
             columns = self._coerced_columns(src)
         except InvalidDataError:
-            src.release(self.con)
+            self.engine.release(src)
             raise
         keep = list(src.columns) if keep_input else []
         if scoring_strategies.strategy(self) == "arrays":
             sql, parameters = scoring_strategies.array_score_sql(
                 self, src.sql, output, keep, OUTPUTS[output], columns=columns)
-            return src.lazy_bound(self.con, sql, parameters)
-        return src.lazy(self.con, self.score_sql(src.sql, output, keep, columns=columns))
+            return self.engine.lazy(src, sql, parameters)
+        return self.engine.lazy(src, self.score_sql(src.sql, output, keep, columns=columns))
 
     def _coerced_columns(self, src: Source) -> dict[str, str]:
         """Categorical features whose source column has another numeric (or BOOLEAN) type
@@ -779,12 +805,13 @@ class NaiveBayes:
         category 1, 1 is TRUE). A value the model's type cannot hold exactly is an error."""
         families = self.families_
         coerced = [
-            {"name": f["name"], "column": DUCKDB.ident(f["name"]), "model_type": f["type"],
+            {"name": f["name"], "column": self.dialect.ident(f["name"]), "model_type": f["type"],
              "source_type": src.columns[f["name"]]}
             for f in self.meta["features"]
-            if families[f["name"]] == "categorical"
+            if FAMILIES[families[f["name"]]].per_category
             and src.columns[f["name"]].upper() != f["type"].upper()
-            and is_numeric(f["type"]) and is_numeric(src.columns[f["name"]])
+            and self.dialect.is_numeric(f["type"])
+            and self.dialect.is_numeric(src.columns[f["name"]])
         ]
         if not coerced:
             return {}
@@ -813,9 +840,9 @@ class NaiveBayes:
         ``scores`` list per row, in class order.
         """
         _ = self.meta  # raises NotFittedError early
-        entries_src, rows_src = resolve(self.con, entries), resolve(self.con, rows)
-        return self.con.sql(render("score_sparse.sql", **self._context(
-            entries=entries_src.sql, rows=rows_src.sql, row=DUCKDB.ident(row), output=output)))
+        entries_src, rows_src = self.engine.source(entries), self.engine.source(rows)
+        return self.engine.relation(self.engine.render("score_sparse.sql", **self._context(
+            entries=entries_src.sql, rows=rows_src.sql, row=self.dialect.ident(row), output=output)))
 
     def _output_names(self, output: str) -> set[str]:
         prefix = OUTPUTS[output]
@@ -842,10 +869,10 @@ class NaiveBayes:
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
-        refuse_open_transaction(self.con, "create_macros")
+        self.engine.refuse_open_transaction("create_macros")
         _ = self.meta  # raises NotFittedError early
         try:
-            with transaction(self.con, "create_macros"):
+            with self.engine.transaction("create_macros"):
                 ownership.claim(self, ownership.names(self.name, "macros"))
                 macros.create_macros(self)
         finally:
@@ -893,8 +920,8 @@ class NaiveBayes:
                 "have different families, whose scores do not compare; read each part's "
                 "parameters (families_ names them) or fit a single-family model"
             )
-        return self.con.sql(render("top_features.sql", **self._context(
-            k=k, model_comment=macros.comment_text(self.name))))
+        return self.engine.relation(self.engine.render("top_features.sql", **self._context(
+            k=k, model_comment=comment_text(self.name))))
 
     def to_sklearn(self) -> Any:
         """A fitted ``sklearn.naive_bayes`` estimator equal to this model.
@@ -911,7 +938,7 @@ class NaiveBayes:
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
         ownership.done(self)
-        with transaction(self.con, "drop"):
+        with self.engine.transaction("drop"):
             # only what the model owns: never a user's relation or another model's
             ownership.release(self, ownership.every_name(self.name))
         self._meta = None
@@ -928,63 +955,15 @@ class NaiveBayes:
 def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     """Reopen the model ``name`` stored in the database behind ``con``."""
     probe = NaiveBayes.__new__(NaiveBayes)
-    probe.name, probe.con = name, check_connection(con)
+    probe.name, probe.engine = name, engine_for(con)
     probe.family = make_family("gaussian")
-    probe._meta, probe._compiled, probe._term_input = None, None, None
+    probe._meta, probe._compiled, probe._term_input, probe._spec = None, None, None, None
     probe._owned, probe._needed = None, None
     try:
         meta = probe.meta
     except NotFittedError:
         raise ModelNotFoundError(f"no model named {name!r} in this database") from None
-    model = NaiveBayes(name, con=con, family=meta["family"], **meta["params"])
+    _ = ModelSpec.from_meta(meta, derive=dict)  # refuses a model from a newer sqlnb
+    model = NaiveBayes(name, con=probe.engine, family=meta["family"], **meta["params"])
     model._meta = meta
     return model
-
-
-def check_connection(con: Any) -> Any:
-    """A DuckDB connection (or a cursor of one); a path is refused with how to open it."""
-    if isinstance(con, (str, bytes)) or hasattr(con, "__fspath__"):
-        raise InvalidParameterError(
-            f"con must be a DuckDB connection, not the path {con!r}: open it first, "
-            f"con = duckdb.connect({str(con)!r})"
-        )
-    if not hasattr(con, "execute"):
-        raise InvalidParameterError(
-            f"con must be a DuckDB connection (duckdb.connect(...)), got {type(con).__name__}"
-        )
-    return con
-
-
-def _describe_problems(problems: list[tuple]) -> str:
-    """One short sentence per kind of problem, naming the first few features:
-    "features 'x0', 'x1', 'x3' and 97 more have negative values; ..."."""
-    by_problem: dict[str, list[str]] = {}
-    for feature, problem in problems:
-        names = by_problem.setdefault(problem, [])
-        if feature not in names:
-            names.append(feature)
-    parts = []
-    for problem, names in by_problem.items():
-        names = sorted(names, key=_natural_key)
-        if len(names) == 1:
-            parts.append(f"feature {names[0]!r} {problem}")
-        else:
-            verb, _, rest = problem.partition(" ")
-            plural = {"has": "have", "contains": "contain"}.get(verb, verb)
-            parts.append(f"features {first_few(names)} {plural} {rest}")
-    return "cannot fit: " + "; ".join(parts)
-
-
-def _natural_key(name: str) -> list[Any]:
-    """x2 before x10: digits compare as numbers."""
-    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", name)]
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value

@@ -21,7 +21,7 @@ import json
 from typing import TYPE_CHECKING
 
 from .errors import NameConflictError
-from .templates import render
+from .families import FAMILIES
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -64,8 +64,15 @@ def existing(model: NaiveBayes, candidates: list[str]) -> dict[str, str]:
     # duckdb_functions() lists every built-in function (~0.1 s): asked only about names a
     # macro can have
     macros = [n for n in names if n.endswith(MACRO_SUFFIXES)]
-    rows = model.con.execute(render("relations.sql", names=names, macro_names=macros))
-    return {name: kind for name, kind in rows.fetchall()}
+    rows = model.engine.fetch(model.engine.render("relations.sql", names=names,
+                                                  macro_names=macros))
+    return {name: kind for name, kind in rows}
+
+
+def _columns(model: NaiveBayes, table: str) -> set[str]:
+    """The column names of ``table`` (of the current schema)."""
+    return {row[0] for row in model.engine.fetch(
+        model.engine.render("relations.sql", columns_of=table.lower()))}
 
 
 def recorded(model: NaiveBayes) -> set[str] | None:
@@ -74,12 +81,11 @@ def recorded(model: NaiveBayes) -> set[str] | None:
     meta_name = f"{model.name}_meta"
     if existing(model, [meta_name]).get(meta_name.lower()) != "TABLE":
         return None
-    columns = {row[0] for row in model.con.execute(
-        render("relations.sql", columns_of=meta_name.lower())).fetchall()}
+    columns = _columns(model, meta_name)
     if not META_COLUMNS <= columns or "relations" not in columns:
         return None
-    rows = model.con.execute(render("read_meta.sql", t=model.tables, model=model.name,
-                                    what="relations")).fetchall()
+    rows = model.engine.fetch(model.engine.render("read_meta.sql", t=model.tables,
+                                                  model=model.name, what="relations"))
     if not rows or rows[0][0] is None:
         return None
     return {name.lower() for name in json.loads(rows[0][0])}
@@ -96,15 +102,14 @@ def owned(model: NaiveBayes) -> set[str]:
     meta_name = f"{model.name}_meta".lower()
     if meta_name not in present:
         return set()
-    columns = {row[0] for row in model.con.execute(
-        render("relations.sql", columns_of=meta_name)).fetchall()}
+    columns = _columns(model, meta_name)
     if not META_COLUMNS <= columns:
         return set()  # a table of that name, but not a model's metadata
     # A model written before ownership was recorded: what its kind implies.
     kinds = ["base", "macros"]
-    family = model.con.execute(render("read_meta.sql", t=model.tables, model=model.name,
-                                      what="family")).fetchall()
-    if family and family[0][0] == "auto":
+    family = model.engine.fetch(model.engine.render("read_meta.sql", t=model.tables,
+                                                    model=model.name, what="family"))
+    if family and getattr(FAMILIES.get(family[0][0]), "composite", False):
         kinds.append("parts")
     if f"{model.name}_analyzer".lower() in present:
         kinds.append("text")

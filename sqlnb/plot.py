@@ -196,7 +196,7 @@ def class_priors(model: NaiveBayes, *, figure: Figure | SubFigure | None = None)
 
 def _distribution_size(found: dict[str, Any]) -> tuple[float, float]:
     k = len({r["class"] for r in found["rows"]})
-    if found["family"] in ("gaussian", "categorical") and k <= CURVES_UP_TO:
+    if found["shape"] in ("density", "categories") and k <= CURVES_UP_TO:
         return (6.4, 3.6)
     return (6.4, _bars_height(k))
 
@@ -219,10 +219,11 @@ def feature_distribution(model: NaiveBayes, feature: str, *,
 
 def _draw_distribution(ax: Axes, found: dict[str, Any]) -> None:
     rows, family, feature = found["rows"], found["family"], found["feature"]
+    shape = found["shape"]
     classes = list(dict.fromkeys(r["class"] for r in rows))
     k = len(classes)
     ax.set_title(f"{short(feature)} ({family}) by class", fontsize=11)
-    if family == "gaussian" and k <= CURVES_UP_TO:
+    if shape == "density" and k <= CURVES_UP_TO:
         low = min(r["theta"] - 4 * math.sqrt(r["var"]) for r in rows)
         high = max(r["theta"] + 4 * math.sqrt(r["var"]) for r in rows)
         xs = [low + (high - low) * i / 400 for i in range(401)]
@@ -233,13 +234,13 @@ def _draw_distribution(ax: Axes, found: dict[str, Any]) -> None:
         ax.set_xlabel(short(feature))
         ax.set_ylabel("density")
         ax.legend(title="class", fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
-    elif family == "gaussian":
+    elif shape == "density":
         ax.errorbar([r["theta"] for r in rows], list(range(k)),
                     xerr=[2 * math.sqrt(r["var"]) for r in rows], fmt="o", capsize=2)
         _label_axis(ax, "y", classes)
         ax.invert_yaxis()
         ax.set_xlabel(f"{short(feature)}: mean ± 2 standard deviations")
-    elif family == "categorical":
+    elif shape == "categories":
         categories = sorted({r["category"] for r in rows})
         value = {(r["class"], r["category"]): r["probability"] for r in rows}
         if k <= CURVES_UP_TO:
@@ -249,21 +250,16 @@ def _draw_distribution(ax: Axes, found: dict[str, Any]) -> None:
                        [value.get((label, c), 0.0) for c in categories], width=width,
                        label=short(label))
             _label_axis(ax, "x", categories)
-            ax.set_ylabel("P(category | class)")
+            ax.set_ylabel(found["label"])
             ax.legend(title="class", fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
         else:
             image = ax.imshow([[value.get((label, c), 0.0) for c in categories]
                                for label in classes], cmap="Blues", vmin=0, aspect="auto")
-            ax.figure.colorbar(image, ax=ax, label="P(category | class)")
+            ax.figure.colorbar(image, ax=ax, label=found["label"])
             _label_axis(ax, "x", categories)
             _label_axis(ax, "y", classes)
     else:
-        key, axis_label = {
-            "bernoulli": ("probability", "P(non-zero | class)"),
-            "poisson": ("rate", "Poisson rate"),
-            "multinomial": ("probability", "share of the class's counts"),
-            "complement": ("weight", "complement weight"),
-        }[family]
+        key, axis_label = found["value"], found["label"]
         ax.barh(list(range(k)), [r[key] for r in rows], color="tab:blue")
         _label_axis(ax, "y", classes)
         ax.invert_yaxis()
@@ -340,7 +336,7 @@ def overview(model: NaiveBayes, features: list[str] | None = None, k: int = 5) -
     for item in found:
         parts.append((_distribution_size(item),
                       lambda f, item=item: _draw_distribution(f.subplots(), item)))
-    if model.meta["family"] != "auto":  # top_features does not read mixed models yet
+    if not model.spec.composite:  # top_features does not read mixed models yet
         rows = _top_rows(model, k)
         parts.append((_top_size(rows, k), lambda f: top_features(model, k, figure=f)))
     width = max(size[0] for size, _ in parts)

@@ -1,4 +1,9 @@
-"""Scoring strategies: which SQL statement scores a model's rows.
+"""The scoring compiler's shared pieces, and which SQL statement scores a model's rows.
+
+A class's joint log-likelihood is a constant plus one term per feature; long sums are split
+into chunks (DuckDB plans long ``+`` chains slowly, see ``with_chunks``), and text that goes
+into a SQL comment is kept on one line and cannot open or close a block comment
+(``comment_text``).
 
 Two strategies give the same answers (to floating-point noise):
 
@@ -32,28 +37,54 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
-from .dialect import DUCKDB
+from . import ownership
+from .dialect import DUCKDB, Dialect
 from .errors import InvalidParameterError
-from .missing import is_float
-from .templates import render
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
 
-STRATEGIES = ("auto", "compiled", "arrays")
-# Families whose joint log-likelihood the arrays strategy computes, and how.
-ARRAY_KINDS = {
-    "gaussian": "gaussian",
-    "multinomial": "linear",
-    "complement": "linear",
-    "bernoulli": "linear",
-    "poisson": "poisson",
+# The outputs of scoring: the column prefix of per-class outputs (None: the label only).
+OUTPUTS = {
+    "predict": None,
+    "proba": "proba_",
+    "log_proba": "log_proba_",
+    "joint": "jll_",
 }
+STRATEGIES = ("auto", "compiled", "arrays")
 # With at most this many features x classes, "auto" keeps the compiled form: its planning
 # is still short and its per-row work a little less (measured: benchmarks, issue 15).
 COMPILED_MAX_TERMS = 100
+
+
+# Terms summed in one flat chain; longer sums are split into chunks. DuckDB's planner slows
+# down sharply on long chains of `+` (its common-subexpression pass dominates) and refuses
+# depth > 1000. Measured (50k rows x 200 features x 5 classes, Gaussian predict): one chain
+# 5.8 s, a balanced tree 2.3 s, chunks of 50 terms 1.4 s.
+CHUNK_TERMS = 50
+
+
+def with_chunks(model: dict[str, Any]) -> dict[str, Any]:
+    """``model`` (a constant and scoring terms) with ``chunks``: the same sum split into
+    pieces of at most ``CHUNK_TERMS`` terms, the constant in the first. A model of up to
+    ``CHUNK_TERMS`` features has one chunk: the same expression as ``predict``'s.
+
+    >>> model = {"constant": 0.0, "terms": list(range(120))}
+    >>> [len(chunk["terms"]) for chunk in with_chunks(model)["chunks"]]
+    [50, 50, 20]
+    """
+    if model.get("parts"):  # a mixed model sums its parts; each part is one chunk of terms
+        return {**model, "chunks": [model]}
+    terms = model["terms"]
+    chunks = [{"constant": model["constant"] if i == 0 else 0.0,
+               "terms": terms[i:i + CHUNK_TERMS]}
+              for i in range(0, max(len(terms), 1), CHUNK_TERMS)]
+    return {**model, "chunks": chunks}
+
+
+def comment_text(text: str, dialect: Dialect = DUCKDB) -> str:
+    """``text`` made safe for a SQL comment (see ``Dialect.comment``)."""
+    return dialect.comment(text)
 
 
 def check_strategy(value: Any) -> str:
@@ -69,8 +100,8 @@ def strategy(model: NaiveBayes) -> str:
     """The strategy that scores ``model``'s rows: ``"compiled"`` or ``"arrays"``."""
     chosen = getattr(model, "scoring", "auto")
     compiled = model._compile()
-    covered = (not model.family.composite and model.family.name in ARRAY_KINDS
-               and not compiled.get("groups") and not model._stored_input())
+    covered = (model.family.array_kind is not None and not compiled.get("groups")
+               and not model._stored_input())
     if not covered or chosen == "compiled":
         return "compiled"
     if chosen == "arrays":
@@ -87,18 +118,15 @@ def refresh(model: NaiveBayes) -> None:
     cached = model._compiled
     if cached is None or model._meta is None:
         return
-    from . import ownership
-    from .transaction import in_transaction
-
     meta_name = f"{model.name}_meta"
     local = getattr(model, "catalog", None) is None
-    if local and in_transaction(model.con) and \
+    if local and model.engine.in_transaction() and \
             meta_name.lower() not in ownership.existing(model, [meta_name]):
         rows = []  # asked of the catalog: a failed read would abort the caller's transaction
     else:
         try:
             rows = model._fetch("model_version.sql")
-        except (duckdb.CatalogException, duckdb.BinderException):
+        except model.engine.unreadable_errors:
             rows = []
     if not rows or rows[0][0] != model._meta["fitted_at"]:
         model._meta = None
@@ -112,7 +140,7 @@ def _parameters(model: NaiveBayes) -> dict[str, Any]:
     compiled = model._compile()
     if "arrays" in compiled:
         return compiled["arrays"]
-    kind = ARRAY_KINDS[model.family.name]
+    kind = model.family.array_kind
     classes = compiled["compiled"]
     # DuckDB refuses a parameter the statement does not use: bind only what it reads
     error_on_missing = model.family.params.get("missing", "ignore") == "error"
@@ -122,7 +150,7 @@ def _parameters(model: NaiveBayes) -> dict[str, Any]:
         values.append([f["name"] for f in model.meta["features"]])
         names = len(values)
     shift, shift_slot = None, None
-    if kind == "gaussian":
+    if kind == "distance":
         # one shift per feature, the mean of the class means: x - shift keeps its digits
         thetas = [[t["theta"] for t in c["terms"]] for c in classes]
         shift = [math.fsum(column) / len(column) for column in zip(*thetas)]
@@ -139,7 +167,7 @@ def _parameters(model: NaiveBayes) -> dict[str, Any]:
             slots[name] = len(values)
 
         terms = c["terms"]
-        if kind == "gaussian":
+        if kind == "distance":
             scale = [math.sqrt(0.5 / t["var"]) if t["var"] > 0 else math.inf for t in terms]
             half_log = [0.5 * math.log(2 * math.pi * t["var"]) if t["var"] > 0 else math.inf
                         for t in terms]
@@ -148,7 +176,7 @@ def _parameters(model: NaiveBayes) -> dict[str, Any]:
             bind("fallback", half_log)
             bind("constant", float(c["constant"]))
             bind("full_constant", float(c["constant"]))
-        elif kind == "poisson":
+        elif kind == "counts":
             rates = [float(t["rate"]) for t in terms]
             bind("weights", [float(t["coef"]) for t in terms])
             bind("fallback", rates)
@@ -157,8 +185,7 @@ def _parameters(model: NaiveBayes) -> dict[str, Any]:
         else:
             bind("weights", [float(t["coef"]) for t in terms])
             # a missing bernoulli value takes back its log(1 - p) from the constant
-            bind("fallback", [-float(t.get("log_neg_prob", 0.0)) if
-                              model.family.name == "bernoulli" else 0.0 for t in terms])
+            bind("fallback", [-float(t.get("log_neg_prob", 0.0)) for t in terms])
             bind("constant", float(c["constant"]))
             bind("full_constant", float(c["constant"]))
         per_class.append(slots)
@@ -174,29 +201,32 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
     """The arrays strategy's statement for a FROM-clause fragment, and its parameters."""
     arrays = _parameters(model)
     columns = columns or {}
-    features = [{"name": f["name"], "column": columns.get(f["name"], DUCKDB.ident(f["name"])),
+    dialect = model.dialect
+    features = [{"name": f["name"], "column": columns.get(f["name"], dialect.ident(f["name"])),
                  "double": f["name"] not in columns and f["type"].upper() == "DOUBLE"}
                 for f in model.meta["features"]]
     classes = []
     for c, slots in zip(model._compile()["compiled"], arrays["classes"]):
-        out = None if output_prefix is None else DUCKDB.ident(f"{output_prefix}{c['label_value']}")
+        out = (None if output_prefix is None
+               else dialect.ident(f"{output_prefix}{c['label_value']}"))
         classes.append({**slots, "label": c["label"], "jll": c["jll"], "output": out})
-    binarize = model.family.params.get("binarize") if model.family.name == "bernoulli" else None
-    sql = render(
+    binarize = (model.family.params.get("binarize")
+                if "binarize" in model.family.statistics_params else None)
+    sql = model.engine.render(
         "score_arrays.sql",
         **model._context(
             source=source_sql,
             output=output,
-            keep=[DUCKDB.ident(k) for k in keep],
+            keep=[dialect.ident(k) for k in keep],
             features=features,
-            any_float=any(is_float(f["type"]) for f in model.meta["features"]),
+            any_float=any(dialect.kind(f["type"]) == "float" for f in model.meta["features"]),
             classes=classes,
             kind=arrays["kind"],
             missing=model.family.params.get("missing", "ignore"),
             names=arrays["names"],
             shift=arrays["shift"],
             binarize=binarize,
-            prediction=DUCKDB.ident(prediction),
+            prediction=dialect.ident(prediction),
         ),
     )
     return sql, arrays["values"]
@@ -206,10 +236,7 @@ def statement(model: NaiveBayes, source: Any, output: str = "predict") -> tuple[
     """The SQL and bound parameters ``predict*`` runs on ``source`` (a table name or a
     file path), for ``EXPLAIN`` and benchmarks; ``output`` is ``"predict"``, ``"proba"``,
     ``"log_proba"`` or ``"joint"``."""
-    from .model import OUTPUTS
-    from .source import resolve
-
-    src = resolve(model.con, source)
+    src = model.engine.source(source)
     keep = list(src.columns)
     if strategy(model) == "arrays":
         return array_score_sql(model, src.sql, output, keep, OUTPUTS[output])

@@ -41,7 +41,6 @@ from . import exchange
 from ._sklearn_incremental import IncrementalMixin
 from .families import make_family
 from .model import NaiveBayes
-from .templates import render
 from .validation import check_sample_weight
 
 TARGET = "__sqlnb_target"
@@ -232,8 +231,8 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
             self._model.family = make_family(self._family, **self._hyperparameters())
 
     def _fetch(self, model: NaiveBayes, what: str, columns: tuple[str, ...] = ()) -> list[tuple]:
-        sql = render("read_attributes.sql", t=model.tables, what=what, columns=list(columns))
-        return model.con.execute(sql).fetchall()
+        return model.engine.fetch(model.engine.render(
+            "read_attributes.sql", t=model.tables, what=what, columns=list(columns)))
 
     def _matrix(self, model: NaiveBayes, columns: tuple[str, ...]) -> list[np.ndarray]:
         rows = self._fetch(model, "terms", columns)

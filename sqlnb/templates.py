@@ -2,14 +2,21 @@
 
 Python decides, templates spell: a template receives ready lists (features, classes,
 parameters) and reads as SQL with a few loops. Identifiers and values reach the SQL
-only through the ``ident`` and ``lit`` filters of the active dialect, and any text
-written into a SQL comment through its ``comment`` filter.
+only through the ``ident`` and ``lit`` filters of the active dialect, any text written
+into a SQL comment through its ``comment`` filter, and statement shapes that differ between
+engines through the ``sql`` global: ``{{ sql.temp_table(name) }}`` calls the macro of
+``sql/dialects/<dialect>.sql``, or of ``sql/dialects/default.sql`` when the dialect does not
+define it (as dbt dispatches its adapters' macros).
+
+>>> print(environment().globals["sql"].temp_table('"batch"'))
+CREATE OR REPLACE TEMP TABLE "batch" AS
 """
 
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -23,6 +30,30 @@ def template_dir() -> Path:
         if (candidate / "score.sql").is_file():
             return candidate
     raise FileNotFoundError("sqlnb's SQL templates were not found (looked in sqlnb/sql and sql/)")
+
+
+class Dispatcher:
+    """The ``sql`` global of the templates: each macro name resolved in the dialect's
+    template first, then in the default one."""
+
+    def __init__(self, env: jinja2.Environment, dialect: Dialect) -> None:
+        self._env = env
+        self._dialect = dialect
+
+    @property
+    def _modules(self) -> list[Any]:
+        names = [f"dialects/{self._dialect.name}.sql", "dialects/default.sql"]
+        return [self._env.get_template(name).module for name in names
+                if (template_dir() / name).is_file()]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for module in self._modules:
+            macro = getattr(module, name, None)
+            if macro is not None:
+                return macro
+        raise AttributeError(f"no dialect macro {name!r} in sql/dialects/")
 
 
 @cache
@@ -41,8 +72,10 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
     env.filters["ident"] = dialect.ident
     env.filters["qualified"] = dialect.qualified
     env.filters["lit"] = dialect.lit
+    env.filters["kind"] = dialect.kind
     env.filters["comment"] = dialect.comment  # any text inside a SQL comment
     env.globals["fn"] = dialect.functions
+    env.globals["sql"] = Dispatcher(env, dialect)
     return env
 
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from .dialect import DUCKDB
+from . import ownership
 from .errors import (
     EmptyInputError,
     InvalidDataError,
@@ -43,10 +43,9 @@ from .errors import (
     NotFittedError,
     UnknownColumnError,
 )
-from .source import Source, resolve
+from .families import FAMILIES
+from .source import Source
 from .stop_words import ENGLISH_STOP_WORDS
-from .templates import render
-from .transaction import refuse_open_transaction, transaction
 from .validation import (
     check_flag,
     check_label_type,
@@ -59,8 +58,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
-TERM_FAMILIES = ("multinomial", "complement", "bernoulli")
-TEXT_TYPES = ("VARCHAR", "STRING", "TEXT")
+TERM_FAMILIES = tuple(name for name, family in FAMILIES.items() if family.sparse_input)
 WIDE_CLASSES = 32  # up to this many classes, the fast path counts with a column per class
 
 # Python's Unicode classes, spelled for RE2 (whose \w, \d, \s are ASCII-only).
@@ -247,9 +245,10 @@ class Analyzer:
         """Whether tokens can be found per distinct space-separated chunk (see below)."""
         return self.ngram_range == (1, 1) and splits_at_spaces(self.token_pattern)
 
-    def linear(self, family: str) -> bool:
-        """Whether a document's statistic is a sum over its token occurrences."""
-        return not self.binary and not self.tfidf and family in ("multinomial", "complement")
+    def linear(self, count_sums: bool) -> bool:
+        """Whether a document's statistic is a sum over its token occurrences (for a family
+        whose statistic is a sum of counts)."""
+        return not self.binary and not self.tfidf and count_sums
 
     def prunes_by_df(self, n_documents: int) -> bool:
         """Whether min_df or max_df can remove a term."""
@@ -305,7 +304,7 @@ class Analyzer:
 
 
 def _check_family(model: NaiveBayes, what: str) -> None:
-    if model.family.name not in TERM_FAMILIES:
+    if not model.family.sparse_input:
         raise InvalidParameterError(
             f"{what} needs a count family ({', '.join(TERM_FAMILIES)}), "
             f"not {model.family.name}"
@@ -323,10 +322,23 @@ def _scalar_alpha(model: NaiveBayes) -> float:
 
 def stored_input(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
     """The model's (input kind, options, n_documents), or None for a column model."""
-    from . import ownership
-
+    try:
+        if not model.spec.terms:
+            return None
+    except NotFittedError:
+        return None
     if f"{model.name}_analyzer".lower() not in ownership.owned(model):
-        return None  # a column model (a relation of that name is not this model's)
+        return None  # a relation of that name that is not this model's
+    return _read_analyzer(model)
+
+
+def stored_kind(model: NaiveBayes) -> str | None:
+    """``text`` or ``long`` from the analyzer table (for models written before the spec)."""
+    stored = _read_analyzer(model)
+    return None if stored is None else stored[0]
+
+
+def _read_analyzer(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
     exists = model._fetch("text/read_analyzer.sql", what="exists",
                           analyzer_name=f"{model.name}_analyzer")
     if not exists[0][0]:
@@ -361,10 +373,8 @@ def _check_column(src: Source, name: str | None, what: str) -> None:
 
 
 def _in_transaction(model: NaiveBayes, work) -> None:
-    from . import ownership
-
     try:
-        with transaction(model.con, "fitting a text or long-input model"):
+        with model.engine.transaction("fitting a text or long-input model"):
             ownership.claim(model, ownership.names(model.name, "base", "text"))
             work()
     finally:
@@ -375,12 +385,12 @@ def _in_transaction(model: NaiveBayes, work) -> None:
 
 
 # ---------------------------------------------------------------------- text
-def check_re2(con: duckdb.DuckDBPyConnection, token_pattern: str) -> None:
+def check_re2(model: NaiveBayes, token_pattern: str) -> None:
     """Python's ``re`` accepted the pattern; DuckDB's regular expressions (RE2) must too
     (no look-around, no back-references)."""
     pattern, _ = translate_pattern(token_pattern)
     try:
-        con.execute(render("regex_check.sql"), [pattern]).fetchall()
+        model.engine.fetch(model.engine.render("regex_check.sql"), [pattern])
     except duckdb.InvalidInputException as exc:
         raise InvalidParameterError(
             f"token_pattern {token_pattern!r} is valid in Python but not in DuckDB's "
@@ -392,7 +402,7 @@ def check_re2(con: duckdb.DuckDBPyConnection, token_pattern: str) -> None:
 def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
              weight: str | None, options: dict[str, Any], partial: bool) -> None:
     """Fit (or, with ``partial``, update) a term model on a text column."""
-    refuse_open_transaction(model.con, "fitting a text model")
+    model.engine.refuse_open_transaction("fitting a text model")
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
@@ -410,22 +420,23 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
             )
     else:
         analyzer = Analyzer.from_options(column, options)
-        check_re2(model.con, analyzer.token_pattern)
-    src = resolve(model.con, source)
+        check_re2(model, analyzer.token_pattern)
+    src = model.engine.source(source)
     try:
         _check_column(src, target, "target")
         _check_column(src, column, "text")
         _check_column(src, weight, "weight")
         if weight is not None:
-            check_weights(model.con, src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
-        if src.columns[column].upper() not in TEXT_TYPES:
+            check_weights(model.engine, src.sql, model.dialect.ident(target), weight,
+                          model.dialect.ident(weight))
+        if model.dialect.kind(src.columns[column]) != "text":
             raise InvalidDataError(
                 f"text column {column!r} has type {src.columns[column]}, not VARCHAR"
             )
         target_type = src.columns[target]
-        check_label_type(target, target_type)
+        check_label_type(target, target_type, model.dialect)
         if weight is not None:
-            check_weight_type(weight, src.columns[weight])
+            check_weight_type(weight, src.columns[weight], model.dialect)
         if stored is not None and target_type != model.meta["target_type"]:
             raise InvalidDataError(
                 f"the target has type {target_type}; the model was fitted on "
@@ -433,9 +444,9 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
             )
         context = {
             "source": src.sql,
-            "target": DUCKDB.ident(target),
-            "weight": None if weight is None else DUCKDB.ident(weight),
-            "column": DUCKDB.ident(column),
+            "target": model.dialect.ident(target),
+            "weight": None if weight is None else model.dialect.ident(weight),
+            "column": model.dialect.ident(column),
             "a": analyzer.sql(),
             "binarize": model.family.params.get("binarize"),
         }
@@ -448,13 +459,13 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
             if stored is None:
                 model._create_tables(target_type, text=True)
             # The fast path finds tokens once per distinct chunk; it cannot count documents.
-            chunks = (analyzer.chunked and analyzer.linear(model.family.name)
+            chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
                       and (stored is not None or not analyzer.prunes_by_df(n_documents)))
             labels = None
             if chunks:
                 found = model._fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
                 if len(found) <= WIDE_CLASSES:
-                    labels = [DUCKDB.lit(row[0], target_type) for row in found]
+                    labels = [model.dialect.lit(row[0], target_type) for row in found]
             if stored is None or from_terms:
                 model._run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
             if stored is None:
@@ -476,13 +487,13 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
             model._run("text/merge_terms.sql")
             model._run("text/drop_terms.sql")
             model._finish_fit([{"name": column, "type": src.columns[column]}], target,
-                              target_type, weight, scoring_macros=False)
+                              target_type, weight, scoring_macros=False, kind={"input": "text"})
             model._run("text/write_analyzer.sql", input="text",
                        options_json=analyzer.to_json(), n_documents=vocabulary_documents)
 
         _in_transaction(model, work)
     finally:
-        src.release(model.con)
+        model.engine.release(src)
 
 
 # ---------------------------------------------------------------------- long input
@@ -498,7 +509,7 @@ class LongColumns:
 def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weight: str | None,
              columns: LongColumns, partial: bool) -> None:
     """Fit (or update) a term model on a long table of (document, feature, value)."""
-    refuse_open_transaction(model.con, "fitting a long-input model")
+    model.engine.refuse_open_transaction("fitting a long-input model")
     _check_family(model, "long input")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
@@ -509,27 +520,27 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
             raise InvalidParameterError(
                 f"model {model.name!r} reads the columns {stored[1]}; got {asdict(columns)}"
             )
-    entries_src = resolve(model.con, entries)
-    labels_src = entries_src if labels is None else resolve(model.con, labels)
+    entries_src = model.engine.source(entries)
+    labels_src = entries_src if labels is None else model.engine.source(labels)
     try:
         for name in (columns.document, columns.feature, columns.value):
             _check_column(entries_src, name, "long-table")
         for name in (columns.document, target, weight):
             _check_column(labels_src, name, "labels")
         if weight is not None:
-            check_weights(model.con, labels_src.sql, DUCKDB.ident(target), weight,
-                          DUCKDB.ident(weight))
+            check_weights(model.engine, labels_src.sql, model.dialect.ident(target), weight,
+                          model.dialect.ident(weight))
         target_type = labels_src.columns[target]
         context = {
             "entries": entries_src.sql,
             "rows": labels_src.sql,
             "distinct_rows": labels is None,
-            "row": DUCKDB.ident(columns.document),
-            "feature": DUCKDB.ident(columns.feature),
-            "value_column": DUCKDB.ident(columns.value),
+            "row": model.dialect.ident(columns.document),
+            "feature": model.dialect.ident(columns.feature),
+            "value_column": model.dialect.ident(columns.value),
             "by_name": True,
-            "target": DUCKDB.ident(target),
-            "weight": None if weight is None else DUCKDB.ident(weight),
+            "target": model.dialect.ident(target),
+            "weight": None if weight is None else model.dialect.ident(weight),
             "binarize": model.family.params.get("binarize"),
         }
 
@@ -553,16 +564,16 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
                 )
             model._run("text/merge_terms.sql")
             model._finish_fit([{"name": columns.feature, "type": "VARCHAR"}], target,
-                              target_type, weight, scoring_macros=False)
+                              target_type, weight, scoring_macros=False, kind={"input": "long"})
             n_documents = model._fetch("text/documents_fitted.sql")[0][0]
             model._run("text/write_analyzer.sql", input="long",
                        options_json=json.dumps(asdict(columns)), n_documents=n_documents)
 
         _in_transaction(model, work)
     finally:
-        entries_src.release(model.con)
+        model.engine.release(entries_src)
         if labels is not None:
-            labels_src.release(model.con)
+            model.engine.release(labels_src)
 
 
 # ---------------------------------------------------------------------- scoring
@@ -574,11 +585,11 @@ def compile_classes(model: NaiveBayes) -> dict[str, Any]:
     compiled = [{
         "index": index,
         "label_value": label,
-        "label": DUCKDB.lit(label, meta["target_type"]),
+        "label": model.dialect.lit(label, meta["target_type"]),
         "constant": constants[index],
-        "jll": DUCKDB.ident(f"__sqlnb_jll_{index}"),
-        "coef": DUCKDB.ident(f"__sqlnb_coef_{index}"),
-        "sum": DUCKDB.ident(f"__sqlnb_sum_{index}"),
+        "jll": model.dialect.ident(f"__sqlnb_jll_{index}"),
+        "coef": model.dialect.ident(f"__sqlnb_coef_{index}"),
+        "sum": model.dialect.ident(f"__sqlnb_sum_{index}"),
     } for index, label, _ in classes]
     return {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
 
@@ -590,37 +601,38 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
     compiled = model._compile()
     classes = []
     for c in compiled["compiled"]:
-        out = None if prefix is None else DUCKDB.ident(f"{prefix}{c['label_value']}")
+        out = None if prefix is None else model.dialect.ident(f"{prefix}{c['label_value']}")
         classes.append({**c, "output": out})
     outputs = {prediction} if prefix is None else {f"{prefix}{c['label_value']}"
                                                     for c in compiled["compiled"]}
-    src = resolve(model.con, source)
+    src = model.engine.source(source)
     context: dict[str, Any] = {"source": src.sql, "input": kind, "output": output,
-                               "classes": classes, "prediction": DUCKDB.ident(prediction),
+                               "classes": classes, "prediction": model.dialect.ident(prediction),
                                "fitted_at": str(compiled["fitted_at"]),
                                "binarize": model.family.params.get("binarize")}
     try:
         check_output_clashes(src.columns if kind == "text" else [options["document"]],
                              outputs)
     except InvalidDataError:
-        src.release(model.con)
+        model.engine.release(src)
         raise
     if kind == "text":
         analyzer = Analyzer.from_json(json.dumps(options))
         _check_column(src, analyzer.column, "text")
-        context.update(column=DUCKDB.ident(analyzer.column), a=analyzer.sql(),
-                       chunks=analyzer.chunked and analyzer.linear(model.family.name),
-                       order=DUCKDB.ident("__sqlnb_doc"),
-                       keep=[DUCKDB.ident(c) for c in src.columns])
+        context.update(column=model.dialect.ident(analyzer.column), a=analyzer.sql(),
+                       chunks=analyzer.chunked and analyzer.linear(model.family.count_sums),
+                       order=model.dialect.ident("__sqlnb_doc"),
+                       keep=[model.dialect.ident(c) for c in src.columns])
     else:
         columns = LongColumns(**options)
         for name in (columns.document, columns.feature, columns.value):
             _check_column(src, name, "long-table")
-        document = DUCKDB.ident(columns.document)
-        context.update(document=document, feature=DUCKDB.ident(columns.feature),
-                       value_column=DUCKDB.ident(columns.value), order=document,
+        document = model.dialect.ident(columns.document)
+        context.update(document=document, feature=model.dialect.ident(columns.feature),
+                       value_column=model.dialect.ident(columns.value), order=document,
                        keep=[document], a=None, column=None, chunks=False)
-    return src.lazy(model.con, render("text/score_terms.sql", **model._context(**context)))
+    return model.engine.lazy(
+        src, model.engine.render("text/score_terms.sql", **model._context(**context)))
 
 
 def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:
@@ -629,4 +641,5 @@ def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise InvalidParameterError(f"n must be a positive int, got {n!r}")
     _ = model.meta  # raises NotFittedError early
-    return model.con.sql(render("text/top_terms.sql", **model._context(n=int(n))))
+    return model.engine.relation(
+        model.engine.render("text/top_terms.sql", **model._context(n=int(n))))

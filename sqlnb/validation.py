@@ -20,12 +20,10 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
 import numpy as np
 
-from .dialect import DUCKDB
+from .dialect import DUCKDB, Dialect
 from .errors import InvalidDataError, InvalidParameterError
-from .templates import render
 
 BOOLEAN = "boolean"
 ARRAY_LIKE = "array-like"
@@ -180,16 +178,16 @@ def check_sample_weight(sample_weight: Any) -> np.ndarray:
     return weights
 
 
-def check_weights(con: duckdb.DuckDBPyConnection, source_sql: str, target_sql: str,
+def check_weights(engine: Any, source_sql: str, target_sql: str,
                   weight: str, weight_sql: str) -> None:
     """scikit-learn's rules for sample weights, on the labelled rows of a source.
 
     NULL, NaN, infinite and negative weights are refused, and so is a source whose labelled
     rows all weigh zero. One scan of the weight and target columns.
     """
-    nulls, nans, infinite, negative, non_zero, rows = con.execute(render(
+    nulls, nans, infinite, negative, non_zero, rows = engine.fetch(engine.render(
         "weight_checks.sql", source=source_sql, target=target_sql, weight=weight_sql
-    )).fetchall()[0]
+    ))[0]
     column = f"weight column {weight!r}"
     if nulls:
         raise InvalidDataError(
@@ -231,13 +229,12 @@ def check_output_clashes(columns: Any, outputs: set[str]) -> None:
             )
 
 
-
 # Label types DuckDB cannot use as a key of the model's tables, or sqlnb cannot write as a
 # SQL literal in a scoring statement.
 _UNUSABLE_LABEL_TYPES = ("UUID", "BLOB", "BYTEA", "BIT", "INTERVAL", "JSON", "GEOMETRY")
 
 
-def check_label_type(target: str, sql_type: str) -> None:
+def check_label_type(target: str, sql_type: str, dialect: Dialect = DUCKDB) -> None:
     """Refuse a target column whose type cannot hold class labels (UUID, BLOB, lists,
     structs, maps…), saying how to convert it.
 
@@ -249,26 +246,20 @@ def check_label_type(target: str, sql_type: str) -> None:
 hold class labels: convert it to text or numbers first, e.g. con.sql('SELECT * REPLACE \
 (CAST("y" AS VARCHAR) AS "y") FROM t')
     """
-    upper = sql_type.upper()
-    nested = upper.endswith("]") or upper.startswith(("STRUCT", "MAP", "UNION"))
-    if nested or upper in _UNUSABLE_LABEL_TYPES:
+    if dialect.kind(sql_type) == "nested" or sql_type.upper() in _UNUSABLE_LABEL_TYPES:
         raise InvalidDataError(
             f"the target column {target!r} has type {sql_type}, which cannot hold class "
             "labels: convert it to text or numbers first, e.g. "
-            f"con.sql('SELECT * REPLACE (CAST({DUCKDB.ident(target)} AS VARCHAR) AS "
-            f"{DUCKDB.ident(target)}) FROM t')"
+            f"con.sql('SELECT * REPLACE (CAST({dialect.ident(target)} AS VARCHAR) AS "
+            f"{dialect.ident(target)}) FROM t')"
         )
 
 
-def check_weight_type(weight: str, sql_type: str) -> None:
+def check_weight_type(weight: str, sql_type: str, dialect: Dialect = DUCKDB) -> None:
     """A weight column must hold numbers; a BOOLEAN one is refused rather than guessed."""
-    upper = sql_type.upper()
-    numeric = upper in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
-                        "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE",
-                        "REAL") or upper.startswith("DECIMAL")
-    if not numeric:
+    if dialect.kind(sql_type) not in ("integer", "float", "decimal"):
         raise InvalidDataError(
             f"weight column {weight!r} has type {sql_type}, but sample weights are numbers "
             f">= 0; for a yes/no column use its rows as weights 1/0, e.g. "
-            f"CAST({DUCKDB.ident(weight)} AS INTEGER)"
+            f"CAST({dialect.ident(weight)} AS INTEGER)"
         )

@@ -314,19 +314,22 @@ def test_values_the_category_type_cannot_hold_are_an_error(con, coded, column, v
 def refit_during_reads(model, after_reads, refit):
     """Make ``refit()`` run right after ``model``'s ``after_reads``-th read statement: a
     writer committing between two of the reader's statements, deterministically."""
-    original = model._fetch
     done = []
     reads = []
 
-    def fetch(template, **context):
-        rows = original(template, **context)
-        reads.append(template)
-        if len(reads) == after_reads and not done:
-            done.append(template)
-            refit()
-        return rows
+    def counted(original):
+        def fetch(template, **context):
+            rows = original(template, **context)
+            reads.append(template)
+            if len(reads) == after_reads and not done:
+                done.append(template)
+                refit()
+            return rows
+        return fetch
 
-    model._fetch = fetch
+    # every read of the model's own statements: rows, or rows with column names (meta)
+    model._fetch = counted(model._fetch)
+    model._fetch_with_names = counted(model._fetch_with_names)
     return done
 
 

@@ -69,6 +69,10 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     sqlnb.merge(con, [name, "memory." + name], into=name + "w")
     sqlnb.load(con, name).predict(table).fetchall()
     model.fit(table, "y", features=features, group_by="g").predict_proba(table).fetchall()
+    # a per-group model whose meta row has no spec (schema 1): its groups are read from its tables
+    con.execute("UPDATE " + sqlnb.dialect.DUCKDB.ident(name + "_meta")
+                + " SET spec = NULL, schema_version = 1")
+    sqlnb.load(con, name).predict_proba(table).fetchall()
     for family, columns in (("multinomial", ["k"]), ("complement", ["k"]),
                             ("bernoulli", ["flag", "k"]), ("categorical", ["c", "k"]),
                             ("poisson", ["k", "z"])):  # z's NaN: scanned again

@@ -219,10 +219,10 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
             -- a missing value leaves the feature out of the row's likelihood
             ELSE CASE WHEN {{ term.column }} IS NULL THEN 0
         {% else %}
-            ELSE CASE WHEN {{ term.column }} IS NULL THEN error({{ ('missing value (NULL) in feature ' ~ term.name) | lit }})
+            ELSE CASE WHEN {{ term.column }} IS NULL THEN {{ sql.raise_error(('missing value (NULL) in feature ' ~ term.name) | lit) }}
         {% endif %}
         {% if p.unseen == 'error' %}
-            ELSE error('unseen category in feature ' || {{ term.name | lit }}) END
+            ELSE {{ sql.raise_error("'unseen category in feature ' || " ~ (term.name | lit)) }} END
         {% elif p.unseen == 'ignore' %}
             ELSE 0 END
         {% else %}

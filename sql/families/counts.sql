@@ -24,12 +24,9 @@ CREATE TABLE {{ t.feature_stats }} (
 );
 {% endmacro %}
 
-{% set INTEGER_TYPES = ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT',
-                        'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT') %}
-
 {% macro batch_columns(features, weight, binarize=none) %}
 {% for f in features %}
-{% if weight is none and binarize is none and (f.type | upper) in INTEGER_TYPES %}
+{% if weight is none and binarize is none and (f.type | kind) == 'integer' %}
     {#- integer counts summed as integers: exact, and 20% faster than casting each value #}
     count({{ f.column }}) AS {{ f.alias }}_n,
     min({{ f.column }}) AS {{ f.alias }}_min,

@@ -117,7 +117,7 @@ WHERE (w > 0 AND s2 > 0 AND s2 - s1 * s1 / w < 1e-3 * s2)
 
 {% macro class_shifts(t, features, weighted) %}
 -- Each class's own (unweighted) batch mean becomes its shift for the rescan.
-CREATE OR REPLACE TEMP TABLE {{ t.shifts }} AS
+{{ sql.temp_table(t.shifts) }}
 SELECT
     class,
 {% for f in features %}

@@ -3,7 +3,7 @@
 -- and the weighted sum of its values. Terms outside the vocabulary are ignored.
 {% import 'text/analyzer.sql' as analyzer %}
 {% from 'families/counts.sql' import value %}
-CREATE OR REPLACE TEMP TABLE {{ t.batch }} AS
+{{ sql.temp_table(t.batch) }}
 SELECT
     {{ target }} AS class,
     CAST(NULL AS VARCHAR) AS feature,

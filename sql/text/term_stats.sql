@@ -3,7 +3,7 @@
 -- weights need neither idf nor a per-document norm).
 {% import 'text/analyzer.sql' as analyzer %}
 {% from 'families/counts.sql' import value %}
-CREATE OR REPLACE TEMP TABLE {{ t.terms }} AS
+{{ sql.temp_table(t.terms) }}
 {% if chunks %}
 -- Fast path: the regular expression runs once per distinct chunk, not per document. The
 -- statistic is linear in the counts, so occurrences are simply added up; documents are

@@ -1,0 +1,112 @@
+"""Models saved by an earlier sqlnb still load, score the same and take more data.
+
+``tests/fixtures/saved_models.duckdb.gz`` was written by ``tests/fixtures/make_saved_models.py``
+with sqlnb 0.1.0 (schema 1): one model of each kind, with the rows it was fitted on. What
+each model predicted then is in ``saved_models.json`` beside it; that record is the oracle.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import pathlib
+
+import duckdb
+import pytest
+
+import sqlnb
+
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
+EXPECTED = json.loads((FIXTURES / "saved_models.json").read_text())["models"]
+# Kinds that sqlnb 0.1.0 could already update incrementally.
+UPDATABLE = [name for name, record in EXPECTED.items()
+             if record["how"]["family"] != "auto" and "group_by" not in record["how"]]
+
+
+@pytest.fixture
+def saved(tmp_path: pathlib.Path):
+    """A writable copy of the saved database."""
+    path = tmp_path / "saved_models.duckdb"
+    path.write_bytes(gzip.decompress((FIXTURES / "saved_models.duckdb.gz").read_bytes()))
+    connection = duckdb.connect(str(path))
+    yield connection
+    connection.close()
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_a_saved_model_predicts_what_it_predicted_when_written(saved, name):
+    expected = EXPECTED[name]
+    model = sqlnb.load(saved, name)
+    assert model.classes_ == expected["classes"]
+    scored, key = expected["scored"], expected["key"]
+    predictions = model.predict(scored).order(key).select("prediction").fetchall()
+    assert [row[0] for row in predictions] == expected["predictions"]
+    probabilities = model.predict_proba(scored).order(key)
+    columns = [f"proba_{label}" for label in expected["classes"]]
+    for row, want in zip(probabilities.select(*columns).fetchall(), expected["proba"],
+                         strict=True):
+        assert row == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", UPDATABLE)
+def test_a_saved_model_can_be_partial_fit(saved, name):
+    """Folding the training rows in once more doubles every class's row count."""
+    how = EXPECTED[name]["how"]
+    model = sqlnb.load(saved, name)
+    if "text" in how:
+        model.partial_fit("train_text", "label", text=how["text"])
+    elif how.get("long"):
+        model.partial_fit_long("train_long", "label", labels="labels_long")
+    else:
+        model.partial_fit("train_columns", "label", features=how["features"])
+    counts = saved.execute(f'SELECT class, n FROM "{name}_class_stats" ORDER BY class').fetchall()
+    assert [[label, n] for label, n in counts] == [
+        [label, 2 * n] for label, n in EXPECTED[name]["class_counts"]
+    ]
+    assert len(model.predict(EXPECTED[name]["scored"]).fetchall()) == len(
+        EXPECTED[name]["predictions"])
+
+
+@pytest.mark.parametrize("name, grouped, input_kind, parts", [
+    ("m_gaussian", False, "columns", ("gaussian",)),
+    ("m_auto", False, "columns", ("gaussian", "bernoulli", "categorical")),
+    ("m_grouped", True, "columns", ("gaussian",)),
+    ("m_text", False, "text", ("multinomial",)),
+    ("m_long", False, "long", ("bernoulli",)),
+])
+def test_a_schema_1_model_gets_its_spec_from_its_tables(saved, name, grouped, input_kind, parts):
+    spec = sqlnb.load(saved, name).spec
+    assert spec.schema_version == 1
+    assert (spec.grouped, spec.input, spec.parts) == (grouped, input_kind, parts)
+
+
+def test_updating_a_schema_1_model_writes_schema_2(saved):
+    model = sqlnb.load(saved, "m_text")
+    model.partial_fit("train_text", "label", text="body")
+    row = saved.execute("SELECT schema_version, spec FROM m_text_meta").fetchall()
+    assert row == [(2, '{"input": "text", "groups": [], "parts": ["multinomial"]}')]
+    assert sqlnb.load(saved, "m_text").spec.input == "text"
+
+
+def test_updating_a_schema_1_model_records_the_relations_it_owns(saved):
+    features = EXPECTED["m_gaussian"]["how"]["features"]
+    sqlnb.load(saved, "m_gaussian").partial_fit("train_columns", "label", features=features)
+    relations = saved.execute("SELECT relations FROM m_gaussian_meta").fetchall()[0][0]
+    assert sorted(json.loads(relations)) == sorted(
+        [f"m_gaussian_{role}" for role in ("meta", "class_stats", "features", "feature_stats",
+                                           "class_params", "feature_params")]
+        + [f"m_gaussian_{macro}" for macro in ("joint_log_likelihood", "predict",
+                                               "predict_proba", "predict_log_proba", "score")])
+
+
+def test_dropping_a_schema_1_model_leaves_the_other_saved_models(saved):
+    sqlnb.load(saved, "m_grouped").drop()
+    left = {row[0] for row in saved.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert not any(name.startswith("m_grouped_") for name in left)
+    assert {"m_gaussian_meta", "m_auto_meta", "m_text_meta"} <= left
+
+
+def test_a_model_from_a_newer_sqlnb_is_refused_with_a_clear_error(saved):
+    saved.execute("UPDATE m_gaussian_meta SET schema_version = 99")
+    with pytest.raises(sqlnb.errors.ModelNotFoundError, match="newer sqlnb .*upgrade sqlnb"):
+        sqlnb.load(saved, "m_gaussian")
