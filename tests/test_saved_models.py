@@ -110,3 +110,16 @@ def test_a_model_from_a_newer_sqlnb_is_refused_with_a_clear_error(saved):
     saved.execute("UPDATE m_gaussian_meta SET schema_version = 99")
     with pytest.raises(sqlnb.errors.ModelNotFoundError, match="newer sqlnb .*upgrade sqlnb"):
         sqlnb.load(saved, "m_gaussian")
+
+
+def test_a_schema_2_row_without_a_spec_column_reads_its_kind_from_its_tables():
+    """sqlnb before the spec column wrote schema 2 (the relations list) without it."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i % 3 AS store, "
+                "CAST(i % 2 * 4 + i % 5 AS DOUBLE) AS x FROM range(30) r(i)")
+    model = sqlnb.NaiveBayes("m", con=con).fit("t", "y", features=["x"], group_by="store")
+    before = model.predict_proba("t").order("x, store, y").fetchall()
+    con.execute("ALTER TABLE m_meta DROP COLUMN spec")
+    reloaded = sqlnb.load(con, "m")
+    assert (reloaded.spec.schema_version, reloaded.spec.group_names) == (2, ["store"])
+    assert reloaded.predict_proba("t").order("x, store, y").fetchall() == before
