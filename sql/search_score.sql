@@ -1,0 +1,111 @@
+-- Cross-validated scores of model {{ model | comment }} ({{ family_name | comment }} naive Bayes):
+-- one scan of the source in which every labelled row is scored by its own fold's
+-- held-out model for every candidate, then scikit-learn's metrics per candidate and fold,
+-- aggregated in SQL (weighted by the sample weight when there is one, as GridSearchCV
+-- forwards sample_weight to its scorers).
+{% import family_template as family %}
+{% from 'scoring_helpers.sql' import chunked %}
+{% macro in_order(value, condition=none, order='label') -%}
+list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
+{%- endmacro %}
+WITH joint AS (
+    SELECT
+        __sqlnb_fold,
+        {{ target }} AS __sqlnb_y,
+        {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
+{% for g in candidates %}
+{% for c in g.classes %}
+        CASE __sqlnb_fold
+{% for k in c.folds %}
+            WHEN {{ k.fold }} THEN {{ chunked(family, k.model, g.p) | trim }}
+{% endfor %}
+        END AS {{ c.jll }}{{ "," if not loop.last }}
+{% endfor %}{{ "," if not loop.last }}
+{% endfor %}
+    FROM {{ source }}
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+), maximum AS (
+    SELECT
+        *,
+{% for g in candidates %}
+        {{ fn.greatest }}({% for c in g.classes %}{{ c.jll }}{{ ", " if not loop.last }}{% endfor %}) AS {{ g.max }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM joint
+), per_candidate AS (
+    SELECT
+        __sqlnb_fold,
+        __sqlnb_y,
+        __sqlnb_w,
+        unnest([{% for g in candidates %}{{ loop.index0 }}{{ ", " if not loop.last }}{% endfor %}]) AS candidate,
+        unnest([
+{% for g in candidates %}
+            -- argmax; ties go to the first class in sorted order
+            CASE {% for c in g.classes %}WHEN {{ c.jll }} = {{ g.max }} THEN {{ c.label }} {% endfor %}END{{ "," if not loop.last }}
+{% endfor %}
+        ]) AS prediction,
+        unnest([
+{% for g in candidates %}
+            -- the true class's probability, clipped to [eps, 1 - eps] as log_loss does
+            -ln(least(greatest(coalesce(exp(
+                CASE __sqlnb_y {% for c in g.classes %}WHEN {{ c.label }} THEN {{ c.jll }} {% endfor %}END
+                - {{ g.max }} - ln({% for c in g.classes %}coalesce(exp({{ c.jll }} - {{ g.max }}), 0){{ " + " if not loop.last }}{% endfor %})
+            ), 0), {{ eps | lit }}), 1 - {{ eps | lit }})){{ "," if not loop.last }}
+{% endfor %}
+        ]) AS loss
+    FROM maximum
+), confusion AS (
+    SELECT
+        candidate,
+        __sqlnb_fold AS fold,
+        __sqlnb_y AS label,
+        prediction,
+        -- compensated sums: all but independent of the order rows arrive in
+        fsum(__sqlnb_w) AS weight,
+        fsum(__sqlnb_w * loss) AS loss
+    FROM per_candidate
+    GROUP BY candidate, __sqlnb_fold, __sqlnb_y, prediction
+), labels AS (
+    -- scikit-learn's labels: those of the true values and of the predictions
+    SELECT candidate, fold, label FROM confusion
+    UNION
+    SELECT candidate, fold, prediction FROM confusion
+), per_label AS (
+    SELECT
+        l.candidate,
+        l.fold,
+        l.label,
+        coalesce(sum(c.weight) FILTER (WHERE c.label = l.label AND c.prediction = l.label), 0) AS tp,
+        coalesce(sum(c.weight) FILTER (WHERE c.label = l.label), 0) AS support,
+        coalesce(sum(c.weight) FILTER (WHERE c.prediction = l.label), 0) AS predicted
+    FROM labels AS l
+    JOIN confusion AS c ON c.candidate = l.candidate AND c.fold = l.fold
+    GROUP BY l.candidate, l.fold, l.label
+), label_scores AS (
+    SELECT
+        *,
+        -- F1 = 2 tp / (2 tp + fp + fn); 0 when undefined (scikit-learn's zero_division)
+        CASE WHEN support + predicted > 0 THEN 2 * tp / (support + predicted) ELSE 0 END AS f1
+    FROM per_label
+), splits AS (
+    -- sums over the labels in label order, so that equal per-label scores give equal
+    -- totals (and tie in rank_test_*, as they do in scikit-learn)
+    SELECT
+        candidate,
+        fold,
+        {{ in_order('tp') }} / {{ in_order('support') }} AS accuracy,
+        {{ in_order('f1') }} / count(*) AS f1_macro,
+        CASE WHEN {{ in_order('support') }} > 0
+            THEN {{ in_order('f1 * support') }} / {{ in_order('support') }} ELSE 0 END AS f1_weighted,
+        -- the mean recall over the classes present in the fold
+        {{ in_order('tp / support', 'support > 0') }} / count(*) FILTER (WHERE support > 0) AS balanced_accuracy
+    FROM label_scores
+    GROUP BY candidate, fold
+), losses AS (
+    SELECT candidate, fold, -{{ in_order('loss', order='label, prediction') }} / {{ in_order('weight', order='label, prediction') }} AS neg_log_loss
+    FROM confusion
+    GROUP BY candidate, fold
+)
+SELECT s.candidate, s.fold, s.accuracy, l.neg_log_loss, s.f1_macro, s.f1_weighted, s.balanced_accuracy
+FROM splits AS s
+JOIN losses AS l ON l.candidate = s.candidate AND l.fold = s.fold
+ORDER BY s.candidate, s.fold
