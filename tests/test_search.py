@@ -83,12 +83,19 @@ def _search(family: str, frame: pd.DataFrame, weighted: bool, con=None):
     return model, result
 
 
-@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("family", list(GRIDS))
-def test_every_candidates_scores_equal_grid_search_cv(family, weighted):
+@pytest.fixture(scope="module",
+                params=[(f, w) for f in GRIDS for w in (False, True)],
+                ids=[f"{f}-{'weighted' if w else 'unweighted'}" for f in GRIDS for w in (0, 1)])
+def searched(request):
+    """One search and its GridSearchCV oracle per family, weighted and not."""
+    family, weighted = request.param
     frame = _table(family, seed=len(family))
-    oracle = _oracle(family, frame, weighted)
-    _, result = _search(family, frame, weighted)
+    model, result = _search(family, frame, weighted)
+    return frame, _oracle(family, frame, weighted), model, result
+
+
+def test_every_candidates_scores_equal_grid_search_cv(searched):
+    _, oracle, _, result = searched
     ours = result.cv_results_.df()
     for scorer in SCORERS:
         columns = [f"split{k}_test_{scorer}" for k in range(3)]
@@ -99,16 +106,16 @@ def test_every_candidates_scores_equal_grid_search_cv(family, weighted):
         assert list(ours[f"rank_test_{scorer}"]) == list(oracle.cv_results_[f"rank_test_{scorer}"])
 
 
-@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("family", list(GRIDS))
-def test_best_params_and_refit_model_equal_grid_search_cv(family, weighted):
-    frame = _table(family, seed=len(family))
-    oracle = _oracle(family, frame, weighted)
-    model, result = _search(family, frame, weighted)
+def test_best_params_equal_grid_search_cvs(searched):
+    _, oracle, _, result = searched
     expected = {k: v for k, v in oracle.best_params_.items() if k != "binarize"}
     assert result.best_params_ == expected
     assert result.best_index_ == oracle.best_index_
     assert result.best_score_ == pytest.approx(oracle.best_score_, rel=0, abs=1e-9)
+
+
+def test_the_refitted_model_equals_best_estimator(searched):
+    frame, oracle, model, result = searched
     assert result.best_estimator_ is model
     proba = model.predict_proba(frame[FEATURES]).df()[[f"proba_{c}" for c in model.classes_]]
     assert flat(proba.itertuples(index=False)) == pytest.approx(
