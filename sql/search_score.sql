@@ -5,14 +5,26 @@
 -- forwards sample_weight to its scorers).
 {% import family_template as family %}
 {% from 'scoring_helpers.sql' import chunked %}
+{% from 'common.sql' import num %}
 {% macro in_order(value, condition=none, order='label') -%}
 list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
 {%- endmacro %}
-WITH joint AS (
+WITH labelled AS (
     SELECT
         __sqlnb_fold,
         {{ target }} AS __sqlnb_y,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
+{% for f in features %}
+        {# NaN is a missing value: made NULL once here, so the terms need no test of their own #}
+        {% if f.guard %}{{ num(f) }}{% else %}{{ f.column }}{% endif %} AS {{ f.column }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM {{ source }}
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+), joint AS (
+    SELECT
+        __sqlnb_fold,
+        __sqlnb_y,
+        __sqlnb_w,
 {% for g in candidates %}
 {% for c in g.classes %}
         CASE __sqlnb_fold
@@ -22,8 +34,7 @@ WITH joint AS (
         END AS {{ c.jll }}{{ "," if not loop.last }}
 {% endfor %}{{ "," if not loop.last }}
 {% endfor %}
-    FROM {{ source }}
-    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+    FROM labelled
 ), maximum AS (
     SELECT
         *,

@@ -296,7 +296,7 @@ def _cross_validate(scratch: NaiveBayes, folded: duckdb.DuckDBPyRelation,
                 class_model = by_fold.get((fold,), {}).get(label)
                 if class_model is not None:
                     per_fold.append({"fold": DUCKDB.lit(fold, fold_type),
-                                     "model": with_chunks(_scoring_terms(class_model, columns))})
+                                     "model": with_chunks(_scoring_terms(class_model))})
             classes.append({"label": DUCKDB.lit(label, target_type), "folds": per_fold,
                             "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
         rendered.append({"classes": classes, "p": family.params,
@@ -304,7 +304,12 @@ def _cross_validate(scratch: NaiveBayes, folded: duckdb.DuckDBPyRelation,
     src = resolve(scratch.con, folded)
     try:
         # scan 2: every row by its fold's held-out model, for every candidate
+        # floating-point columns of the numeric families: NaN becomes NULL (missing)
+        cleaned = [{"column": DUCKDB.ident(name),
+                    "guard": is_float(columns[name]) and kind != "categorical"}
+                   for name in features]
         rows = scratch._fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
+                              features=cleaned,
                               weight=DUCKDB.ident(weight) if weight else None,
                               candidates=rendered, eps=EPS)
     finally:
@@ -328,10 +333,11 @@ def _feature_specs(columns: dict[str, str], features: list[str],
     return specs
 
 
-def _scoring_terms(class_model: dict[str, Any], columns: dict[str, str]) -> dict[str, Any]:
-    """A fold's class model with terms that read the source's columns."""
-    terms = [{**term, "column": DUCKDB.ident(term["name"]),
-              "guard": is_float(columns.get(term["name"]))} for term in class_model["terms"]]
+def _scoring_terms(class_model: dict[str, Any]) -> dict[str, Any]:
+    """A fold's class model with terms that read the scoring statement's columns (where
+    NaN is already NULL)."""
+    terms = [{**term, "column": DUCKDB.ident(term["name"]), "guard": False}
+             for term in class_model["terms"]]
     return {"constant": class_model["constant"], "terms": terms}
 
 

@@ -276,3 +276,21 @@ def test_a_relation_with_the_scratch_models_name_is_never_dropped():
         sqlnb.NaiveBayes("m", con=con).search(_table("gaussian"), "y", features=FEATURES,
                                               cv="fold", param_grid={"var_smoothing": [1.0]})
     assert con.sql('SELECT * FROM "__sqlnb_search_m_meta"').fetchall() == [(1,)]
+
+
+def test_rows_with_a_null_fold_only_train_as_predefined_splits_minus_one():
+    frame = _table("multinomial")
+    frame["fold"] = frame["fold"].astype("Int64")
+    frame.loc[frame.index % 7 == 0, "fold"] = pd.NA
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="multinomial")
+    result = model.search(frame, "y", features=FEATURES, cv="fold", refit=False,
+                          scoring=["accuracy", "neg_log_loss"],
+                          param_grid={"alpha": [0.1, 1.0]})
+    oracle = GridSearchCV(sk.MultinomialNB(), {"alpha": [0.1, 1.0]},
+                          cv=PredefinedSplit(frame["fold"].fillna(-1).to_numpy(dtype=int)),
+                          scoring=["accuracy", "neg_log_loss"], refit=False)
+    oracle.fit(frame[FEATURES].to_numpy(), frame["y"].to_numpy())
+    columns = [f"split{k}_test_{s}" for s in ("accuracy", "neg_log_loss") for k in range(3)]
+    ours = result.cv_results_.select(", ".join(columns)).fetchall()
+    assert flat(ours) == pytest.approx(flat(zip(*(oracle.cv_results_[c] for c in columns))),
+                                       rel=0, abs=1e-9)
