@@ -41,15 +41,15 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from . import grouping
+from . import grouping, ownership
 from .dialect import DUCKDB
 from .errors import EmptyInputError, InvalidParameterError, UnknownColumnError
 from .families import INTEGER_TYPES, make_family
 from .macros import with_chunks
 from .missing import is_float
-from .source import resolve
+from .source import Source, resolve
 from .templates import render
-from .transaction import refuse_open_transaction
+from .transaction import discarded, refuse_open_transaction
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -232,13 +232,18 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
         scratch = NaiveBayes(f"__sqlnb_search_{model.name}", con=model.con,
                              family=model.family.name, sql_macros=False,
                              **model.family.params)
+        fold_src = resolve(model.con, folded)
         try:
-            # scan 1: each fold's statistics and the pooled ones (weights checked first)
-            scratch.fit(folded, target, features=features, weight=weight, group_by=FOLD)
-            splits = _cross_validate(scratch, folded, families, cv, target, weight,
-                                     columns, features)
+            spec = scratch._fit_spec(fold_src, target, features, weight, FOLD)
+            # the scratch model lives in a transaction that is always rolled back
+            with discarded(model.con, "search"):
+                # scan 1: each fold's statistics and the pooled ones
+                scratch._fit_in_transaction(fold_src, spec)
+                splits = _cross_validate(scratch, fold_src, families, cv, target, weight,
+                                         columns, features)
         finally:
-            scratch.drop()
+            fold_src.release(model.con)
+            ownership.done(scratch)
     finally:
         src.release(model.con)
     keys = ["score"] if single else scorers
@@ -251,7 +256,7 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
     return result
 
 
-def _cross_validate(scratch: NaiveBayes, folded: duckdb.DuckDBPyRelation,
+def _cross_validate(scratch: NaiveBayes, src: Source,
                     families: list[Any], cv: int | str, target: str, weight: str | None,
                     columns: dict[str, str], features: list[str]
                     ) -> list[tuple[int, list[tuple]]]:
@@ -301,19 +306,14 @@ def _cross_validate(scratch: NaiveBayes, folded: duckdb.DuckDBPyRelation,
                             "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
         rendered.append({"classes": classes, "p": family.params,
                          "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
-    src = resolve(scratch.con, folded)
-    try:
-        # scan 2: every row by its fold's held-out model, for every candidate
-        # floating-point columns of the numeric families: NaN becomes NULL (missing)
-        cleaned = [{"column": DUCKDB.ident(name),
-                    "guard": is_float(columns[name]) and kind != "categorical"}
-                   for name in features]
-        rows = scratch._fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
-                              features=cleaned,
-                              weight=DUCKDB.ident(weight) if weight else None,
-                              candidates=rendered, eps=EPS)
-    finally:
-        src.release(scratch.con)
+    # floating-point columns of the numeric families: NaN becomes NULL (missing)
+    cleaned = [{"column": DUCKDB.ident(name),
+                "guard": is_float(columns[name]) and kind != "categorical"}
+               for name in features]
+    # scan 2: every row by its fold's held-out model, for every candidate
+    rows = scratch._fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
+                          features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
+                          candidates=rendered, eps=EPS)
     splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
     position = {fold: k for k, fold in enumerate(folds)}
     for candidate, fold, *scores in rows:

@@ -58,3 +58,16 @@ def transaction(con: Any, what: str = "this call", *, join: bool = False) -> Ite
         con.rollback()
         raise
     con.commit()
+
+
+@contextmanager
+def discarded(con: Any, what: str = "this call") -> Iterator[Any]:
+    """Run the block in a transaction of its own that is always rolled back: scratch work
+    (a search's per-fold statistics) that must leave nothing behind, even if the process
+    dies half-way. Refuses when the caller already has a transaction open."""
+    refuse_open_transaction(con, what)
+    con.begin()
+    try:
+        yield con
+    finally:
+        con.rollback()
