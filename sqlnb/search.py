@@ -226,13 +226,15 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
             raise InvalidParameterError(f"the fold column {cv!r} cannot also be a feature")
         families = _check_candidates(model, candidates, len(features))
         hashed = [DUCKDB.ident(c) for c in [target, *(features or []), weight] if c]
-        folded = model.con.sql(render(
-            "search_folds.sql", source=src.sql, n_folds=cv if isinstance(cv, int) else None,
-            fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None, hashed=hashed))
+        fold_src = Source(
+            sql=render("search_folds.sql", source=src.sql,
+                       n_folds=cv if isinstance(cv, int) else None,
+                       fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
+                       hashed=hashed).strip(),
+            columns={**columns, FOLD: columns[cv] if isinstance(cv, str) else "INTEGER"})
         scratch = NaiveBayes(f"__sqlnb_search_{model.name}", con=model.con,
                              family=model.family.name, sql_macros=False,
                              **model.family.params)
-        fold_src = resolve(model.con, folded)
         try:
             spec = scratch._fit_spec(fold_src, target, features, weight, FOLD)
             # the scratch model lives in a transaction that is always rolled back
@@ -242,7 +244,6 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
                 splits = _cross_validate(scratch, fold_src, families, cv, target, weight,
                                          columns, features)
         finally:
-            fold_src.release(model.con)
             ownership.done(scratch)
     finally:
         src.release(model.con)
