@@ -15,6 +15,7 @@ import numpy as np
 from common import connect, parquet_columns, render  # benchmarks/ is on sys.path (see run.py)
 
 import sqlnb
+import sqlnb.scoring
 from sqlnb.dialect import DUCKDB
 
 Step = Callable[[], Any]
@@ -354,8 +355,9 @@ def prepare_width_explain(db: Path, path: Path) -> Step:
     """DuckDB's ``EXPLAIN`` of the statement ``predict`` runs: parse, bind and plan alone."""
     con = connect(str(db), read_only=True)
     model = sqlnb.load(con, MODEL)
-    sql = render("explain.sql", query=model.predict(str(path)).sql_query())
-    return lambda: con.execute(sql).fetchall()
+    query, parameters = sqlnb.scoring.statement(model, str(path))
+    sql = render("explain.sql", query=query)
+    return lambda: con.execute(sql, parameters).fetchall()
 
 
 def scoring_sql_size(db: Path) -> int:

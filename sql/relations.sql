@@ -17,9 +17,11 @@ UNION ALL
 SELECT lower(view_name), 'VIEW' FROM duckdb_views()
 WHERE lower(view_name) IN (SELECT name FROM wanted) AND NOT internal
     AND database_name = current_database() AND schema_name = current_schema()
+{% if macro_names is not defined or macro_names %}
 UNION ALL
 SELECT DISTINCT lower(function_name), CASE function_type WHEN 'table_macro' THEN 'MACRO TABLE' ELSE 'MACRO' END
 FROM duckdb_functions()
 WHERE lower(function_name) IN (SELECT name FROM wanted) AND function_type IN ('macro', 'table_macro')
     AND database_name = current_database() AND schema_name = current_schema()
+{% endif %}
 {% endif %}

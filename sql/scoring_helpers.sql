@@ -32,6 +32,7 @@ CASE
 {# The tail every scoring statement shares, after its `joint` CTE (one column per class):
    the maximum, the log-sum-exp around it, and the requested output: the argmax label
    (ties to the first class in sorted order) or one column per class. #}
+{% from 'sums.sql' import sum_exp %}
 {% macro outputs(classes, keep, output, prediction) %}
 ), maximum AS (
     SELECT
@@ -47,7 +48,7 @@ CASE
         *,
         {% if output in ('proba', 'log_proba') %}
         -- log-sum-exp around the largest term
-        __sqlnb_max + ln({% for c in classes %}exp({{ c.jll }} - __sqlnb_max){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+        __sqlnb_max + ln({{ sum_exp(classes | map(attribute='jll') | list) }}) AS __sqlnb_lse
         {% else %}
         NULL AS __sqlnb_lse
         {% endif %}

@@ -54,6 +54,14 @@ CREATE OR REPLACE MACRO {{ m.predict }}(r) AS
         [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(jll, list_max(jll))]
     )[1];
 
+{% if key_clash %}
+-- class labels that differ only by case cannot both be fields of a STRUCT: these macros
+-- explain that instead of failing to bind
+CREATE OR REPLACE MACRO {{ m.predict_log_proba }}(r) AS error({{ key_clash | lit }});
+
+CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS error({{ key_clash | lit }});
+
+{% else %}
 CREATE OR REPLACE MACRO {{ m.predict_log_proba }}(r) AS
     -- joint log-likelihoods minus their log-sum-exp (taken around the largest one)
     list_transform([{{ m.joint }}(r)], lambda jll:
@@ -72,6 +80,7 @@ CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS
         {% endfor %}
         })[1]
     )[1];
+{% endif %}
 
 -- Whole-table scoring: SELECT * FROM churn_score('customers') (a table, view or file name).
 CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE

@@ -3,6 +3,7 @@
 -- this statement needs no sqlnb table: it runs on any DuckDB connection that can read the source.
 {% import family_template as family %}
 {% import 'scoring_helpers.sql' as scoring %}
+{% from 'sums.sql' import sum_exp %}
 WITH source AS (
 {% if group_table %}
     -- the join below may reorder rows: number them here and sort by that number at the end
@@ -48,9 +49,9 @@ WITH source AS (
         -- log-sum-exp around the largest term
         {% if grouped_model %}
         -- (a class the row's group never saw has no term)
-        __sqlnb_max + ln({% for c in classes %}coalesce(exp({{ c.jll }} - __sqlnb_max), 0){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+        __sqlnb_max + ln({{ sum_exp(classes | map(attribute='jll') | list, True) }}) AS __sqlnb_lse
         {% else %}
-        __sqlnb_max + ln({% for c in classes %}exp({{ c.jll }} - __sqlnb_max){{ " + " if not loop.last }}{% endfor %}) AS __sqlnb_lse
+        __sqlnb_max + ln({{ sum_exp(classes | map(attribute='jll') | list) }}) AS __sqlnb_lse
         {% endif %}
     FROM normalised
 )

@@ -8,9 +8,10 @@ __version__ = "0.1.0"
 
 from . import diagnostics, errors, progress
 from .catalog import COMPATIBLE_STORAGE, connect, list_models
+from .exchange import from_sklearn
 from .incremental import merge
 from .metrics import evaluate
 from .model import NaiveBayes, load
 
 __all__ = ["COMPATIBLE_STORAGE", "NaiveBayes", "__version__", "connect", "diagnostics", "errors",
-           "evaluate", "list_models", "load", "merge", "progress"]
+           "evaluate", "from_sklearn", "list_models", "load", "merge", "progress"]

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
 import numpy as np
 from sklearn.utils.multiclass import unique_labels
 
 from . import incremental
 from .families import make_family
 from .model import NaiveBayes
-from .validation import check_sample_weight
 
 
 class IncrementalMixin:
@@ -35,31 +33,33 @@ class IncrementalMixin:
         """
         from .sklearn import ROW, TARGET, WEIGHT
 
-        fitted = getattr(self, "_model", None) is not None
-        if not fitted and classes is None:
+        self._validate_params()
+        known = getattr(self, "classes_", None)  # scikit-learn's notion of a first call
+        if known is None and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
         if classes is not None:
             declared = unique_labels(classes)
-            if fitted and not np.array_equal(self.classes_, declared):
+            if known is not None and not np.array_equal(known, declared):
                 raise ValueError(
                     f"`classes={classes!r}` is not the same as on last call to partial_fit, "
-                    f"was: {self.classes_!r}"
+                    f"was: {known!r}"
                 )
         else:
-            declared = self.classes_
-        X = self._check_X(X, reset=not fitted)
-        y, sample_weight = _check_y(X, y, sample_weight)
+            declared = known
+        fitted = getattr(self, "_model", None) is not None
+        X, y, sample_weight = self._check_X_y(X, y, sample_weight, reset=not fitted)
         _check_labels(y, declared)
+        self._check_hyperparameters(len(declared), X.shape[1])
         if declared.dtype.kind in "iub":
             y = y.astype(declared.dtype, copy=False)  # keep the class column's type
         if fitted:
-            con, model = self._con, self._model
+            model = self._model
             # the hyperparameters of this call shape the derived parameters
             model.family = make_family(self._family, **self._hyperparameters())
         else:
-            con = duckdb.connect()
-            model = NaiveBayes("model", con=con, family=self._family, **self._hyperparameters())
-        names, staged = self._stage(con, X, y, sample_weight)
+            model = NaiveBayes("model", con=self._connection(), family=self._family,
+                               sql_macros=False, **self._hyperparameters())
+        names, staged = self._stage(X, y, sample_weight)
         weight = WEIGHT if sample_weight is not None else None
         if "dense" in staged:
             model.partial_fit(staged["dense"], TARGET, features=names, weight=weight,
@@ -68,8 +68,9 @@ class IncrementalMixin:
             model.partial_fit_sparse(staged["entries"], staged["rows"], TARGET, features=names,
                                      weight=weight, row=ROW, classes=list(declared))
         if not fitted:
-            self._con, self._model = con, model
+            self._model = model
             self._y_dtype = declared.dtype
+            self._float_dtype = X.dtype if X.dtype == np.float32 else np.dtype(np.float64)
         self._read_common(self._model)
         self._read_attributes(self._model)
         return self
@@ -85,13 +86,12 @@ class IncrementalMixin:
         from .sklearn import ROW, TARGET, WEIGHT
 
         check_is_fitted(self, "_model")
-        X = self._check_X(X, reset=False)
-        y, sample_weight = _check_y(X, y, sample_weight)
+        X, y, sample_weight = self._check_X_y(X, y, sample_weight, reset=False)
         _check_labels(y, self.classes_)
         if self.classes_.dtype.kind in "iub":
             y = y.astype(self.classes_.dtype, copy=False)  # keep the class column's type
         model = self._model
-        names, staged = self._stage(self._con, X, y, sample_weight)
+        names, staged = self._stage(X, y, sample_weight)
         weight = WEIGHT if sample_weight is not None else None
         keep = list(self.classes_)
         if "dense" in staged:
@@ -104,22 +104,6 @@ class IncrementalMixin:
         self._read_common(model)
         self._read_attributes(model)
         return self
-
-
-def _check_y(X: Any, y: Any, sample_weight: Any) -> tuple[np.ndarray, np.ndarray | None]:
-    y = np.asarray(y)
-    if y.ndim != 1:
-        y = y.ravel()
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"Found input variables with inconsistent numbers of samples: "
-            f"[{X.shape[0]}, {y.shape[0]}]"
-        )
-    if sample_weight is not None:
-        sample_weight = check_sample_weight(sample_weight)
-        if sample_weight.shape[0] != X.shape[0]:
-            raise ValueError("sample_weight.shape does not match X.shape[0]")
-    return y, sample_weight
 
 
 def _check_labels(y: np.ndarray, classes: np.ndarray) -> None:

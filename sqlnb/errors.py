@@ -39,6 +39,25 @@ class ModelNotFoundError(SqlnbError, LookupError):
     """No model of that name exists in the database."""
 
 
+class IncompatibleModelError(ModelNotFoundError):
+    """A model of that name exists but cannot be used: written by a newer sqlnb (schema
+    version; ``newer`` is True), or incomplete (a relation missing) or corrupt (unreadable
+    metadata)."""
+
+    newer = False
+
+
+class ReadOnlyError(SqlnbError, PermissionError):
+    """A write was asked of a database opened read-only."""
+
+
+class ConflictError(SqlnbError, RuntimeError):
+    """Another connection wrote the same rows at the same time; this write was rolled back
+    and changed nothing. Retrying it is safe (``retryable`` is True)."""
+
+    retryable = True
+
+
 class TransactionError(SqlnbError, RuntimeError):
     """A write was refused because the connection has an open transaction of the caller's."""
 
@@ -54,3 +73,13 @@ class SkippedRowsWarning(UserWarning):
 class CoercedValuesWarning(UserWarning):
     """A categorical feature arrived with another type than at fit (a float-coded copy of
     an integer column, 0/1 for a BOOLEAN one); its values were compared by value."""
+
+
+def first_few(names: list[str], shown: int = 3) -> str:
+    """The first ``shown`` names, quoted, and how many more: "'a', 'b', 'c' and 7 more".
+
+    >>> first_few(["a", "b", "c", "d"])
+    "'a', 'b', 'c' and 1 more"
+    """
+    head = ", ".join(repr(n) for n in names[:shown])
+    return head + (f" and {len(names) - shown} more" if len(names) > shown else "")

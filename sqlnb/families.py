@@ -23,6 +23,10 @@ NUMERIC_TYPES = (
 )
 INTEGER_TYPES = NUMERIC_TYPES[:10]
 ALPHA_MIN = 1e-10
+# The largest domain of an integer-coded categorical column (codes 0..k-1): each code is a
+# row per class in the parameters and a branch of the scoring expression, so a stray code
+# of 1,000,000 would exhaust memory. A hyperparameter (max_categories) can raise it.
+MAX_CATEGORIES = 10_000
 # How NULL (and NaN in floating-point columns) is treated: left out of the feature's
 # statistics at fit and of the row's log-likelihood at predict, or rejected.
 MISSING_MODES = ("ignore", "error")
@@ -204,7 +208,7 @@ class Complement(Discrete):
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "norm": False}
     constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints, "norm": [BOOLEAN]}
     has_batch_checks = True
-    min_classes = 2  # a class's complement is every other class
+    # one class is allowed, as in scikit-learn: its complement is empty (weights of alpha)
 
 
 class Bernoulli(Discrete):
@@ -227,7 +231,10 @@ class Bernoulli(Discrete):
 
 class Categorical(Discrete):
     name = "categorical"
-    defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "min_categories": None, "unseen": "smooth"}
+    defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "min_categories": None,
+                                          "unseen": "smooth",
+                                          "max_categories": MAX_CATEGORIES,
+                                          "value_columns": None}
     numeric = False
     has_batch = True
     long_batch = True
@@ -238,12 +245,22 @@ class Categorical(Discrete):
         "min_categories": [None, ARRAY_LIKE, Interval(int, 1, None, closed="left")],
         "alpha": [NON_NEGATIVE],
         "unseen": [Options(UNSEEN_MODES)],
+        "max_categories": [Interval(int, 1, None, closed="left")],
+        "value_columns": [None, ARRAY_LIKE],
     }
 
     def validate(self) -> None:
         super().validate()
         if self.params["unseen"] not in UNSEEN_MODES:
             raise InvalidParameterError("unseen must be 'smooth', 'ignore' or 'error'")
+        names = self.params["value_columns"]
+        if isinstance(names, str) or (names is not None
+                                      and not all(isinstance(n, str) for n in names)):
+            raise InvalidParameterError(
+                f"value_columns must be a list of column names, got {names!r}"
+            )
+        if names is not None:
+            self.params["value_columns"] = list(names)
         mc = self.params["min_categories"]
         if mc is not None:
             array = np.asarray(mc)
@@ -266,7 +283,25 @@ class Categorical(Discrete):
                     f"'min_categories' should have shape ({n_features},) when an array-like "
                     f"is provided. Got ({len(mins)},) instead."
                 )
-        return [{"alpha": a, "coding": None, "min_categories": m} for a, m in zip(alpha, mins)]
+        limit = self.params["max_categories"]
+        for m in mins:
+            if m is not None and m > limit:
+                raise InvalidDataError(
+                    f"min_categories={m} asks for more categories than max_categories={limit}: "
+                    "every one would be a row of the model per class; lower min_categories, "
+                    "or raise max_categories if the model is meant to be that large"
+                )
+        return [{"alpha": a, "coding": None, "min_categories": m, "max_categories": limit}
+                for a, m in zip(alpha, mins)]
+
+    def coding(self, name: str, sql_type: str) -> str:
+        """How a column's values are categories: ``"integer"`` codes 0..k-1 as in
+        scikit-learn (every code up to the largest is in the domain), or ``"value"``: the
+        values seen, as they are (text columns, and the integer columns named in
+        ``value_columns``)."""
+        if sql_type.upper() in INTEGER_TYPES and name not in (self.params["value_columns"] or ()):
+            return "integer"
+        return "value"
 
 
 class Poisson(Discrete):

@@ -134,14 +134,19 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     weighted = spec["weight"] is not None
     model._run("merge.sql", features=features, weighted=weighted, **context)
     model._run("drop_batch.sql", **context)
+    fewest, most = model._fetch("read_group_classes.sql", what="sizes", **context)[0]
+    if most is None:  # no labelled row has a (non-NULL) group
+        names = [g["name"] for g in groups]
+        raise InvalidDataError(
+            f"the group column(s) {names} are NULL in every labelled row, so there is no "
+            "group to fit a model for: leave group_by out, or fill the column first"
+        )
     priors = model.family.prior_list()
-    if priors is not None:
-        fewest, most = model._fetch("read_group_classes.sql", what="sizes", **context)[0]
-        if (fewest, most) != (len(priors), len(priors)):
-            raise InvalidParameterError(
-                f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
-                "classes: with group_by, every group needs every class"
-            )
+    if priors is not None and (fewest, most) != (len(priors), len(priors)):
+        raise InvalidParameterError(
+            f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
+            "classes: with group_by, every group needs every class"
+        )
     model._run("params.sql", priors=priors, fit_prior=model.family.fit_prior(), **context)
     problems = model._fetch("checks.sql", features=features, **context)
     if problems:

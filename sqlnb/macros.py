@@ -138,7 +138,10 @@ def create_macros(model: NaiveBayes) -> None:
         row = ROW_ONCE if grouped or references > DIRECT_REFERENCES else ROW
         classes = compiled_classes(model, row=row)
         group_table = group_parameter_table(model, row=row) if grouped else None
+        keys = [c["key"].lower() for c in classes]
+        clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
         model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model.name),
+                   key_clash=_key_clash_message(model.name, clash) if clash else None,
                    row=row, row_once=row == ROW_ONCE,
                    grouped_model=group_table is not None, group_table=group_table,
                    model_comment=comment_text(model.name))
@@ -146,6 +149,14 @@ def create_macros(model: NaiveBayes) -> None:
         # The caches were filled from uncommitted state; the caller refreshes them.
         model._meta = None
         model._compiled = None
+
+
+def _key_clash_message(name: str, labels: list[str]) -> str:
+    """Why ``<name>_predict_proba`` cannot exist: its STRUCT has a field per class, and
+    DuckDB compares field names case-insensitively."""
+    return (f"model {name}: class labels {labels} differ only by case, and a STRUCT cannot "
+            f"have both as fields: use {name}_predict (the label) or "
+            f"{name}_joint_log_likelihood (a list in class order), or relabel the classes")
 
 
 def drop_macros(model: NaiveBayes) -> None:

@@ -48,6 +48,7 @@ from .errors import (
 from .families import (
     FAMILIES,
     INTEGER_TYPES,
+    MAX_CATEGORIES,
     MISSING_MODES,
     UNSEEN_MODES,
     Family,
@@ -70,7 +71,8 @@ INTEGER_CHOICES = ("gaussian", "poisson", "categorical")
 _PART_PARAMS = {
     "gaussian": ("var_smoothing", "missing"),
     "bernoulli": ("alpha", "force_alpha", "binarize", "missing"),
-    "categorical": ("alpha", "force_alpha", "min_categories", "unseen", "missing"),
+    "categorical": ("alpha", "force_alpha", "min_categories", "unseen", "missing",
+                    "max_categories", "value_columns"),
     "multinomial": ("alpha", "force_alpha", "missing"),
     "poisson": ("alpha", "force_alpha", "missing"),
 }
@@ -102,7 +104,8 @@ class Mixed(Family):
 
     Hyperparameters: ``families`` (column -> family overrides), ``integers`` (the family
     of integer columns), the parts' own ``var_smoothing``, ``alpha``, ``force_alpha``,
-    ``binarize``, ``min_categories``, ``unseen``, the shared ``missing``, and the class
+    ``binarize``, ``min_categories``, ``max_categories``, ``value_columns``, ``unseen``, the
+    shared ``missing``, and the class
     prior's ``fit_prior`` and ``class_prior``.
     """
 
@@ -117,6 +120,8 @@ class Mixed(Family):
         "force_alpha": True,
         "binarize": 0.0,
         "min_categories": None,
+        "max_categories": MAX_CATEGORIES,
+        "value_columns": None,
         "unseen": "smooth",
         "missing": "ignore",
         "fit_prior": True,
@@ -131,6 +136,8 @@ class Mixed(Family):
         "class_prior": [ARRAY_LIKE, None],
         "binarize": [None, Interval(float, 0, None)],
         "min_categories": [None, ARRAY_LIKE, Interval(int, 1, None)],
+        "max_categories": [Interval(int, 1, None)],
+        "value_columns": [None, ARRAY_LIKE],
         "unseen": [Options(UNSEEN_MODES)],
         "missing": [Options(MISSING_MODES)],
     }
@@ -284,7 +291,7 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
             f.update(extra)
             f["family"] = part["family"]
             if part["family"] == "categorical":
-                f["coding"] = "integer" if f["type"].upper() in INTEGER_TYPES else "value"
+                f["coding"] = part["sub"].coding(f["name"], f["type"])
     first = parts[0]
     for part in parts:
         if part["family"] == "gaussian":

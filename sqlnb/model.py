@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections import defaultdict
 from typing import Any
@@ -21,17 +22,20 @@ from typing import Any
 import duckdb
 
 from . import __version__, grouping, macros, mixed, ownership
+from . import scoring as scoring_strategies
 from .dialect import DUCKDB
 from .errors import (
     CoercedValuesWarning,
     EmptyInputError,
+    IncompatibleModelError,
     InvalidDataError,
     InvalidParameterError,
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
+    first_few,
 )
-from .families import INTEGER_TYPES, Family, fill_term, is_numeric, make_family
+from .families import Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .progress import tracked
 from .reads import read_snapshot
@@ -40,8 +44,10 @@ from .templates import render
 from .transaction import refuse_open_transaction, transaction
 from .validation import (
     check_flag,
+    check_label_type,
     check_names,
     check_output_clashes,
+    check_weight_type,
     check_weights,
 )
 
@@ -73,6 +79,10 @@ class NaiveBayes:
     sql_macros:
         Re-create the scoring macros ``<name>_predict(row)``, ``<name>_predict_proba(row)``…
         in the database after every fit (see ``docs/sql.md``).
+    scoring:
+        Which statement scores rows: ``"auto"`` (default), ``"compiled"`` (parameters
+        inlined as literals) or ``"arrays"`` (parameters as bound lists); see
+        :mod:`sqlnb.scoring`.
     progress:
         Show a progress bar (on an interactive terminal or notebook) while ``fit``,
         ``partial_fit``, ``forget`` and ``evaluate`` run; see :mod:`sqlnb.progress`.
@@ -88,17 +98,19 @@ class NaiveBayes:
         family: str = "gaussian",
         sql_macros: bool = True,
         progress: bool = False,
+        scoring: str = "auto",
         **hyperparameters: Any,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise InvalidParameterError("a model needs a non-empty name")
         self.name = name
-        self.con = duckdb.connect() if con is None else con
+        self.con = duckdb.connect() if con is None else check_connection(con)
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
         self.sql_macros = check_flag("sql_macros", sql_macros)
         self.progress = check_flag("progress", progress)
+        self.scoring = scoring_strategies.check_strategy(scoring)
         self._term_input: tuple | None = None
         self._owned: set[str] | None = None  # see sqlnb/ownership.py
         self._needed: list[str] | None = None
@@ -169,6 +181,7 @@ class NaiveBayes:
         ``text_options`` are scikit-learn's ``CountVectorizer`` options (and, with
         ``tfidf=True``, ``TfidfVectorizer``'s). See :mod:`sqlnb.text`.
         """
+        self._refuse_newer()
         if text is not None or text_options:
             if text is None or features is not None:
                 raise InvalidParameterError(
@@ -183,6 +196,12 @@ class NaiveBayes:
             fit_text(self, source, target, text, weight=weight, options=text_options,
                      partial=False)
             return self
+        if group_by is not None and self.family.composite:
+            raise InvalidParameterError(
+                "group_by is not available for family='auto' models yet: fit one model "
+                "per group (e.g. on a view filtered to that group), or give every column "
+                "one family"
+            )
         refuse_open_transaction(self.con, "fit")  # before any read that could fail
         src = resolve(self.con, source)
         if self.family.composite:
@@ -202,6 +221,18 @@ class NaiveBayes:
         self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
         self._term_input = None
         return self
+
+    def _refuse_newer(self) -> None:
+        """A model of this name written by a newer sqlnb is not overwritten either."""
+        self._meta = None
+        try:
+            _ = self.meta
+        except NotFittedError:
+            pass
+        except IncompatibleModelError as exc:
+            if exc.newer:
+                raise
+        self._meta = None
 
     def fit_long(self, entries: Any, target: str, *, labels: Any = None,
                  weight: str | None = None, document: str = "document",
@@ -252,8 +283,8 @@ class NaiveBayes:
         if weight is not None:
             if weight not in columns:
                 raise UnknownColumnError(f"weight column {weight!r} is not in the source")
-            if not is_numeric(columns[weight]):
-                raise InvalidDataError(f"weight column {weight!r} has type {columns[weight]}")
+            check_weight_type(weight, columns[weight])
+        check_label_type(target, columns[target])
         if features is not None:
             features = check_names("features", features, allow_none=False)
         if features is None:
@@ -273,13 +304,17 @@ class NaiveBayes:
             check_weights(self.con, src.sql, DUCKDB.ident(target), weight, DUCKDB.ident(weight))
         for name in features:
             self.family.check_feature_type(name, columns[name])
+        unknown = [n for n in self.family.params.get("value_columns") or () if n not in features]
+        if unknown:
+            raise UnknownColumnError(f"value_columns names column(s) that are not features: "
+                                     f"{unknown}")
         options = self.family.feature_options(len(features))
         specs = []
         for i, (name, extra) in enumerate(zip(features, options)):
             spec = {"name": name, "column": DUCKDB.ident(name), "alias": f"c{i}",
                     "type": columns[name], "shift": 0.0, **extra}
             if self.family.name == "categorical":
-                spec["coding"] = "integer" if columns[name].upper() in INTEGER_TYPES else "value"
+                spec["coding"] = self.family.coding(name, columns[name])
             specs.append(spec)
         spec = {
             "target": target,
@@ -576,8 +611,25 @@ class NaiveBayes:
             keys = ("schema_version", "model", "family", "params", "target", "target_type",
                     "weight", "features", "classes", "fitted_at")
             meta = dict(zip(keys, rows[0]))
-            for key in ("params", "features", "classes"):
-                meta[key] = json.loads(meta[key])
+            if not isinstance(meta["schema_version"], int) or \
+                    meta["schema_version"] > SCHEMA_VERSION:
+                # neither used nor rewritten: a newer layout may mean something else
+                error = IncompatibleModelError(
+                    f"model {self.name!r} was written by a newer sqlnb (schema "
+                    f"{meta['schema_version']!r}; this sqlnb reads up to {SCHEMA_VERSION}): "
+                    "upgrade sqlnb to use it, or fit it again under another name"
+                )
+                error.newer = True
+                raise error
+            try:
+                for key in ("params", "features", "classes"):
+                    meta[key] = json.loads(meta[key])
+            except (TypeError, ValueError) as exc:
+                raise IncompatibleModelError(
+                    f"model {self.name!r} has corrupt metadata ({key} in {meta_name}: {exc}): "
+                    f"fit it again, or drop it (sqlnb.NaiveBayes({self.name!r}, con=con)"
+                    ".drop())"
+                ) from None
             self._meta = meta
         return self._meta
 
@@ -611,11 +663,18 @@ class NaiveBayes:
         with read_snapshot(self.con):
             self._meta = None
             self._term_input = None
-            compiled = self._read_parameters()
-            groups = [] if self._stored_input() else grouping.read_groups(self)
-            if groups:
-                compiled["groups"] = groups
-                compiled["group_models"] = grouping.group_models(self, groups)
+            try:
+                compiled = self._read_parameters()
+                groups = [] if self._stored_input() else grouping.read_groups(self)
+                if groups:
+                    compiled["groups"] = groups
+                    compiled["group_models"] = grouping.group_models(self, groups)
+            except duckdb.CatalogException as exc:
+                # the meta row is there, but a table or view it needs is not
+                raise IncompatibleModelError(
+                    f"model {self.name!r} is incomplete, a relation it needs is missing "
+                    f"({str(exc).splitlines()[0]}): fit it again, or drop it"
+                ) from None
         self._compiled = compiled
         return compiled
 
@@ -681,6 +740,7 @@ class NaiveBayes:
         )
 
     def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+        scoring_strategies.refresh(self)  # another cursor may have refitted the model
         self._compile()  # metadata and parameters, read together
         meta = self.meta
         if self._stored_input():
@@ -707,8 +767,11 @@ class NaiveBayes:
             src.release(self.con)
             raise
         keep = list(src.columns) if keep_input else []
-        # The helper view of a Python object stays registered: the lazy result reads it.
-        return self.con.sql(self.score_sql(src.sql, output, keep, columns=columns))
+        if scoring_strategies.strategy(self) == "arrays":
+            sql, parameters = scoring_strategies.array_score_sql(
+                self, src.sql, output, keep, OUTPUTS[output], columns=columns)
+            return src.lazy_bound(self.con, sql, parameters)
+        return src.lazy(self.con, self.score_sql(src.sql, output, keep, columns=columns))
 
     def _coerced_columns(self, src: Source) -> dict[str, str]:
         """Categorical features whose source column has another numeric (or BOOLEAN) type
@@ -824,6 +887,12 @@ class NaiveBayes:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
         _ = self.meta  # raises NotFittedError early
+        if self.family.composite:
+            raise InvalidParameterError(
+                "top_features is not available for family='auto' models yet: its columns "
+                "have different families, whose scores do not compare; read each part's "
+                "parameters (families_ names them) or fit a single-family model"
+            )
         return self.con.sql(render("top_features.sql", **self._context(
             k=k, model_comment=macros.comment_text(self.name))))
 
@@ -848,6 +917,17 @@ class NaiveBayes:
                       group_by=group_by, param_grid=param_grid, cv=cv, scoring=scoring,
                       refit=refit)
 
+    def to_sklearn(self) -> Any:
+        """A fitted ``sklearn.naive_bayes`` estimator equal to this model.
+
+        For the gaussian, multinomial, complement, bernoulli and categorical families
+        (categorical with integer codes); mixed, per-group and text models raise
+        :class:`~sqlnb.errors.InvalidParameterError`. See :mod:`sqlnb.exchange`.
+        """
+        from .exchange import to_sklearn
+
+        return to_sklearn(self)
+
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
@@ -869,7 +949,7 @@ class NaiveBayes:
 def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     """Reopen the model ``name`` stored in the database behind ``con``."""
     probe = NaiveBayes.__new__(NaiveBayes)
-    probe.name, probe.con = name, con
+    probe.name, probe.con = name, check_connection(con)
     probe.family = make_family("gaussian")
     probe._meta, probe._compiled, probe._term_input = None, None, None
     probe._owned, probe._needed = None, None
@@ -877,18 +957,48 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
         meta = probe.meta
     except NotFittedError:
         raise ModelNotFoundError(f"no model named {name!r} in this database") from None
-    if meta["schema_version"] > SCHEMA_VERSION:
-        raise ModelNotFoundError(
-            f"model {name!r} was written by a newer sqlnb (schema {meta['schema_version']})"
-        )
     model = NaiveBayes(name, con=con, family=meta["family"], **meta["params"])
     model._meta = meta
     return model
 
 
+def check_connection(con: Any) -> Any:
+    """A DuckDB connection (or a cursor of one); a path is refused with how to open it."""
+    if isinstance(con, (str, bytes)) or hasattr(con, "__fspath__"):
+        raise InvalidParameterError(
+            f"con must be a DuckDB connection, not the path {con!r}: open it first, "
+            f"con = duckdb.connect({str(con)!r})"
+        )
+    if not hasattr(con, "execute"):
+        raise InvalidParameterError(
+            f"con must be a DuckDB connection (duckdb.connect(...)), got {type(con).__name__}"
+        )
+    return con
+
+
 def _describe_problems(problems: list[tuple]) -> str:
-    lines = [f"feature {feature!r} {problem}" for feature, problem in problems]
-    return "cannot fit: " + "; ".join(lines)
+    """One short sentence per kind of problem, naming the first few features:
+    "features 'x0', 'x1', 'x3' and 97 more have negative values; ..."."""
+    by_problem: dict[str, list[str]] = {}
+    for feature, problem in problems:
+        names = by_problem.setdefault(problem, [])
+        if feature not in names:
+            names.append(feature)
+    parts = []
+    for problem, names in by_problem.items():
+        names = sorted(names, key=_natural_key)
+        if len(names) == 1:
+            parts.append(f"feature {names[0]!r} {problem}")
+        else:
+            verb, _, rest = problem.partition(" ")
+            plural = {"has": "have", "contains": "contain"}.get(verb, verb)
+            parts.append(f"features {first_few(names)} {plural} {rest}")
+    return "cannot fit: " + "; ".join(parts)
+
+
+def _natural_key(name: str) -> list[Any]:
+    """x2 before x10: digits compare as numbers."""
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", name)]
 
 
 def _jsonable(value: Any) -> Any:

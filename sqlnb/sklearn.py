@@ -3,7 +3,9 @@
 Drop-in replacements for ``sklearn.naive_bayes``: same constructors, methods and fitted
 attributes. The facade stages ``X`` (NumPy, DataFrame or SciPy sparse) into a private
 in-memory DuckDB database, where all the arithmetic happens, and reads the fitted
-parameters back.
+parameters back. Validation, errors and warnings are scikit-learn's own; the estimators
+pass ``check_estimator``. A pickled estimator carries its model's statistics (small Arrow
+tables), restored into a new in-memory database on load (see ``docs/sklearn.md``).
 
 >>> from sklearn.datasets import load_iris
 >>> from sqlnb.sklearn import GaussianNB
@@ -21,16 +23,26 @@ import numpy as np
 import pyarrow as pa
 
 try:
+    from sklearn import naive_bayes as _reference
     from sklearn.base import BaseEstimator, ClassifierMixin
-    from sklearn.utils.validation import check_is_fitted, validate_data
+    from sklearn.utils.multiclass import unique_labels
+    from sklearn.utils.validation import (
+        _check_sample_weight,
+        check_is_fitted,
+        check_non_negative,
+        validate_data,
+    )
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "sqlnb.sklearn needs scikit-learn: pip install 'sqlnb[sklearn]'"
     ) from exc
 
-from ._sklearn_incremental import IncrementalMixin, _check_y
+from . import exchange
+from ._sklearn_incremental import IncrementalMixin
+from .families import make_family
 from .model import NaiveBayes
 from .templates import render
+from .validation import check_sample_weight
 
 TARGET = "__sqlnb_target"
 WEIGHT = "__sqlnb_weight"
@@ -42,11 +54,16 @@ def _is_sparse(X: Any) -> bool:
 
 
 class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
-    """Shared flow: stage, fit in SQL, read attributes back; predict by scoring SQL."""
+    """Shared flow: stage, fit in SQL, read attributes back; predict by scoring SQL.
+
+    Each estimator keeps one private in-memory DuckDB connection for its life; pickling
+    carries the model's statistics instead (see ``__getstate__``).
+    """
 
     _family: str = ""
     _accept_sparse: bool = False
     _dtype: Any = "numeric"
+    _positive_only: bool = False  # X must be non-negative (scikit-learn's wording if not)
 
     # -------------------------------------------------------------- hooks
     def _hyperparameters(self) -> dict[str, Any]:
@@ -55,8 +72,15 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
     def _read_attributes(self, model: NaiveBayes) -> None:
         raise NotImplementedError
 
-    # -------------------------------------------------------------- staging
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._accept_sparse
+        tags.input_tags.positive_only = self._positive_only
+        return tags
+
+    # -------------------------------------------------------------- validation
     def _check_X(self, X: Any, reset: bool) -> Any:
+        """Validate X for predict (and for fit when y is checked separately)."""
         X = validate_data(
             self,
             X,
@@ -64,10 +88,60 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
             accept_sparse="csr" if self._accept_sparse else False,
             dtype=self._dtype,
         )
-        if self._family == "categorical" and np.any(X < 0):
-            raise ValueError("Negative values in data passed to CategoricalNB (input X)")
+        self._check_values(X)
         return X
 
+    def _check_X_y(self, X: Any, y: Any, sample_weight: Any, reset: bool):
+        """Validate X, y and sample_weight for fit, partial_fit and forget, as
+        scikit-learn does (its checks, its messages)."""
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=reset,
+            accept_sparse="csr" if self._accept_sparse else False,
+            dtype=self._dtype,
+        )
+        # scikit-learn's GaussianNB looks at the sorted unique labels, the others at y
+        unique_labels(np.unique(y) if self._family == "gaussian" else y)
+        self._check_values(X)
+        if sample_weight is not None:
+            # finite, not all zero, non-negative (sqlnb's rule), in scikit-learn's words;
+            # then scikit-learn's own shape and broadcasting rules
+            check_sample_weight(sample_weight)
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        return X, y, sample_weight
+
+    def _check_hyperparameters(self, n_classes: int, n_features: int) -> None:
+        """The checks scikit-learn makes once the data is known, in its words (the
+        parameters' types and ranges are checked by ``_parameter_constraints``)."""
+        priors = getattr(self, "priors", None) if self._family == "gaussian" else \
+            getattr(self, "class_prior", None)
+        if priors is not None:
+            priors = np.asarray(priors, dtype=np.float64)
+            if priors.shape[0] != n_classes:
+                raise ValueError("Number of priors must match number of classes.")
+            if self._family == "gaussian":
+                if not np.isclose(priors.sum(), 1.0):
+                    raise ValueError("The sum of the priors should be 1.")
+                if np.any(priors < 0):
+                    raise ValueError("Priors must be non-negative.")
+        alpha = getattr(self, "alpha", None)
+        if alpha is not None and not np.isscalar(alpha):
+            alpha = np.asarray(alpha)
+            if alpha.shape[0] != n_features:
+                raise ValueError(
+                    "When alpha is an array, it should contains `n_features`. "
+                    f"Got {alpha.shape[0]} elements instead of {n_features}."
+                )
+            if np.min(alpha) < 0:
+                raise ValueError("All values in alpha must be greater than 0.")
+
+    def _check_values(self, X: Any) -> None:
+        if self._positive_only:
+            check_non_negative(X, f"{type(self).__name__} (input X)")
+
+    # -------------------------------------------------------------- staging
     def _feature_names(self, n_features: int) -> list[str]:
         names = getattr(self, "feature_names_in_", None)
         if names is not None:
@@ -77,8 +151,8 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
     def _dense_table(self, X: np.ndarray, names: list[str]) -> dict[str, Any]:
         return {name: X[:, i] for i, name in enumerate(names)}
 
-    def _stage(self, con: duckdb.DuckDBPyConnection, X: Any, y=None, sample_weight=None):
-        """Register X (and y, weights) with DuckDB; Arrow columns are scanned in place."""
+    def _stage(self, X: Any, y=None, sample_weight=None):
+        """X (and y, weights) as Arrow tables DuckDB scans in place."""
         names = self._feature_names(X.shape[1])
         if _is_sparse(X):
             coo = X.tocoo()
@@ -100,26 +174,62 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
                 columns[WEIGHT] = sample_weight
         return names, {"dense": pa.table(columns)}
 
+    def _connection(self) -> duckdb.DuckDBPyConnection:
+        """The estimator's private database, opened on first use and kept."""
+        con = getattr(self, "_con", None)
+        if con is None:
+            con = self._con = duckdb.connect()
+        return con
+
     # -------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None):
         """Fit on ``X``, ``y`` (and ``sample_weight``) with the statistics computed in SQL."""
-        X = self._check_X(X, reset=True)
-        y, sample_weight = _check_y(X, y, sample_weight)
-        con = duckdb.connect()
-        model = NaiveBayes("model", con=con, family=self._family, sql_macros=False,
-                           **self._hyperparameters())
-        names, staged = self._stage(con, X, y, sample_weight)
+        self._validate_params()
+        X, y, sample_weight = self._check_X_y(X, y, sample_weight, reset=True)
+        try:
+            self._check_hyperparameters(len(np.unique(y)), X.shape[1])
+        except ValueError:
+            # as in scikit-learn, the failed fit has already taken the new classes (a
+            # later partial_fit compares against them); the old model is gone
+            self.classes_, self._model = np.unique(y), None
+            raise
+        model = NaiveBayes("model", con=self._connection(), family=self._family,
+                           sql_macros=False, **self._hyperparameters())
+        names, staged = self._stage(X, y, sample_weight)
         weight = WEIGHT if sample_weight is not None else None
         if "dense" in staged:
             model.fit(staged["dense"], TARGET, features=names, weight=weight)
         else:
             model.fit_sparse(staged["entries"], staged["rows"], TARGET, features=names,
                              weight=weight, row=ROW)
-        self._con, self._model = con, model
+        self._model = model
         self._y_dtype = y.dtype
+        self._float_dtype = X.dtype if X.dtype == np.float32 else np.dtype(np.float64)
         self._read_common(model)
         self._read_attributes(model)
         return self
+
+    # -------------------------------------------------------------- pickling
+    def __getstate__(self) -> dict[str, Any]:
+        """The parameters, fitted attributes and the model's statistics (Arrow tables);
+        the DuckDB connection stays behind."""
+        state = super().__getstate__()
+        state = {k: v for k, v in state.items() if k not in ("_con", "_model")}
+        model = self.__dict__.get("_model")
+        if model is not None:
+            state["_statistics"] = exchange.statistics(model)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore the statistics into a private in-memory DuckDB database."""
+        state = dict(state)
+        statistics = state.pop("_statistics", None)
+        super().__setstate__(state)
+        if statistics is not None:
+            self._con = duckdb.connect()
+            self._model = exchange.restore(self._con, "model", statistics, sql_macros=False)
+            # the hyperparameters of the estimator (perhaps set since) shape its parameters
+            self._model.family = make_family(self._family, **self._hyperparameters())
 
     def _fetch(self, model: NaiveBayes, what: str, columns: tuple[str, ...] = ()) -> list[tuple]:
         sql = render("read_attributes.sql", t=model.tables, what=what, columns=list(columns))
@@ -149,7 +259,7 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "_model")
         X = self._check_X(X, reset=False)
         model = self._model
-        _, staged = self._stage(self._con, X)
+        _, staged = self._stage(X)
         if "dense" in staged:
             relation = model._score(staged["dense"], output, keep_input=False)
             result = relation.fetchnumpy()
@@ -181,24 +291,42 @@ class GaussianNB(_SqlnbNB):
     """Gaussian naive Bayes (see :class:`sklearn.naive_bayes.GaussianNB`)."""
 
     _family = "gaussian"
+    _parameter_constraints = _reference.GaussianNB._parameter_constraints
 
     def __init__(self, *, priors=None, var_smoothing=1e-9):
         self.priors = priors
         self.var_smoothing = var_smoothing
 
     def _read_attributes(self, model: NaiveBayes) -> None:
-        self.theta_, self.var_ = self._matrix(model, ("p.theta", "p.var"))
+        # scikit-learn keeps float32 input in float32 attributes
+        dtype = getattr(self, "_float_dtype", np.dtype(np.float64))
+        theta, var = self._matrix(model, ("p.theta", "p.var"))
+        self.theta_, self.var_ = theta.astype(dtype), var.astype(dtype)
         eps = self._fetch(model, "terms", ("p.epsilon",))
-        self.epsilon_ = float(eps[0][2])
+        self.epsilon_ = dtype.type(eps[0][2]) if dtype != np.float64 else float(eps[0][2])
+        self.class_count_ = self.class_count_.astype(dtype)
         self.class_prior_ = (
-            np.asarray(self.priors, dtype=np.float64)
+            np.asarray(self.priors, dtype=dtype)
             if self.priors is not None
-            else np.exp(self._log_prior)
+            else np.exp(self._log_prior).astype(dtype)
         )
+
+    def _score(self, X: Any, output: str) -> np.ndarray:
+        result = super()._score(X, output)
+        if output != "predict" and getattr(self, "_float_dtype", None) == np.float32:
+            X_dtype = getattr(X, "dtype", None)
+            if X_dtype == np.float32:  # as scikit-learn: float32 in, float32 out
+                return result.astype(np.float32)
+        return result
 
 
 class _DiscreteNB(_SqlnbNB):
     _accept_sparse = True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = True
+        return tags
 
     def _read_attributes(self, model: NaiveBayes) -> None:
         self.class_log_prior_ = self._log_prior
@@ -211,6 +339,8 @@ class MultinomialNB(_DiscreteNB):
     """Multinomial naive Bayes (see :class:`sklearn.naive_bayes.MultinomialNB`)."""
 
     _family = "multinomial"
+    _parameter_constraints = _reference.MultinomialNB._parameter_constraints
+    _positive_only = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None):
         self.alpha = alpha
@@ -223,6 +353,8 @@ class ComplementNB(_DiscreteNB):
     """Complement naive Bayes (see :class:`sklearn.naive_bayes.ComplementNB`)."""
 
     _family = "complement"
+    _parameter_constraints = _reference.ComplementNB._parameter_constraints
+    _positive_only = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
                  norm=False):
@@ -241,6 +373,7 @@ class BernoulliNB(_DiscreteNB):
     """Bernoulli naive Bayes (see :class:`sklearn.naive_bayes.BernoulliNB`)."""
 
     _family = "bernoulli"
+    _parameter_constraints = _reference.BernoulliNB._parameter_constraints
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
                  class_prior=None):
@@ -259,7 +392,15 @@ class CategoricalNB(_SqlnbNB):
     """
 
     _family = "categorical"
+    _parameter_constraints = _reference.CategoricalNB._parameter_constraints
     _dtype = "int"
+    _positive_only = True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.classifier_tags.poor_score = True
+        return tags
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
                  min_categories=None):
@@ -274,6 +415,19 @@ class CategoricalNB(_SqlnbNB):
 
     def _dense_table(self, X: np.ndarray, names: list[str]) -> dict[str, Any]:
         return {name: X[:, i].astype(np.int64) for i, name in enumerate(names)}
+
+    def _check_X(self, X: Any, reset: bool) -> Any:
+        X = super()._check_X(X, reset)
+        sizes = getattr(self, "n_categories_", None)
+        if not reset and sizes is not None and X.shape[0]:
+            # a code beyond the fitted categories: scikit-learn's (NumPy's) IndexError
+            for f, size in enumerate(sizes):
+                largest = int(X[:, f].max())
+                if largest >= size:
+                    raise IndexError(
+                        f"index {largest} is out of bounds for axis 1 with size {size}"
+                    )
+        return X
 
     def _read_attributes(self, model: NaiveBayes) -> None:
         self.class_log_prior_ = self._log_prior

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,12 +35,58 @@ class Source:
     sql: str
     columns: dict[str, str]
     registered: str | None = None  # name of a view we created for a Python object
+    obj: Any = None  # that Python object
 
     def release(self, con: duckdb.DuckDBPyConnection) -> None:
         """Drop the helper view (only when no lazy result still needs it)."""
         if self.registered is not None:
             con.unregister(self.registered)
             self.registered = None
+
+    def lazy(self, con: duckdb.DuckDBPyConnection, sql: str) -> duckdb.DuckDBPyRelation:
+        """The lazy relation of ``sql`` (a statement reading this source), with the helper
+        view released at once: a Python object is then read through a relation that
+        holds it, so it lives as long as the result does and no registration is left
+        behind on the connection (a service scoring DataFrames in a loop keeps none)."""
+        if self.registered is None:
+            return con.sql(sql)
+        name, obj = self.registered, self.obj
+        self.release(con)
+        self.obj = None
+        if isinstance(obj, duckdb.DuckDBPyRelation):
+            relation = obj
+        elif type(obj).__module__.split(".")[0] == "pandas":
+            relation = con.from_df(obj)
+        else:  # Arrow, polars and anything with an Arrow C stream
+            relation = con.from_arrow(obj)
+        # `query` names the relation `name` for this statement only (no catalog entry)
+        return relation.query(name, sql)
+
+    def lazy_bound(self, con: duckdb.DuckDBPyConnection, sql: str,
+                   parameters: list[Any]) -> duckdb.DuckDBPyRelation:
+        """:meth:`lazy` for a statement with bound parameters (``$n``). A relation's
+        ``query`` binds none, so a Python object stays registered, and its helper view is
+        dropped when the result is garbage collected: nothing outlives the result."""
+        result = con.sql(sql, params=parameters)
+        if self.registered is not None:
+            weakref.finalize(result, _unregister, con, self.registered)
+            self.registered = None
+            self.obj = None
+        return result
+
+
+def _unregister(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    try:
+        con.unregister(name)
+    except duckdb.Error:  # the connection was closed first: nothing left to release
+        pass
+
+
+_OTHER_CONNECTION = (
+    "the relation was made on another connection, whose database this one cannot read: "
+    "build it on the model's connection (con.sql(...), con.read_parquet(...)) or pass its "
+    "rows (relation.arrow())"
+)
 
 
 def _reader(path: str) -> str | None:
@@ -70,7 +117,12 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
         sql = _from_clause(name=source)
     elif isinstance(source, duckdb.DuckDBPyRelation) or _is_python_table(source):
         registered = f"__sqlnb_source_{os.getpid()}_{next(_counter)}"
-        con.register(registered, source)
+        try:
+            con.register(registered, source)
+        except duckdb.InvalidInputException as exc:
+            if "another database" not in str(exc):
+                raise
+            raise InvalidDataError(_OTHER_CONNECTION) from exc
         sql = _from_clause(name=registered)
     else:
         raise InvalidDataError(
@@ -82,8 +134,11 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
     except duckdb.Error as exc:
         if registered:
             con.unregister(registered)
+        if isinstance(source, duckdb.DuckDBPyRelation) and "another database" in str(exc):
+            raise InvalidDataError(_OTHER_CONNECTION) from exc
         raise UnknownColumnError(f"cannot read source {source!r}: {exc}") from exc
-    return Source(sql=sql, columns={r[0]: r[1] for r in rows}, registered=registered)
+    return Source(sql=sql, columns={r[0]: r[1] for r in rows}, registered=registered,
+                  obj=source if registered else None)
 
 
 def _from_clause(*, reader: str | None = None, paths: list[str] | None = None,

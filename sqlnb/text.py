@@ -47,7 +47,13 @@ from .source import Source, resolve
 from .stop_words import ENGLISH_STOP_WORDS
 from .templates import render
 from .transaction import refuse_open_transaction, transaction
-from .validation import check_flag, check_output_clashes, check_weights
+from .validation import (
+    check_flag,
+    check_label_type,
+    check_output_clashes,
+    check_weight_type,
+    check_weights,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -369,6 +375,20 @@ def _in_transaction(model: NaiveBayes, work) -> None:
 
 
 # ---------------------------------------------------------------------- text
+def check_re2(con: duckdb.DuckDBPyConnection, token_pattern: str) -> None:
+    """Python's ``re`` accepted the pattern; DuckDB's regular expressions (RE2) must too
+    (no look-around, no back-references)."""
+    pattern, _ = translate_pattern(token_pattern)
+    try:
+        con.execute(render("regex_check.sql"), [pattern]).fetchall()
+    except duckdb.InvalidInputException as exc:
+        raise InvalidParameterError(
+            f"token_pattern {token_pattern!r} is valid in Python but not in DuckDB's "
+            f"regular expressions (RE2: no look-around or back-references): "
+            f"{str(exc).splitlines()[0]}; rewrite it without them"
+        ) from None
+
+
 def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
              weight: str | None, options: dict[str, Any], partial: bool) -> None:
     """Fit (or, with ``partial``, update) a term model on a text column."""
@@ -390,6 +410,7 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
             )
     else:
         analyzer = Analyzer.from_options(column, options)
+        check_re2(model.con, analyzer.token_pattern)
     src = resolve(model.con, source)
     try:
         _check_column(src, target, "target")
@@ -402,6 +423,9 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
                 f"text column {column!r} has type {src.columns[column]}, not VARCHAR"
             )
         target_type = src.columns[target]
+        check_label_type(target, target_type)
+        if weight is not None:
+            check_weight_type(weight, src.columns[weight])
         if stored is not None and target_type != model.meta["target_type"]:
             raise InvalidDataError(
                 f"the target has type {target_type}; the model was fitted on "
@@ -596,8 +620,7 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
         context.update(document=document, feature=DUCKDB.ident(columns.feature),
                        value_column=DUCKDB.ident(columns.value), order=document,
                        keep=[document], a=None, column=None, chunks=False)
-    # A Python object's helper view stays registered: the lazy result reads it.
-    return model.con.sql(render("text/score_terms.sql", **model._context(**context)))
+    return src.lazy(model.con, render("text/score_terms.sql", **model._context(**context)))
 
 
 def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:

@@ -19,7 +19,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .errors import TransactionError
+import duckdb
+
+from .errors import ConflictError, ReadOnlyError, TransactionError
+from .templates import render
 
 
 def in_transaction(con: Any) -> bool:
@@ -30,10 +33,19 @@ def in_transaction(con: Any) -> bool:
     return first == second
 
 
-def refuse_open_transaction(con: Any, what: str) -> None:
-    """Raise ``TransactionError`` if the caller has a transaction open on ``con``."""
+def refuse_open_transaction(con: Any, what: str, *, scratch: bool = False) -> None:
+    """Raise ``TransactionError`` if the caller has a transaction open on ``con``, and
+    ``ReadOnlyError`` if its database was opened read-only (before any statement fails),
+    unless the work only writes ``scratch`` (temporary) tables, which a read-only
+    database allows."""
     if getattr(con, "defers_transactions", False):  # a fit script being recorded
         return
+    if not scratch and con.execute(render("read_only.sql")).fetchall() == [(True,)]:
+        raise ReadOnlyError(
+            f"{what} writes the model's tables, and this database was opened read-only: "
+            "open it with duckdb.connect(path) (read_only=False) to write, or only read "
+            "(predict*, evaluate, to_sql) on this connection"
+        )
     if in_transaction(con):
         raise TransactionError(
             f"{what} writes in a transaction of its own, and this connection has an open "
@@ -50,14 +62,26 @@ def transaction(con: Any, what: str = "this call", *, join: bool = False) -> Ite
     if join and not getattr(con, "defers_transactions", False) and in_transaction(con):
         yield con
         return
-    refuse_open_transaction(con, what)
+    refuse_open_transaction(con, what, scratch=join)
     con.begin()
     try:
         yield con
-    except BaseException:
+    except BaseException as exc:
         con.rollback()
+        if isinstance(exc, duckdb.TransactionException):
+            raise _conflict(what, exc) from exc
         raise
-    con.commit()
+    try:
+        con.commit()
+    except duckdb.TransactionException as exc:  # a conflict found at commit time
+        raise _conflict(what, exc) from exc
+
+
+def _conflict(what: str, exc: Exception) -> ConflictError:
+    return ConflictError(
+        f"{what} conflicted with a write of another connection to the same model and was "
+        f"rolled back, changing nothing; retry it (DuckDB: {str(exc).splitlines()[0]})"
+    )
 
 
 @contextmanager

@@ -230,3 +230,45 @@ def check_output_clashes(columns: Any, outputs: set[str]) -> None:
                 "are sqlnb's own scoring columns; rename or drop it first"
             )
 
+
+
+# Label types DuckDB cannot use as a key of the model's tables, or sqlnb cannot write as a
+# SQL literal in a scoring statement.
+_UNUSABLE_LABEL_TYPES = ("UUID", "BLOB", "BYTEA", "BIT", "INTERVAL", "JSON", "GEOMETRY")
+
+
+def check_label_type(target: str, sql_type: str) -> None:
+    """Refuse a target column whose type cannot hold class labels (UUID, BLOB, lists,
+    structs, maps…), saying how to convert it.
+
+    >>> check_label_type("y", "VARCHAR")
+    >>> check_label_type("y", "INTEGER[]")
+    Traceback (most recent call last):
+    ...
+    sqlnb.errors.InvalidDataError: the target column 'y' has type INTEGER[], which cannot \
+hold class labels: convert it to text or numbers first, e.g. con.sql('SELECT * REPLACE \
+(CAST("y" AS VARCHAR) AS "y") FROM t')
+    """
+    upper = sql_type.upper()
+    nested = upper.endswith("]") or upper.startswith(("STRUCT", "MAP", "UNION"))
+    if nested or upper in _UNUSABLE_LABEL_TYPES:
+        raise InvalidDataError(
+            f"the target column {target!r} has type {sql_type}, which cannot hold class "
+            "labels: convert it to text or numbers first, e.g. "
+            f"con.sql('SELECT * REPLACE (CAST({DUCKDB.ident(target)} AS VARCHAR) AS "
+            f"{DUCKDB.ident(target)}) FROM t')"
+        )
+
+
+def check_weight_type(weight: str, sql_type: str) -> None:
+    """A weight column must hold numbers; a BOOLEAN one is refused rather than guessed."""
+    upper = sql_type.upper()
+    numeric = upper in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+                        "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE",
+                        "REAL") or upper.startswith("DECIMAL")
+    if not numeric:
+        raise InvalidDataError(
+            f"weight column {weight!r} has type {sql_type}, but sample weights are numbers "
+            f">= 0; for a yes/no column use its rows as weights 1/0, e.g. "
+            f"CAST({DUCKDB.ident(weight)} AS INTEGER)"
+        )

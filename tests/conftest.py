@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import os
+
 import duckdb
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+
+# The property-based (Hypothesis) tests run in the normal test command on a bounded budget:
+# a fixed number of examples each, no per-example deadline (the machine may be shared and
+# slow) and no example database written into the checkout. HYPOTHESIS_PROFILE=thorough
+# explores more for a longer, local run.
+settings.register_profile("ci", max_examples=10, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=300, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 DATASETS = {
     "iris": load_iris,

@@ -7,11 +7,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import flat
 
 import sqlnb
 from sqlnb import errors
-
-from conftest import flat
 
 # Enough rows, and threads, for DuckDB to scan in parallel and finish joins out of order.
 MANY = 300_000

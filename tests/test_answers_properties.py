@@ -1,6 +1,6 @@
 """Property-based checks of issue 10, item 3 (Hypothesis): generated weights, categories
-and labels, checked against scikit-learn or against invariants. Bounded: fifteen
-examples each, no deadline (the machine is shared)."""
+and labels, checked against scikit-learn or against invariants. Bounded by the Hypothesis
+profile of tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -10,17 +10,15 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import flat
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.naive_bayes import MultinomialNB
 
 import sqlnb
 from sqlnb import errors
 
-from conftest import flat
-
-BOUNDED = settings(max_examples=15, deadline=None,
-                   suppress_health_check=[HealthCheck.too_slow])
+BOUNDED = settings()  # the profile tests/conftest.py loads: a bounded budget
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 

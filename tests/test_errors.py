@@ -64,9 +64,10 @@ def test_negative_counts_are_rejected(con, family):
         sqlnb.NaiveBayes("neg", con=con, family=family).fit(data, "y")
 
 
-def test_complement_needs_two_classes(con):
-    with pytest.raises(errors.InvalidDataError, match="at least 2 classes"):
-        sqlnb.NaiveBayes("one", con=con, family="complement").fit(frame().assign(y=1), "y")
+def test_complement_accepts_one_class_as_scikit_learn_does(con):
+    model = sqlnb.NaiveBayes("one", con=con, family="complement").fit(frame().assign(y=1), "y")
+    assert model.classes_ == [1]
+    assert {row[-1] for row in model.predict(frame()).fetchall()} == {1}
 
 
 def test_priors_must_match_the_classes(con):
@@ -124,3 +125,15 @@ def test_hostile_identifiers_are_just_names(con):
     assert hostile in predicted.columns and len(predicted) == len(data)
     assert con.sql("SELECT * FROM t").fetchall() == [(1,)]
     assert sqlnb.load(con, 'm"; DROP TABLE t; --').features_ == model.features_
+
+
+def test_many_offending_columns_make_one_short_message(con):
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame(-rng.random((10, 100)), columns=[f"x{i}" for i in range(100)])
+    with pytest.raises(errors.InvalidDataError) as caught:
+        sqlnb.NaiveBayes("wide", con=con, family="multinomial").fit(
+            data.assign(y=np.arange(10) % 2), "y")
+    assert str(caught.value) == (
+        "cannot fit: features 'x0', 'x1', 'x2' and 97 more have negative values; "
+        "multinomial naive Bayes needs non-negative counts"
+    )

@@ -18,6 +18,7 @@ import pytest
 
 import sqlnb
 import sqlnb.diagnostics
+import sqlnb.exchange
 import sqlnb.progress
 import sqlnb.text
 from sqlnb.sklearn import GaussianNB
@@ -47,6 +48,13 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
                    model.predict_joint_log_proba):
         output(table).fetchall()
     model.evaluate(table, "y")
+    for family, columns, missing in (("gaussian", features, "ignore"),
+                                     ("poisson", ["k"], "error"),
+                                     ("bernoulli", ["flag", "k"], "ignore")):
+        arrays = sqlnb.NaiveBayes(name, con=con, family=family, scoring="arrays",
+                                  missing=missing).fit(table, "y", features=columns)
+        arrays.predict_proba(table).fetchall()  # parameters as data
+    model = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features)
     model.top_features(2).fetchall()
     sqlnb.diagnostics.class_priors(model)
     sqlnb.diagnostics.feature_distribution(model, column)
@@ -66,7 +74,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
                             ("poisson", ["k", "z"])):  # z's NaN: scanned again
         sqlnb.NaiveBayes(name, con=con, family=family).fit(
             table, "y", features=columns).predict_proba(table).fetchall()
-    sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features, weight="k")
+    gaussian = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features, weight="k")
+    copy = sqlnb.exchange.restore(con, name, sqlnb.exchange.statistics(gaussian))  # a pickle's
+    copy.predict_proba(table).fetchall()
     sqlnb.NaiveBayes(name, con=con).search(  # fold ids from a column, refit
         table, "y", features=features, weight="k", cv="k", scoring=["accuracy", "f1_macro"],
         param_grid={"var_smoothing": [1e-9, 0.1]})

@@ -9,6 +9,7 @@ from conftest import load
 from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.naive_bayes import CategoricalNB as ReferenceCategoricalNB
 from sklearn.naive_bayes import GaussianNB as ReferenceGaussianNB
 from sklearn.naive_bayes import MultinomialNB as ReferenceMultinomialNB
 from sklearn.pipeline import make_pipeline
@@ -76,7 +77,10 @@ def test_wrong_number_of_features_at_predict():
 def test_categorical_code_above_the_fitted_range_is_an_error():
     X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
     model = CategoricalNB().fit(X, [0, 1, 1, 0])
-    with pytest.raises(Exception, match="unseen category"):
+    reference = ReferenceCategoricalNB().fit(X, [0, 1, 1, 0])
+    with pytest.raises(IndexError) as expected:
+        reference.predict(np.array([[3, 0]]))
+    with pytest.raises(IndexError, match=str(expected.value)):
         model.predict(np.array([[3, 0]]))
 
 

@@ -117,6 +117,26 @@ SELECT DISTINCT b.feature, 'has negative values, which are not category codes' A
 FROM {{ t.batch }} AS b
 JOIN {{ t.features }} AS f USING (feature)
 WHERE f.coding = 'integer' AND TRY_CAST(b.category AS HUGEINT) < 0
+{% set coded = features | selectattr('coding', 'equalto', 'integer') | list %}
+{% if coded %}
+UNION ALL
+-- integer codes 0..k-1 make a domain of k categories: a stray large code (a zip code, an
+-- id) would make millions, so past max_categories the fit stops and says what to do
+SELECT b.feature,
+       'has the category code ' || max(TRY_CAST(b.category AS HUGEINT)) || ', so its '
+       || 'domain would be the codes 0 to ' || max(TRY_CAST(b.category AS HUGEINT))
+       || ', more than max_categories=' || any_value(limits.max_categories) || ': name it in '
+       || 'value_columns to take its values as categories as they are (only the values '
+       || 'seen), recode it to 0..k-1, or raise max_categories' AS problem
+FROM {{ t.batch }} AS b
+JOIN (VALUES
+{% for f in coded %}
+    ({{ f.name | lit }}, {{ f.max_categories | lit }}){{ "," if not loop.last }}
+{% endfor %}
+) AS limits (feature, max_categories) USING (feature)
+GROUP BY b.feature
+HAVING max(TRY_CAST(b.category AS HUGEINT)) >= any_value(limits.max_categories)
+{% endif %}
 {% endmacro %}
 
 {% macro checks(t, features) %}

@@ -89,7 +89,7 @@ ON CONFLICT ({{ by_group(t) }}class, feature) DO UPDATE SET
 {% endmacro %}
 
 {% macro negative_check(t, features, family) %}
-SELECT DISTINCT feature, 'has negative values, which {{ family }} naive Bayes cannot use' AS problem
+SELECT DISTINCT feature, 'has negative values; {{ family }} naive Bayes needs non-negative counts' AS problem
 FROM (
     SELECT
         unnest({{ list_of(features | map(attribute='name')) }}) AS feature,

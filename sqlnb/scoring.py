@@ -1,0 +1,216 @@
+"""Scoring strategies: which SQL statement scores a model's rows.
+
+Two strategies give the same answers (to floating-point noise):
+
+* ``"compiled"`` (``sql/score.sql``) inlines every parameter as a literal: one expression
+  per class, features x classes literals in all. DuckDB runs it fast per row, but plans it
+  slowly, and planning grows with the statement: wide models and small inputs pay seconds.
+* ``"arrays"`` (``sql/score_arrays.sql``) keeps the parameters as data: each row's
+  features become one list, and each class's parameters are bound lists (prepared-statement
+  parameters, not SQL text), combined by list functions (``list_dot_product``,
+  ``list_distance``). The statement grows with features + classes, so planning stays
+  small; per row it does a little more work (building the list).
+
+``"auto"`` (the default) takes the compiled form only for narrow models, where it wins
+on many rows (see ``COMPILED_MAX_TERMS``), and the arrays otherwise. Models the arrays do
+not cover yet (categorical and mixed columns, per-group models) always use the compiled
+form. Choose per model with ``NaiveBayes(..., scoring="arrays")``.
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i % 2 * 10 + i AS DOUBLE) AS x "
+...                 "FROM range(20) r(i)")
+>>> model = sqlnb.NaiveBayes("demo", con=con, scoring="arrays").fit("t", "y")
+>>> strategy(model)
+'arrays'
+>>> model.predict("t").limit(2).fetchall()
+[(0, 0.0, 0), (1, 11.0, 0)]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from .dialect import DUCKDB
+from .errors import InvalidParameterError
+from .missing import is_float
+from .templates import render
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+
+STRATEGIES = ("auto", "compiled", "arrays")
+# Families whose joint log-likelihood the arrays strategy computes, and how.
+ARRAY_KINDS = {
+    "gaussian": "gaussian",
+    "multinomial": "linear",
+    "complement": "linear",
+    "bernoulli": "linear",
+    "poisson": "poisson",
+}
+# With at most this many features x classes, "auto" keeps the compiled form: its planning
+# is still short and its per-row work a little less (measured: benchmarks, issue 15).
+COMPILED_MAX_TERMS = 100
+
+
+def check_strategy(value: Any) -> str:
+    """``value`` if it names a scoring strategy, else an ``InvalidParameterError``."""
+    if not isinstance(value, str) or value not in STRATEGIES:
+        raise InvalidParameterError(
+            f"scoring must be one of {', '.join(map(repr, STRATEGIES))}, got {value!r}"
+        )
+    return value
+
+
+def strategy(model: NaiveBayes) -> str:
+    """The strategy that scores ``model``'s rows: ``"compiled"`` or ``"arrays"``."""
+    chosen = getattr(model, "scoring", "auto")
+    compiled = model._compile()
+    covered = (not model.family.composite and model.family.name in ARRAY_KINDS
+               and not compiled.get("groups") and not model._stored_input())
+    if not covered or chosen == "compiled":
+        return "compiled"
+    if chosen == "arrays":
+        return "arrays"
+    terms = len(model.meta["features"]) * len(compiled["classes"])
+    return "compiled" if terms <= COMPILED_MAX_TERMS else "arrays"
+
+
+def refresh(model: NaiveBayes) -> None:
+    """Forget ``model``'s cached metadata and parameters if another object or cursor has
+    written the model since they were read (each write stamps a new ``fitted_at``).
+
+    Costs one one-row read; the next ``_compile`` reads everything again in one snapshot."""
+    cached = model._compiled
+    if cached is None or model._meta is None:
+        return
+    from . import ownership
+    from .transaction import in_transaction
+
+    meta_name = f"{model.name}_meta"
+    local = getattr(model, "catalog", None) is None
+    if local and in_transaction(model.con) and \
+            meta_name.lower() not in ownership.existing(model, [meta_name]):
+        rows = []  # asked of the catalog: a failed read would abort the caller's transaction
+    else:
+        try:
+            rows = model._fetch("model_version.sql")
+        except (duckdb.CatalogException, duckdb.BinderException):
+            rows = []
+    if not rows or rows[0][0] != model._meta["fitted_at"]:
+        model._meta = None
+        model._compiled = None
+        model._term_input = None
+
+
+def _parameters(model: NaiveBayes) -> dict[str, Any]:
+    """Each class's parameters as lists in the model's feature order (cached with the
+    compiled parameters, which every write of this object resets)."""
+    compiled = model._compile()
+    if "arrays" in compiled:
+        return compiled["arrays"]
+    kind = ARRAY_KINDS[model.family.name]
+    classes = compiled["compiled"]
+    # DuckDB refuses a parameter the statement does not use: bind only what it reads
+    error_on_missing = model.family.params.get("missing", "ignore") == "error"
+    values: list[Any] = []
+    names = None
+    if error_on_missing:
+        values.append([f["name"] for f in model.meta["features"]])
+        names = len(values)
+    shift, shift_slot = None, None
+    if kind == "gaussian":
+        # one shift per feature, the mean of the class means: x - shift keeps its digits
+        thetas = [[t["theta"] for t in c["terms"]] for c in classes]
+        shift = [math.fsum(column) / len(column) for column in zip(*thetas)]
+        values.append(shift)
+        shift_slot = len(values)
+    per_class = []
+    for c in classes:
+        slots: dict[str, int] = {}
+
+        def bind(name: str, value: Any, slots: dict[str, int] = slots) -> None:
+            if error_on_missing and name in ("fallback", "full_constant"):
+                return
+            values.append(value)
+            slots[name] = len(values)
+
+        terms = c["terms"]
+        if kind == "gaussian":
+            scale = [math.sqrt(0.5 / t["var"]) if t["var"] > 0 else math.inf for t in terms]
+            half_log = [0.5 * math.log(2 * math.pi * t["var"]) if t["var"] > 0 else math.inf
+                        for t in terms]
+            bind("scale", scale)
+            bind("target", [(t["theta"] - s) * g for t, s, g in zip(terms, shift, scale)])
+            bind("fallback", half_log)
+            bind("constant", float(c["constant"]))
+            bind("full_constant", float(c["constant"]))
+        elif kind == "poisson":
+            rates = [float(t["rate"]) for t in terms]
+            bind("weights", [float(t["coef"]) for t in terms])
+            bind("fallback", rates)
+            bind("constant", float(c["constant"]) - math.fsum(rates))
+            bind("full_constant", float(c["constant"]))
+        else:
+            bind("weights", [float(t["coef"]) for t in terms])
+            # a missing bernoulli value takes back its log(1 - p) from the constant
+            bind("fallback", [-float(t.get("log_neg_prob", 0.0)) if
+                              model.family.name == "bernoulli" else 0.0 for t in terms])
+            bind("constant", float(c["constant"]))
+            bind("full_constant", float(c["constant"]))
+        per_class.append(slots)
+    arrays = {"kind": kind, "values": values, "classes": per_class, "names": names,
+              "shift": shift_slot}
+    compiled["arrays"] = arrays
+    return arrays
+
+
+def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
+                    output_prefix: str | None, prediction: str = "prediction",
+                    columns: dict[str, str] | None = None) -> tuple[str, list[Any]]:
+    """The arrays strategy's statement for a FROM-clause fragment, and its parameters."""
+    arrays = _parameters(model)
+    columns = columns or {}
+    features = [{"name": f["name"], "column": columns.get(f["name"], DUCKDB.ident(f["name"])),
+                 "double": f["name"] not in columns and f["type"].upper() == "DOUBLE"}
+                for f in model.meta["features"]]
+    classes = []
+    for c, slots in zip(model._compile()["compiled"], arrays["classes"]):
+        out = None if output_prefix is None else DUCKDB.ident(f"{output_prefix}{c['label_value']}")
+        classes.append({**slots, "label": c["label"], "jll": c["jll"], "output": out})
+    binarize = model.family.params.get("binarize") if model.family.name == "bernoulli" else None
+    sql = render(
+        "score_arrays.sql",
+        **model._context(
+            source=source_sql,
+            output=output,
+            keep=[DUCKDB.ident(k) for k in keep],
+            features=features,
+            any_float=any(is_float(f["type"]) for f in model.meta["features"]),
+            classes=classes,
+            kind=arrays["kind"],
+            missing=model.family.params.get("missing", "ignore"),
+            names=arrays["names"],
+            shift=arrays["shift"],
+            binarize=binarize,
+            prediction=DUCKDB.ident(prediction),
+        ),
+    )
+    return sql, arrays["values"]
+
+
+def statement(model: NaiveBayes, source: Any, output: str = "predict") -> tuple[str, list[Any]]:
+    """The SQL and bound parameters ``predict*`` runs on ``source`` (a table name or a
+    file path), for ``EXPLAIN`` and benchmarks; ``output`` is ``"predict"``, ``"proba"``,
+    ``"log_proba"`` or ``"joint"``."""
+    from .model import OUTPUTS
+    from .source import resolve
+
+    src = resolve(model.con, source)
+    keep = list(src.columns)
+    if strategy(model) == "arrays":
+        return array_score_sql(model, src.sql, output, keep, OUTPUTS[output])
+    return model.score_sql(src.sql, output, keep), []

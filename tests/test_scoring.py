@@ -1,0 +1,240 @@
+"""Scoring strategies (sqlnb/scoring.py): each one against scikit-learn, for every family.
+
+``scoring="compiled"`` inlines the parameters as literals, ``scoring="arrays"`` binds them
+as lists; both must give scikit-learn's predictions and probabilities within 1e-9.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from conftest import as_counts, load
+from scipy.special import gammaln
+from sklearn.naive_bayes import BernoulliNB, ComplementNB, GaussianNB, MultinomialNB
+
+import sqlnb
+from sqlnb.errors import InvalidDataError, InvalidParameterError
+from sqlnb.scoring import strategy
+
+STRATEGIES = ["compiled", "arrays"]
+
+
+def small_digits() -> tuple[np.ndarray, np.ndarray]:
+    """500 digits, every fourth pixel: 16 features x 10 classes (the compiled form is slow
+    to plan on all 64)."""
+    X, y = load("digits")
+    return X[:500, ::4], y[:500]
+
+
+def frame_of(X: np.ndarray, y: np.ndarray | None = None) -> pd.DataFrame:
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    if y is not None:
+        frame["label"] = y
+    return frame
+
+
+def matrix(relation, prefix: str, classes) -> np.ndarray:
+    frame = relation.df()
+    return frame[[f"{prefix}{c}" for c in classes]].to_numpy()
+
+
+def assert_like(model, reference, X: np.ndarray) -> None:
+    """Predictions identical, probabilities within 1e-9 of scikit-learn's."""
+    rows = frame_of(X)
+    predicted = model.predict(rows).df()["prediction"].to_numpy()
+    np.testing.assert_array_equal(predicted, reference.predict(X))
+    np.testing.assert_allclose(matrix(model.predict_proba(rows), "proba_", model.classes_),
+                               reference.predict_proba(X), atol=1e-9)
+    np.testing.assert_allclose(
+        matrix(model.predict_log_proba(rows), "log_proba_", model.classes_),
+        reference.predict_log_proba(X), atol=1e-9, rtol=1e-9)
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("family, estimator, dataset", [
+    ("gaussian", GaussianNB(), "wine"),
+    ("gaussian", GaussianNB(), "digits"),
+    ("multinomial", MultinomialNB(alpha=0.5), "digits"),
+    ("complement", ComplementNB(norm=True), "wine"),
+    ("bernoulli", BernoulliNB(binarize=2.0), "digits"),
+])
+def test_each_strategy_matches_sklearn(con, scoring, weighted, family, estimator, dataset):
+    X, y = small_digits() if dataset == "digits" else load(dataset)
+    if family != "gaussian":
+        X = as_counts(X).astype(float)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if weighted else None
+    reference = estimator.fit(X, y, sample_weight=w)
+    training = frame_of(X, y)
+    if weighted:
+        training["w"] = w
+    params = {k: v for k, v in estimator.get_params().items()
+              if k in ("alpha", "norm", "binarize", "var_smoothing")}
+    model = sqlnb.NaiveBayes("m", con=con, family=family, scoring=scoring, sql_macros=False,
+                             **params).fit(training, "label", weight="w" if weighted else None)
+
+    assert strategy(model) == scoring
+    assert_like(model, reference, X)
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+def test_poisson_matches_its_formula(con, scoring):
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1, 2], 30)
+    X = rng.poisson(1.0 + y[:, None] * np.array([0.5, 1.0, 2.0]), size=(90, 3)).astype(float)
+    model = sqlnb.NaiveBayes("p", con=con, family="poisson", alpha=1.0, scoring=scoring,
+                             sql_macros=False).fit(frame_of(X, y), "label")
+    # rate = (sum of counts + alpha) / (rows + alpha); log P(x) = x ln(rate) - rate - ln(x!)
+    rate = np.array([(X[y == c].sum(axis=0) + 1.0) / ((y == c).sum() + 1.0) for c in range(3)])
+    jll = (np.log(1 / 3) + X @ np.log(rate).T - rate.sum(axis=1)
+           - gammaln(X + 1).sum(axis=1, keepdims=True))
+
+    got = matrix(model.predict_joint_log_proba(frame_of(X)), "jll_", [0, 1, 2])
+    np.testing.assert_allclose(got, jll, rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(frame_of(X)).df()["prediction"],
+                                  jll.argmax(axis=1))
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+def test_missing_gaussian_values_leave_the_feature_out(con, scoring):
+    X, y = load("iris")
+    reference = GaussianNB().fit(X, y)
+    model = sqlnb.NaiveBayes("g", con=con, scoring=scoring, sql_macros=False).fit(
+        frame_of(X, y), "label")
+    rows = X[[0, 60, 120]].copy()
+    rows[0, 1] = np.nan  # a NaN, and below a NULL: both are missing
+    present = np.ones_like(rows, dtype=bool)
+    present[0, 1] = present[1, 3] = False
+    table = pa.table({f"x{i}": pa.array(rows[:, i], mask=~present[:, i] & (i == 3))
+                      for i in range(4)})
+    # scikit-learn's per-feature terms, summed over the features that are there
+    terms = -0.5 * (np.log(2 * np.pi * reference.var_)[None, :, :]
+                    + (rows[:, None, :] - reference.theta_[None]) ** 2 / reference.var_[None])
+    expected = np.log(reference.class_prior_) + np.where(present[:, None, :], terms, 0).sum(2)
+
+    got = matrix(model.predict_joint_log_proba(table), "jll_", [0, 1, 2])
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+def test_missing_bernoulli_value_takes_back_its_share(con, scoring):
+    X = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1], [0, 0, 1]], dtype=float)
+    y = np.array([0, 0, 1, 1])
+    reference = BernoulliNB().fit(X, y)
+    model = sqlnb.NaiveBayes("b", con=con, family="bernoulli", scoring=scoring,
+                             sql_macros=False).fit(frame_of(X, y), "label")
+    # with x1 missing, the likelihood is that of the other two features
+    p = np.exp(reference.feature_log_prob_)
+    x = np.array([1.0, 0.0])
+    expected = [np.log(0.5) + np.sum(np.log(np.where(x == 1, p[c, [0, 2]], 1 - p[c, [0, 2]])))
+                for c in range(2)]
+
+    got = matrix(model.predict_joint_log_proba(pd.DataFrame({"x0": [1.0], "x1": [np.nan],
+                                                             "x2": [0.0]})), "jll_", [0, 1])
+    np.testing.assert_allclose(got[0], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+def test_missing_error_names_the_feature(con, scoring):
+    X, y = load("iris")
+    model = sqlnb.NaiveBayes("e", con=con, scoring=scoring, missing="error",
+                             sql_macros=False).fit(frame_of(X, y), "label")
+    rows = frame_of(X[:2])
+    rows.loc[1, "x2"] = np.nan
+    with pytest.raises(Exception, match="missing value \\(NULL or NaN\\) in feature x2"):
+        model.predict(rows).fetchall()
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+def test_row_order_is_the_source_order(con, scoring):
+    X, y = small_digits()
+    model = sqlnb.NaiveBayes("o", con=con, scoring=scoring, sql_macros=False).fit(
+        frame_of(X, y), "label")
+
+    scored = model.predict(frame_of(X)).df()
+    np.testing.assert_array_equal(scored["x5"].to_numpy(), X[:, 5])
+    np.testing.assert_array_equal(scored["prediction"].to_numpy(),
+                                  GaussianNB().fit(X, y).predict(X))
+
+
+def test_far_from_the_origin_the_arrays_keep_scikit_learns_precision(con):
+    # two classes one unit apart, 1e9 from the origin; the exact joint log-likelihood is
+    # computed with fractions from the data, and each answer is compared with it
+    offset = 1e9
+    base = np.array([0.0, 0.5, 1.0, 1.5, 0.25, 1.0, 1.5, 2.0, 2.5, 1.25])
+    X = (offset + base).reshape(-1, 1)
+    y = np.repeat([0, 1], 5)
+    rows = (offset + np.array([0.3, 1.1, 1.9])).reshape(-1, 1)
+    values = [Fraction(v) for v in X[:, 0]]
+    mean = {c: sum(values[i] for i in range(10) if y[i] == c) / 5 for c in (0, 1)}
+    var = {c: sum((values[i] - mean[c]) ** 2 for i in range(10) if y[i] == c) / 5
+           for c in (0, 1)}
+    grand = sum(values) / 10
+    epsilon = Fraction(1e-9) * sum((v - grand) ** 2 for v in values) / 10
+    exact = np.array([[float(np.log(0.5) - 0.5 * np.log(2 * np.pi * float(var[c] + epsilon))
+                             - (Fraction(r) - mean[c]) ** 2 / (2 * (var[c] + epsilon)))
+                       for c in (0, 1)] for r in rows[:, 0]])
+    sklearn_error = np.abs(GaussianNB().fit(X, y).predict_joint_log_proba(rows) - exact).max()
+    model = sqlnb.NaiveBayes("far", con=con, scoring="arrays", sql_macros=False).fit(
+        frame_of(X, y), "label")
+
+    got = matrix(model.predict_joint_log_proba(frame_of(rows)), "jll_", [0, 1])
+    assert np.abs(got - exact).max() <= max(sklearn_error, 1e-12)
+
+
+def test_auto_keeps_the_compiled_form_for_narrow_models_only(con):
+    X, y = load("iris")
+    narrow = sqlnb.NaiveBayes("narrow", con=con, sql_macros=False).fit(frame_of(X, y), "label")
+    X, y = load("digits")
+    wide = sqlnb.NaiveBayes("wide", con=con, sql_macros=False).fit(frame_of(X, y), "label")
+
+    assert strategy(narrow) == "compiled"  # 4 features x 3 classes
+    assert strategy(wide) == "arrays"  # 64 features x 10 classes
+
+
+def test_models_the_arrays_do_not_cover_use_the_compiled_form(con):
+    frame = pd.DataFrame({"colour": ["red", "blue", "red", "green"], "label": [0, 1, 0, 1]})
+    model = sqlnb.NaiveBayes("cat", con=con, family="categorical", scoring="arrays",
+                             sql_macros=False).fit(frame, "label")
+
+    assert strategy(model) == "compiled"
+    assert model.predict(frame).df()["prediction"].tolist() == [0, 1, 0, 1]
+
+
+def test_an_unknown_strategy_is_refused():
+    with pytest.raises(InvalidParameterError, match="scoring must be one of"):
+        sqlnb.NaiveBayes("m", scoring="fast")
+
+
+def test_bad_input_to_the_arrays_is_still_refused(con):
+    X, y = load("iris")
+    model = sqlnb.NaiveBayes("m", con=con, scoring="arrays", sql_macros=False).fit(
+        frame_of(X, y), "label")
+    with pytest.raises(InvalidDataError):
+        model.predict(pd.DataFrame({"x0": ["a"], "x1": [1.0], "x2": [1.0], "x3": [1.0]}))
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+def test_a_refit_from_another_cursor_is_never_scored_with_stale_parameters(con, scoring):
+    X, y = load("iris")
+    scorer = sqlnb.NaiveBayes("shared", con=con, scoring=scoring, sql_macros=False)
+    scorer.fit(frame_of(X, y), "label")
+    scorer.predict(frame_of(X[:1])).fetchall()  # parameters cached
+    writer = sqlnb.load(con.cursor(), "shared")
+    writer.fit(frame_of(X[::-1] * 2.0, y), "label")  # another cursor, other data
+
+    assert_like(scorer, GaussianNB().fit(X[::-1] * 2.0, y), X * 2.0)
+
+
+def test_a_partial_fit_elsewhere_is_seen_by_a_cached_model(con):
+    X, y = small_digits()
+    scorer = sqlnb.NaiveBayes("grow", con=con, scoring="arrays", sql_macros=False)
+    scorer.partial_fit(frame_of(X[:250], y[:250]), "label")
+    scorer.predict(frame_of(X[:1])).fetchall()
+    sqlnb.load(con, "grow").partial_fit(frame_of(X[250:], y[250:]), "label")
+
+    assert_like(scorer, GaussianNB().fit(X, y), X)
