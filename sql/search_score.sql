@@ -3,12 +3,69 @@
 -- held-out model for every candidate, then scikit-learn's metrics per candidate and fold,
 -- aggregated in SQL (weighted by the sample weight when there is one, as GridSearchCV
 -- forwards sample_weight to its scorers).
-{% import family_template as family %}
+{% if not arrays %}{% import family_template as family %}{% endif %}
 {% from 'scoring_helpers.sql' import chunked %}
 {% from 'common.sql' import num %}
 {% macro in_order(value, condition=none, order='label') -%}
 list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
 {%- endmacro %}
+{% if arrays %}
+{#- Parameters as data: one row per fold holds every candidate's held-out parameters as
+    bound lists, joined to the rows on the fold; the statement grows with candidates x
+    classes, not with folds x features. #}
+{% set values -%}
+[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
+{%- endset %}
+{% if any_float %}
+{# a NaN is a missing value: one test in a lambda over the row's list (see common.sql's num) #}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CASE WHEN isfinite(v) OR isinf(v) THEN v END)' %}
+{% endif %}
+{% if arrays.binarize is not none %}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CAST(v > ' ~ (arrays.binarize | lit) ~ ' AS DOUBLE))' %}
+{% endif %}
+WITH parameters (__sqlnb_fold, {% for c in arrays.columns %}{{ c.name }}{{ ", " if not loop.last }}{% endfor %}) AS (
+    VALUES
+{% for row in arrays.rows %}
+        ({{ folds[loop.index0] }}, {% for slot in row %}CAST(${{ slot }} AS {{ arrays.columns[loop.index0].type }}){{ ", " if not loop.last }}{% endfor %}){{ "," if not loop.last }}
+{% endfor %}
+), labelled AS (
+    SELECT
+        __sqlnb_fold,
+        {{ target }} AS __sqlnb_y,
+        {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
+        {{ values }} AS __sqlnb_x
+    FROM {{ source }}
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+), prepared AS (
+    SELECT
+        *,
+        list_count(__sqlnb_x) = {{ features | length }} AS __sqlnb_complete,
+{% if arrays.kind == 'gaussian' %}
+{% for c in candidates[0].classes %}
+        -- squared deviations from the class means, shared by every candidate
+        list_transform(__sqlnb_x, lambda v, i: coalesce((v - {{ c.theta }}[i]) ** 2, 0)) AS __sqlnb_d{{ loop.index0 }}{{ "," if not loop.last }}
+{% endfor %}
+{% else %}
+        list_transform(__sqlnb_x, lambda v: coalesce(v, 0)) AS __sqlnb_x0
+{% endif %}
+    FROM labelled
+    JOIN parameters USING (__sqlnb_fold)
+), joint AS (
+    SELECT
+        __sqlnb_fold,
+        __sqlnb_y,
+        __sqlnb_w,
+{% for g in candidates %}
+{% for c in g.classes %}
+        {{ c.constant }}
+        {%- if arrays.kind == 'gaussian' %} - list_dot_product(__sqlnb_d{{ loop.index0 }}, {{ c.weights }})
+        {%- else %} + list_dot_product(__sqlnb_x0, {{ c.weights }}){% endif %}
+        -- a missing value takes back its term of the constant
+        + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(list_transform(__sqlnb_x, lambda v: CAST(v IS NULL AS DOUBLE)), {{ c.fallback }}) END AS {{ c.jll }}{{ "," if not loop.last }}
+{% endfor %}{{ "," if not loop.last }}
+{% endfor %}
+    FROM prepared
+{% else %}
 WITH labelled AS (
     SELECT
         __sqlnb_fold,
@@ -35,6 +92,7 @@ WITH labelled AS (
 {% endfor %}{{ "," if not loop.last }}
 {% endfor %}
     FROM labelled
+{% endif %}
 ), maximum AS (
     SELECT
         *,

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import numbers
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,7 @@ from .errors import EmptyInputError, InvalidParameterError, UnknownColumnError
 from .families import INTEGER_TYPES, make_family
 from .macros import with_chunks
 from .missing import is_float
+from .scoring import ARRAY_KINDS
 from .source import Source, resolve
 from .templates import render
 from .transaction import discarded, refuse_open_transaction
@@ -286,40 +288,137 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     target_type = scratch.meta["target_type"]
     fold_type = groups[0]["type"]
     specs = _feature_specs(columns, features, scratch.family.name == "categorical")
-    rendered = []
-    for g, family in enumerate(families):
+    models = []  # per candidate: each fold's held-out class models, by label
+    for family in families:
         scratch.family = family
         options = family.feature_options(len(features))
         scratch._run("search_features.sql",
                      features=[{**o, **f} for f, o in zip(specs, options)])
         scratch._run("params.sql", priors=family.prior_list(), fit_prior=family.fit_prior(),
                      **context)
-        by_fold = grouping.group_models(scratch, groups)
-        classes = []
-        for i, label in enumerate(labels):
-            per_fold = []
-            for fold in folds:
-                class_model = by_fold.get((fold,), {}).get(label)
-                if class_model is not None:
-                    per_fold.append({"fold": DUCKDB.lit(fold, fold_type),
-                                     "model": with_chunks(_scoring_terms(class_model))})
-            classes.append({"label": DUCKDB.lit(label, target_type), "folds": per_fold,
-                            "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
-        rendered.append({"classes": classes, "p": family.params,
-                         "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
+        models.append(grouping.group_models(scratch, groups))
     # floating-point columns of the numeric families: NaN becomes NULL (missing)
-    cleaned = [{"column": DUCKDB.ident(name),
+    cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
                 "guard": is_float(columns[name]) and kind != "categorical"}
                for name in features]
-    # scan 2: every row by its fold's held-out model, for every candidate
-    rows = scratch._fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
-                          features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
-                          candidates=rendered, eps=EPS)
+    fold_literals = [DUCKDB.lit(fold, fold_type) for fold in folds]
+    label_literals = [DUCKDB.lit(label, target_type) for label in labels]
+    arrays = _array_parameters(scratch.family, models, folds, labels)
+    if arrays is not None:
+        candidates = [{"classes": [{"label": label, "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
+                                    **slots}
+                                   for i, (label, slots) in enumerate(zip(label_literals, row))],
+                       "max": DUCKDB.ident(f"__sqlnb_max_{g}")}
+                      for g, row in enumerate(arrays["candidates"])]
+        # scan 2, parameters as data: every row joined to its fold's held-out parameters
+        rows = scratch.con.execute(render(
+            "search_score.sql", **scratch._context(
+                source=src.sql, target=DUCKDB.ident(target), features=cleaned,
+                weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
+                eps=EPS, arrays=arrays, folds=fold_literals,
+                any_float=any(f["guard"] for f in cleaned))),
+            arrays["values"]).fetchall()
+    else:
+        rendered = []
+        for g, (family, by_fold) in enumerate(zip(families, models)):
+            classes = []
+            for i, label in enumerate(labels):
+                per_fold = []
+                for fold, literal in zip(folds, fold_literals):
+                    class_model = by_fold.get((fold,), {}).get(label)
+                    if class_model is not None:
+                        per_fold.append({"fold": literal,
+                                         "model": with_chunks(_scoring_terms(class_model))})
+                classes.append({"label": label_literals[i], "folds": per_fold,
+                                "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
+            rendered.append({"classes": classes, "p": family.params,
+                             "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
+        # scan 2: every row by its fold's held-out model, for every candidate
+        rows = scratch._fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
+                              features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
+                              candidates=rendered, eps=EPS, arrays=None)
     splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
     position = {fold: k for k, fold in enumerate(folds)}
     for candidate, fold, *scores in rows:
         splits[candidate].append((position[fold], *scores))
     return [(g, [s[1:] for s in sorted(splits[g])]) for g in range(len(families))]
+
+
+def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, Any]]]],
+                      folds: list[Any], labels: list[Any]) -> dict[str, Any] | None:
+    """Every candidate's held-out parameters as lists, one row per fold, for a scoring
+    statement whose size does not grow with the folds (``None``: the compiled form).
+
+    Per candidate and class, a row's joint log-likelihood is ``constant + weights . x``
+    (multinomial, complement, bernoulli, poisson) or ``constant - scale . (x - theta)^2``
+    (gaussian: the squared deviations depend on the class only, so every candidate shares
+    them); ``fallback . missing`` takes back what a missing value must not count.
+    Poisson's ``-log(x!)`` is left out: the same for every class of a row, it changes
+    neither the prediction nor the probabilities.
+    """
+    kind = ARRAY_KINDS.get(family.name)
+    if kind is None or family.params.get("missing", "ignore") != "ignore":
+        return None
+    values: list[Any] = []
+
+    def bind(value: Any) -> int:
+        values.append(value)
+        return len(values)
+
+    columns: list[dict[str, str]] = []
+    shared: list[dict[str, str]] = []  # per class: theta (gaussian)
+    if kind == "gaussian":
+        for i in range(len(labels)):
+            shared.append({"theta": DUCKDB.ident(f"__sqlnb_theta_{i}")})
+            columns.append({"name": shared[-1]["theta"], "type": "DOUBLE[]"})
+    per_candidate: list[list[dict[str, str]]] = []
+    for g in range(len(models)):
+        classes = []
+        for i in range(len(labels)):
+            slots = {name: DUCKDB.ident(f"__sqlnb_{name}_{g}_{i}")
+                     for name in ("constant", "weights", "fallback")}
+            columns += [{"name": slots["constant"], "type": "DOUBLE"},
+                        {"name": slots["weights"], "type": "DOUBLE[]"},
+                        {"name": slots["fallback"], "type": "DOUBLE[]"}]
+            classes.append({**slots, **(shared[i] if shared else {})})
+        per_candidate.append(classes)
+    rows = []
+    for fold in folds:
+        row: list[Any] = []
+        if kind == "gaussian":
+            first = models[0].get((fold,), {})
+            for label in labels:
+                model = first.get(label)
+                row.append(None if model is None else [t["theta"] for t in model["terms"]])
+        for by_fold in models:
+            for label in labels:
+                model = by_fold.get((fold,), {}).get(label)
+                if model is None:  # a class the fold's training rows never saw
+                    row += [None, None, None]
+                    continue
+                terms = model["terms"]
+                if kind == "gaussian":
+                    if any(not t["var"] > 0 for t in terms):
+                        return None  # a zero variance: the compiled form's division
+                    weights = [0.5 / t["var"] for t in terms]
+                    fallback = [0.5 * math.log(2 * math.pi * t["var"]) for t in terms]
+                    constant = float(model["constant"])
+                elif kind == "poisson":
+                    weights = [float(t["coef"]) for t in terms]
+                    fallback = [float(t["rate"]) for t in terms]
+                    constant = float(model["constant"]) - math.fsum(fallback)
+                else:
+                    weights = [float(t["coef"]) for t in terms]
+                    fallback = [-float(t.get("log_neg_prob", 0.0)) for t in terms]
+                    constant = float(model["constant"])
+                row += [constant, weights, fallback]
+        if not all(math.isfinite(v) for value in row if value is not None
+                   for v in (value if isinstance(value, list) else [value])):
+            return None  # infinite logs (alpha = 0): the compiled form's arithmetic
+        rows.append([bind(value) for value in row])
+    binarize = family.params.get("binarize") if family.name == "bernoulli" else None
+    return {"kind": kind, "columns": columns, "rows": rows, "values": values,
+            "candidates": per_candidate, "binarize": binarize}
 
 
 def _feature_specs(columns: dict[str, str], features: list[str],

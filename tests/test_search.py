@@ -159,34 +159,65 @@ def test_a_grid_of_lists_runs_every_grid_in_order():
     assert means == pytest.approx(list(oracle.cv_results_["mean_test_score"]), rel=0, abs=1e-9)
 
 
-def test_poisson_scores_equal_separate_fits_on_each_training_set():
-    # scikit-learn has no Poisson naive Bayes: the oracle is sqlnb's own fit on each
-    # training set and scikit-learn's metric on its held-out predictions
+def _separate_fits(frame: pd.DataFrame, family: str, grid_key: str, values: list,
+                   **params) -> list[list[float]]:
+    """Per candidate: accuracy then neg_log_loss of each fold, from sqlnb's own fit on
+    the fold's training rows, scored by scikit-learn's metrics on its held-out rows."""
     from sklearn.metrics import accuracy_score, log_loss
 
-    frame = _table("poisson")
     con = duckdb.connect()
-    model = sqlnb.NaiveBayes("m", con=con, family="poisson")
-    result = model.search(frame, "y", features=FEATURES, weight="w", cv="fold",
-                          scoring=["accuracy", "neg_log_loss"], refit=False,
-                          param_grid={"alpha": [0.5, 2.0]})
-    rows = result.cv_results_.select(
-        "split0_test_accuracy, split1_test_accuracy, split2_test_accuracy, "
-        "split0_test_neg_log_loss, split1_test_neg_log_loss, split2_test_neg_log_loss"
-    ).fetchall()
-    for alpha, row in zip([0.5, 2.0], rows):
-        expected_accuracy, expected_loss = [], []
+    expected = []
+    for value in values:
+        accuracy, loss = [], []
         for k in range(3):
             train, test = frame[frame["fold"] != k], frame[frame["fold"] == k]
-            fold_model = sqlnb.NaiveBayes("fold", con=con, family="poisson", alpha=alpha)
+            fold_model = sqlnb.NaiveBayes("fold", con=con, family=family,
+                                          **{**params, grid_key: value})
             fold_model.fit(train, "y", features=FEATURES, weight="w")
             predicted = fold_model.predict(test[FEATURES]).df()["prediction"]
             proba = fold_model.predict_proba(test[FEATURES]).df()[
                 [f"proba_{c}" for c in fold_model.classes_]]
-            expected_accuracy.append(accuracy_score(test["y"], predicted, sample_weight=test["w"]))
-            expected_loss.append(-log_loss(test["y"], proba.to_numpy(),
-                                           labels=fold_model.classes_, sample_weight=test["w"]))
-        assert list(row) == pytest.approx(expected_accuracy + expected_loss, rel=0, abs=1e-9)
+            accuracy.append(accuracy_score(test["y"], predicted, sample_weight=test["w"]))
+            loss.append(-log_loss(test["y"], proba.to_numpy(), labels=fold_model.classes_,
+                                  sample_weight=test["w"]))
+        expected.append(accuracy + loss)
+    return expected
+
+
+SPLITS = ("split0_test_accuracy, split1_test_accuracy, split2_test_accuracy, "
+          "split0_test_neg_log_loss, split1_test_neg_log_loss, split2_test_neg_log_loss")
+
+
+def test_poisson_scores_equal_separate_fits_on_each_training_set():
+    # scikit-learn has no Poisson naive Bayes: the oracle is sqlnb's own fit on each
+    # training set and scikit-learn's metric on its held-out predictions
+    frame = _table("poisson")
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="poisson")
+    result = model.search(frame, "y", features=FEATURES, weight="w", cv="fold",
+                          scoring=["accuracy", "neg_log_loss"], refit=False,
+                          param_grid={"alpha": [0.5, 2.0]})
+    rows = result.cv_results_.select(SPLITS).fetchall()
+    assert flat(rows) == pytest.approx(
+        flat(_separate_fits(frame, "poisson", "alpha", [0.5, 2.0])), rel=0, abs=1e-9)
+
+
+@pytest.mark.parametrize("family, key, values, params", [
+    ("gaussian", "var_smoothing", [1e-9, 0.5], {}),
+    ("bernoulli", "alpha", [0.5, 2.0], {"binarize": 1.0}),
+], ids=["gaussian", "bernoulli"])
+def test_missing_values_score_as_separate_fits_on_each_training_set(family, key, values, params):
+    # scikit-learn refuses missing values: the oracle is sqlnb's own fit per training set,
+    # which leaves a missing value out of the fit and of the row's score
+    frame = _table(family, seed=3)
+    frame.loc[frame.index % 7 == 0, "x0"] = np.nan
+    frame.loc[frame.index % 5 == 1, "x2"] = np.nan
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family=family, **params)
+    result = model.search(frame, "y", features=FEATURES, weight="w", cv="fold",
+                          scoring=["accuracy", "neg_log_loss"], refit=False,
+                          param_grid={key: values})
+    rows = result.cv_results_.select(SPLITS).fetchall()
+    assert flat(rows) == pytest.approx(
+        flat(_separate_fits(frame, family, key, values, **params)), rel=0, abs=1e-9)
 
 
 def test_hash_folds_are_deterministic_and_cover_every_row():
