@@ -10,9 +10,27 @@
 list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
 {%- endmacro %}
 {% if arrays %}
-{#- Parameters as data: one row per fold holds every candidate's held-out parameters as
-    bound lists, joined to the rows on the fold; the statement grows with candidates x
-    classes, not with folds x features. #}
+{#- Parameters as data: each class's weights and fallback per fold and candidate are bound
+    lists ($n) that one dot product per row applies; the row's fold picks them (a CASE,
+    evaluated only for that fold's rows). No join: parameters are never copied per row. #}
+{% set gaussian = arrays.kind == 'gaussian' %}
+{% macro mask() -%}
+{% if gaussian %}[{% for f in features %}CAST(__sqlnb_c{{ loop.index0 }} IS NULL AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]{% else %}list_transform(__sqlnb_x, lambda v: CAST(v IS NULL AS DOUBLE)){% endif %}
+{%- endmacro %}
+{% macro value(f) -%}
+{% if f.guard %}{{ num(f) }}{% elif f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}
+{%- endmacro %}
+WITH labelled AS (
+    SELECT
+        __sqlnb_fold,
+        {{ target }} AS __sqlnb_y,
+        {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
+{% if gaussian %}
+{% for f in features %}
+        {# NaN is a missing value: made NULL once here #}
+        {{ value(f) }} AS __sqlnb_c{{ loop.index0 }}{{ "," if not loop.last }}
+{% endfor %}
+{% else %}
 {% set values -%}
 [{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
 {%- endset %}
@@ -23,33 +41,36 @@ list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHE
 {% if arrays.binarize is not none %}
 {% set values = 'list_transform(' ~ values ~ ', lambda v: CAST(v > ' ~ (arrays.binarize | lit) ~ ' AS DOUBLE))' %}
 {% endif %}
-WITH parameters (__sqlnb_fold, {% for c in arrays.columns %}{{ c.name }}{{ ", " if not loop.last }}{% endfor %}) AS (
-    VALUES
-{% for row in arrays.rows %}
-        ({{ folds[loop.index0] }}, {% for slot in row %}CAST(${{ slot }} AS {{ arrays.columns[loop.index0].type }}){{ ", " if not loop.last }}{% endfor %}){{ "," if not loop.last }}
-{% endfor %}
-), labelled AS (
-    SELECT
-        __sqlnb_fold,
-        {{ target }} AS __sqlnb_y,
-        {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
         {{ values }} AS __sqlnb_x
+{% endif %}
     FROM {{ source }}
     WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
 ), prepared AS (
     SELECT
         *,
-        list_count(__sqlnb_x) = {{ features | length }} AS __sqlnb_complete,
-{% if arrays.kind == 'gaussian' %}
-{% for c in candidates[0].classes %}
-        -- squared deviations from the class means, shared by every candidate
-        list_transform(__sqlnb_x, lambda v, i: coalesce((v - {{ c.theta }}[i]) ** 2, 0)) AS __sqlnb_d{{ loop.index0 }}{{ "," if not loop.last }}
+{% if gaussian %}
+        {% for f in features %}__sqlnb_c{{ loop.index0 }} IS NOT NULL{{ " AND " if not loop.last }}{% endfor %} AS __sqlnb_complete,
+{% for per_fold in arrays.deviations %}
+        -- squared deviations from class {{ loop.index0 }}'s means in the row's fold (0 where
+        -- missing), shared by every candidate
+        CASE __sqlnb_fold
+{% for k in per_fold %}
+            WHEN {{ k.fold }} THEN [{% for theta in k.theta %}coalesce((__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2, 0){{ ", " if not loop.last }}{% endfor %}]
+{% endfor %}
+        END AS __sqlnb_d{{ loop.index0 }}{{ "," if not loop.last }}
 {% endfor %}
 {% else %}
+        list_count(__sqlnb_x) = {{ features | length }} AS __sqlnb_complete,
         list_transform(__sqlnb_x, lambda v: coalesce(v, 0)) AS __sqlnb_x0
 {% endif %}
     FROM labelled
-    JOIN parameters USING (__sqlnb_fold)
+), incomplete AS (
+    SELECT
+        *,
+        -- which values are missing (a list on every row: list_dot_product refuses the
+        -- NULL list a CASE would leave on complete rows)
+        {{ mask() }} AS __sqlnb_missing
+    FROM prepared
 ), joint AS (
     SELECT
         __sqlnb_fold,
@@ -57,14 +78,16 @@ WITH parameters (__sqlnb_fold, {% for c in arrays.columns %}{{ c.name }}{{ ", " 
         __sqlnb_w,
 {% for g in candidates %}
 {% for c in g.classes %}
-        {{ c.constant }}
-        {%- if arrays.kind == 'gaussian' %} - list_dot_product(__sqlnb_d{{ loop.index0 }}, {{ c.weights }})
-        {%- else %} + list_dot_product(__sqlnb_x0, {{ c.weights }}){% endif %}
-        -- a missing value takes back its term of the constant
-        + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(list_transform(__sqlnb_x, lambda v: CAST(v IS NULL AS DOUBLE)), {{ c.fallback }}) END AS {{ c.jll }}{{ "," if not loop.last }}
+{% set vector = '__sqlnb_d' ~ loop.index0 if gaussian else '__sqlnb_x0' %}
+        CASE __sqlnb_fold
+{% for k in c.folds %}
+            WHEN {{ k.fold }} THEN {{ k.constant }} {{ "-" if gaussian else "+" }} list_dot_product({{ vector }}, ${{ k.weights }})
+                + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ k.fallback }}) END
+{% endfor %}
+        END AS {{ c.jll }}{{ "," if not loop.last }}
 {% endfor %}{{ "," if not loop.last }}
 {% endfor %}
-    FROM prepared
+    FROM incomplete
 {% else %}
 WITH labelled AS (
     SELECT

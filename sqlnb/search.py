@@ -303,20 +303,22 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
                for name in features]
     fold_literals = [DUCKDB.lit(fold, fold_type) for fold in folds]
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
-    arrays = _array_parameters(scratch.family, models, folds, labels)
+    keys = [(fold,) for fold in folds]
+    arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
+                               fold_literals, labels)
     if arrays is not None:
         candidates = [{"classes": [{"label": label, "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
-                                    **slots}
-                                   for i, (label, slots) in enumerate(zip(label_literals, row))],
+                                    "folds": per_fold}
+                                   for i, (label, per_fold) in enumerate(zip(label_literals,
+                                                                             classes))],
                        "max": DUCKDB.ident(f"__sqlnb_max_{g}")}
-                      for g, row in enumerate(arrays["candidates"])]
-        # scan 2, parameters as data: every row joined to its fold's held-out parameters
+                      for g, classes in enumerate(arrays["candidates"])]
+        # scan 2, parameters as data: each row's fold picks its held-out parameters
         rows = scratch.con.execute(render(
             "search_score.sql", **scratch._context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
-                eps=EPS, arrays=arrays, folds=fold_literals,
-                any_float=any(f["guard"] for f in cleaned))),
+                eps=EPS, arrays=arrays, any_float=any(f["guard"] for f in cleaned))),
             arrays["values"]).fetchall()
     else:
         rendered = []
@@ -345,56 +347,50 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
 
 
 def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, Any]]]],
-                      folds: list[Any], labels: list[Any]) -> dict[str, Any] | None:
-    """Every candidate's held-out parameters as lists, one row per fold, for a scoring
-    statement whose size does not grow with the folds (``None``: the compiled form).
+                      folds: list[str], labels: list[Any]) -> dict[str, Any] | None:
+    """Every candidate's held-out parameters per fold and class, for the scoring statement
+    that keeps them as data (``None``: the compiled form, one literal per term).
 
-    Per candidate and class, a row's joint log-likelihood is ``constant + weights . x``
-    (multinomial, complement, bernoulli, poisson) or ``constant - scale . (x - theta)^2``
-    (gaussian: the squared deviations depend on the class only, so every candidate shares
-    them); ``fallback . missing`` takes back what a missing value must not count.
-    Poisson's ``-log(x!)`` is left out: the same for every class of a row, it changes
-    neither the prediction nor the probabilities.
+    A row's joint log-likelihood for a candidate and class is ``constant + weights . x``
+    (multinomial, complement, bernoulli, poisson) or ``constant - weights . d`` (gaussian,
+    ``d`` the squared deviations from the class means, which depend on the fold and the
+    class but not on the candidate: computed once per row and class, shared by every
+    candidate); ``fallback . missing`` takes back what a missing value must not count.
+    ``weights`` and ``fallback`` are bound lists (``$n``), so the statement grows with
+    folds x candidates x classes, not with features. Poisson's ``-log(x!)`` is left out:
+    the same for every class of a row, it changes neither predictions nor probabilities.
     """
     kind = ARRAY_KINDS.get(family.name)
     if kind is None or family.params.get("missing", "ignore") != "ignore":
         return None
     values: list[Any] = []
 
-    def bind(value: Any) -> int:
+    def bind(value: list[float]) -> int:
         values.append(value)
         return len(values)
 
-    columns: list[dict[str, str]] = []
-    shared: list[dict[str, str]] = []  # per class: theta (gaussian)
+    def finite(numbers: list[float]) -> bool:
+        return all(math.isfinite(v) for v in numbers)
+
+    deviations = []  # gaussian: per class, each fold's class means
     if kind == "gaussian":
-        for i in range(len(labels)):
-            shared.append({"theta": DUCKDB.ident(f"__sqlnb_theta_{i}")})
-            columns.append({"name": shared[-1]["theta"], "type": "DOUBLE[]"})
-    per_candidate: list[list[dict[str, str]]] = []
-    for g in range(len(models)):
+        for label in labels:
+            per_fold = []
+            for fold, key in zip(folds, models[0]):
+                model = models[0][key].get(label)
+                if model is not None:
+                    per_fold.append({"fold": fold,
+                                     "theta": [DUCKDB.lit(float(t["theta"]))
+                                               for t in model["terms"]]})
+            deviations.append(per_fold)
+    candidates = []
+    for by_fold in models:
         classes = []
-        for i in range(len(labels)):
-            slots = {name: DUCKDB.ident(f"__sqlnb_{name}_{g}_{i}")
-                     for name in ("constant", "weights", "fallback")}
-            columns += [{"name": slots["constant"], "type": "DOUBLE"},
-                        {"name": slots["weights"], "type": "DOUBLE[]"},
-                        {"name": slots["fallback"], "type": "DOUBLE[]"}]
-            classes.append({**slots, **(shared[i] if shared else {})})
-        per_candidate.append(classes)
-    rows = []
-    for fold in folds:
-        row: list[Any] = []
-        if kind == "gaussian":
-            first = models[0].get((fold,), {})
-            for label in labels:
-                model = first.get(label)
-                row.append(None if model is None else [t["theta"] for t in model["terms"]])
-        for by_fold in models:
-            for label in labels:
-                model = by_fold.get((fold,), {}).get(label)
-                if model is None:  # a class the fold's training rows never saw
-                    row += [None, None, None]
+        for label in labels:
+            per_fold = []
+            for fold, key in zip(folds, by_fold):
+                model = by_fold[key].get(label)
+                if model is None:  # a class the fold's training rows never saw: NULL
                     continue
                 terms = model["terms"]
                 if kind == "gaussian":
@@ -411,14 +407,15 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                     weights = [float(t["coef"]) for t in terms]
                     fallback = [-float(t.get("log_neg_prob", 0.0)) for t in terms]
                     constant = float(model["constant"])
-                row += [constant, weights, fallback]
-        if not all(math.isfinite(v) for value in row if value is not None
-                   for v in (value if isinstance(value, list) else [value])):
-            return None  # infinite logs (alpha = 0): the compiled form's arithmetic
-        rows.append([bind(value) for value in row])
+                if not (finite(weights) and finite(fallback) and math.isfinite(constant)):
+                    return None  # infinite logs (alpha = 0): the compiled form's arithmetic
+                per_fold.append({"fold": fold, "constant": DUCKDB.lit(constant),
+                                 "weights": bind(weights), "fallback": bind(fallback)})
+            classes.append(per_fold)
+        candidates.append(classes)
     binarize = family.params.get("binarize") if family.name == "bernoulli" else None
-    return {"kind": kind, "columns": columns, "rows": rows, "values": values,
-            "candidates": per_candidate, "binarize": binarize}
+    return {"kind": kind, "values": values, "candidates": candidates,
+            "deviations": deviations, "binarize": binarize}
 
 
 def _feature_specs(columns: dict[str, str], features: list[str],
