@@ -123,39 +123,52 @@ WITH labelled AS (
         {{ fn.greatest }}({% for c in g.classes %}{{ c.jll }}{{ ", " if not loop.last }}{% endfor %}) AS {{ g.max }}{{ "," if not loop.last }}
 {% endfor %}
     FROM joint
-), per_candidate AS (
+), per_row AS (
     SELECT
         __sqlnb_fold,
         __sqlnb_y,
         __sqlnb_w,
-        unnest([{% for g in candidates %}{{ loop.index0 }}{{ ", " if not loop.last }}{% endfor %}]) AS candidate,
-        unnest([
 {% for g in candidates %}
-            -- argmax; ties go to the first class in sorted order
-            CASE {% for c in g.classes %}WHEN {{ c.jll }} = {{ g.max }} THEN {{ c.label }} {% endfor %}END{{ "," if not loop.last }}
+        -- argmax; ties go to the first class in sorted order
+        CASE {% for c in g.classes %}WHEN {{ c.jll }} = {{ g.max }} THEN {{ c.label }} {% endfor %}END AS __sqlnb_prediction_{{ loop.index0 }}{{ "," if log_loss or not loop.last }}
+{% if log_loss %}
+        -- the true class's probability, clipped to [eps, 1 - eps] as log_loss does
+        -ln(least(greatest(coalesce(exp(
+            CASE __sqlnb_y {% for c in g.classes %}WHEN {{ c.label }} THEN {{ c.jll }} {% endfor %}END
+            - {{ g.max }} - ln({% for c in g.classes %}coalesce(exp({{ c.jll }} - {{ g.max }}), 0){{ " + " if not loop.last }}{% endfor %})
+        ), 0), {{ eps | lit }}), 1 - {{ eps | lit }})) AS __sqlnb_loss_{{ loop.index0 }}{{ "," if not loop.last }}
+{% endif %}
 {% endfor %}
-        ]) AS prediction,
-        unnest([
-{% for g in candidates %}
-            -- the true class's probability, clipped to [eps, 1 - eps] as log_loss does
-            -ln(least(greatest(coalesce(exp(
-                CASE __sqlnb_y {% for c in g.classes %}WHEN {{ c.label }} THEN {{ c.jll }} {% endfor %}END
-                - {{ g.max }} - ln({% for c in g.classes %}coalesce(exp({{ c.jll }} - {{ g.max }}), 0){{ " + " if not loop.last }}{% endfor %})
-            ), 0), {{ eps | lit }}), 1 - {{ eps | lit }})){{ "," if not loop.last }}
-{% endfor %}
-        ]) AS loss
     FROM maximum
-), confusion AS (
+), cells AS (
+    -- per fold and true class, each candidate's predictions counted per predicted class
+    -- (compensated sums: all but independent of the order rows arrive in)
     SELECT
-        candidate,
-        __sqlnb_fold AS fold,
-        __sqlnb_y AS label,
-        prediction,
-        -- compensated sums: all but independent of the order rows arrive in
-        fsum(__sqlnb_w) AS weight,
-        fsum(__sqlnb_w * loss) AS loss
-    FROM per_candidate
-    GROUP BY candidate, __sqlnb_fold, __sqlnb_y, prediction
+        __sqlnb_fold,
+        __sqlnb_y,
+{% for g in candidates %}
+{% set candidate = loop.index0 %}
+{% for label in labels %}
+        fsum(__sqlnb_w) FILTER (WHERE __sqlnb_prediction_{{ candidate }} = {{ label }}) AS __sqlnb_weight_{{ candidate }}_{{ loop.index0 }},
+        {% if log_loss %}fsum(__sqlnb_w * __sqlnb_loss_{{ candidate }}) FILTER (WHERE __sqlnb_prediction_{{ candidate }} = {{ label }}){% else %}CAST(0 AS DOUBLE){% endif %} AS __sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
+{% endfor %}
+{% endfor %}
+    FROM per_row
+    GROUP BY __sqlnb_fold, __sqlnb_y
+), unpivoted AS (
+    SELECT
+        __sqlnb_fold,
+        __sqlnb_y,
+        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}{{ candidate }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS candidate,
+        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}{{ label }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS prediction,
+        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}__sqlnb_weight_{{ candidate }}_{{ loop.index0 }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS weight,
+        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}__sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS loss
+    FROM cells
+), confusion AS (
+    -- the cells that have rows: (candidate, fold, true class, predicted class)
+    SELECT candidate, __sqlnb_fold AS fold, __sqlnb_y AS label, prediction, weight, loss
+    FROM unpivoted
+    WHERE weight IS NOT NULL
 ), labels AS (
     -- scikit-learn's labels: those of the true values and of the predictions
     SELECT candidate, fold, label FROM confusion

@@ -244,7 +244,7 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
                 # scan 1: each fold's statistics and the pooled ones
                 scratch._fit_in_transaction(fold_src, spec)
                 splits = _cross_validate(scratch, fold_src, families, cv, target, weight,
-                                         columns, features)
+                                         columns, features, "neg_log_loss" in scorers)
         finally:
             ownership.done(scratch)
     finally:
@@ -261,10 +261,11 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
 
 def _cross_validate(scratch: NaiveBayes, src: Source,
                     families: list[Any], cv: int | str, target: str, weight: str | None,
-                    columns: dict[str, str], features: list[str]
+                    columns: dict[str, str], features: list[str], log_loss: bool
                     ) -> list[tuple[int, list[tuple]]]:
     """Held-out statistics, every candidate's per-fold parameters, then the scoring scan:
-    per candidate, its split scores in fold order."""
+    per candidate, its split scores in fold order (``log_loss``: whether to compute the
+    probabilities that ``neg_log_loss`` needs)."""
     groups = grouping.read_groups(scratch)
     t = grouping.group_tables(scratch, groups)
     context = grouping._group_context(scratch, t)
@@ -318,7 +319,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             "search_score.sql", **scratch._context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
-                eps=EPS, arrays=arrays, any_float=any(f["guard"] for f in cleaned))),
+                eps=EPS, arrays=arrays, any_float=any(f["guard"] for f in cleaned),
+                labels=label_literals, log_loss=log_loss)),
             arrays["values"]).fetchall()
     else:
         rendered = []
@@ -338,7 +340,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         # scan 2: every row by its fold's held-out model, for every candidate
         rows = scratch._fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
                               features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
-                              candidates=rendered, eps=EPS, arrays=None)
+                              candidates=rendered, eps=EPS, arrays=None,
+                              labels=label_literals, log_loss=log_loss)
     splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
     position = {fold: k for k, fold in enumerate(folds)}
     for candidate, fold, *scores in rows:
