@@ -7,7 +7,12 @@ from DuckDB's file-system log: per query, the bytes read from the Parquet file (
 that reads most of the file is a scan; the Gaussian pilot reads the first row group
 only). DuckDB's external file cache is switched off so that every read reaches the log.
 
-Run:  python benchmarks/bench_search.py [rows]      (default 500000; data in benchmarks/data/)
+Run:  python benchmarks/bench_search.py [rows] [step]   (default 500000 rows, every step; the
+data goes to benchmarks/data/, or to the folder named by SQLNB_BENCH_DATA, e.g. /tmp for the
+5M-row memory check: ``SQLNB_BENCH_DATA=/tmp python benchmarks/bench_search.py 5000000 sqlnb``)
+
+Each step reports its wall time and its CPU time (user + system, all threads): on a shared
+machine the CPU time moves less with the other load than the wall time does.
 """
 
 from __future__ import annotations
@@ -26,19 +31,32 @@ import pyarrow.parquet as pq
 
 import sqlnb
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(os.environ.get("SQLNB_BENCH_DATA") or Path(__file__).resolve().parent / "data")
 FEATURES = [f"x{i}" for i in range(20)]
 GRID = {"var_smoothing": [1e-11, 1e-9, 1e-7, 1e-5, 1e-3, 1e-2, 1e-1, 1.0]}
 FOLDS = 5
 
 
-def make(path: Path, n: int, seed: int = 0) -> None:
+def make(path: Path, n: int, seed: int = 0, chunk: int = 491_520) -> None:
+    """Three classes, feature i's mean 0.3 * class * (i % 4); written chunk by chunk so
+    that large files need little memory."""
     rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n)
-    columns = {"y": y}
-    for i, name in enumerate(FEATURES):
-        columns[name] = rng.normal(0.3 * y * (i % 4), 1.0 + 0.05 * i)
-    pq.write_table(pa.table(columns), path, row_group_size=122_880)
+    writer = None
+    for start in range(0, n, chunk):
+        y = rng.integers(0, 3, min(chunk, n - start))
+        columns = {"y": y}
+        for i, name in enumerate(FEATURES):
+            columns[name] = rng.normal(0.3 * y * (i % 4), 1.0 + 0.05 * i)
+        table = pa.table(columns)
+        if writer is None:
+            writer = pq.ParquetWriter(path, table.schema)
+        writer.write_table(table, row_group_size=122_880)
+    writer.close()
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def scans(con: duckdb.DuckDBPyConnection, path: Path) -> list[int]:
@@ -57,14 +75,15 @@ def run_sqlnb(path: Path, refit: bool) -> dict:
     con.execute("SET enable_external_file_cache = false")
     con.execute("CALL enable_logging('FileSystem')")
     model = sqlnb.NaiveBayes("bench", con=con, family="gaussian")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     result = model.search(str(path), "y", features=FEATURES, param_grid=GRID, cv=FOLDS,
                           scoring="accuracy", refit=refit)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     size = path.stat().st_size
     per_query = scans(con, path)
     return {
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "best": result.best_params_,
         "full_scans": sum(b >= 0.5 * size for b in per_query),
         "partial_reads": sum(b < 0.5 * size for b in per_query),
@@ -81,10 +100,10 @@ def run_sklearn(path: Path) -> dict:
     X = np.column_stack([table[c].to_numpy() for c in FEATURES])
     y = table["y"].to_numpy()
     search = GridSearchCV(GaussianNB(), GRID, cv=KFold(FOLDS), scoring="accuracy", refit=False)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     search.fit(X, y)
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "best": search.best_params_}
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    return {"seconds": seconds, "cpu_seconds": cpu, "best": search.best_params_}
 
 
 def main() -> None:
@@ -106,7 +125,8 @@ def main() -> None:
     else:
         result = run_sqlnb(path, refit=which == "sqlnb-refit")
     result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"step": which, "rows": n, "cpus": os.cpu_count(), **result}))
+    print(json.dumps({"step": which, "rows": n, "cpus": os.cpu_count(),
+                      "load": os.getloadavg()[0], **result}))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHE
 {% if gaussian %}[{% for f in features %}CAST(__sqlnb_c{{ loop.index0 }} IS NULL AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]{% else %}list_transform(__sqlnb_x, lambda v: CAST(v IS NULL AS DOUBLE)){% endif %}
 {%- endmacro %}
 {% macro value(f) -%}
-{% if f.guard %}{{ num(f) }}{% elif f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}
+{% if f.guard and not complete %}{{ num(f) }}{% elif f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}
 {%- endmacro %}
 WITH labelled AS (
     SELECT
@@ -48,28 +48,38 @@ WITH labelled AS (
 ), prepared AS (
     SELECT
         *,
-{% if gaussian %}
+{% if complete %}
+        -- no labelled row misses a value (the statistics counted every one)
+        true AS __sqlnb_complete,
+{% elif gaussian %}
         {% for f in features %}__sqlnb_c{{ loop.index0 }} IS NOT NULL{{ " AND " if not loop.last }}{% endfor %} AS __sqlnb_complete,
+{% else %}
+        list_count(__sqlnb_x) = {{ features | length }} AS __sqlnb_complete,
+{% endif %}
+{% if gaussian %}
 {% for per_fold in arrays.deviations %}
         -- squared deviations from class {{ loop.index0 }}'s means in the row's fold (0 where
         -- missing), shared by every candidate
         CASE __sqlnb_fold
 {% for k in per_fold %}
-            WHEN {{ k.fold }} THEN [{% for theta in k.theta %}coalesce((__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2, 0){{ ", " if not loop.last }}{% endfor %}]
+            WHEN {{ k.fold }} THEN [{% for theta in k.theta %}{% if complete %}(__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2{% else %}coalesce((__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2, 0){% endif %}{{ ", " if not loop.last }}{% endfor %}]
 {% endfor %}
         END AS __sqlnb_d{{ loop.index0 }}{{ "," if not loop.last }}
 {% endfor %}
 {% else %}
-        list_count(__sqlnb_x) = {{ features | length }} AS __sqlnb_complete,
-        list_transform(__sqlnb_x, lambda v: coalesce(v, 0)) AS __sqlnb_x0
+        {% if complete %}__sqlnb_x{% else %}list_transform(__sqlnb_x, lambda v: coalesce(v, 0)){% endif %} AS __sqlnb_x0
 {% endif %}
     FROM labelled
 ), incomplete AS (
     SELECT
         *,
+{% if complete %}
+        NULL AS __sqlnb_missing
+{% else %}
         -- which values are missing (a list on every row: list_dot_product refuses the
         -- NULL list a CASE would leave on complete rows)
         {{ mask() }} AS __sqlnb_missing
+{% endif %}
     FROM prepared
 ), joint AS (
     SELECT
@@ -82,7 +92,9 @@ WITH labelled AS (
         CASE __sqlnb_fold
 {% for k in c.folds %}
             WHEN {{ k.fold }} THEN {{ k.constant }} {{ "-" if gaussian else "+" }} list_dot_product({{ vector }}, ${{ k.weights }})
+{% if not complete %}
                 + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ k.fallback }}) END
+{% endif %}
 {% endfor %}
         END AS {{ c.jll }}{{ "," if not loop.last }}
 {% endfor %}{{ "," if not loop.last }}

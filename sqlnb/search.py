@@ -305,8 +305,11 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     fold_literals = [DUCKDB.lit(fold, fold_type) for fold in folds]
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
     keys = [(fold,) for fold in folds]
+    # no missing value anywhere (the pooled statistics say so): no missing-value terms
+    complete = scratch._fetch("search_read.sql", what="complete", pooled=scratch.tables,
+                              n_features=len(features))[0][0]
     arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
-                               fold_literals, labels)
+                               fold_literals, labels, complete)
     if arrays is not None:
         candidates = [{"classes": [{"label": label, "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
                                     "folds": per_fold}
@@ -319,7 +322,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             "search_score.sql", **scratch._context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
-                eps=EPS, arrays=arrays, any_float=any(f["guard"] for f in cleaned),
+                eps=EPS, arrays=arrays, complete=complete,
+                any_float=any(f["guard"] for f in cleaned) and not complete,
                 labels=label_literals, log_loss=log_loss)),
             arrays["values"]).fetchall()
     else:
@@ -350,7 +354,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
 
 
 def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, Any]]]],
-                      folds: list[str], labels: list[Any]) -> dict[str, Any] | None:
+                      folds: list[str], labels: list[Any], complete: bool
+                      ) -> dict[str, Any] | None:
     """Every candidate's held-out parameters per fold and class, for the scoring statement
     that keeps them as data (``None``: the compiled form, one literal per term).
 
@@ -359,7 +364,8 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
     ``d`` the squared deviations from the class means, which depend on the fold and the
     class but not on the candidate: computed once per row and class, shared by every
     candidate); ``fallback . missing`` takes back what a missing value must not count.
-    ``weights`` and ``fallback`` are bound lists (``$n``), so the statement grows with
+    Without missing values (``complete``) there is no fallback. ``weights`` and
+    ``fallback`` are bound lists (``$n``), so the statement grows with
     folds x candidates x classes, not with features. Poisson's ``-log(x!)`` is left out:
     the same for every class of a row, it changes neither predictions nor probabilities.
     """
@@ -413,7 +419,8 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                 if not (finite(weights) and finite(fallback) and math.isfinite(constant)):
                     return None  # infinite logs (alpha = 0): the compiled form's arithmetic
                 per_fold.append({"fold": fold, "constant": DUCKDB.lit(constant),
-                                 "weights": bind(weights), "fallback": bind(fallback)})
+                                 "weights": bind(weights),
+                                 "fallback": None if complete else bind(fallback)})
             classes.append(per_fold)
         candidates.append(classes)
     binarize = family.params.get("binarize") if family.name == "bernoulli" else None
