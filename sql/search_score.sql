@@ -64,6 +64,9 @@ WITH labelled AS (
 {% for k in per_fold %}
             WHEN {{ k.fold }} THEN [{% for theta in k.theta %}{% if complete %}(__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2{% else %}coalesce((__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2, 0){% endif %}{{ ", " if not loop.last }}{% endfor %}]
 {% endfor %}
+            -- a fold whose training rows lack the class (its score is NULL): still a list,
+            -- as list_dot_product refuses a NULL one
+            ELSE list_resize(CAST([] AS DOUBLE[]), {{ features | length }}, 0.0)
         END AS __sqlnb_d{{ loop.index0 }}{{ "," if not loop.last }}
 {% endfor %}
 {% else %}

@@ -220,6 +220,24 @@ def test_missing_values_score_as_separate_fits_on_each_training_set(family, key,
         flat(_separate_fits(frame, family, key, values, **params)), rel=0, abs=1e-9)
 
 
+@pytest.mark.parametrize("family", ["gaussian", "multinomial"])
+def test_a_class_missing_from_a_training_set_scores_as_grid_search_cv(family):
+    # class "z" has rows in fold 0 only: fold 0's model never saw it and cannot predict it
+    estimator, grid = GRIDS[family]
+    grid = {k: v for k, v in grid.items() if k not in ("priors", "fit_prior")}
+    frame = _table("multinomial", seed=5, n=90)
+    frame.loc[:5, "y"] = "z"
+    frame.loc[:5, "fold"] = 0
+    oracle = GridSearchCV(estimator(), grid, cv=PredefinedSplit(frame["fold"].to_numpy()),
+                          scoring="accuracy").fit(frame[FEATURES].to_numpy(), frame["y"])
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family=family)
+    result = model.search(frame, "y", features=FEATURES, cv="fold", param_grid=grid,
+                          refit=False)
+    columns = [f"split{k}_test_score" for k in range(3)]
+    assert flat(result.cv_results_.select(", ".join(columns)).fetchall()) == pytest.approx(
+        flat(zip(*(oracle.cv_results_[c] for c in columns))), rel=0, abs=1e-9)
+
+
 def test_hash_folds_are_deterministic_and_cover_every_row():
     frame = _table("gaussian", n=300)
     con = duckdb.connect()
