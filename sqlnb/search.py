@@ -48,7 +48,6 @@ from .errors import EmptyInputError, InvalidParameterError, UnknownColumnError
 from .families import INTEGER_TYPES, make_family
 from .macros import with_chunks
 from .missing import is_float
-from .scoring import ARRAY_KINDS
 from .source import Source, resolve
 from .templates import render
 from .transaction import discarded, refuse_open_transaction
@@ -62,6 +61,10 @@ FOLD = "__sqlnb_fold"
 # them would need one scan per value.
 STATISTICS_PARAMETERS = ("binarize", "missing")
 EPS = 2.220446049250313e-16  # numpy.finfo(float).eps: log_loss clips probabilities to it
+# How the scoring scan computes each family's joint log-likelihood from parameters as data
+# (the others keep the compiled form, one literal per term).
+ARRAY_KINDS = {"gaussian": "gaussian", "multinomial": "linear", "complement": "linear",
+               "bernoulli": "linear", "poisson": "poisson"}
 
 
 class SearchResult:
