@@ -930,6 +930,27 @@ class NaiveBayes:
         return self.engine.relation(self.engine.render("top_features.sql", **self._context(
             k=k, model_comment=comment_text(self.name))))
 
+    def search(self, source: Any, target: str, *, features: list[str] | None = None,
+               weight: str | None = None, text: str | None = None,
+               group_by: str | list[str] | None = None, param_grid: Any,
+               cv: int | str = 5, scoring: str | list[str] | tuple[str, ...] = "accuracy",
+               refit: bool | str = True) -> Any:
+        """Cross-validated grid search over derived hyperparameters, in two scans.
+
+        ``cv`` is a number of folds (assigned by a hash of each row) or the name of a
+        column of fold ids; ``scoring`` scikit-learn's scorer names. Returns a
+        :class:`sqlnb.search.SearchResult` (``cv_results_``, ``best_params_``…); with
+        ``refit`` the model is then fitted on every row with the best candidate. See
+        :mod:`sqlnb.search` and ``docs/search.md``.
+
+        >>> model.search("t", "y", param_grid={"var_smoothing": [1e-9, 1e-3]})  # doctest: +SKIP
+        """
+        from .search import search
+
+        return search(self, source, target, features=features, weight=weight, text=text,
+                      group_by=group_by, param_grid=param_grid, cv=cv, scoring=scoring,
+                      refit=refit)
+
     def to_sklearn(self) -> Any:
         """A fitted ``sklearn.naive_bayes`` estimator equal to this model.
 

@@ -81,6 +81,13 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     gaussian = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features, weight="k")
     copy = sqlnb.exchange.restore(con, name, sqlnb.exchange.statistics(gaussian))  # a pickle's
     copy.predict_proba(table).fetchall()
+    sqlnb.NaiveBayes(name, con=con).search(  # fold ids from a column, refit
+        table, "y", features=features, weight="k", cv="k", scoring=["accuracy", "f1_macro"],
+        param_grid={"var_smoothing": [1e-9, 0.1]})
+    sqlnb.NaiveBayes(name, con=con, family="categorical").search(  # hashed folds
+        table, "y", features=["c", "k"], cv=2, param_grid={"alpha": [1.0]}, refit=False)
+    sqlnb.NaiveBayes(name, con=con, family="poisson").search(
+        table, "y", features=["k"], cv=2, param_grid={"alpha": [1.0]}, refit=False)
     categorical = sqlnb.NaiveBayes(name, con=con, family="categorical")
     categorical.fit(table, "y", features=["c", "k"])
     as_float = con.sql("SELECT * REPLACE (CAST(k AS DOUBLE) AS k) FROM "

@@ -7,7 +7,7 @@
   alpha = 0 gives the plain mean.
   log P(x_f | c) = x_f log(rate_cf) - rate_cf - log(x_f!), with log(x!) = lgamma(x + 1).
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -47,15 +47,15 @@ WHERE rate IS NULL OR NOT isfinite(rate) OR rate <= 0
 CREATE OR REPLACE VIEW {{ t.feature_params }} AS
 WITH rates AS (
     SELECT
-        s.class,
+        {{ by_group(t, 's.') }}s.class,
         s.feature,
         -- the weight of the rows where the feature is not missing
         (s.count + f.alpha) / ({{ counts.feature_weight('s', 'c') }} + f.alpha) AS rate
     FROM {{ t.feature_stats }} AS s
     JOIN {{ t.features }} AS f USING (feature)
-    JOIN {{ t.class_stats }} AS c USING (class)
+    JOIN {{ t.class_stats }} AS c USING ({{ by_group(t) }}class)
 )
-SELECT class, feature, rate, CASE WHEN rate > 0 THEN ln(rate) END AS log_rate
+SELECT {{ by_group(t) }}class, feature, rate, CASE WHEN rate > 0 THEN ln(rate) END AS log_rate
 FROM rates;
 {% endmacro %}
 

@@ -1,0 +1,231 @@
+-- Cross-validated scores of model {{ model | comment }} ({{ family_name | comment }} naive Bayes):
+-- one scan of the source in which every labelled row is scored by its own fold's
+-- held-out model for every candidate, then scikit-learn's metrics per candidate and fold,
+-- aggregated in SQL (weighted by the sample weight when there is one, as GridSearchCV
+-- forwards sample_weight to its scorers).
+{% if not arrays %}{% import family_template as family %}{% endif %}
+{% from 'scoring_helpers.sql' import chunked %}
+{% from 'common.sql' import num %}
+{% macro in_order(value, condition=none, order='label') -%}
+list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
+{%- endmacro %}
+{% if arrays %}
+{#- Parameters as data: each class's weights and fallback per fold and candidate are bound
+    lists ($n) that one dot product per row applies; the row's fold picks them (a CASE,
+    evaluated only for that fold's rows). No join: parameters are never copied per row. #}
+{% set gaussian = arrays.kind == 'gaussian' %}
+{% macro mask() -%}
+{% if gaussian %}[{% for f in features %}CAST(__sqlnb_c{{ loop.index0 }} IS NULL AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]{% else %}list_transform(__sqlnb_x, lambda v: CAST(v IS NULL AS DOUBLE)){% endif %}
+{%- endmacro %}
+{% macro value(f) -%}
+{% if f.guard and not complete %}{{ num(f) }}{% elif f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}
+{%- endmacro %}
+WITH labelled AS (
+    SELECT
+        __sqlnb_fold,
+        {{ target }} AS __sqlnb_y,
+        {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
+{% if gaussian %}
+{% for f in features %}
+        {# NaN is a missing value: made NULL once here #}
+        {{ value(f) }} AS __sqlnb_c{{ loop.index0 }}{{ "," if not loop.last }}
+{% endfor %}
+{% else %}
+{% set values -%}
+[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
+{%- endset %}
+{% if any_float %}
+{# a NaN is a missing value: one test in a lambda over the row's list (see common.sql's num) #}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CASE WHEN isfinite(v) OR isinf(v) THEN v END)' %}
+{% endif %}
+{% if arrays.binarize is not none %}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CAST(v > ' ~ (arrays.binarize | lit) ~ ' AS DOUBLE))' %}
+{% endif %}
+        {{ values }} AS __sqlnb_x
+{% endif %}
+    FROM {{ source }}
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+), prepared AS (
+    SELECT
+        *,
+{% if complete %}
+        -- no labelled row misses a value (the statistics counted every one)
+        true AS __sqlnb_complete,
+{% elif gaussian %}
+        {% for f in features %}__sqlnb_c{{ loop.index0 }} IS NOT NULL{{ " AND " if not loop.last }}{% endfor %} AS __sqlnb_complete,
+{% else %}
+        list_count(__sqlnb_x) = {{ features | length }} AS __sqlnb_complete,
+{% endif %}
+{% if gaussian %}
+{% for per_fold in arrays.deviations %}
+        -- squared deviations from class {{ loop.index0 }}'s means in the row's fold (0 where
+        -- missing), shared by every candidate
+        CASE __sqlnb_fold
+{% for k in per_fold %}
+            WHEN {{ k.fold }} THEN [{% for theta in k.theta %}{% if complete %}(__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2{% else %}coalesce((__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2, 0){% endif %}{{ ", " if not loop.last }}{% endfor %}]
+{% endfor %}
+            -- a fold whose training rows lack the class (its score is NULL): still a list,
+            -- as list_dot_product refuses a NULL one
+            ELSE list_resize(CAST([] AS DOUBLE[]), {{ features | length }}, 0.0)
+        END AS __sqlnb_d{{ loop.index0 }}{{ "," if not loop.last }}
+{% endfor %}
+{% else %}
+        {% if complete %}__sqlnb_x{% else %}list_transform(__sqlnb_x, lambda v: coalesce(v, 0)){% endif %} AS __sqlnb_x0
+{% endif %}
+    FROM labelled
+), incomplete AS (
+    SELECT
+        *,
+{% if complete %}
+        NULL AS __sqlnb_missing
+{% else %}
+        -- which values are missing (a list on every row: list_dot_product refuses the
+        -- NULL list a CASE would leave on complete rows)
+        {{ mask() }} AS __sqlnb_missing
+{% endif %}
+    FROM prepared
+), joint AS (
+    SELECT
+        __sqlnb_fold,
+        __sqlnb_y,
+        __sqlnb_w,
+{% for g in candidates %}
+{% for c in g.classes %}
+{% set vector = '__sqlnb_d' ~ loop.index0 if gaussian else '__sqlnb_x0' %}
+        CASE __sqlnb_fold
+{% for k in c.folds %}
+            WHEN {{ k.fold }} THEN {{ k.constant }} {{ "-" if gaussian else "+" }} list_dot_product({{ vector }}, ${{ k.weights }})
+{% if not complete %}
+                + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ k.fallback }}) END
+{% endif %}
+{% endfor %}
+        END AS {{ c.jll }}{{ "," if not loop.last }}
+{% endfor %}{{ "," if not loop.last }}
+{% endfor %}
+    FROM incomplete
+{% else %}
+WITH labelled AS (
+    SELECT
+        __sqlnb_fold,
+        {{ target }} AS __sqlnb_y,
+        {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
+{% for f in features %}
+        {# NaN is a missing value: made NULL once here, so the terms need no test of their own #}
+        {% if f.guard %}{{ num(f) }}{% else %}{{ f.column }}{% endif %} AS {{ f.column }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM {{ source }}
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+), joint AS (
+    SELECT
+        __sqlnb_fold,
+        __sqlnb_y,
+        __sqlnb_w,
+{% for g in candidates %}
+{% for c in g.classes %}
+        CASE __sqlnb_fold
+{% for k in c.folds %}
+            WHEN {{ k.fold }} THEN {{ chunked(family, k.model, g.p) | trim }}
+{% endfor %}
+        END AS {{ c.jll }}{{ "," if not loop.last }}
+{% endfor %}{{ "," if not loop.last }}
+{% endfor %}
+    FROM labelled
+{% endif %}
+), maximum AS (
+    SELECT
+        *,
+{% for g in candidates %}
+        {{ fn.greatest }}({% for c in g.classes %}{{ c.jll }}{{ ", " if not loop.last }}{% endfor %}) AS {{ g.max }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM joint
+), per_row AS (
+    SELECT
+        __sqlnb_fold,
+        __sqlnb_y,
+        __sqlnb_w,
+{% for g in candidates %}
+        -- argmax; ties go to the first class in sorted order
+        CASE {% for c in g.classes %}WHEN {{ c.jll }} = {{ g.max }} THEN {{ c.label }} {% endfor %}END AS __sqlnb_prediction_{{ loop.index0 }}{{ "," if log_loss or not loop.last }}
+{% if log_loss %}
+        -- the true class's probability, clipped to [eps, 1 - eps] as log_loss does
+        -ln(least(greatest(coalesce(exp(
+            CASE __sqlnb_y {% for c in g.classes %}WHEN {{ c.label }} THEN {{ c.jll }} {% endfor %}END
+            - {{ g.max }} - ln({% for c in g.classes %}coalesce(exp({{ c.jll }} - {{ g.max }}), 0){{ " + " if not loop.last }}{% endfor %})
+        ), 0), {{ eps | lit }}), 1 - {{ eps | lit }})) AS __sqlnb_loss_{{ loop.index0 }}{{ "," if not loop.last }}
+{% endif %}
+{% endfor %}
+    FROM maximum
+), cells AS (
+    -- per fold and true class, each candidate's predictions counted per predicted class
+    -- (compensated sums: all but independent of the order rows arrive in)
+    SELECT
+        __sqlnb_fold,
+        __sqlnb_y,
+{% for g in candidates %}
+{% set candidate = loop.index0 %}
+{% for label in labels %}
+        fsum(__sqlnb_w) FILTER (WHERE __sqlnb_prediction_{{ candidate }} = {{ label }}) AS __sqlnb_weight_{{ candidate }}_{{ loop.index0 }},
+        {% if log_loss %}fsum(__sqlnb_w * __sqlnb_loss_{{ candidate }}) FILTER (WHERE __sqlnb_prediction_{{ candidate }} = {{ label }}){% else %}CAST(0 AS DOUBLE){% endif %} AS __sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
+{% endfor %}
+{% endfor %}
+    FROM per_row
+    GROUP BY __sqlnb_fold, __sqlnb_y
+), unpivoted AS (
+    SELECT
+        __sqlnb_fold,
+        __sqlnb_y,
+        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}{{ candidate }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS candidate,
+        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}{{ label }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS prediction,
+        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}__sqlnb_weight_{{ candidate }}_{{ loop.index0 }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS weight,
+        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}__sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS loss
+    FROM cells
+), confusion AS (
+    -- the cells that have rows: (candidate, fold, true class, predicted class)
+    SELECT candidate, __sqlnb_fold AS fold, __sqlnb_y AS label, prediction, weight, loss
+    FROM unpivoted
+    WHERE weight IS NOT NULL
+), labels AS (
+    -- scikit-learn's labels: those of the true values and of the predictions
+    SELECT candidate, fold, label FROM confusion
+    UNION
+    SELECT candidate, fold, prediction FROM confusion
+), per_label AS (
+    SELECT
+        l.candidate,
+        l.fold,
+        l.label,
+        coalesce(sum(c.weight) FILTER (WHERE c.label = l.label AND c.prediction = l.label), 0) AS tp,
+        coalesce(sum(c.weight) FILTER (WHERE c.label = l.label), 0) AS support,
+        coalesce(sum(c.weight) FILTER (WHERE c.prediction = l.label), 0) AS predicted
+    FROM labels AS l
+    JOIN confusion AS c ON c.candidate = l.candidate AND c.fold = l.fold
+    GROUP BY l.candidate, l.fold, l.label
+), label_scores AS (
+    SELECT
+        *,
+        -- F1 = 2 tp / (2 tp + fp + fn); 0 when undefined (scikit-learn's zero_division)
+        CASE WHEN support + predicted > 0 THEN 2 * tp / (support + predicted) ELSE 0 END AS f1
+    FROM per_label
+), splits AS (
+    -- sums over the labels in label order, so that equal per-label scores give equal
+    -- totals (and tie in rank_test_*, as they do in scikit-learn)
+    SELECT
+        candidate,
+        fold,
+        {{ in_order('tp') }} / {{ in_order('support') }} AS accuracy,
+        {{ in_order('f1') }} / count(*) AS f1_macro,
+        CASE WHEN {{ in_order('support') }} > 0
+            THEN {{ in_order('f1 * support') }} / {{ in_order('support') }} ELSE 0 END AS f1_weighted,
+        -- the mean recall over the classes present in the fold
+        {{ in_order('tp / support', 'support > 0') }} / count(*) FILTER (WHERE support > 0) AS balanced_accuracy
+    FROM label_scores
+    GROUP BY candidate, fold
+), losses AS (
+    SELECT candidate, fold, -{{ in_order('loss', order='label, prediction') }} / {{ in_order('weight', order='label, prediction') }} AS neg_log_loss
+    FROM confusion
+    GROUP BY candidate, fold
+)
+SELECT s.candidate, s.fold, s.accuracy, l.neg_log_loss, s.f1_macro, s.f1_weighted, s.balanced_accuracy
+FROM splits AS s
+JOIN losses AS l ON l.candidate = s.candidate AND l.fold = s.fold
+ORDER BY s.candidate, s.fold

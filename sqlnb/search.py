@@ -1,0 +1,523 @@
+"""Cross-validated hyperparameter search inside the database, in two scans.
+
+``NaiveBayes.search(source, target, param_grid=..., cv=5)`` does what scikit-learn's
+``GridSearchCV`` does for a naive Bayes estimator, without pulling rows into Python:
+
+1. **One statistics scan.** The fold is one more GROUP BY key: a per-group fit with the
+   fold as the group (see :mod:`sqlnb.grouping`) gives, in one scan, each fold's
+   statistics and the pooled ones. Fold k's training statistics are the pooled ones minus
+   fold k's (sums subtract exactly; Gaussian moments by the pairwise update run
+   backwards), written into a scratch model's per-group tables.
+2. **No rescan per candidate.** The hyperparameters a search may vary (``alpha``,
+   ``var_smoothing``, ``priors``, ``fit_prior``, ``class_prior``, ``force_alpha``,
+   ``norm``, ``min_categories``, ``unseen``) only change the parameter views: each
+   candidate re-creates the views over the same statistics and reads its small
+   parameters.
+3. **One scoring scan.** Every labelled row is scored by its own fold's held-out model for
+   every candidate in one SELECT, and the metrics (scikit-learn's ``accuracy``,
+   ``neg_log_loss``, ``f1_macro``, ``f1_weighted``, ``balanced_accuracy``) are aggregated
+   per candidate and fold in SQL.
+
+``refit=True`` then fits the model on every row with the best candidate (one more scan).
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i % 7 + 3 * (i % 2) AS DOUBLE) "
+...                 "AS x, i % 3 AS fold FROM range(60) r(i)")
+>>> model = sqlnb.NaiveBayes("demo", con=con)
+>>> search = model.search("t", "y", param_grid={"var_smoothing": [1e-9, 1.0]}, cv="fold")
+>>> search.best_params_
+{'var_smoothing': 1e-09}
+>>> [c for c in search.cv_results_.columns if c.startswith("mean")]
+['mean_test_score']
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import numbers
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from . import grouping, ownership
+from .dialect import DUCKDB
+from .errors import EmptyInputError, InvalidParameterError, UnknownColumnError
+from .families import make_family
+from .scoring import with_chunks
+from .source import Source, resolve
+from .templates import render
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+
+SCORERS = ("accuracy", "neg_log_loss", "f1_macro", "f1_weighted", "balanced_accuracy")
+FOLD = "__sqlnb_fold"
+# Hyperparameters that change the statistics, not only the parameter views: a search over
+# them would need one scan per value.
+STATISTICS_PARAMETERS = ("binarize", "missing")
+EPS = 2.220446049250313e-16  # numpy.finfo(float).eps: log_loss clips probabilities to it
+# How the scoring scan computes each family's joint log-likelihood from parameters as data
+# (the others keep the compiled form, one literal per term).
+ARRAY_KINDS = {"gaussian": "gaussian", "multinomial": "linear", "complement": "linear",
+               "bernoulli": "linear", "poisson": "poisson"}
+
+
+class SearchResult:
+    """The outcome of :meth:`sqlnb.NaiveBayes.search`, with ``GridSearchCV``'s attributes.
+
+    ``cv_results_`` is a lazy DuckDB relation, one row per candidate in grid order;
+    ``best_params_``, ``best_score_`` and ``best_index_`` follow the ``refit`` metric (the
+    first scorer unless ``refit`` names one); ``best_estimator_`` is the refitted model
+    (``None`` without ``refit``); ``n_splits_`` the number of folds.
+    """
+
+    def __init__(self, cv_results: duckdb.DuckDBPyRelation, candidates: list[dict[str, Any]],
+                 metric: str, key: str, n_splits: int) -> None:
+        self.cv_results_ = cv_results
+        self.candidates = candidates
+        self.scorer_ = metric
+        self.n_splits_ = n_splits
+        rows = cv_results.select(
+            f"{DUCKDB.ident('rank_test_' + key)}, {DUCKDB.ident('mean_test_' + key)}"
+        ).fetchall()
+        ranks = [rank for rank, _ in rows]
+        means = [mean for _, mean in rows]
+        self.best_index_ = ranks.index(min(ranks))
+        self.best_params_ = dict(candidates[self.best_index_])
+        self.best_score_ = means[self.best_index_]
+        self.best_estimator_: NaiveBayes | None = None
+
+    def __repr__(self) -> str:
+        return (f"SearchResult(best_params_={self.best_params_!r}, "
+                f"best_score_={self.best_score_!r}, n_splits_={self.n_splits_})")
+
+
+def parameter_grid(param_grid: Any) -> list[dict[str, Any]]:
+    """The candidates of a grid in scikit-learn's ``ParameterGrid`` order (names sorted,
+    the last varying fastest; a list of grids one after the other)."""
+    grids = [param_grid] if isinstance(param_grid, dict) else param_grid
+    if not isinstance(grids, (list, tuple)) or not grids:
+        raise InvalidParameterError(
+            "param_grid must be a dict of {name: [values]} or a non-empty list of such dicts"
+        )
+    candidates = []
+    for grid in grids:
+        if not isinstance(grid, dict) or not grid:
+            raise InvalidParameterError(
+                f"param_grid needs at least one hyperparameter with values, got {grid!r}"
+            )
+        names = sorted(grid)
+        for name in names:
+            values = grid[name]
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+                raise InvalidParameterError(
+                    f"param_grid[{name!r}] must be a list of values, got {values!r}"
+                )
+            if len(list(values)) == 0:
+                raise InvalidParameterError(f"param_grid[{name!r}] has no values to try")
+        for values in itertools.product(*(list(grid[name]) for name in names)):
+            candidates.append(dict(zip(names, values)))
+    return candidates
+
+
+def _scorers(scoring: Any) -> tuple[list[str], bool]:
+    """The scorer names, and whether there is a single one (GridSearchCV's ``score``)."""
+    single = isinstance(scoring, str)
+    names = [scoring] if single else list(scoring) if isinstance(scoring, (list, tuple)) else None
+    if not names or any(not isinstance(n, str) for n in names):
+        raise InvalidParameterError(
+            f"scoring must be a scorer name or a list of them ({', '.join(SCORERS)})"
+        )
+    unknown = [n for n in names if n not in SCORERS]
+    if unknown:
+        raise InvalidParameterError(
+            f"unknown scorer(s) {unknown}: choose among {', '.join(SCORERS)}"
+        )
+    if len(set(names)) != len(names):
+        raise InvalidParameterError("scoring names a scorer twice")
+    return names, single
+
+
+def _check_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], n_features: int
+                      ) -> list[Any]:
+    """Each candidate's family (model's hyperparameters overridden by the candidate),
+    validated before anything is written."""
+    name = model.family.name
+    families = []
+    for candidate in candidates:
+        for key in candidate:
+            if key not in model.family.defaults:
+                raise InvalidParameterError(
+                    f"{name} naive Bayes has no hyperparameter {key!r}; it takes "
+                    f"{', '.join(model.family.defaults)}"
+                )
+            if key in STATISTICS_PARAMETERS:
+                raise InvalidParameterError(
+                    f"{key!r} changes the statistics, not only the parameters: a search over "
+                    f"it is not supported yet; run one search per value of {key!r}"
+                )
+        family = make_family(name, **{**model.family.params, **candidate})
+        family.feature_options(n_features)  # alpha per feature, min_categories: checked now
+        families.append(family)
+    return families
+
+
+def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] | None = None,
+           weight: str | None = None, text: str | None = None,
+           group_by: str | list[str] | None = None, param_grid: Any,
+           cv: int | str = 5, scoring: str | list[str] | tuple[str, ...] = "accuracy",
+           refit: bool | str = True) -> SearchResult:
+    """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`."""
+    from .model import NaiveBayes
+
+    if model.family.composite:
+        raise InvalidParameterError(
+            'search is not available for family="auto" yet: search each part\'s family '
+            "separately, or fit the mixed model with chosen hyperparameters"
+        )
+    if text is not None:
+        raise InvalidParameterError(
+            "search is not available for text models yet: tune alpha with the scikit-learn "
+            "facade and GridSearchCV, or fit one model per candidate"
+        )
+    if group_by is not None:
+        raise InvalidParameterError(
+            "search is not available for per-group models yet: search on a view filtered "
+            "to one group, or without group_by"
+        )
+    scorers, single = _scorers(scoring)
+    if isinstance(refit, str):
+        if refit not in scorers:
+            raise InvalidParameterError(
+                f"refit={refit!r} must name one of the scorers {scorers}"
+            )
+        refit_metric = refit
+    elif isinstance(refit, bool):
+        refit_metric = scorers[0]
+    else:
+        raise InvalidParameterError(f"refit must be True, False or a scorer name, got {refit!r}")
+    candidates = parameter_grid(param_grid)
+    if isinstance(cv, bool) or not isinstance(cv, (numbers.Integral, str)):
+        raise InvalidParameterError(
+            f"cv must be a number of folds (>= 2) or the name of a fold column, got {cv!r}"
+        )
+    if isinstance(cv, numbers.Integral) and cv < 2:
+        raise InvalidParameterError(
+            f"cv={cv} folds: cross-validation needs at least 2 folds"
+        )
+    model.engine.refuse_open_transaction("search")
+    src = resolve(model.con, source)
+    try:
+        columns = src.columns
+        if FOLD in columns:
+            raise InvalidParameterError(
+                f"the source has a column {FOLD!r}, a name search keeps for itself: rename it"
+            )
+        if isinstance(cv, str) and cv not in columns:
+            raise UnknownColumnError(
+                f"fold column {cv!r} is not in the source (columns: {', '.join(columns)})"
+            )
+        if not isinstance(target, str) or target not in columns:
+            raise UnknownColumnError(f"target column {target!r} is not in the source")
+        if features is None:
+            fold_column = cv if isinstance(cv, str) else None
+            features = [c for c in columns if c not in (target, weight, fold_column)]
+        elif isinstance(cv, str) and cv in features:
+            raise InvalidParameterError(f"the fold column {cv!r} cannot also be a feature")
+        families = _check_candidates(model, candidates, len(features))
+        hashed = [DUCKDB.ident(c) for c in [target, *(features or []), weight] if c]
+        fold_src = Source(
+            sql=render("search_folds.sql", source=src.sql,
+                       n_folds=cv if isinstance(cv, int) else None,
+                       fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
+                       hashed=hashed).strip(),
+            columns={**columns, FOLD: columns[cv] if isinstance(cv, str) else "INTEGER"})
+        scratch = NaiveBayes(f"__sqlnb_search_{model.name}", con=model.con,
+                             family=model.family.name, sql_macros=False,
+                             **model.family.params)
+        try:
+            spec = scratch._fit_spec(fold_src, target, features, weight, FOLD)
+            # the scratch model lives in a transaction that is always rolled back
+            with model.engine.rolled_back("search"):
+                # scan 1: each fold's statistics and the pooled ones
+                scratch._fit_in_transaction(fold_src, spec)
+                splits = _cross_validate(scratch, fold_src, families, cv, target, weight,
+                                         columns, features, "neg_log_loss" in scorers)
+        finally:
+            ownership.done(scratch)
+    finally:
+        src.release(model.con)
+    keys = ["score"] if single else scorers
+    result = SearchResult(
+        _results_relation(model, candidates, splits, scorers, keys),
+        candidates, refit_metric, keys[scorers.index(refit_metric)], len(splits[0][1]))
+    if refit is not False:
+        _refit(model, result.best_params_, source, target, features, weight)
+        result.best_estimator_ = model
+    return result
+
+
+def _cross_validate(scratch: NaiveBayes, src: Source,
+                    families: list[Any], cv: int | str, target: str, weight: str | None,
+                    columns: dict[str, str], features: list[str], log_loss: bool
+                    ) -> list[tuple[int, list[tuple]]]:
+    """Held-out statistics, every candidate's per-fold parameters, then the scoring scan:
+    per candidate, its split scores in fold order (``log_loss``: whether to compute the
+    probabilities that ``neg_log_loss`` needs)."""
+    groups = grouping.read_groups(scratch)
+    t = grouping.group_tables(scratch, groups)
+    context = grouping._group_context(scratch, t)
+    folds = [row[0] for row in scratch._fetch("search_read.sql", what="folds", **context)]
+    if isinstance(cv, int) and len(folds) < cv:
+        raise EmptyInputError(
+            f"with cv={cv}, {cv - len(folds)} fold(s) got no labelled rows: use fewer folds "
+            "or more rows"
+        )
+    if len(folds) < 2:
+        raise InvalidParameterError(
+            f"the fold column {cv!r} has {len(folds)} fold(s) with labelled rows: "
+            "cross-validation needs at least 2"
+        )
+    kind = scratch.family.name if scratch.family.name in ("gaussian", "categorical") else "counts"
+    scratch._run("search_training.sql", kind=kind, pooled=scratch.tables,
+                 training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
+                 training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
+                 **context)
+    labels = [label for _, label, _ in scratch._read_parameters()["classes"]]
+    target_type = scratch.meta["target_type"]
+    fold_type = groups[0]["type"]
+    specs = _feature_specs(columns, features, scratch.family.name == "categorical")
+    models = []  # per candidate: each fold's held-out class models, by label
+    for family in families:
+        scratch.family = family
+        options = family.feature_options(len(features))
+        scratch._run("search_features.sql",
+                     features=[{**o, **f} for f, o in zip(specs, options)])
+        scratch._run("params.sql", priors=family.prior_list(), fit_prior=family.fit_prior(),
+                     **context)
+        models.append(grouping.group_models(scratch, groups))
+    # floating-point columns of the numeric families: NaN becomes NULL (missing)
+    cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
+                "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categorical"}
+               for name in features]
+    fold_literals = [DUCKDB.lit(fold, fold_type) for fold in folds]
+    label_literals = [DUCKDB.lit(label, target_type) for label in labels]
+    keys = [(fold,) for fold in folds]
+    # no missing value anywhere (the pooled statistics say so): no missing-value terms
+    complete = scratch._fetch("search_read.sql", what="complete", pooled=scratch.tables,
+                              n_features=len(features))[0][0]
+    arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
+                               fold_literals, labels, complete)
+    if arrays is not None:
+        candidates = [{"classes": [{"label": label, "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
+                                    "folds": per_fold}
+                                   for i, (label, per_fold) in enumerate(zip(label_literals,
+                                                                             classes))],
+                       "max": DUCKDB.ident(f"__sqlnb_max_{g}")}
+                      for g, classes in enumerate(arrays["candidates"])]
+        # scan 2, parameters as data: each row's fold picks its held-out parameters
+        rows = scratch.con.execute(render(
+            "search_score.sql", **scratch._context(
+                source=src.sql, target=DUCKDB.ident(target), features=cleaned,
+                weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
+                eps=EPS, arrays=arrays, complete=complete,
+                any_float=any(f["guard"] for f in cleaned) and not complete,
+                labels=label_literals, log_loss=log_loss)),
+            arrays["values"]).fetchall()
+    else:
+        rendered = []
+        for g, (family, by_fold) in enumerate(zip(families, models)):
+            classes = []
+            for i, label in enumerate(labels):
+                per_fold = []
+                for fold, literal in zip(folds, fold_literals):
+                    class_model = by_fold.get((fold,), {}).get(label)
+                    if class_model is not None:
+                        per_fold.append({"fold": literal,
+                                         "model": with_chunks(_scoring_terms(class_model))})
+                classes.append({"label": label_literals[i], "folds": per_fold,
+                                "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
+            rendered.append({"classes": classes, "p": family.params,
+                             "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
+        # scan 2: every row by its fold's held-out model, for every candidate
+        rows = scratch._fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
+                              features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
+                              candidates=rendered, eps=EPS, arrays=None,
+                              labels=label_literals, log_loss=log_loss)
+    splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
+    position = {fold: k for k, fold in enumerate(folds)}
+    for candidate, fold, *scores in rows:
+        splits[candidate].append((position[fold], *scores))
+    return [(g, [s[1:] for s in sorted(splits[g])]) for g in range(len(families))]
+
+
+def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, Any]]]],
+                      folds: list[str], labels: list[Any], complete: bool
+                      ) -> dict[str, Any] | None:
+    """Every candidate's held-out parameters per fold and class, for the scoring statement
+    that keeps them as data (``None``: the compiled form, one literal per term).
+
+    A row's joint log-likelihood for a candidate and class is ``constant + weights . x``
+    (multinomial, complement, bernoulli, poisson) or ``constant - weights . d`` (gaussian,
+    ``d`` the squared deviations from the class means, which depend on the fold and the
+    class but not on the candidate: computed once per row and class, shared by every
+    candidate); ``fallback . missing`` takes back what a missing value must not count.
+    Without missing values (``complete``) there is no fallback. ``weights`` and
+    ``fallback`` are bound lists (``$n``), so the statement grows with
+    folds x candidates x classes, not with features. Poisson's ``-log(x!)`` is left out:
+    the same for every class of a row, it changes neither predictions nor probabilities.
+    """
+    kind = ARRAY_KINDS.get(family.name)
+    if kind is None or family.params.get("missing", "ignore") != "ignore":
+        return None
+    values: list[Any] = []
+
+    def bind(value: list[float]) -> int:
+        values.append(value)
+        return len(values)
+
+    def finite(numbers: list[float]) -> bool:
+        return all(math.isfinite(v) for v in numbers)
+
+    deviations = []  # gaussian: per class, each fold's class means
+    if kind == "gaussian":
+        for label in labels:
+            per_fold = []
+            for fold, key in zip(folds, models[0]):
+                model = models[0][key].get(label)
+                if model is not None:
+                    per_fold.append({"fold": fold,
+                                     "theta": [DUCKDB.lit(float(t["theta"]))
+                                               for t in model["terms"]]})
+            deviations.append(per_fold)
+    candidates = []
+    for by_fold in models:
+        classes = []
+        for label in labels:
+            per_fold = []
+            for fold, key in zip(folds, by_fold):
+                model = by_fold[key].get(label)
+                if model is None:  # a class the fold's training rows never saw: NULL
+                    continue
+                terms = model["terms"]
+                if kind == "gaussian":
+                    if any(not t["var"] > 0 for t in terms):
+                        return None  # a zero variance: the compiled form's division
+                    weights = [0.5 / t["var"] for t in terms]
+                    fallback = [0.5 * math.log(2 * math.pi * t["var"]) for t in terms]
+                    constant = float(model["constant"])
+                elif kind == "poisson":
+                    weights = [float(t["coef"]) for t in terms]
+                    fallback = [float(t["rate"]) for t in terms]
+                    constant = float(model["constant"]) - math.fsum(fallback)
+                else:
+                    weights = [float(t["coef"]) for t in terms]
+                    fallback = [-float(t.get("log_neg_prob", 0.0)) for t in terms]
+                    constant = float(model["constant"])
+                if not (finite(weights) and finite(fallback) and math.isfinite(constant)):
+                    return None  # infinite logs (alpha = 0): the compiled form's arithmetic
+                per_fold.append({"fold": fold, "constant": DUCKDB.lit(constant),
+                                 "weights": bind(weights),
+                                 "fallback": None if complete else bind(fallback)})
+            classes.append(per_fold)
+        candidates.append(classes)
+    binarize = family.params.get("binarize") if family.name == "bernoulli" else None
+    return {"kind": kind, "values": values, "candidates": candidates,
+            "deviations": deviations, "binarize": binarize}
+
+
+def _feature_specs(columns: dict[str, str], features: list[str],
+                   categorical: bool) -> list[dict[str, Any]]:
+    """The features as ``NaiveBayes.fit`` records them (categories of integer columns are
+    codes 0..k-1)."""
+    specs = []
+    for name in features:
+        coding = "integer" if DUCKDB.kind(columns[name]) == "integer" else "value"
+        specs.append({"name": name, "type": columns[name],
+                      "coding": coding if categorical else None})
+    return specs
+
+
+def _scoring_terms(class_model: dict[str, Any]) -> dict[str, Any]:
+    """A fold's class model with terms that read the scoring statement's columns (where
+    NaN is already NULL)."""
+    terms = [{**term, "column": DUCKDB.ident(term["name"]), "guard": False}
+             for term in class_model["terms"]]
+    return {"constant": class_model["constant"], "terms": terms}
+
+
+def _results_relation(model: NaiveBayes, candidates: list[dict[str, Any]],
+                      splits: list[tuple[int, list[tuple]]], scorers: list[str],
+                      keys: list[str]) -> duckdb.DuckDBPyRelation:
+    """``cv_results_``: a lazy relation over the split scores (a few numbers per candidate)."""
+    names = sorted({name for c in candidates for name in c})
+    n_splits = len(splits[0][1])
+    param_columns = [DUCKDB.ident(f"param_{name}") for name in names]
+    score_index = {name: SCORERS.index(name) for name in scorers}
+    metrics, split_columns = [], []
+    for scorer, key in zip(scorers, keys):
+        columns = [DUCKDB.ident(f"split{k}_test_{key}") for k in range(n_splits)]
+        split_columns += columns
+        metrics.append({"splits": columns, "mean": DUCKDB.ident(f"mean_test_{key}"),
+                        "std": DUCKDB.ident(f"std_test_{key}"),
+                        "rank": DUCKDB.ident(f"rank_test_{key}")})
+    kinds = {name: _value_kind([c[name] for c in candidates if name in c]) for name in names}
+    rows = []
+    for (g, scores), candidate in zip(splits, candidates):
+        row = [DUCKDB.lit(g)]
+        row += [_literal(candidate.get(name), kinds[name]) for name in names]
+        row.append(DUCKDB.lit(json.dumps(_plain(candidate), sort_keys=True)))
+        for scorer in scorers:
+            row += [DUCKDB.lit(float(s[score_index[scorer]])) if s[score_index[scorer]]
+                    is not None else "CAST(NULL AS DOUBLE)" for s in scores]
+        rows.append(row)
+    leading = [*param_columns, "params"]
+    return model.con.sql(render(
+        "search_results.sql", model=model.name, rows=rows, metrics=metrics, leading=leading,
+        columns=["__sqlnb_candidate", *leading, *split_columns]))
+
+
+def _value_kind(values: list[Any]) -> str:
+    """How a parameter's values are stored in ``cv_results_``: as numbers, flags or text."""
+    if all(isinstance(v, bool) or v is None for v in values):
+        return "BOOLEAN"
+    if all(isinstance(v, numbers.Real) and not isinstance(v, bool) or v is None
+           for v in values):
+        return "DOUBLE"
+    return "VARCHAR"
+
+
+def _literal(value: Any, kind: str) -> str:
+    if value is None:
+        return f"CAST(NULL AS {kind})"
+    if kind == "DOUBLE":
+        return DUCKDB.lit(float(value))
+    if kind == "BOOLEAN":
+        return DUCKDB.lit(bool(value))
+    return DUCKDB.lit(json.dumps(_plain(value)))
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _refit(model: NaiveBayes, best: dict[str, Any], source: Any, target: str,
+           features: list[str] | None, weight: str | None) -> None:
+    """Fit ``model`` on every row with the best hyperparameters; on failure the model and
+    its hyperparameters stay as they were."""
+    previous = model.family
+    model.family = make_family(previous.name, **{**previous.params, **best})
+    try:
+        model.fit(source, target, features=features, weight=weight)
+    except BaseException:
+        model.family = previous
+        raise

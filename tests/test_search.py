@@ -1,0 +1,345 @@
+"""Issue 13: cross-validated hyperparameter search in the database.
+
+The oracle is scikit-learn's GridSearchCV with the same folds (PredefinedSplit on the
+fold column): every candidate's split, mean, std and rank of every scorer, the best
+parameters, and after refit the probabilities of best_estimator_.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import naive_bayes as sk
+from sklearn.model_selection import GridSearchCV, PredefinedSplit
+
+import sqlnb
+from sqlnb.errors import (
+    EmptyInputError,
+    InvalidParameterError,
+    NameConflictError,
+    UnknownColumnError,
+)
+from tests.conftest import flat
+
+SCORERS = ["accuracy", "neg_log_loss", "f1_macro", "f1_weighted", "balanced_accuracy"]
+FEATURES = ["x0", "x1", "x2", "x3"]
+
+
+def _table(family: str, seed: int = 0, n: int = 120) -> pd.DataFrame:
+    """Rows of three string classes (unbalanced, so that priors matter), a weight and a
+    fold id (0, 1, 2) per row; every class and category code is in every training set."""
+    rng = np.random.default_rng(seed)
+    codes = np.where(np.arange(n) % 10 < 5, 0, np.where(np.arange(n) % 10 < 8, 1, 2))
+    y = np.array(["ant", "bee", "cat"])[codes]
+    shift = codes[:, None]
+    if family == "gaussian":
+        X = rng.normal(size=(n, 4)) + 0.7 * shift
+    elif family == "categorical":
+        X = (rng.integers(0, 3, size=(n, 4)) + shift * (rng.random((n, 4)) < 0.4)) % 4
+        X[:8] = np.arange(4)[np.arange(8) % 4, None]  # every code in every fold
+    else:
+        X = rng.poisson(1.0 + shift, size=(n, 4)).astype(float)
+    frame = pd.DataFrame(X, columns=FEATURES)
+    if family == "categorical":
+        frame = frame.astype("int64")
+    frame["y"] = y
+    frame["w"] = rng.integers(1, 4, size=n).astype(float)
+    frame["fold"] = (np.arange(n) // 10) % 3
+    return frame
+
+
+GRIDS = {
+    "gaussian": (sk.GaussianNB, {"var_smoothing": [1e-9, 0.05, 1.0],
+                                 "priors": [None, [0.2, 0.3, 0.5]]}),
+    "multinomial": (sk.MultinomialNB, {"alpha": [0.01, 1.0, 5.0], "fit_prior": [True, False]}),
+    "complement": (sk.ComplementNB, {"alpha": [0.1, 2.0], "norm": [False, True]}),
+    "bernoulli": (sk.BernoulliNB, {"alpha": [0.5, 1.0], "binarize": [1.0]}),
+    "categorical": (sk.CategoricalNB, {"alpha": [0.1, 1.0, 3.0], "min_categories": [None, 6]}),
+}
+
+
+def _sqlnb_grid(family: str) -> dict:
+    grid = dict(GRIDS[family][1])
+    grid.pop("binarize", None)  # fixed in the model: it changes the statistics
+    return grid
+
+
+def _oracle(family: str, frame: pd.DataFrame, weighted: bool) -> GridSearchCV:
+    estimator, grid = GRIDS[family]
+    search = GridSearchCV(estimator(), grid, cv=PredefinedSplit(frame["fold"].to_numpy()),
+                          scoring=SCORERS, refit="neg_log_loss")
+    extra = {"sample_weight": frame["w"].to_numpy()} if weighted else {}
+    return search.fit(frame[FEATURES].to_numpy(), frame["y"].to_numpy(), **extra)
+
+
+def _search(family: str, frame: pd.DataFrame, weighted: bool, con=None):
+    params = {"binarize": 1.0} if family == "bernoulli" else {}
+    model = sqlnb.NaiveBayes("m", con=con or duckdb.connect(), family=family, **params)
+    result = model.search(frame, "y", features=FEATURES, weight="w" if weighted else None,
+                          param_grid=_sqlnb_grid(family), cv="fold", scoring=SCORERS,
+                          refit="neg_log_loss")
+    return model, result
+
+
+@pytest.fixture(scope="module",
+                params=[(f, w) for f in GRIDS for w in (False, True)],
+                ids=[f"{f}-{'weighted' if w else 'unweighted'}" for f in GRIDS for w in (0, 1)])
+def searched(request):
+    """One search and its GridSearchCV oracle per family, weighted and not."""
+    family, weighted = request.param
+    frame = _table(family, seed=len(family))
+    model, result = _search(family, frame, weighted)
+    return frame, _oracle(family, frame, weighted), model, result
+
+
+def test_every_candidates_scores_equal_grid_search_cv(searched):
+    _, oracle, _, result = searched
+    ours = result.cv_results_.df()
+    for scorer in SCORERS:
+        columns = [f"split{k}_test_{scorer}" for k in range(3)]
+        columns += [f"mean_test_{scorer}", f"std_test_{scorer}"]
+        expected = flat(zip(*(oracle.cv_results_[c] for c in columns)))
+        assert flat(ours[columns].itertuples(index=False)) == pytest.approx(
+            expected, rel=0, abs=1e-9)
+        assert list(ours[f"rank_test_{scorer}"]) == list(oracle.cv_results_[f"rank_test_{scorer}"])
+
+
+def test_best_params_equal_grid_search_cvs(searched):
+    _, oracle, _, result = searched
+    expected = {k: v for k, v in oracle.best_params_.items() if k != "binarize"}
+    assert result.best_params_ == expected
+    assert result.best_index_ == oracle.best_index_
+    assert result.best_score_ == pytest.approx(oracle.best_score_, rel=0, abs=1e-9)
+
+
+def test_the_refitted_model_equals_best_estimator(searched):
+    frame, oracle, model, result = searched
+    assert result.best_estimator_ is model
+    proba = model.predict_proba(frame[FEATURES]).df()[[f"proba_{c}" for c in model.classes_]]
+    assert flat(proba.itertuples(index=False)) == pytest.approx(
+        flat(oracle.best_estimator_.predict_proba(frame[FEATURES].to_numpy())), rel=0, abs=1e-9)
+
+
+def test_a_single_scorer_names_its_columns_score_as_grid_search_cv():
+    frame = _table("gaussian")
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect())
+    result = model.search(frame, "y", features=FEATURES, cv="fold", refit=False,
+                          param_grid={"var_smoothing": [1e-9, 1.0]})
+    oracle = GridSearchCV(sk.GaussianNB(), {"var_smoothing": [1e-9, 1.0]},
+                          cv=PredefinedSplit(frame["fold"].to_numpy()))
+    oracle.fit(frame[FEATURES].to_numpy(), frame["y"].to_numpy())
+    expected = [c for c in oracle.cv_results_ if "time" not in c]
+    assert result.cv_results_.columns == expected
+    assert result.best_estimator_ is None
+
+
+def test_ties_share_the_smallest_rank():
+    frame = _table("multinomial")
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="multinomial")
+    # alpha does not change which class wins on these rows, so accuracies tie
+    result = model.search(frame, "y", features=FEATURES, cv="fold", refit=False,
+                          param_grid={"alpha": [1.0, 1.0000001, 1.0000002]})
+    ranks = [r for (r,) in result.cv_results_.select("rank_test_score").fetchall()]
+    assert ranks == [1, 1, 1]
+    assert result.best_index_ == 0
+
+
+def test_a_grid_of_lists_runs_every_grid_in_order():
+    frame = _table("complement")
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="complement")
+    grid = [{"alpha": [0.5]}, {"norm": [True], "alpha": [1.0, 2.0]}]
+    result = model.search(frame, "y", features=FEATURES, cv="fold", refit=False,
+                          param_grid=grid)
+    oracle = GridSearchCV(sk.ComplementNB(), grid, cv=PredefinedSplit(frame["fold"].to_numpy()))
+    oracle.fit(frame[FEATURES].to_numpy(), frame["y"].to_numpy())
+    assert result.candidates == oracle.cv_results_["params"]
+    means = [m for (m,) in result.cv_results_.select("mean_test_score").fetchall()]
+    assert means == pytest.approx(list(oracle.cv_results_["mean_test_score"]), rel=0, abs=1e-9)
+
+
+def _separate_fits(frame: pd.DataFrame, family: str, grid_key: str, values: list,
+                   **params) -> list[list[float]]:
+    """Per candidate: accuracy then neg_log_loss of each fold, from sqlnb's own fit on
+    the fold's training rows, scored by scikit-learn's metrics on its held-out rows."""
+    from sklearn.metrics import accuracy_score, log_loss
+
+    con = duckdb.connect()
+    expected = []
+    for value in values:
+        accuracy, loss = [], []
+        for k in range(3):
+            train, test = frame[frame["fold"] != k], frame[frame["fold"] == k]
+            fold_model = sqlnb.NaiveBayes("fold", con=con, family=family,
+                                          **{**params, grid_key: value})
+            fold_model.fit(train, "y", features=FEATURES, weight="w")
+            predicted = fold_model.predict(test[FEATURES]).df()["prediction"]
+            proba = fold_model.predict_proba(test[FEATURES]).df()[
+                [f"proba_{c}" for c in fold_model.classes_]]
+            accuracy.append(accuracy_score(test["y"], predicted, sample_weight=test["w"]))
+            loss.append(-log_loss(test["y"], proba.to_numpy(), labels=fold_model.classes_,
+                                  sample_weight=test["w"]))
+        expected.append(accuracy + loss)
+    return expected
+
+
+SPLITS = ("split0_test_accuracy, split1_test_accuracy, split2_test_accuracy, "
+          "split0_test_neg_log_loss, split1_test_neg_log_loss, split2_test_neg_log_loss")
+
+
+def test_poisson_scores_equal_separate_fits_on_each_training_set():
+    # scikit-learn has no Poisson naive Bayes: the oracle is sqlnb's own fit on each
+    # training set and scikit-learn's metric on its held-out predictions
+    frame = _table("poisson")
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="poisson")
+    result = model.search(frame, "y", features=FEATURES, weight="w", cv="fold",
+                          scoring=["accuracy", "neg_log_loss"], refit=False,
+                          param_grid={"alpha": [0.5, 2.0]})
+    rows = result.cv_results_.select(SPLITS).fetchall()
+    assert flat(rows) == pytest.approx(
+        flat(_separate_fits(frame, "poisson", "alpha", [0.5, 2.0])), rel=0, abs=1e-9)
+
+
+@pytest.mark.parametrize("family, key, values, params", [
+    ("gaussian", "var_smoothing", [1e-9, 0.5], {}),
+    ("bernoulli", "alpha", [0.5, 2.0], {"binarize": 1.0}),
+], ids=["gaussian", "bernoulli"])
+def test_missing_values_score_as_separate_fits_on_each_training_set(family, key, values, params):
+    # scikit-learn refuses missing values: the oracle is sqlnb's own fit per training set,
+    # which leaves a missing value out of the fit and of the row's score
+    frame = _table(family, seed=3)
+    frame.loc[frame.index % 7 == 0, "x0"] = np.nan
+    frame.loc[frame.index % 5 == 1, "x2"] = np.nan
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family=family, **params)
+    result = model.search(frame, "y", features=FEATURES, weight="w", cv="fold",
+                          scoring=["accuracy", "neg_log_loss"], refit=False,
+                          param_grid={key: values})
+    rows = result.cv_results_.select(SPLITS).fetchall()
+    assert flat(rows) == pytest.approx(
+        flat(_separate_fits(frame, family, key, values, **params)), rel=0, abs=1e-9)
+
+
+@pytest.mark.parametrize("family", ["gaussian", "multinomial"])
+def test_a_class_missing_from_a_training_set_scores_as_grid_search_cv(family):
+    # class "z" has rows in fold 0 only: fold 0's model never saw it and cannot predict it
+    estimator, grid = GRIDS[family]
+    grid = {k: v for k, v in grid.items() if k not in ("priors", "fit_prior")}
+    frame = _table("multinomial", seed=5, n=90)
+    frame.loc[:5, "y"] = "z"
+    frame.loc[:5, "fold"] = 0
+    oracle = GridSearchCV(estimator(), grid, cv=PredefinedSplit(frame["fold"].to_numpy()),
+                          scoring="accuracy").fit(frame[FEATURES].to_numpy(), frame["y"])
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family=family)
+    result = model.search(frame, "y", features=FEATURES, cv="fold", param_grid=grid,
+                          refit=False)
+    columns = [f"split{k}_test_score" for k in range(3)]
+    assert flat(result.cv_results_.select(", ".join(columns)).fetchall()) == pytest.approx(
+        flat(zip(*(oracle.cv_results_[c] for c in columns))), rel=0, abs=1e-9)
+
+
+def test_hash_folds_are_deterministic_and_cover_every_row():
+    frame = _table("gaussian", n=300)
+    con = duckdb.connect()
+    first = sqlnb.NaiveBayes("m", con=con).search(
+        frame, "y", features=FEATURES, cv=4, refit=False, param_grid={"var_smoothing": [1e-9]})
+    again = sqlnb.NaiveBayes("m", con=con).search(
+        frame, "y", features=FEATURES, cv=4, refit=False, param_grid={"var_smoothing": [1e-9]})
+    assert first.n_splits_ == 4
+    assert first.cv_results_.fetchall() == again.cv_results_.fetchall()
+
+
+def test_refit_leaves_the_best_hyperparameters_on_the_model():
+    frame = _table("multinomial")
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="multinomial")
+    result = model.search(frame, "y", features=FEATURES, cv="fold",
+                          param_grid={"alpha": [0.01, 50.0]})
+    assert model.family.params["alpha"] == result.best_params_["alpha"]
+    oracle = sk.MultinomialNB(alpha=result.best_params_["alpha"])
+    oracle.fit(frame[FEATURES].to_numpy(), frame["y"].to_numpy())
+    assert flat(model.predict_proba(frame[FEATURES]).df()[
+        ["proba_ant", "proba_bee", "proba_cat"]].itertuples(index=False)) == pytest.approx(
+        flat(oracle.predict_proba(frame[FEATURES].to_numpy())), rel=0, abs=1e-9)
+
+
+def test_search_leaves_only_the_model_in_the_database():
+    con = duckdb.connect()
+    frame = _table("gaussian")
+    con.register("frame", frame)
+    sqlnb.NaiveBayes("m", con=con).search("frame", "y", features=FEATURES, cv="fold",
+                                          param_grid={"var_smoothing": [1e-9, 0.1]})
+    names = {n for (n,) in con.sql("SELECT table_name FROM information_schema.tables")
+             .fetchall()}
+    assert names == {f"m_{role}" for role in ("meta", "class_stats", "features",
+                                               "feature_stats", "class_params",
+                                               "feature_params")} | {"frame"}
+
+
+BAD_SEARCHES = [
+    ({"param_grid": {"beta": [1.0]}}, InvalidParameterError, "no hyperparameter 'beta'"),
+    ({"param_grid": {}}, InvalidParameterError, "at least one hyperparameter"),
+    ({"param_grid": {"var_smoothing": []}}, InvalidParameterError, "no values"),
+    ({"param_grid": {"var_smoothing": [-1.0]}}, InvalidParameterError, "var_smoothing"),
+    ({"param_grid": {"missing": ["error"]}}, InvalidParameterError, "one search per value"),
+    ({"cv": 1}, InvalidParameterError, "at least 2 folds"),
+    ({"cv": "nope"}, UnknownColumnError, "fold column 'nope'"),
+    ({"cv": "one_fold"}, InvalidParameterError, "at least 2"),
+    ({"cv": 200}, EmptyInputError, "got no labelled rows"),
+    ({"scoring": "roc_auc"}, InvalidParameterError, "unknown scorer"),
+    ({"refit": "f1_macro"}, InvalidParameterError, "must name one of the scorers"),
+    ({"text": "x0"}, InvalidParameterError, "not available for text models"),
+    ({"group_by": "fold"}, InvalidParameterError, "not available for per-group models"),
+]
+
+
+@pytest.mark.parametrize("kwargs, error, message", BAD_SEARCHES,
+                         ids=[m for _, _, m in BAD_SEARCHES])
+def test_bad_searches_raise_and_leave_the_model_unchanged(kwargs, error, message):
+    con = duckdb.connect()
+    frame = _table("gaussian").assign(one_fold=1)
+    con.register("frame", frame)
+    model = sqlnb.NaiveBayes("m", con=con, var_smoothing=0.5).fit("frame", "y",
+                                                                   features=FEATURES)
+    before = con.sql("SELECT * FROM m_feature_stats ORDER BY ALL").fetchall()
+    tables = con.sql("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()
+    arguments = {"features": FEATURES, "cv": "fold",
+                 "param_grid": {"var_smoothing": [1e-9, 0.1]}, **kwargs}
+    with pytest.raises(error, match=message):
+        model.search("frame", "y", **arguments)
+    assert con.sql("SELECT * FROM m_feature_stats ORDER BY ALL").fetchall() == before
+    assert con.sql("SELECT table_name FROM information_schema.tables ORDER BY 1"
+                   ).fetchall() == tables
+    assert model.family.params["var_smoothing"] == 0.5
+
+
+def test_mixed_models_are_not_searched_yet():
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="auto")
+    with pytest.raises(InvalidParameterError, match='family="auto"'):
+        model.search(_table("gaussian"), "y", param_grid={"alpha": [1.0]}, cv="fold")
+
+
+def test_a_relation_with_the_scratch_models_name_is_never_dropped():
+    con = duckdb.connect()
+    con.execute('CREATE TABLE "__sqlnb_search_m_meta" AS SELECT 1 AS keep')
+    with pytest.raises(NameConflictError):
+        sqlnb.NaiveBayes("m", con=con).search(_table("gaussian"), "y", features=FEATURES,
+                                              cv="fold", param_grid={"var_smoothing": [1.0]})
+    assert con.sql('SELECT * FROM "__sqlnb_search_m_meta"').fetchall() == [(1,)]
+
+
+def test_rows_with_a_null_fold_only_train_as_predefined_splits_minus_one():
+    frame = _table("multinomial")
+    frame["fold"] = frame["fold"].astype("Int64")
+    frame.loc[frame.index % 7 == 0, "fold"] = pd.NA
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="multinomial")
+    result = model.search(frame, "y", features=FEATURES, cv="fold", refit=False,
+                          scoring=["accuracy", "neg_log_loss"],
+                          param_grid={"alpha": [0.1, 1.0]})
+    oracle = GridSearchCV(sk.MultinomialNB(), {"alpha": [0.1, 1.0]},
+                          cv=PredefinedSplit(frame["fold"].fillna(-1).to_numpy(dtype=int)),
+                          scoring=["accuracy", "neg_log_loss"], refit=False)
+    oracle.fit(frame[FEATURES].to_numpy(), frame["y"].to_numpy())
+    columns = [f"split{k}_test_{s}" for s in ("accuracy", "neg_log_loss") for k in range(3)]
+    ours = result.cv_results_.select(", ".join(columns)).fetchall()
+    assert flat(ours) == pytest.approx(flat(zip(*(oracle.cv_results_[c] for c in columns))),
+                                       rel=0, abs=1e-9)
