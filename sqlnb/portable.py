@@ -49,6 +49,7 @@ from .errors import (
     ModelNotFoundError,
     NameConflictError,
     NotFittedError,
+    SqlnbError,
 )
 from .model import SCHEMA_VERSION, NaiveBayes, check_connection
 from .reads import read_snapshot
@@ -348,7 +349,7 @@ def _read_manifest(directory: Path) -> dict[str, Any]:
             f"sqlnb does not know{detail}") from None
     try:
         check_label_type(meta["target"], meta["target_type"])
-    except Exception as exc:
+    except SqlnbError as exc:
         raise _incompatible(directory, str(exc)) from None
     return manifest
 
@@ -356,7 +357,7 @@ def _read_manifest(directory: Path) -> dict[str, Any]:
 def _check_files(con: duckdb.DuckDBPyConnection, directory: Path,
                  tables: dict[str, dict[str, Any]]) -> None:
     """Every file is there, unaltered (checksum), with its columns and row count."""
-    for role, table in tables.items():
+    for table in tables.values():
         file = directory / table["file"]
         if not file.is_file():
             raise _incompatible(directory, f"the file {table['file']!r} is missing")
@@ -458,7 +459,7 @@ def _check_analyzer(con: duckdb.DuckDBPyConnection, file: Path) -> None:
         else:
             assert set(options) == {"document", "feature", "value"}
             assert all(isinstance(v, str) for v in options.values())
-    except Exception as exc:
+    except (AssertionError, KeyError, TypeError, ValueError, SqlnbError) as exc:
         raise IncompatibleModelError(
             f"the text model's settings in {file.name!r} are not valid for this sqlnb ({exc})"
         ) from None
