@@ -19,8 +19,8 @@ import sqlnb
 pyspark = pytest.importorskip("pyspark")
 if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
     pytest.skip("Spark needs a Java runtime (17 or newer)", allow_module_level=True)
-from pyspark.sql import SparkSession  # noqa: E402
-from pyspark.sql import types as T  # noqa: E402
+from pyspark.sql import SparkSession
+from pyspark.sql import types as T
 
 PLAIN_TYPES = (T.BooleanType, T.IntegerType, T.LongType, T.DoubleType, T.StringType, T.DateType)
 
