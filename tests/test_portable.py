@@ -161,6 +161,24 @@ def test_a_text_model_moves_with_its_vocabulary_and_analyzer(con, tmp_path):
     copy_table(con, copy.con, "mail")
     assert bits(copy.predict_proba("mail").fetchall()) == bits(
         model.predict_proba("mail").fetchall())
+    model.partial_fit("mail", "label", text="body")
+    copy.partial_fit("mail", "label", text="body")
+    assert stored(copy, "feature_stats") == stored(model, "feature_stats")
+
+
+def test_a_long_input_model_moves_and_keeps_learning(con, tmp_path):
+    con.execute("CREATE TABLE entries AS SELECT i // 3 AS document, 'w' || (i * 7 % 5) AS "
+                "feature, CAST(1 + i % 2 AS DOUBLE) AS value FROM range(36) r(i)")
+    con.execute("CREATE TABLE labels AS SELECT d AS document, d % 2 AS y FROM range(12) r(d)")
+    model = sqlnb.NaiveBayes("long", con=con, family="multinomial")
+    model.fit_long("entries", "y", labels="labels")
+    copy = moved(model, tmp_path)
+    for table in ("entries", "labels"):
+        copy_table(con, copy.con, table)
+    model.partial_fit_long("entries", "y", labels="labels")
+    copy.partial_fit_long("entries", "y", labels="labels")
+    assert stored(copy, "feature_stats") == stored(model, "feature_stats")
+    assert stored(copy, "analyzer") == stored(model, "analyzer")
 
 
 def test_an_imported_model_is_usable_from_plain_sql(con, tmp_path):
