@@ -227,7 +227,8 @@ def _sha256(file: Path) -> str:
 
 # ---------------------------------------------------------------------- import
 def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
-                 name: str | None = None, replace: bool = False) -> NaiveBayes:
+                 name: str | None = None, replace: bool = False,
+                 sql_macros: bool = True) -> NaiveBayes:
     """Load a model exported with :meth:`NaiveBayes.export` into the database of ``con``.
 
     The statistics tables are recreated as the model ``name`` (by default the exported
@@ -237,12 +238,15 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
     (``ModelNotFoundError``), a newer format, missing or altered files, a family or table
     this sqlnb does not know (``IncompatibleModelError``), and a name already taken by a
     model unless ``replace=True``, or by anything else (``NameConflictError``).
+    ``sql_macros=False`` skips the scoring macros (as ``NaiveBayes(sql_macros=False)``
+    does), which for models with thousands of categories take most of the time.
 
     >>> model = sqlnb.import_model(duckdb.connect(), "models/churn")  # doctest: +SKIP
     """
     con = check_connection(con)
-    if not isinstance(replace, bool):
-        raise InvalidParameterError(f"replace must be True or False, got {replace!r}")
+    for flag, value in (("replace", replace), ("sql_macros", sql_macros)):
+        if not isinstance(value, bool):
+            raise InvalidParameterError(f"{flag} must be True or False, got {value!r}")
     if name is not None and (not isinstance(name, str) or not name):
         raise InvalidParameterError(f"name must be a non-empty string, got {name!r}")
     directory = _as_path(path)
@@ -252,7 +256,7 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
     meta = manifest["meta"]
     tables = {t["role"]: t for t in manifest["tables"]}
     _check_files(con, directory, tables)
-    model = _new_model(con, name or meta["model"], meta)
+    model = _new_model(con, name or meta["model"], meta, sql_macros)
     roles = set(tables)
     grouped, terms = "group_columns" in roles, "analyzer" in roles
     _check_roles(model, roles, meta, grouped, terms)
@@ -388,10 +392,12 @@ def _same_type(found: str, expected: str) -> bool:
     return found.replace(" ", "").upper() == expected.replace(" ", "").upper()
 
 
-def _new_model(con: duckdb.DuckDBPyConnection, name: str, meta: dict[str, Any]) -> NaiveBayes:
+def _new_model(con: duckdb.DuckDBPyConnection, name: str, meta: dict[str, Any],
+               sql_macros: bool) -> NaiveBayes:
     """The model object the import fills, its family made from the recorded parameters."""
     try:
-        return NaiveBayes(name, con=con, family=meta["family"], **meta["params"])
+        return NaiveBayes(name, con=con, family=meta["family"], sql_macros=sql_macros,
+                          **meta["params"])
     except InvalidParameterError as exc:
         raise IncompatibleModelError(
             f"the exported model {meta['model']!r} has a family or hyperparameters this "

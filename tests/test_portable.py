@@ -189,6 +189,15 @@ def test_an_imported_model_is_usable_from_plain_sql(con, tmp_path):
         con.execute("SELECT iris_predict(t) FROM iris t").fetchall()
 
 
+def test_an_import_without_macros_scores_from_python_only(con, tmp_path):
+    model = sqlnb.NaiveBayes("iris", con=con).fit(iris_table(con, "gaussian"), "y")
+    copy = moved(model, tmp_path, sql_macros=False)
+    assert copy.con.execute("SELECT function_name FROM duckdb_functions() "
+                            "WHERE function_name LIKE 'iris%'").fetchall() == []
+    copy_table(con, copy.con, "iris")
+    assert copy.predict("iris").fetchall() == model.predict("iris").fetchall()
+
+
 # ---------------------------------------------------------------------- after import
 def test_partial_fit_and_forget_continue_an_imported_model_exactly(con, tmp_path):
     table = iris_table(con, "gaussian")
