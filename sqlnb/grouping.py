@@ -147,7 +147,9 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
             f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
             "classes: with group_by, every group needs every class"
         )
-    group_parameters(model, groups, features)
+    problems = group_parameters(model, groups, features)
+    if problems:
+        raise InvalidDataError(_describe_problems(problems))
     model._run("merge.sql", features=features, weighted=weighted)
     model._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
 
@@ -160,16 +162,13 @@ def create_group_tables(model: NaiveBayes, groups: list[dict[str, Any]],
 
 
 def group_parameters(model: NaiveBayes, groups: list[dict[str, Any]],
-                     features: list[dict[str, Any]]) -> None:
-    """The per-group parameter views over the per-group statistics, then their checks."""
-    from .model import _describe_problems
-
+                     features: list[dict[str, Any]]) -> list[tuple]:
+    """The per-group parameter views over the per-group statistics; returns the problems
+    their checks find, as (feature, problem) rows."""
     context = _group_context(model, group_tables(model, groups))
     model._run("params.sql", priors=model.family.prior_list(),
                fit_prior=model.family.fit_prior(), **context)
-    problems = model._fetch("checks.sql", features=features, **context)
-    if problems:
-        raise InvalidDataError(_describe_problems(problems))
+    return model._fetch("checks.sql", features=features, **context)
 
 
 def group_models(model: NaiveBayes,

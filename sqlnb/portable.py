@@ -45,6 +45,7 @@ from .dialect import DUCKDB
 from .errors import (
     ExportExistsError,
     IncompatibleModelError,
+    InvalidDataError,
     InvalidParameterError,
     ModelNotFoundError,
     NameConflictError,
@@ -92,6 +93,12 @@ def export_model(model: NaiveBayes, path: str | os.PathLike, *,
     if not isinstance(overwrite, bool):
         raise InvalidParameterError(f"overwrite must be True or False, got {overwrite!r}")
     target = _as_path(path)
+    if getattr(model, "catalog", None) is not None:
+        raise InvalidParameterError(
+            f"model {model.name!r} lives in the attached database {model.catalog!r}: export "
+            f"it from a connection where that database is the current one (USE {model.catalog})"
+        )
+    _ = model.meta  # NotFittedError before anything is created on disk
     _check_target(target, overwrite)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial",
@@ -285,8 +292,11 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
                 mixed.finish_mixed(model, parts, features, meta["target"], target_type,
                                    meta["weight"], schema_version=SCHEMA_VERSION)
             else:
-                if grouped:
-                    grouping.group_parameters(model, groups, features)
+                problems = grouping.group_parameters(model, groups, features) if grouped else []
+                if problems:
+                    raise InvalidDataError(
+                        "cannot import: the per-group statistics are not valid: " + "; ".join(
+                            f"feature {feature!r} {problem}" for feature, problem in problems))
                 model._finish_fit(features, meta["target"], target_type, meta["weight"],
                                   scoring_macros=not terms)
     finally:
@@ -490,8 +500,19 @@ def _refuse_taken(model: NaiveBayes, replace: bool) -> None:
 
 
 def _load_table(model: NaiveBayes, directory: Path, table: dict[str, Any]) -> None:
+    """Copy one file into the table the import created for its role: the same columns, or
+    the export is not one this sqlnb can read."""
+    name = f"{model.name}_{table['role']}"
+    expected = [column for column, _ in model._fetch("export_columns.sql", table_name=name)]
+    if [c["name"] for c in table["columns"]] != expected:
+        raise _incompatible(directory, f"the file {table['file']!r} has the columns "
+                            f"{[c['name'] for c in table['columns']]}; this sqlnb's "
+                            f"{table['role']} table has {expected}")
     columns = [{"name": c["name"], "cast": c["type"] if c["stored_as"] == "text" else None}
                for c in table["columns"]]
-    model._run("import_table.sql", role=table["role"],
-               table=DUCKDB.ident(f"{model.name}_{table['role']}"), columns=columns,
-               path=str(directory / table["file"]))
+    try:
+        model._run("import_table.sql", role=table["role"], table=DUCKDB.ident(name),
+                   columns=columns, path=str(directory / table["file"]))
+    except duckdb.Error as exc:  # e.g. a key twice, a label its type cannot hold
+        raise _incompatible(directory, f"the rows of {table['file']!r} do not make a valid "
+                            f"{table['role']} table ({str(exc).splitlines()[0]})") from None

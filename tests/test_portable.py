@@ -381,6 +381,30 @@ def test_a_file_path_in_the_manifest_is_refused(con, export):
     refused(con, export, IncompatibleModelError, "damaged")
 
 
+def test_rows_that_make_no_valid_table_are_refused_and_rolled_back(con, export):
+    # a consistent export (checksum recomputed) whose class_stats has one class twice
+    file = export / "class_stats.parquet"
+    source = duckdb.connect()
+    source.execute(f"COPY (SELECT * FROM read_parquet('{file}') UNION ALL "
+                   f"SELECT * FROM read_parquet('{file}') LIMIT 4) TO '{file}' (FORMAT parquet)")
+
+    def consistent(manifest):
+        manifest["tables"][0].update(rows=4, sha256=portable._sha256(file))
+    edit_manifest(export, consistent)
+    refused(con, export, IncompatibleModelError, "do not make a valid class_stats table")
+
+
+def test_a_replaced_text_model_leaves_none_of_its_tables(con, export):
+    con.execute("CREATE TABLE mail AS SELECT * FROM (VALUES ('spam', 'cheap pills'), "
+                "('ham', 'lunch at noon')) v(label, body)")
+    sqlnb.NaiveBayes("iris", con=con, family="multinomial").fit("mail", "label", text="body")
+    sqlnb.import_model(con, export, replace=True)
+    assert con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall() == [
+        ("iris_class_stats",), ("iris_feature_stats",), ("iris_features",), ("iris_meta",),
+        ("mail",)]
+    assert sqlnb.load(con, "iris").family.name == "gaussian"
+
+
 def test_import_refuses_to_run_inside_the_callers_transaction(con, export):
     con.execute("CREATE TABLE pending (x INTEGER)")
     con.begin()
