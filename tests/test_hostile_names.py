@@ -92,8 +92,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     text_model.predict_proba(table).fetchall()
     sqlnb.text.top_terms(text_model, 2).fetchall()
     text_model.fit(table, "y", text="body")
-    folder = Path(tempfile.mkdtemp()) / ("p" + text)  # a hostile path, and model name
-    moved = sqlnb.import_model(con, text_model.export(folder), name=name + "i")
+    with tempfile.TemporaryDirectory() as scratch:  # a hostile path, and model name
+        folder = text_model.export(Path(scratch) / ("p" + text))
+        moved = sqlnb.import_model(con, folder, name=name + "i")
     moved.predict_proba(table).fetchall()
     moved.drop()
     con.execute("CREATE TABLE " + sqlnb.dialect.DUCKDB.ident("e" + text) + " AS SELECT i AS row, "
