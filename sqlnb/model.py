@@ -41,7 +41,7 @@ from .families import Family, fill_term, is_numeric, make_family
 from .missing import is_float, plain_classes, report_skipped, scan_batch
 from .progress import tracked
 from .reads import read_snapshot
-from .source import Source, resolve
+from .source import Source, held_by, resolve
 from .templates import render
 from .transaction import refuse_open_transaction, transaction
 from .validation import (
@@ -816,8 +816,15 @@ class NaiveBayes:
         """
         _ = self.meta  # raises NotFittedError early
         entries_src, rows_src = resolve(self.con, entries), resolve(self.con, rows)
-        return self.con.sql(render("score_sparse.sql", **self._context(
-            entries=entries_src.sql, rows=rows_src.sql, row=DUCKDB.ident(row), output=output)))
+        try:
+            result = self.con.sql(render("score_sparse.sql", **self._context(
+                entries=entries_src.sql, rows=rows_src.sql, row=DUCKDB.ident(row),
+                output=output)))
+        except BaseException:
+            entries_src.release(self.con)
+            rows_src.release(self.con)
+            raise
+        return held_by(result, self.con, entries_src, rows_src)
 
     def _output_names(self, output: str) -> set[str]:
         prefix = OUTPUTS[output]
