@@ -10,7 +10,8 @@ from .exchange import from_sklearn
 from .incremental import merge
 from .metrics import evaluate
 from .model import NaiveBayes, load
+from .portable import import_model
 from .version import __version__
 
 __all__ = ["COMPATIBLE_STORAGE", "NaiveBayes", "__version__", "connect", "diagnostics", "errors",
-           "evaluate", "from_sklearn", "list_models", "load", "merge", "progress"]
+           "evaluate", "from_sklearn", "import_model", "list_models", "load", "merge", "progress"]

@@ -420,6 +420,33 @@ def sql(database: str, model: str, source: str, output: str) -> None:
     click.echo(_load(con, model, False).to_sql(source=source, output=output))
 
 
+@cli.command("export", short_help="Write a model to a directory: Parquet + model.json.")
+@click.argument("database", metavar="DB")
+@click.argument("model")
+@click.argument("path", metavar="DIR")
+@click.option("--overwrite", is_flag=True, help="Replace an earlier export at DIR.")
+def export(database: str, model: str, path: str, overwrite: bool) -> None:
+    """Write MODEL to the directory DIR (its statistics as Parquet files and model.json),
+    for `sqlnb import` into another database file."""
+    con = _connect(database, read_only=True)
+    folder = _load(con, model, False).export(path, overwrite=overwrite)
+    out.print(f"exported {model} to {folder}")
+
+
+@cli.command("import", short_help="Load an exported model (DB created if missing).")
+@click.argument("database", metavar="DB")
+@click.argument("path", metavar="DIR")
+@click.option("--name", default=None, help="The model's name in DB (default: as exported).")
+@click.option("--replace", is_flag=True, help="Replace a model of that name in DB.")
+def import_model(database: str, path: str, name: str | None, replace: bool) -> None:
+    """Load the model exported to DIR into DB, checking every file first."""
+    con = _connect(database, create=True)
+    nb = sqlnb.import_model(con, path, name=name, replace=replace)
+    summary = _summary(con, nb.name)
+    out.print(f"imported {nb.name} ({summary['family']}): {summary['n_classes']} classes, "
+              f"{summary['n_features']} features")
+
+
 # ---------------------------------------------------------------------------- entry point
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__

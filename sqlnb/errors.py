@@ -69,6 +69,11 @@ class NameConflictError(SqlnbError, ValueError):
     """A relation the model needs has a name already taken by something the model does not own."""
 
 
+class ExportExistsError(SqlnbError, FileExistsError):
+    """An export's target path is taken: by an earlier export (pass ``overwrite=True``) or
+    by something that is not an export (left alone)."""
+
+
 class SkippedRowsWarning(UserWarning):
     """Fit left some rows out (their target is NULL); the warning says how many."""
 

@@ -131,7 +131,7 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     model._create_tables(spec["target_type"])
     model._run("insert_features.sql", features=features)
     drop_groups(model)
-    model._run("create_groups.sql", class_type=spec["target_type"], **context)
+    create_group_tables(model, groups, spec["target_type"])
     combined = model.dialect.ident(f"__sqlnb_grouped_batch_{model.name}")
     model._run("batch.sql", source=src.sql, target=spec["target_sql"],
                weight=spec["weight_sql"], features=features,
@@ -158,13 +158,29 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
             f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
             "classes: with group_by, every group needs every class"
         )
-    model._run("params.sql", priors=priors, fit_prior=model.family.fit_prior(), **context)
-    problems = model._fetch("checks.sql", features=features, **context)
+    problems = group_parameters(model, groups, features)
     if problems:
         raise InvalidDataError(describe_problems(problems))
     model._run("merge.sql", features=features, weighted=weighted)
     model._finish_fit(features, spec["target"], spec["target_type"], spec["weight"],
                       kind={"groups": [[g["name"], g["type"]] for g in groups]})
+
+
+def create_group_tables(model: NaiveBayes, groups: list[dict[str, Any]],
+                        class_type: str) -> None:
+    """The (empty) per-group tables, and the table of group columns (filled)."""
+    context = _group_context(model, group_tables(model, groups))
+    model._run("create_groups.sql", class_type=class_type, **context)
+
+
+def group_parameters(model: NaiveBayes, groups: list[dict[str, Any]],
+                     features: list[dict[str, Any]]) -> list[tuple]:
+    """The per-group parameter views over the per-group statistics; returns the problems
+    their checks find, as (feature, problem) rows."""
+    context = _group_context(model, group_tables(model, groups))
+    model._run("params.sql", priors=model.family.prior_list(),
+               fit_prior=model.family.fit_prior(), **context)
+    return model._fetch("checks.sql", features=features, **context)
 
 
 def group_models(model: NaiveBayes,

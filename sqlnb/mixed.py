@@ -299,9 +299,7 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
                 f["shift"] = float(shift)
     drop_parts(model)
     ownership.release(model, ownership.names(model.name, "base", "text"))
-    _run(model, first, "create_model.sql", class_type=spec["target_type"])
-    for part in parts[1:]:
-        _run(model, part, "part_stats_table.sql", class_type=spec["target_type"])
+    create_tables(model, parts, spec["target_type"])
     model._run("insert_features.sql", features=features)
     _batch(model, src, spec, parts)
     problems: list[tuple] = []
@@ -322,6 +320,31 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
     for part in parts:
         _run(model, part, "drop_batch.sql")
 
+    finish_mixed(model, parts, features, spec["target"], spec["target_type"], spec["weight"],
+                 schema_version=schema_version)
+
+
+def parts_of(model: NaiveBayes, features: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The parts of a stored mixed model, from its recorded features (each names its family)."""
+    return _parts(model, features, {f["name"]: f["family"] for f in features})
+
+
+def create_tables(model: NaiveBayes, parts: list[dict[str, Any]], class_type: str) -> None:
+    """The (empty) tables of a mixed model: the shared ones with the first part's statistics
+    table, then each other part's statistics table."""
+    _run(model, parts[0], "create_model.sql", class_type=class_type)
+    for part in parts[1:]:
+        _run(model, part, "part_stats_table.sql", class_type=class_type)
+
+
+def finish_mixed(model: NaiveBayes, parts: list[dict[str, Any]],
+                 features: list[dict[str, Any]], target: str, target_type: str,
+                 weight: str | None, *, schema_version: int) -> None:
+    """After the statistics are in (a fit's merge, an import's copy): class checks, the parts'
+    parameter views, sanity checks, the metadata row and the scoring macros."""
+    family: Mixed = model.family
+    first = parts[0]
+    problems: list[tuple] = []
     n_classes = model._fetch("class_count.sql")[0][0]
     needed = max(part["sub"].min_classes for part in parts)
     if n_classes < needed:
@@ -340,9 +363,9 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
         "write_meta.sql",
         schema_version=schema_version,
         params_json=json.dumps(jsonable(family.params)),
-        target=spec["target"],
-        target_type=spec["target_type"],
-        weight=spec["weight"],
+        target=target,
+        target_type=target_type,
+        weight=weight,
         features_json=json.dumps([{"name": f["name"], "type": f["type"], "family": f["family"]}
                                   for f in features]),
         spec_json=json.dumps({"input": "columns", "parts": [p["family"] for p in parts],
@@ -350,7 +373,7 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
         version=__version__,
         relations_json=ownership.relations_json(model),
     )
-    family.assigned = dict(family_of)
+    family.assigned = {f["name"]: f["family"] for f in features}
     if getattr(model, "sql_macros", True):  # the macros join the fit's transaction
         model._meta, model._compiled = None, None
         create_macros(model)

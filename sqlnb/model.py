@@ -14,8 +14,10 @@
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -961,6 +963,21 @@ class NaiveBayes:
         from .exchange import to_sklearn
 
         return to_sklearn(self)
+
+    def export(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+        """Write the model to the directory ``path``: one Parquet file per statistics table
+        and ``model.json`` (metadata, file list, row counts, checksums). Returns the path.
+
+        Written to a temporary sibling directory and renamed into place; an existing
+        ``path`` is replaced only with ``overwrite=True`` and only if it holds an earlier
+        export. :func:`sqlnb.import_model` loads it into any DuckDB database; see
+        :mod:`sqlnb.portable` and ``docs/exchange.md``.
+
+        >>> model.export("models/churn")  # doctest: +SKIP
+        """
+        from .portable import export_model
+
+        return export_model(self, path, overwrite=overwrite)
 
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:

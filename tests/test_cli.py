@@ -140,6 +140,22 @@ def test_forget_equals_fit_on_the_rest(iris):
     np.testing.assert_allclose(got, expected, atol=1e-9)
 
 
+def test_export_then_import_into_another_file_predicts_the_same(iris):
+    where, _, _ = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    assert ok("export", "m.duckdb", "flowers", "moved", cwd=where).startswith(
+        "exported flowers to ")
+    assert ok("import", "other.duckdb", "moved", "--name", "copy", cwd=where) == (
+        "imported copy (gaussian): 3 classes, 4 features\n")
+    for database, model in (("m.duckdb", "flowers"), ("other.duckdb", "copy")):
+        ok("predict", database, model, "iris.parquet", "--proba", "-o", f"{model}.parquet",
+           cwd=where)
+    assert read(where / "copy.parquet").equals(read(where / "flowers.parquet"))
+    result = sqlnb("import", "other.duckdb", "moved", "--name", "copy", cwd=where)
+    assert result.returncode == 1
+    assert "pass replace=True" in result.stderr
+
+
 def test_show_lists_the_models_of_a_file(iris):
     where, _, _ = iris
     ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)

@@ -10,6 +10,7 @@ benign name.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -102,6 +103,11 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     text_model.predict_proba(table).fetchall()
     sqlnb.text.top_terms(text_model, 2).fetchall()
     text_model.fit(table, "y", text="body")
+    with tempfile.TemporaryDirectory() as scratch:  # a hostile path, and model name
+        folder = text_model.export(Path(scratch) / ("p" + text))
+        moved = sqlnb.import_model(con, folder, name=name + "i")
+    moved.predict_proba(table).fetchall()
+    moved.drop()
     con.execute("CREATE TABLE " + sqlnb.dialect.DUCKDB.ident("e" + text) + " AS SELECT i AS row, "
                 "i % 3 AS feature_index, CAST(1 + i % 2 AS DOUBLE) AS value FROM range(24) r(i)")
     sparse = sqlnb.NaiveBayes(name, con=con, family="multinomial")
