@@ -28,7 +28,7 @@ import duckdb
 
 from .dialect import DUCKDB, Dialect
 from .errors import ConflictError, InvalidParameterError, ReadOnlyError, TransactionError
-from .source import Source, resolve
+from .source import Source, held_by, resolve
 from .templates import render
 
 
@@ -77,6 +77,10 @@ class Engine:
     def lazy(self, source: Source, sql: str, parameters: list[Any] | None = None) -> Any:
         """The lazy result of ``sql`` (a statement reading ``source``, with bound
         ``parameters`` if any); what ``source`` registered lives exactly as long as it."""
+        raise NotImplementedError
+
+    def hold(self, result: Any, *sources: Source) -> Any:
+        """``result``, holding what ``sources`` registered for exactly as long as it lives."""
         raise NotImplementedError
 
     def release(self, source: Source) -> None:
@@ -147,6 +151,9 @@ class DuckDBEngine(Engine):
         if parameters is None:
             return source.lazy(self.connection, sql)
         return source.lazy_bound(self.connection, sql, parameters)
+
+    def hold(self, result: duckdb.DuckDBPyRelation, *sources: Source) -> duckdb.DuckDBPyRelation:
+        return held_by(result, self.connection, *sources)
 
     def release(self, source: Source) -> None:
         source.release(self.connection)
@@ -286,6 +293,9 @@ class RecordingEngine(Engine):
 
     def lazy(self, source: Source, sql: str, parameters: list[Any] | None = None) -> Any:
         return self.inner.lazy(source, sql, parameters)
+
+    def hold(self, result: Any, *sources: Source) -> Any:
+        return self.inner.hold(result, *sources)
 
     def release(self, source: Source) -> None:
         self.inner.release(source)

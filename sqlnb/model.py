@@ -841,8 +841,15 @@ class NaiveBayes:
         """
         _ = self.meta  # raises NotFittedError early
         entries_src, rows_src = self.engine.source(entries), self.engine.source(rows)
-        return self.engine.relation(self.engine.render("score_sparse.sql", **self._context(
-            entries=entries_src.sql, rows=rows_src.sql, row=self.dialect.ident(row), output=output)))
+        try:
+            result = self.engine.relation(self.engine.render("score_sparse.sql", **self._context(
+                entries=entries_src.sql, rows=rows_src.sql, row=self.dialect.ident(row),
+                output=output)))
+        except BaseException:
+            self.engine.release(entries_src)
+            self.engine.release(rows_src)
+            raise
+        return self.engine.hold(result, entries_src, rows_src)
 
     def _output_names(self, output: str) -> set[str]:
         prefix = OUTPUTS[output]

@@ -67,12 +67,20 @@ class Source:
         """:meth:`lazy` for a statement with bound parameters (``$n``). A relation's
         ``query`` binds none, so a Python object stays registered, and its helper view is
         dropped when the result is garbage collected: nothing outlives the result."""
-        result = con.sql(sql, params=parameters)
-        if self.registered is not None:
-            weakref.finalize(result, _unregister, con, self.registered)
-            self.registered = None
-            self.obj = None
-        return result
+        return held_by(con.sql(sql, params=parameters), con, self)
+
+
+def held_by(result: duckdb.DuckDBPyRelation, con: duckdb.DuckDBPyConnection,
+            *sources: Source) -> duckdb.DuckDBPyRelation:
+    """Tie the helper views of ``sources`` to ``result``: they are dropped when the result
+    is garbage collected, so a lazy result can still read its Python objects and nothing
+    outlives it."""
+    for source in sources:
+        if source.registered is not None:
+            weakref.finalize(result, _unregister, con, source.registered)
+            source.registered = None
+            source.obj = None
+    return result
 
 
 def _unregister(con: duckdb.DuckDBPyConnection, name: str) -> None:

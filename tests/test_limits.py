@@ -169,3 +169,21 @@ def test_value_columns_must_name_features(con):
                          value_columns=["zip"]).fit("t", "y")
     with pytest.raises(sqlnb.errors.InvalidParameterError, match="value_columns"):
         sqlnb.NaiveBayes("m", con=con, family="categorical", value_columns="k")
+
+
+def test_sparse_scoring_in_a_loop_leaves_no_registration_behind():
+    import gc
+
+    import scipy.sparse as sp
+
+    import sqlnb.sklearn
+    X = sp.csr_matrix(np.array([[3, 0, 1], [0, 2, 0], [4, 0, 0], [0, 1, 5]], dtype=float))
+    y = np.array([0, 1, 0, 1])
+    ours = sqlnb.sklearn.MultinomialNB().fit(X, y)
+    theirs = MultinomialNB().fit(X, y)
+    for i in range(5):
+        batch = sp.csr_matrix(np.array([[i, 1, 0], [0, i, 2]], dtype=float))
+        np.testing.assert_allclose(ours.predict_proba(batch), theirs.predict_proba(batch),
+                                   rtol=0, atol=1e-12)
+        gc.collect()
+        assert registered_views(ours._connection()) == 0  # the estimator's own database
