@@ -243,6 +243,8 @@ class SparkDialect(Dialect):
         upper = sql_type.upper()
         if upper in self.duckdb_types:
             return self.duckdb_types[upper]
+        if upper.startswith("ENUM("):  # an ENUM's values are text
+            return "STRING"
         if upper in self.shared_types or re.fullmatch(r"DECIMAL\(\d+, ?\d+\)", upper):
             return upper
         raise ValueError(f"the type {sql_type} has no Spark SQL equivalent")

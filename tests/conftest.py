@@ -60,6 +60,7 @@ def spark(tmp_path_factory):
         builder.master("local[1]")
         .appName("sqlnb-tests")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse")))
         .getOrCreate()
