@@ -365,3 +365,8 @@ def test_a_label_spark_would_substitute_into_is_kept_as_a_label_and_refused_as_a
     assert "${sqlnb.injected}" in labels
     with pytest.raises(UnsupportedError, match="substitute a variable"):
         model.to_sql("dollars", output="predict_proba", dialect="spark")
+
+
+def test_a_spark_session_as_connection_says_how_to_score_in_spark(spark):
+    with pytest.raises(UnsupportedError, match=r"to_sql\('table', dialect='spark'\)"):
+        sqlnb.NaiveBayes("m", con=spark)
