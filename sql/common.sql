@@ -2,9 +2,8 @@
 
 {# A feature's value as DOUBLE (booleans, integers and decimals included). With the
    `guard` flag (floating-point columns, see sqlnb/missing.py) NaN becomes NULL: a missing
-   value that never poisons a sum. isfinite/isinf, not isnan: DuckDB folds isnan(x) and
-   nullif(x, NaN) to "not NaN" on Parquet columns whose statistics leave NaN out. #}
-{% macro num(f) %}{% if f.guard is defined and f.guard %}CASE WHEN isfinite(CAST({{ f.column }} AS DOUBLE)) OR isinf(CAST({{ f.column }} AS DOUBLE)) THEN CAST({{ f.column }} AS DOUBLE) END{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{% endmacro %}
+   value that never poisons a sum (the engine's `is_number` test: see sql/dialects/). #}
+{% macro num(f) %}{% if f.guard is defined and f.guard %}CASE WHEN {{ sql.is_number('CAST(' ~ f.column ~ ' AS DOUBLE)') }} THEN CAST({{ f.column }} AS DOUBLE) END{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{% endmacro %}
 
 {# Whether a feature's value is missing: NULL, or NaN when the feature is guarded. #}
 {% macro is_missing(f) %}{% if f.guard is defined and f.guard %}{{ num(f) }} IS NULL{% else %}{{ f.column }} IS NULL{% endif %}{% endmacro %}

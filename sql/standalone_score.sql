@@ -1,6 +1,6 @@
 -- Model {{ model_comment | comment }}: {{ family_name | comment }} naive Bayes, {{ classes | length | comment }} classes, {{ n_features | comment }} features.
 -- Fitted at {{ fitted_at | comment }} (sqlnb {{ version | comment }}). Every parameter is embedded below, so
--- this statement needs no sqlnb table: it runs on any DuckDB connection that can read the source.
+-- this statement needs no sqlnb table: it runs on any {{ engine_title | comment }} connection that can read the source.
 {% import family_template as family %}
 {% import 'scoring_helpers.sql' as scoring %}
 {% from 'sums.sql' import sum_exp %}
@@ -56,7 +56,7 @@ WITH source AS (
     FROM normalised
 )
 SELECT
-    * EXCLUDE ({% for c in classes %}{{ c.jll }}, {% endfor %}{{ "__sqlnb_row, " if group_table }}__sqlnb_max, __sqlnb_lse),
+    {{ sql.all_except(classes | map(attribute='jll') | list + (['__sqlnb_row'] if group_table else []) + ['__sqlnb_max', '__sqlnb_lse']) }},
 {% if output in ('predict', 'predict_proba') %}
     -- argmax; ties go to the first class in sorted order
     CASE

@@ -42,6 +42,7 @@ _COMMENT_DELIMITERS = re.compile(r"\*(?=/)|/(?=\*)")
 
 class Dialect:
     name = "duckdb"
+    title = "DuckDB"  # in generated SQL's comments: "runs on any DuckDB connection"
     identifier_quote = '"'
     # Type names (as the engine describes a column) and their kind; see ``kind``.
     type_kinds: ClassVar[dict[str, str]] = {
@@ -165,8 +166,129 @@ class Dialect:
         else:
             raise TypeError(f"cannot render {type(value).__name__} as a SQL literal")
         if sql_type is not None:
-            return f"CAST({text} AS {sql_type})"
+            return f"CAST({text} AS {self.type_name(sql_type)})"
         return text
+
+    def type_name(self, sql_type: str) -> str:
+        """How this engine spells a column type recorded in a model's metadata (DuckDB's
+        names: the models are fitted in DuckDB); ``ValueError`` if it has none."""
+        return sql_type
+
+    def has_type(self, sql_type: str) -> bool:
+        """Whether a column type of a model's metadata can be spelt in this dialect."""
+        try:
+            self.type_name(sql_type)
+        except ValueError:
+            return False
+        return True
 
 
 DUCKDB = Dialect()
+
+
+class SparkDialect(Dialect):
+    r"""Spark SQL (4.x): backtick identifiers, string literals in which a backslash is an
+    escape character, and Spark's type names. See docs/spark.md.
+
+    >>> print(SPARK.ident("we`ird"), SPARK.lit("it's a \\ path"))
+    `we``ird` 'it\'s a \\ path'
+    >>> SPARK.kind("bigint"), SPARK.kind("decimal(10,2)"), SPARK.kind("array<string>")
+    ('integer', 'decimal', 'nested')
+    >>> SPARK.type_name("VARCHAR"), SPARK.type_name("UBIGINT")
+    ('STRING', 'DECIMAL(20,0)')
+    """
+
+    name = "spark"
+    title = "Spark SQL"
+    identifier_quote = "`"
+    # As Spark describes columns (DataFrame.dtypes, DESCRIBE) and as its SQL spells them.
+    type_kinds: ClassVar[dict[str, str]] = {
+        **dict.fromkeys(("TINYINT", "BYTE", "SMALLINT", "SHORT", "INT", "INTEGER", "BIGINT",
+                         "LONG"), "integer"),
+        **dict.fromkeys(("FLOAT", "REAL", "DOUBLE"), "float"),
+        "BOOLEAN": "bool",
+        "STRING": "text",
+        "VARIANT": "nested",
+    }
+    type_prefixes: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("DECIMAL", "decimal"),
+        ("DEC(", "decimal"),
+        ("NUMERIC", "decimal"),
+        ("VARCHAR(", "text"),
+        ("CHAR(", "text"),
+        ("STRING COLLATE", "text"),
+        ("ARRAY<", "nested"),
+        ("MAP<", "nested"),
+        ("STRUCT<", "nested"),
+    )
+    # DuckDB type names with a different Spark spelling. Unsigned integers widen to the
+    # next signed type that holds every value (UBIGINT and HUGEINT to decimals).
+    duckdb_types: ClassVar[dict[str, str]] = {
+        "VARCHAR": "STRING",
+        "TEXT": "STRING",
+        "INTEGER": "INT",
+        "HUGEINT": "DECIMAL(38,0)",
+        "UTINYINT": "SMALLINT",
+        "USMALLINT": "INT",
+        "UINTEGER": "BIGINT",
+        "UBIGINT": "DECIMAL(20,0)",
+        "REAL": "FLOAT",
+        "TIMESTAMP": "TIMESTAMP_NTZ",  # Spark's TIMESTAMP is in the session's time zone
+    }
+    # DuckDB types Spark can hold, spelt the same way by both.
+    shared_types = frozenset({"TINYINT", "SMALLINT", "BIGINT", "FLOAT", "DOUBLE", "BOOLEAN",
+                              "DATE"})
+
+    def type_name(self, sql_type: str) -> str:
+        upper = sql_type.upper()
+        if upper in self.duckdb_types:
+            return self.duckdb_types[upper]
+        if upper.startswith("ENUM("):  # an ENUM's values are text
+            return "STRING"
+        if upper in self.shared_types or re.fullmatch(r"DECIMAL\(\d+, ?\d+\)", upper):
+            return upper
+        raise ValueError(f"the type {sql_type} has no Spark SQL equivalent")
+
+    def ident(self, name: str) -> str:
+        """As for DuckDB, with backticks; a name holding ``${`` is refused (see ``string``):
+        a backticked name has no escape that could hide it."""
+        if isinstance(name, str) and "${" in name:
+            raise ValueError(f"Spark SQL would substitute a variable into the name {name!r}")
+        return super().ident(name)
+
+    def string(self, value: str) -> str:
+        # Spark unescapes a literal's backslash sequences (\n, \', \\ …): every backslash
+        # and quote is escaped, so the text arrives as written. Spark also substitutes
+        # ${name} (its settings, environment variables) anywhere in a statement's text
+        # before parsing it: a dollar sign is written as the escape \u0024. Other
+        # characters, line breaks included, stand in a literal as they are.
+        if "\x00" in value:
+            raise ValueError("string literal contains a NUL byte")
+        escaped = value.replace("\\", "\\\\").replace("'", "\\'").replace("$", "\\u0024")
+        return "'" + escaped + "'"
+
+    def comment(self, text: Any) -> str:
+        """As for DuckDB, and: a backslash ending the text is followed by a space (in Spark
+        a backslash right before the line break continues a ``--`` comment on the next
+        line), and ``${`` is split (Spark would substitute a variable there)."""
+        flat = super().comment(text).replace("${", "$ {")
+        return flat + " " if flat.endswith("\\") else flat
+
+
+SPARK = SparkDialect()
+DIALECTS: dict[str, Dialect] = {"duckdb": DUCKDB, "spark": SPARK}
+
+
+def dialect_named(name: Any) -> Dialect:
+    """The dialect called ``name`` (``"duckdb"`` or ``"spark"``).
+
+    >>> dialect_named("spark").name
+    'spark'
+    """
+    if not isinstance(name, str) or name not in DIALECTS:
+        from .errors import InvalidParameterError
+
+        raise InvalidParameterError(
+            f"dialect must be one of {', '.join(map(repr, DIALECTS))}, got {name!r}"
+        )
+    return DIALECTS[name]

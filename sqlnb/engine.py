@@ -27,7 +27,13 @@ from typing import Any
 import duckdb
 
 from .dialect import DUCKDB, Dialect
-from .errors import ConflictError, InvalidParameterError, ReadOnlyError, TransactionError
+from .errors import (
+    ConflictError,
+    InvalidParameterError,
+    ReadOnlyError,
+    TransactionError,
+    UnsupportedError,
+)
 from .source import Source, held_by, resolve
 from .templates import render
 
@@ -329,6 +335,12 @@ def engine_for(con: Any) -> Engine:
         raise InvalidParameterError(
             f"con must be a DuckDB connection, not the path {con!r}: open it first, "
             f"con = duckdb.connect({str(con)!r})"
+        )
+    if type(con).__module__.startswith("pyspark."):
+        raise UnsupportedError(
+            f"con is a Spark {type(con).__name__}, and models live in DuckDB for now (fitting "
+            "on Spark is to come): fit with a DuckDB connection, then score in Spark with "
+            "spark.sql(model.to_sql('table', dialect='spark'))"
         )
     raise InvalidParameterError(
         f"con must be a DuckDB connection (duckdb.connect(...)), got {type(con).__name__}"

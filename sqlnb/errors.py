@@ -120,3 +120,8 @@ def describe_problems(problems: list[tuple]) -> str:
 def _natural_key(name: str) -> list[Any]:
     """x2 before x10: digits compare as numbers."""
     return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", name)]
+
+
+class UnsupportedError(SqlnbError, NotImplementedError):
+    """What was asked exists on DuckDB but not (yet) on the engine or SQL dialect asked
+    for; the message names what is DuckDB-only and what to do instead."""

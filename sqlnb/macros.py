@@ -18,9 +18,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import ownership
-from .errors import InvalidParameterError
+from .dialect import Dialect, dialect_named
+from .errors import InvalidParameterError, UnsupportedError
 from .grouping import group_parameter_table
 from .scoring import CHUNK_TERMS, comment_text, with_chunks
+from .templates import render
 from .version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,16 +74,22 @@ def with_columns(c: dict[str, Any], columns: dict[str, str] | None) -> dict[str,
 
 def compiled_classes(model: NaiveBayes, row: str | None = None,
                      output_prefix: str | None = None,
-                     columns: dict[str, str] | None = None) -> list[dict[str, Any]]:
+                     columns: dict[str, str] | None = None,
+                     dialect: Dialect | None = None) -> list[dict[str, Any]]:
     """The model's per-class scoring parameters, ready for a template.
 
     With ``row``, each term reads the field of that struct (a macro's row argument)
     rather than a column; ``key`` is the class label as text (the struct field name of
-    ``<name>_predict_proba``), ``output`` the quoted output column name.
+    ``<name>_predict_proba``), ``output`` the quoted output column name. With another
+    ``dialect`` than the model's engine's, names and labels are spelt in that one (pass
+    ``columns`` quoted in it too).
     """
     classes = []
     for c in model._compile()["compiled"]:
         c = with_columns(c, columns)
+        if dialect is not None and dialect is not model.dialect:
+            c = {**c, "label": dialect.lit(c["label_value"], model.meta["target_type"]),
+                 "jll": dialect.ident(f"__sqlnb_jll_{c['index']}")}
         terms = c["terms"]
         parts = c.get("parts")
         if row is not None:
@@ -91,7 +99,8 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
                     {**term, "column": model.dialect.field(row, term["name"])}
                     for term in part["c"]["terms"]]}} for part in parts]
         key = str(c["label_value"])
-        output = None if output_prefix is None else model.dialect.ident(f"{output_prefix}{key}")
+        quote = (dialect or model.dialect).ident
+        output = None if output_prefix is None else quote(f"{output_prefix}{key}")
         extra = {"parts": parts} if parts else {}
         classes.append(with_chunks({**c, **extra, "terms": terms, "key": key, "output": output,
                                     "comment": comment_text(key), "group_model": None,
@@ -140,14 +149,15 @@ def drop_macros(model: NaiveBayes) -> None:
 
 
 def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
-           prediction: str = "prediction") -> str:
+           prediction: str = "prediction", dialect: str = "duckdb") -> str:
     """One self-contained SELECT that scores ``source`` with every parameter inlined.
 
     ``source`` is SQL for the relation to score, inserted as written: a table name,
     ``read_parquet('new/*.parquet')`` or a parenthesised query. ``output`` is
     ``"predict"`` (a ``prediction`` column), ``"predict_proba"`` (the prediction and one
     ``proba_<class>`` column per class), ``"proba"``, ``"log_proba"`` or ``"joint"``.
-    The result keeps every column of the source.
+    The result keeps every column of the source. ``dialect`` is the SQL it is written
+    in: ``"duckdb"`` or ``"spark"`` (Spark SQL; see docs/spark.md).
     """
     if output not in STANDALONE_OUTPUTS:
         raise InvalidParameterError(
@@ -155,33 +165,76 @@ def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
         )
     if not isinstance(source, str) or not source.strip():
         raise InvalidParameterError("source must be the SQL text of a relation")
+    target = dialect_named(dialect)
+    if target is not model.dialect:
+        check_translatable(model, target, output)
     return scoring_sql(model, source.strip(), output, prediction=prediction,
-                       output_prefix=STANDALONE_OUTPUTS[output])
+                       output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
+
+
+def check_translatable(model: NaiveBayes, dialect: Dialect, output: str = "predict") -> None:
+    """Refuse, naming what is DuckDB-only, a model whose scoring statement cannot be
+    written in ``dialect``: per-group models, labels of a type it lacks, names it cannot
+    quote (feature names, and labels when they name output columns). (Feature names
+    that differ only by case, which Spark would not tell apart, cannot reach a model:
+    DuckDB's column names are case-insensitive too.)"""
+    where = f"to_sql(dialect={dialect.name!r})"
+    if model._compile().get("groups"):
+        raise UnsupportedError(
+            f"{where} cannot score per-group models yet (group_by models score only on "
+            "DuckDB): use to_sql() and run it on DuckDB, or fit one model per group"
+        )
+    target_type = model.meta["target_type"]
+    if not dialect.has_type(target_type):
+        raise UnsupportedError(
+            f"{where}: the class labels have the DuckDB type {target_type}, which "
+            f"{dialect.name} lacks: fit on the labels cast to VARCHAR or an integer type, or "
+            "score on DuckDB (to_sql())"
+        )
+    names = list(model.features_)
+    if STANDALONE_OUTPUTS[output] is not None:
+        names += [f"{STANDALONE_OUTPUTS[output]}{label}" for label in model.classes_]
+    for name in names:
+        try:
+            dialect.ident(name)
+        except ValueError as exc:
+            raise UnsupportedError(
+                f"{where}: {exc}: rename the column (or relabel the class) and fit again, or "
+                "score on DuckDB (to_sql())"
+            ) from None
 
 
 def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: str,
-                output_prefix: str | None, columns: dict[str, str] | None = None) -> str:
+                output_prefix: str | None, columns: dict[str, str] | None = None,
+                dialect: Dialect | None = None) -> str:
     """The standalone scoring statement (``to_sql``'s, also used by ``evaluate``).
 
     ``columns`` maps feature names to the SQL expressions that read them (default: the
-    source's columns of those names)."""
+    source's columns of those names). ``dialect`` (default: the model engine's) is the SQL
+    it is written in."""
     meta = model.meta
+    dialect = dialect or model.dialect
+    if dialect is not model.dialect and columns is None:
+        columns = {name: dialect.ident(name) for name in model.features_}
     group_table = group_parameter_table(model, columns=columns)
-    classes = compiled_classes(model, output_prefix=output_prefix, columns=columns)
+    classes = compiled_classes(model, output_prefix=output_prefix, columns=columns,
+                               dialect=dialect)
     if group_table is not None:
         for c in classes:
             c["group_model"] = group_table["models"][c["index"]]
             c["matched"] = group_table["matched"]
-    return model.engine.render(
+    return render(
         "standalone_score.sql",
+        dialect=dialect,
         **model._context(
             source=source_sql,
             model_comment=comment_text(model.name),
+            engine_title=dialect.title,
             output=output,
             classes=classes,
             grouped_model=group_table is not None,
             group_table=group_table,
-            prediction=model.dialect.ident(prediction),
+            prediction=dialect.ident(prediction),
             n_features=len(meta["features"]),
             fitted_at=str(meta["fitted_at"])[:19],
             version=_version(),

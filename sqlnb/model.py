@@ -887,13 +887,16 @@ class NaiveBayes:
         finally:
             ownership.done(self)
 
-    def to_sql(self, source: str = "source", output: str = "predict") -> str:
-        """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined.
+    def to_sql(self, source: str = "source", output: str = "predict",
+               dialect: str = "duckdb") -> str:
+        """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined,
+        in DuckDB's SQL or, with ``dialect="spark"``, in Spark SQL (docs/spark.md).
 
         >>> print(model.to_sql("read_parquet('new/*.parquet')"))  # doctest: +SKIP
+        >>> spark.sql(model.to_sql("customers", dialect="spark"))  # doctest: +SKIP
         """
         self._require_column_model("to_sql")
-        return macros.to_sql(self, source, output)
+        return macros.to_sql(self, source, output, dialect=dialect)
 
     def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:
         """The SQL script ``fit(source, target, **kwargs)`` runs, without running it.

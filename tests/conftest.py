@@ -49,3 +49,23 @@ def con():
     connection = duckdb.connect()
     yield connection
     connection.close()
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory):
+    """One Spark session in local mode for every Spark test of the run (starting one takes
+    10-20 s); skipped where pyspark is not installed (the ``spark`` extra)."""
+    builder = pytest.importorskip("pyspark.sql").SparkSession.builder
+    session = (
+        builder.master("local[1]")
+        .appName("sqlnb-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse")))
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -2,7 +2,7 @@
 
 The files are what a later Spark engine will import (issue 16), so Spark must read every
 statistic to the bit, with plain Spark types, and in the stored row order. One local
-SparkSession serves the module (its start-up dominates the run time).
+SparkSession, shared with the other Spark tests, serves the module.
 """
 
 from __future__ import annotations
@@ -19,22 +19,12 @@ import sqlnb
 pyspark = pytest.importorskip("pyspark")
 if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
     pytest.skip("Spark needs a Java runtime (17 or newer)", allow_module_level=True)
-from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
 PLAIN_TYPES = (T.BooleanType, T.IntegerType, T.LongType, T.DoubleType, T.StringType, T.DateType)
 
 
-@pytest.fixture(scope="module")
-def spark():
-    session = (SparkSession.builder.master("local[1]").appName("sqlnb-portable")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "1")
-               .config("spark.sql.session.timeZone", "UTC")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+# `spark`: the session shared by every Spark test (tests/conftest.py)
 
 
 def bits(rows):

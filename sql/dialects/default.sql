@@ -11,3 +11,23 @@ CREATE OR REPLACE TEMPORARY TABLE {{ name }} AS
 {% macro raise_error(message) -%}
 raise_error({{ message }})
 {%- endmacro %}
+
+{#- Every column of the relation but ``columns`` (a list of quoted names). -#}
+{% macro all_except(columns) -%}
+* EXCEPT ({{ columns | join(", ") }})
+{%- endmacro %}
+
+{#- Whether the DOUBLE expression ``x`` is a number (not NaN); NULL stays NULL or false. -#}
+{% macro is_number(x) -%}
+NOT isnan({{ x }})
+{%- endmacro %}
+
+{#- The natural logarithm of the gamma function (log(n!) = log_gamma(n + 1)). -#}
+{% macro log_gamma(x) -%}
+lgamma({{ x }})
+{%- endmacro %}
+
+{#- ``x`` converted to text, as category values are compared. -#}
+{% macro as_text(x) -%}
+CAST({{ x }} AS VARCHAR)
+{%- endmacro %}

@@ -211,7 +211,7 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
 {% for term in c.terms %}
-        + CASE CAST({{ term.column }} AS VARCHAR)
+        + CASE {{ sql.as_text(term.column) }}
         {% for category, coef in term.categories | default([]) %}
             WHEN {{ category | lit }} THEN {{ coef | lit }}
         {% endfor %}

@@ -69,6 +69,6 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {{ c.constant | lit }}
 {% for term in c.terms %}
     {% set x = num(term) %}
-        + {{ missing_aware(term, x ~ ' * ' ~ (term.coef | lit) ~ ' - ' ~ (term.rate | lit) ~ ' - lgamma(' ~ x ~ ' + 1)', p.missing) }}
+        + {{ missing_aware(term, x ~ ' * ' ~ (term.coef | lit) ~ ' - ' ~ (term.rate | lit) ~ ' - ' ~ sql.log_gamma(x ~ ' + 1'), p.missing) }}
 {% endfor %}
 {% endmacro %}
