@@ -241,17 +241,21 @@ class DuckDBEngine(Engine):
             with self._joined():
                 yield
             return
-        self.connection.begin()
-        self._depth = 1
-        try:
+        with self._discarded():
             yield
-        finally:
-            self._depth = 0
-            self.connection.rollback()
 
     @contextlib.contextmanager
     def rolled_back(self, what: str = "this call") -> Iterator[None]:
+        """Scratch work (fit_sql's recording, a search's per-fold model) in a transaction
+        that is always rolled back; refused while the caller has one open."""
         self.refuse_open_transaction(what)
+        with self._discarded():
+            yield
+
+    @contextlib.contextmanager
+    def _discarded(self) -> Iterator[None]:
+        """A transaction of the engine's own that is always rolled back; statements run
+        inside it join it."""
         self.connection.begin()
         self._depth = 1
         try:

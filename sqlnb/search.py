@@ -48,6 +48,7 @@ from .errors import EmptyInputError, InvalidParameterError, UnknownColumnError
 from .families import make_family
 from .scoring import with_chunks
 from .source import Source, resolve
+from .spec import jsonable
 from .templates import render
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -469,7 +470,7 @@ def _results_relation(model: NaiveBayes, candidates: list[dict[str, Any]],
     for (g, scores), candidate in zip(splits, candidates):
         row = [DUCKDB.lit(g)]
         row += [_literal(candidate.get(name), kinds[name]) for name in names]
-        row.append(DUCKDB.lit(json.dumps(_plain(candidate), sort_keys=True)))
+        row.append(DUCKDB.lit(json.dumps(jsonable(candidate), sort_keys=True)))
         for scorer in scorers:
             row += [DUCKDB.lit(float(s[score_index[scorer]])) if s[score_index[scorer]]
                     is not None else "CAST(NULL AS DOUBLE)" for s in scores]
@@ -497,17 +498,8 @@ def _literal(value: Any, kind: str) -> str:
         return DUCKDB.lit(float(value))
     if kind == "BOOLEAN":
         return DUCKDB.lit(bool(value))
-    return DUCKDB.lit(json.dumps(_plain(value)))
+    return DUCKDB.lit(json.dumps(jsonable(value)))
 
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _refit(model: NaiveBayes, best: dict[str, Any], source: Any, target: str,
