@@ -59,6 +59,13 @@ def stored(model, role):
     return bits(model.con.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall())
 
 
+def learned(model, role):
+    """A statistics table of ``model`` after more learning, in key order: an upsert may
+    place its rows in any order (parallel aggregation), the values must be equal to the bit."""
+    table = sqlnb.dialect.DUCKDB.ident(f"{model.name}_{role}")
+    return bits(model.con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall())
+
+
 def relations(con):
     """Every table, view and macro of the database (what a refused import must not change)."""
     return sorted(con.execute(
@@ -160,11 +167,15 @@ def test_a_text_model_moves_with_its_vocabulary_and_analyzer(con, tmp_path):
     copy = moved(model, tmp_path)
     assert stored(copy, "vocabulary") == stored(model, "vocabulary")
     copy_table(con, copy.con, "mail")
-    assert bits(copy.predict_proba("mail").fetchall()) == bits(
-        model.predict_proba("mail").fetchall())
+    # a text model's scores are sums over a join, added up in whatever order DuckDB's
+    # threads meet the terms: two runs of the same model differ in the last bits
+    ours, theirs = copy.predict_proba("mail").fetchall(), model.predict_proba("mail").fetchall()
+    assert [row[:2] for row in ours] == [row[:2] for row in theirs]
+    np.testing.assert_allclose([row[2:] for row in ours], [row[2:] for row in theirs],
+                               rtol=1e-12, atol=0)
     model.partial_fit("mail", "label", text="body")
     copy.partial_fit("mail", "label", text="body")
-    assert stored(copy, "feature_stats") == stored(model, "feature_stats")
+    assert learned(copy, "feature_stats") == learned(model, "feature_stats")
 
 
 def test_a_long_input_model_moves_and_keeps_learning(con, tmp_path):
@@ -178,8 +189,8 @@ def test_a_long_input_model_moves_and_keeps_learning(con, tmp_path):
         copy_table(con, copy.con, table)
     model.partial_fit_long("entries", "y", labels="labels")
     copy.partial_fit_long("entries", "y", labels="labels")
-    assert stored(copy, "feature_stats") == stored(model, "feature_stats")
-    assert stored(copy, "analyzer") == stored(model, "analyzer")
+    assert learned(copy, "feature_stats") == learned(model, "feature_stats")
+    assert learned(copy, "analyzer") == learned(model, "analyzer")
 
 
 def test_an_imported_model_is_usable_from_plain_sql(con, tmp_path):
@@ -208,11 +219,11 @@ def test_partial_fit_and_forget_continue_an_imported_model_exactly(con, tmp_path
     copy_table(con, copy.con, "batch")
     model.partial_fit("batch", "y")
     copy.partial_fit("batch", "y")
-    assert stored(copy, "feature_stats") == stored(model, "feature_stats")
+    assert learned(copy, "feature_stats") == learned(model, "feature_stats")
     model.forget("batch", "y")
     copy.forget("batch", "y")
-    assert stored(copy, "feature_stats") == stored(model, "feature_stats")
-    assert stored(copy, "class_stats") == stored(model, "class_stats")
+    assert learned(copy, "feature_stats") == learned(model, "feature_stats")
+    assert learned(copy, "class_stats") == learned(model, "class_stats")
 
 
 def test_a_merge_with_an_imported_model_equals_the_merge_with_the_original(con, tmp_path):
@@ -226,7 +237,7 @@ def test_a_merge_with_an_imported_model_equals_the_merge_with_the_original(con, 
     sqlnb.import_model(other, second.export(tmp_path / "second"))
     here = sqlnb.merge(con, ["first", "second"], into="both")
     there = sqlnb.merge(other, ["first", "second"], into="both")
-    assert stored(there, "feature_stats") == stored(here, "feature_stats")
+    assert learned(there, "feature_stats") == learned(here, "feature_stats")
 
 
 def test_a_model_imported_under_its_own_name_keeps_it(con, tmp_path):
