@@ -75,23 +75,22 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
         source = {role: src.sql for role, src in sources.items()}
         with engine.transaction("restoring a model"):
             ownership.claim(model, ownership.names(model.name, "base", "macros"))
-            model._create_tables(meta["target_type"])
+            model.pipeline.create(meta["target_type"])
             if POSITION in state["tables"]["class_stats"].column_names:
                 # an exact copy: the same rows in the same order (identical sums)
-                model._run("copy_statistics.sql", sources=source,
+                model.pipeline.run("copy_statistics.sql", sources=source,
                            position=model.dialect.ident(POSITION))
             else:
                 # statistics built elsewhere (from_sklearn): folded in as a merge is
-                model._run("copy_features.sql", source=source)
-                model._run("merge_model.sql", source=source, sign=1)
-            model._finish_fit(meta["features"], meta["target"], meta["target_type"],
+                model.pipeline.run("copy_features.sql", source=source)
+                model.pipeline.run("merge_model.sql", source=source, sign=1)
+            model.pipeline.finish(meta["features"], meta["target"], meta["target_type"],
                               meta["weight"])
     finally:
         ownership.done(model)
         for src in sources.values():
             engine.release(src)
-    model._meta = None
-    model._compiled = None
+    model.invalidate()
     return model
 
 
@@ -282,7 +281,7 @@ def to_sklearn(model: NaiveBayes) -> Any:
         )
     names = [f["name"] for f in meta["features"]]
     if model.family.per_category:
-        codings = {r[0]: r[3] for r in model._fetch("model_features.sql", source=model.tables)}
+        codings = {r[0]: r[3] for r in model.pipeline.fetch("model_features.sql", source=model.tables)}
         values = [n for n in names if codings.get(n) != "integer"]
         if values:
             raise InvalidParameterError(

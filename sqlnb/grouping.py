@@ -107,45 +107,40 @@ def probe_groups(model: NaiveBayes) -> list[dict[str, Any]]:
     if f"{model.name}_group_columns".lower() not in ownership.owned(model):
         return []  # no groups, or a relation of that name that is not this model's
     context = _group_context(model, group_tables(model, []))
-    exists = model._fetch("read_groups.sql", what="exists",
+    exists = model.pipeline.fetch("read_groups.sql", what="exists",
                           group_columns_name=f"{model.name}_group_columns", **context)
     if not exists[0][0]:
         return []
-    rows = model._fetch("read_groups.sql", what="columns", **context)
+    rows = model.pipeline.fetch("read_groups.sql", what="columns", **context)
     return [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
             for name, sql_type in rows]
 
 
 def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     """A per-group fit inside the caller's transaction: one scan, then per-group and pooled
-    statistics. Mirrors ``NaiveBayes._fit_in_transaction`` step by step."""
+    statistics, through the model's :class:`~sqlnb.pipeline.Pipeline`."""
     features, groups = spec["features"], spec["groups"]
     t = group_tables(model, groups)
     context = _group_context(model, t)
+    flow = model.pipeline
     if model.family.shifted:
-        model._run("pilot.sql", source=src.sql, target=spec["target_sql"],
-                   features=features, rows=model.family.pilot_rows)
-        overall = model._fetch("pilot_overall.sql", features=features)[0]
-        for f, shift in zip(features, overall):
-            f["shift"] = float(shift)
-    model._create_tables(spec["target_type"])
-    model._run("insert_features.sql", features=features)
+        flow.shift(src, spec["target_sql"], features)
+    flow.create(spec["target_type"])
+    flow.run("insert_features.sql", features=features)
     drop_groups(model)
     create_group_tables(model, groups, spec["target_type"])
     combined = model.dialect.ident(f"__sqlnb_grouped_batch_{model.name}")
-    model._run("batch.sql", source=src.sql, target=spec["target_sql"],
-               weight=spec["weight_sql"], features=features,
-               batch_options=model.family.batch_options(), t={**t, "batch": combined})
-    model._run("split_batch.sql", t=t, combined=combined, pooled=model.tables["batch"])
-    if model._fetch("batch_size.sql")[0][0] == 0:
+    flow.run("batch.sql", source=src.sql, target=spec["target_sql"],
+             weight=spec["weight_sql"], features=features,
+             batch_options=model.family.batch_options(), t={**t, "batch": combined})
+    flow.run("split_batch.sql", t=t, combined=combined, pooled=model.tables["batch"])
+    if flow.fetch("batch_size.sql")[0][0] == 0:
         raise EmptyInputError(f"the target column {spec['target']!r} has no labelled rows")
-    problems = model._fetch("batch_checks.sql", features=features)
-    if problems:
-        raise InvalidDataError(describe_problems(problems))
+    flow.check("batch_checks.sql", features=features)
     weighted = spec["weight"] is not None
-    model._run("merge.sql", features=features, weighted=weighted, **context)
-    model._run("drop_batch.sql", **context)
-    fewest, most = model._fetch("read_group_classes.sql", what="sizes", **context)[0]
+    flow.apply(features, weighted=weighted, checked=True, **context)
+    flow.run("drop_batch.sql", **context)
+    fewest, most = flow.fetch("read_group_classes.sql", what="sizes", **context)[0]
     if most is None:  # no labelled row has a (non-NULL) group
         names = [g["name"] for g in groups]
         raise InvalidDataError(
@@ -161,16 +156,16 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     problems = group_parameters(model, groups, features)
     if problems:
         raise InvalidDataError(describe_problems(problems))
-    model._run("merge.sql", features=features, weighted=weighted)
-    model._finish_fit(features, spec["target"], spec["target_type"], spec["weight"],
-                      kind={"groups": [[g["name"], g["type"]] for g in groups]})
+    flow.apply(features, weighted=weighted, checked=True)
+    flow.finish(features, spec["target"], spec["target_type"], spec["weight"],
+                kind={"groups": [[g["name"], g["type"]] for g in groups]})
 
 
 def create_group_tables(model: NaiveBayes, groups: list[dict[str, Any]],
                         class_type: str) -> None:
     """The (empty) per-group tables, and the table of group columns (filled)."""
     context = _group_context(model, group_tables(model, groups))
-    model._run("create_groups.sql", class_type=class_type, **context)
+    model.pipeline.run("create_groups.sql", class_type=class_type, **context)
 
 
 def group_parameters(model: NaiveBayes, groups: list[dict[str, Any]],
@@ -178,9 +173,9 @@ def group_parameters(model: NaiveBayes, groups: list[dict[str, Any]],
     """The per-group parameter views over the per-group statistics; returns the problems
     their checks find, as (feature, problem) rows."""
     context = _group_context(model, group_tables(model, groups))
-    model._run("params.sql", priors=model.family.prior_list(),
+    model.pipeline.run("params.sql", priors=model.family.prior_list(),
                fit_prior=model.family.fit_prior(), **context)
-    return model._fetch("checks.sql", features=features, **context)
+    return model.pipeline.fetch("checks.sql", features=features, **context)
 
 
 def group_models(model: NaiveBayes,
@@ -188,9 +183,9 @@ def group_models(model: NaiveBayes,
     """Each group's classes (by label) with their constant and scoring terms."""
     t = group_tables(model, groups)
     context = _group_context(model, t)
-    classes = model._fetch("read_group_classes.sql", what="classes", **context)
-    constants = dict(model._fetch("read_params.sql", what="constants", **context))
-    terms = _terms(model, model._fetch("read_params.sql", what="terms", **context))
+    classes = model.pipeline.fetch("read_group_classes.sql", what="classes", **context)
+    constants = dict(model.pipeline.fetch("read_params.sql", what="constants", **context))
+    terms = _terms(model, model.pipeline.fetch("read_params.sql", what="terms", **context))
     order = {f["name"]: i for i, f in enumerate(model.meta["features"])}
     by_group: dict[tuple, dict[Any, dict[str, Any]]] = {}
     for class_index, label, *values in classes:

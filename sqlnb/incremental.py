@@ -40,7 +40,6 @@ from .errors import (
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
-    describe_problems,
 )
 from .families import make_family
 from .model import NaiveBayes, load
@@ -139,12 +138,12 @@ def partial_fit_sparse(
             target_type = stored["target_type"]
         with engine.transaction("partial_fit" if sign > 0 else "forget"):
             _prepare(model, specs, stored, classes, target_type)
-            model._sparse_batch(entries_src, rows_src, row, target, weight)
+            model.pipeline.scan_sparse(entries_src, rows_src, row, target, weight)
             _check_declared(model, classes, target_type)
-            model._run("merge_sparse.sql", sign=sign)
+            model.pipeline.apply_sparse(sign=sign)
             if sign < 0:
                 _after_forget(model, target_type, keep_classes)
-            model._finish_fit(specs, target, target_type, weight, kind={"input": "sparse"})
+            model.pipeline.finish(specs, target, target_type, weight, kind={"input": "sparse"})
     finally:
         engine.release(entries_src)
         engine.release(rows_src)
@@ -191,13 +190,13 @@ def merge(
         with engine.transaction("merge"):
             ownership.claim(result, ownership.names(result.name, "base", "macros"))
             if not accumulate:
-                result._create_tables(spec["target_type"])
-                result._run("copy_features.sql", source=sources[0].tables)
+                result.pipeline.create(spec["target_type"])
+                result.pipeline.run("copy_features.sql", source=sources[0].tables)
             for source in sources:
                 if not (accumulate and _is(source, result)):
-                    result._run("merge_model.sql", source=source.tables, sign=1)
+                    result.pipeline.apply_model(source.tables)
             kind = sources[0].spec
-            result._finish_fit(spec["features"], spec["target"], spec["target_type"], None,
+            result.pipeline.finish(spec["features"], spec["target"], spec["target_type"], None,
                                kind={"input": kind.input,
                                      "groups": [list(g) for g in kind.groups]})
     finally:
@@ -246,15 +245,14 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
         batch = spec["features"]
         with engine.transaction("partial_fit" if sign > 0 else "forget"):
             _prepare(model, batch, stored, classes, class_type)
-            model._scan_batch(src, spec)
-            problems = model._fetch("batch_checks.sql", features=batch)
-            if problems:
-                raise InvalidDataError(describe_problems(problems))
+            flow = model.pipeline
+            flow.scan(src, spec)
+            flow.check("batch_checks.sql", features=batch)
             _check_declared(model, classes, class_type)
-            model._run("merge.sql", features=batch, weighted=weight is not None, sign=sign)
+            flow.apply(batch, weighted=weight is not None, sign=sign, checked=True)
             if sign < 0:
                 _after_forget(model, class_type, keep_classes)
-            model._finish_fit(batch, spec["target"], class_type, weight)
+            model.pipeline.finish(batch, spec["target"], class_type, weight)
     finally:
         engine.release(src)
         ownership.done(model)
@@ -267,18 +265,18 @@ def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | N
     """Create the model's tables on the first call, else refresh its hyperparameters."""
     ownership.claim(model, ownership.names(model.name, "base", "macros"))
     if stored is None:
-        model._create_tables(class_type)
-        model._run("insert_features.sql", features=features)
+        model.pipeline.create(class_type)
+        model.pipeline.run("insert_features.sql", features=features)
     else:
-        model._run("update_features.sql", features=features)
+        model.pipeline.run("update_features.sql", features=features)
     if classes is not None:
-        model._run("declare_classes.sql", classes=_plain(classes), class_type=class_type)
+        model.pipeline.run("declare_classes.sql", classes=_plain(classes), class_type=class_type)
 
 
 def _check_declared(model: NaiveBayes, classes: list[Any] | None, class_type: str) -> None:
     if classes is None:
         return
-    outside = model._fetch("undeclared_labels.sql", classes=_plain(classes),
+    outside = model.pipeline.fetch("undeclared_labels.sql", classes=_plain(classes),
                            class_type=class_type)
     if outside:
         raise InvalidDataError(
@@ -289,7 +287,7 @@ def _check_declared(model: NaiveBayes, classes: list[Any] | None, class_type: st
 
 def _after_forget(model: NaiveBayes, class_type: str, keep: list[Any] | None) -> None:
     amount = model.dialect.ident(model.family.amount_column)
-    negative = model._fetch("forget_checks.sql", amount=amount)
+    negative = model.pipeline.fetch("forget_checks.sql", amount=amount)
     if negative:
         cells = "; ".join(
             f"class {cls}" + (f", feature {feature!r}" if feature is not None else "")
@@ -299,9 +297,9 @@ def _after_forget(model: NaiveBayes, class_type: str, keep: list[Any] | None) ->
         raise InvalidDataError(
             f"cannot forget more than model {model.name!r} learned: {cells}"
         )
-    model._run("forget_cleanup.sql", keep=_plain(keep) if keep else None,
+    model.pipeline.run("forget_cleanup.sql", keep=_plain(keep) if keep else None,
                class_type=class_type)
-    if model._fetch("class_count.sql")[0][0] == 0:
+    if model.pipeline.fetch("class_count.sql")[0][0] == 0:
         raise InvalidDataError(
             f"forgetting this batch would leave model {model.name!r} without any rows; "
             "drop() the model instead"
@@ -319,8 +317,7 @@ def stored_meta(model: NaiveBayes) -> dict[str, Any] | None:
 
 
 def _invalidate(model: NaiveBayes) -> None:
-    model._meta = None
-    model._compiled = None
+    model.invalidate()
 
 
 def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str] | None,
@@ -434,8 +431,8 @@ def _check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:
         problems.append(f"family {ma['family']} vs {mb['family']}")
     elif ma["params"] != mb["params"]:
         problems.append(f"hyperparameters {ma['params']} vs {mb['params']}")
-    fa = a._fetch("model_features.sql", source=a.tables)
-    fb = b._fetch("model_features.sql", source=b.tables)
+    fa = a.pipeline.fetch("model_features.sql", source=a.tables)
+    fb = b.pipeline.fetch("model_features.sql", source=b.tables)
     if [(r[0], r[2], r[3], r[4]) for r in fa] != [(r[0], r[2], r[3], r[4]) for r in fb]:
         problems.append(f"features {[r[0] for r in fa]} vs {[r[0] for r in fb]}")
     if _kind(ma["target_type"], a.dialect) != _kind(mb["target_type"], a.dialect):

@@ -124,7 +124,7 @@ def create_macros(model: NaiveBayes) -> None:
         group_table = group_parameter_table(model, row=row) if grouped else None
         keys = [c["key"].lower() for c in classes]
         clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
-        model._run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model),
+        model.pipeline.run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model),
                    key_clash=_key_clash_message(model.name, clash) if clash else None,
                    row=row, row_once=row == ROW_ONCE,
                    grouped_model=group_table is not None, group_table=group_table,
@@ -226,7 +226,7 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
     return render(
         "standalone_score.sql",
         dialect=dialect,
-        **model._context(
+        **model.pipeline.context(
             source=source_sql,
             model_comment=comment_text(model.name),
             engine_title=dialect.title,

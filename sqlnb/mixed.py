@@ -32,7 +32,6 @@ normalised over the block's columns).
 
 from __future__ import annotations
 
-import json
 import numbers
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -40,11 +39,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from . import missing, ownership
 from .dialect import DUCKDB, Dialect
 from .errors import (
-    EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
     UnknownColumnError,
-    describe_problems,
 )
 from .families import (
     FAMILIES,
@@ -57,9 +54,8 @@ from .families import (
     make_family,
 )
 from .macros import create_macros
-from .spec import jsonable
+from .pipeline import refuse
 from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options
-from .version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -247,18 +243,7 @@ def _parts(model: NaiveBayes, features: list[dict[str, Any]],
 
 def _context(model: NaiveBayes, part: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """The template context of one part: the model's, with the part's family and tables."""
-    sub = part["sub"]
-    return {
-        **model._context(),
-        "t": part["t"],
-        "family_name": sub.name,
-        "family_template": sub.template,
-        "family_has_batch": sub.has_batch,
-        "family_long_batch": sub.long_batch,
-        "family_has_batch_checks": sub.has_batch_checks,
-        "p": sub.params,
-        **extra,
-    }
+    return model.pipeline.context(family=part["sub"], **{"t": part["t"], **extra})
 
 
 def _run(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> None:
@@ -270,8 +255,7 @@ def _fetch(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any)
 
 
 # ---------------------------------------------------------------------- fit
-def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_rows: int,
-              schema_version: int) -> None:
+def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     """Fit a mixed model inside the caller's transaction.
 
     The source is read once for all column-wise parts (after the Gaussian pilot sample)
@@ -290,29 +274,22 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
             if part["sub"].per_category:
                 f["coding"] = part["sub"].coding(f["name"], f["type"], model.dialect)
     first = parts[0]
+    flow = model.pipeline
     for part in parts:
         if part["sub"].shifted:
-            _run(model, part, "pilot.sql", source=src.sql, target=spec["target_sql"],
-                 features=part["features"], rows=pilot_rows)
-            overall = _fetch(model, part, "pilot_overall.sql", features=part["features"])[0]
-            for f, shift in zip(part["features"], overall):
-                f["shift"] = float(shift)
+            flow.shift(src, spec["target_sql"], part["features"], family=part["sub"],
+                       t=part["t"])
     drop_parts(model)
     ownership.release(model, ownership.names(model.name, "base", "text"))
     create_tables(model, parts, spec["target_type"])
-    model._run("insert_features.sql", features=features)
+    model.pipeline.run("insert_features.sql", features=features)
     _batch(model, src, spec, parts)
     problems: list[tuple] = []
     for part in parts:
         if part is first and _fetch(model, part, "batch_size.sql")[0][0] == 0:
-            n_rows, _ = model._fetch("source_info.sql", source=src.sql,
-                                     target=spec["target_sql"])[0]
-            if n_rows == 0:
-                raise EmptyInputError("the source has no rows")
-            raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
+            flow.refuse_empty(src, spec)
         problems += _fetch(model, part, "batch_checks.sql", features=part["features"])
-    if problems:
-        raise InvalidDataError(describe_problems(problems))
+    refuse(problems)
     weighted = spec["weight"] is not None
     _run(model, first, "merge.sql", features=first["features"], weighted=weighted)
     for part in parts[1:]:
@@ -320,8 +297,7 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any], *, pilot_row
     for part in parts:
         _run(model, part, "drop_batch.sql")
 
-    finish_mixed(model, parts, features, spec["target"], spec["target_type"], spec["weight"],
-                 schema_version=schema_version)
+    finish_mixed(model, parts, features, spec["target"], spec["target_type"], spec["weight"])
 
 
 def parts_of(model: NaiveBayes, features: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -339,43 +315,27 @@ def create_tables(model: NaiveBayes, parts: list[dict[str, Any]], class_type: st
 
 def finish_mixed(model: NaiveBayes, parts: list[dict[str, Any]],
                  features: list[dict[str, Any]], target: str, target_type: str,
-                 weight: str | None, *, schema_version: int) -> None:
+                 weight: str | None) -> None:
     """After the statistics are in (a fit's merge, an import's copy): class checks, the parts'
     parameter views, sanity checks, the metadata row and the scoring macros."""
     family: Mixed = model.family
+    flow = model.pipeline
     first = parts[0]
     problems: list[tuple] = []
-    n_classes = model._fetch("class_count.sql")[0][0]
-    needed = max(part["sub"].min_classes for part in parts)
-    if n_classes < needed:
-        raise InvalidDataError(
-            f"this model needs at least {needed} classes; the target has {n_classes}"
-        )
+    n_classes = flow.check_classes(max(part["sub"].min_classes for part in parts))
     family.check_priors(n_classes)
     _run(model, first, "params.sql", priors=family.prior_list(), fit_prior=family.fit_prior())
     for part in parts[1:]:
         _run(model, part, "part_params.sql")
     for part in parts:
         problems += _fetch(model, part, "checks.sql", features=part["features"])
-    if problems:
-        raise InvalidDataError(describe_problems(problems))
-    model._run(
-        "write_meta.sql",
-        schema_version=schema_version,
-        params_json=json.dumps(jsonable(family.params)),
-        target=target,
-        target_type=target_type,
-        weight=weight,
-        features_json=json.dumps([{"name": f["name"], "type": f["type"], "family": f["family"]}
-                                  for f in features]),
-        spec_json=json.dumps({"input": "columns", "parts": [p["family"] for p in parts],
-                              "groups": []}),
-        version=__version__,
-        relations_json=ownership.relations_json(model),
-    )
+    refuse(problems)
+    flow.write_meta(features, target, target_type, weight,
+                    {"input": "columns", "parts": [p["family"] for p in parts], "groups": []},
+                    feature_keys=("name", "type", "family"))
     family.assigned = {f["name"]: f["family"] for f in features}
-    if getattr(model, "sql_macros", True):  # the macros join the fit's transaction
-        model._meta, model._compiled = None, None
+    if flow.sql_macros:  # the macros join the fit's transaction
+        model.invalidate()
         create_macros(model)
 
 
@@ -390,10 +350,10 @@ def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],
     wide = [part for part in parts if not part["sub"].long_batch]
     if wide:
         def run_batch() -> None:
-            model._run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
+            model.pipeline.run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
                        weight=spec["weight_sql"], parts=_wide_columns(wide, spec))
 
-        missing.scan_batch(run_batch, model._fetch, [f for part in wide for f in part["features"]],
+        missing.scan_batch(run_batch, model.pipeline.fetch, [f for part in wide for f in part["features"]],
                            lambda f: f["family"], model.dialect)
 
 
@@ -440,7 +400,7 @@ def compile_mixed(model: NaiveBayes) -> dict[str, Any]:
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
     family.assigned = dict(family_of)
     parts = _parts(model, meta["features"], family_of)
-    classes = model._fetch("read_params.sql", what="classes")
+    classes = model.pipeline.fetch("read_params.sql", what="classes")
     constants: dict[int, float] = {index: 0.0 for index, _, _ in classes}
     part_terms = []
     for part in parts:

@@ -28,21 +28,20 @@ from .dialect import Dialect
 from .engine import Engine, engine_for
 from .errors import (
     CoercedValuesWarning,
-    EmptyInputError,
     IncompatibleModelError,
     InvalidDataError,
     InvalidParameterError,
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
-    describe_problems,
 )
 from .families import FAMILIES, Family, Gaussian, make_family
-from .missing import plain_classes, report_skipped, scan_batch
+from .missing import plain_classes, report_skipped
+from .pipeline import Pipeline
 from .progress import tracked
 from .scoring import comment_text, with_chunks
 from .source import Source
-from .spec import SCHEMA_VERSION, ModelSpec, jsonable, newer_schema_error
+from .spec import SCHEMA_VERSION, ModelSpec, newer_schema_error
 from .validation import (
     check_flag,
     check_label_type,
@@ -51,7 +50,6 @@ from .validation import (
     check_weight_type,
     check_weights,
 )
-from .version import __version__
 
 PILOT_ROWS = Gaussian.pilot_rows  # rows looked at to choose the shift of Gaussian sums
 
@@ -111,6 +109,8 @@ class NaiveBayes:
         self._spec: tuple[dict[str, Any], ModelSpec] | None = None
         self._owned: set[str] | None = None  # see sqlnb/ownership.py
         self._needed: list[str] | None = None
+        self._pipeline: Pipeline | None = None
+        self._pipeline_key: tuple | None = None
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -144,28 +144,22 @@ class NaiveBayes:
                 ("meta", "class_stats", "features", "feature_stats", "class_params",
                  "feature_params")}
 
-    def _context(self, **extra: Any) -> dict[str, Any]:
-        return {
-            "t": self.tables,
-            "model": self.name,
-            "family_name": self.family.name,
-            "family_template": self.family.template,
-            "family_has_batch": self.family.has_batch,
-            "family_long_batch": self.family.long_batch,
-            "family_has_batch_checks": self.family.has_batch_checks,
-            "p": self.family.params,
-            **extra,
-        }
+    def invalidate(self) -> None:
+        """Forget what was read of the stored model (metadata, parameters, input kind): the
+        next use reads it again."""
+        self._meta = None
+        self._compiled = None
+        self._term_input = None
 
-    def _run(self, template: str, **context: Any) -> None:
-        self.engine.execute(self.engine.render(template, **self._context(**context)))
-
-    def _fetch(self, template: str, **context: Any) -> list[tuple]:
-        return self.engine.fetch(self.engine.render(template, **self._context(**context)))
-
-    def _fetch_with_names(self, template: str, **context: Any) -> tuple[list[str], list[tuple]]:
-        return self.engine.fetch_with_names(
-            self.engine.render(template, **self._context(**context)))
+    @property
+    def pipeline(self) -> Pipeline:
+        """The model's fit flow and statement runner (see :mod:`sqlnb.pipeline`)."""
+        key = (self.family, self.tables["meta"], self.engine, self.sql_macros)
+        if self._pipeline is None or self._pipeline_key != key:
+            self._pipeline = Pipeline(self.engine, self.family, self.name, self.tables, self,
+                                      sql_macros=self.sql_macros)
+            self._pipeline_key = key
+        return self._pipeline
 
     # ------------------------------------------------------------------ fitting
     @tracked("fit")
@@ -222,7 +216,7 @@ class NaiveBayes:
             with self.engine.transaction("fit"):
                 self._fit_in_transaction(src, spec)
                 # counted before COMMIT, so nothing can fail once the new model is committed
-                n_rows, n_labelled = self._fetch("source_info.sql", source=src.sql,
+                n_rows, n_labelled = self.pipeline.fetch("source_info.sql", source=src.sql,
                                                  target=spec["target_sql"])[0]
         finally:
             self.engine.release(src)
@@ -350,130 +344,15 @@ class NaiveBayes:
         grouping.drop_groups(self)
         features = spec["features"]
         if self.family.composite:
-            mixed.fit_mixed(self, src, spec, pilot_rows=PILOT_ROWS, schema_version=SCHEMA_VERSION)
+            mixed.fit_mixed(self, src, spec)
             return
         mixed.drop_parts(self)  # of an earlier mixed model
-        self._create_tables(spec["target_type"])
-        self._run("insert_features.sql", features=features)
-        self._scan_batch(src, spec)
-        problems = self._fetch("batch_checks.sql", features=features)
-        if problems:
-            raise InvalidDataError(describe_problems(problems))
-        self._run("merge.sql", features=features, weighted=spec["weight"] is not None)
-        self._finish_fit(features, spec["target"], spec["target_type"], spec["weight"])
-
-    def _create_tables(self, class_type: str, *, text: bool = False) -> None:
-        """Create the model's (empty) tables, releasing its earlier ones (and an earlier
-        text model's); ``text`` adds the tables of a term model."""
-        ownership.release(self, ownership.names(self.name, "base", "text"))
-        self._run("create_model.sql", class_type=class_type)
-        if text:
-            ownership.release(self, ownership.names(self.name, "text") + [
-                f"{self.name}_feature_stats", f"{self.name}_features"])
-            self._run("text/create_text.sql", class_type=class_type)
-
-    def _sparse_batch(self, entries: Source, rows: Source, row: str, target: str,
-                      weight: str | None) -> None:
-        """The batch of sparse (row, feature_index, value) input, checked; one scan."""
-        self._run("batch_sparse.sql", entries=entries.sql, rows=rows.sql,
-                  row=self.dialect.ident(row), target=self.dialect.ident(target),
-                  feature=self.dialect.ident("feature_index"), value_column=self.dialect.ident("value"),
-                  by_name=False, distinct_rows=False,
-                  weight=None if weight is None else self.dialect.ident(weight),
-                  binarize=self.family.params.get("binarize"))
-        if self._fetch("batch_size.sql")[0][0] == 0:
-            raise EmptyInputError("there are no labelled rows in the batch")
-        problems = self._fetch("batch_checks_sparse.sql",
-                               needs_non_negative=self.family.has_batch_checks)
-        if problems:
-            raise InvalidDataError(describe_problems(problems))
-
-    def _scan_batch(self, src: Source, spec: dict[str, Any]) -> None:
-        """One batch of the source into the batch table (fit, partial_fit, forget).
-
-        Gaussian sums are taken around a shift from the first rows; NaN-bearing floats
-        and cancelling sums are rescanned (see ``missing.scan_batch`` and below).
-        """
-        features = spec["features"]
-        if self.family.shifted:
-            self._run("pilot.sql", source=src.sql, target=spec["target_sql"],
-                      features=features, rows=PILOT_ROWS)
-            overall = self._fetch("pilot_overall.sql", features=features)[0]
-            for f, shift in zip(features, overall):
-                f["shift"] = float(shift)
-        scan_batch(lambda: self._run("batch.sql", source=src.sql, target=spec["target_sql"],
-                                     weight=spec["weight_sql"], features=features,
-                                     batch_options=self.family.batch_options()),
-                   self._fetch, features, lambda f: self.family.name, self.dialect)
-        if self._fetch("batch_size.sql")[0][0] == 0:
-            n_rows, _ = self._fetch("source_info.sql", source=src.sql,
-                                    target=spec["target_sql"])[0]
-            if n_rows == 0:
-                raise EmptyInputError("the source has no rows")
-            raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
-        if self.family.shifted:
-            self._rescan_cancelling(src, spec)
-
-    def _rescan_cancelling(self, src: Source, spec: dict[str, Any]) -> None:
-        """Scan again, around per-class shifts, if some feature's sums cancelled too much.
-
-        The first scan sums every feature around one shift (no join: it runs at the speed
-        of a plain scan). Where a class lies far from that shift relative to its spread,
-        the batch is redone with each class's own mean as the shift of those features.
-        """
-        features = spec["features"]
-        weighted = spec["weight"] is not None
-        cancelling = {row[0] for row in self._fetch("batch_cancelling.sql", features=features,
-                                                    weighted=weighted)}
-        if not cancelling:
-            return
-        rescan = [f for f in features if f["name"] in cancelling]
-        self._run("class_shifts.sql", features=rescan, weighted=weighted)
-        for f in rescan:
-            f["class_shift"] = True
-        self._run("batch.sql", source=src.sql, target=spec["target_sql"],
-                  weight=spec["weight_sql"], features=features,
-                  batch_options=self.family.batch_options())
-
-    def _finish_fit(self, features: list[dict[str, Any]], target: str, target_type: str,
-                    weight: str | None, *, scoring_macros: bool = True,
-                    kind: dict[str, Any] | None = None) -> None:
-        """After a merge: class checks, parameter views, sanity checks and metadata.
-
-        ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
-        score) drops any macros an earlier fit of the same name left behind. ``kind`` is
-        the input kind and group columns the metadata records (see :mod:`sqlnb.spec`).
-        """
-        kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
-        self._run("drop_batch.sql")
-        n_classes = self._fetch("class_count.sql")[0][0]
-        if n_classes < self.family.min_classes:
-            raise InvalidDataError(
-                f"{self.family.name} naive Bayes needs at least {self.family.min_classes} "
-                f"classes; the target has {n_classes}"
-            )
-        self.family.check_priors(n_classes)
-        self._run("params.sql", priors=self.family.prior_list(),
-                  fit_prior=self.family.fit_prior())
-        problems = self._fetch("checks.sql", features=features)
-        if problems:
-            raise InvalidDataError(describe_problems(problems))
-        self._run(
-            "write_meta.sql",
-            schema_version=SCHEMA_VERSION,
-            params_json=json.dumps(jsonable(self.family.params)),
-            target=target,
-            target_type=target_type,
-            weight=weight,
-            features_json=json.dumps([{"name": f["name"], "type": f["type"]} for f in features]),
-            spec_json=json.dumps(kind),
-            version=__version__,
-            relations_json=ownership.relations_json(self),
-        )
-        if getattr(self, "sql_macros", True) and scoring_macros:
-            macros.create_macros(self)
-        elif not scoring_macros:
-            macros.drop_macros(self)
+        flow = self.pipeline
+        flow.create(spec["target_type"])
+        flow.run("insert_features.sql", features=features)
+        flow.scan(src, spec)
+        flow.apply(features, weighted=spec["weight"] is not None)
+        flow.finish(features, spec["target"], spec["target_type"], spec["weight"])
 
     def fit_sparse(
         self,
@@ -511,12 +390,12 @@ class NaiveBayes:
             target_type = rows_src.columns[target]
             with self.engine.transaction("fit_sparse"):
                 ownership.claim(self, ownership.names(self.name, "base", "macros"))
-                self._create_tables(target_type)
+                self.pipeline.create(target_type)
                 grouping.drop_groups(self)
-                self._run("insert_features.sql", features=specs)
-                self._sparse_batch(entries_src, rows_src, row, target, weight)
-                self._run("merge_sparse.sql")
-                self._finish_fit(specs, target, target_type, weight, kind={"input": "sparse"})
+                self.pipeline.run("insert_features.sql", features=specs)
+                self.pipeline.scan_sparse(entries_src, rows_src, row, target, weight)
+                self.pipeline.apply_sparse()
+                self.pipeline.finish(specs, target, target_type, weight, kind={"input": "sparse"})
         finally:
             self.engine.release(entries_src)
             self.engine.release(rows_src)
@@ -619,7 +498,7 @@ class NaiveBayes:
                 pass  # asked of the catalog: a failed read would abort a transaction
             else:
                 try:
-                    names, rows = self._fetch_with_names("read_meta.sql")
+                    names, rows = self.pipeline.fetch_with_names("read_meta.sql")
                 except self.engine.missing_relation_errors:
                     rows = []
                 if not ownership.META_COLUMNS <= set(names if rows else ()):
@@ -715,11 +594,11 @@ class NaiveBayes:
         if self.family.composite:
             return mixed.compile_mixed(self)
         types = {f["name"]: f["type"] for f in meta["features"]}
-        classes = self._fetch("read_params.sql", what="classes")
-        constants = dict(self._fetch("read_params.sql", what="constants"))
+        classes = self.pipeline.fetch("read_params.sql", what="classes")
+        constants = dict(self.pipeline.fetch("read_params.sql", what="constants"))
         order = {f["name"]: i for i, f in enumerate(meta["features"])}
         terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-        names, rows = self._fetch_with_names("read_params.sql", what="terms")
+        names, rows = self.pipeline.fetch_with_names("read_params.sql", what="terms")
         for row in rows:
             class_index, feature = row[0], row[1]
             term = terms[class_index].setdefault(
@@ -757,7 +636,7 @@ class NaiveBayes:
         plain, guarded = plain_classes(classes)
         return self.engine.render(
             "score.sql",
-            **self._context(
+            **self.pipeline.context(
                 source=source_sql,
                 output=output,
                 keep=[self.dialect.ident(k) for k in keep],
@@ -817,7 +696,7 @@ class NaiveBayes:
         ]
         if not coerced:
             return {}
-        found = self._fetch("coercion_checks.sql", source=src.sql, features=coerced)[0]
+        found = self.pipeline.fetch("coercion_checks.sql", source=src.sql, features=coerced)[0]
         for i, f in enumerate(coerced):
             n_inexact, example = found[2 * i], found[2 * i + 1]
             if n_inexact:
@@ -844,7 +723,7 @@ class NaiveBayes:
         _ = self.meta  # raises NotFittedError early
         entries_src, rows_src = self.engine.source(entries), self.engine.source(rows)
         try:
-            result = self.engine.relation(self.engine.render("score_sparse.sql", **self._context(
+            result = self.engine.relation(self.engine.render("score_sparse.sql", **self.pipeline.context(
                 entries=entries_src.sql, rows=rows_src.sql, row=self.dialect.ident(row),
                 output=output)))
         except BaseException:
@@ -932,7 +811,7 @@ class NaiveBayes:
                 "have different families, whose scores do not compare; read each part's "
                 "parameters (families_ names them) or fit a single-family model"
             )
-        return self.engine.relation(self.engine.render("top_features.sql", **self._context(
+        return self.engine.relation(self.engine.render("top_features.sql", **self.pipeline.context(
             k=k, model_comment=comment_text(self.name))))
 
     def search(self, source: Any, target: str, *, features: list[str] | None = None,
@@ -1007,6 +886,7 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     probe.family = make_family("gaussian")
     probe._meta, probe._compiled, probe._term_input, probe._spec = None, None, None, None
     probe._owned, probe._needed = None, None
+    probe.sql_macros, probe._pipeline, probe._pipeline_key = True, None, None
     try:
         meta = probe.meta
     except NotFittedError:

@@ -150,7 +150,7 @@ def release(model: NaiveBayes, candidates: list[str]) -> None:
     drops = [{"kind": present[name.lower()], "name": name} for name in candidates
              if name.lower() in present and name.lower() in mine]
     if drops:
-        model._run("drop_relations.sql", relations=drops)
+        model.pipeline.run("drop_relations.sql", relations=drops)
 
 
 def done(model: NaiveBayes) -> None:

@@ -53,7 +53,7 @@ from .errors import (
     NotFittedError,
     SqlnbError,
 )
-from .model import SCHEMA_VERSION, NaiveBayes
+from .model import NaiveBayes
 from .templates import render
 from .validation import check_label_type
 from .version import __version__
@@ -184,10 +184,10 @@ def _write_files(model: NaiveBayes, directory: Path) -> dict[str, Any]:
         for role in _owned_tables(model):
             name = f"{model.name}_{role}"
             columns = [{"name": column, "type": sql_type, "text": not _NATIVE.fullmatch(sql_type)}
-                       for column, sql_type in model._fetch("export_columns.sql",
+                       for column, sql_type in model.pipeline.fetch("export_columns.sql",
                                                             table_name=name)]
             file = directory / f"{role}.parquet"
-            rows = model._fetch("export_table.sql", role=role, table=DUCKDB.ident(name),
+            rows = model.pipeline.fetch("export_table.sql", role=role, table=DUCKDB.ident(name),
                                 columns=columns, path=str(file))[0][0]
             tables.append({
                 "role": role,
@@ -283,7 +283,7 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
                 parts = mixed.parts_of(model, features)
                 mixed.create_tables(model, parts, target_type)
             else:
-                model._create_tables(target_type, text=terms)
+                model.pipeline.create(target_type, text=terms)
             if grouped:
                 grouping.create_group_tables(model, groups, target_type)
             for role, table in tables.items():
@@ -291,7 +291,7 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
                     _load_table(model, directory, table)
             if model.family.composite:
                 mixed.finish_mixed(model, parts, features, meta["target"], target_type,
-                                   meta["weight"], schema_version=SCHEMA_VERSION)
+                                   meta["weight"])
             else:
                 problems = grouping.group_parameters(model, groups, features) if grouped else []
                 if problems:
@@ -300,7 +300,7 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
                             f"feature {feature!r} {problem}" for feature, problem in problems))
                 kind = {"input": text.stored_kind(model) if terms else "columns",
                         "groups": [[g["name"], g["type"]] for g in groups]}
-                model._finish_fit(features, meta["target"], target_type, meta["weight"],
+                model.pipeline.finish(features, meta["target"], target_type, meta["weight"],
                                   scoring_macros=not terms, kind=kind)
     finally:
         ownership.done(model)
@@ -506,7 +506,7 @@ def _load_table(model: NaiveBayes, directory: Path, table: dict[str, Any]) -> No
     """Copy one file into the table the import created for its role: the same columns, or
     the export is not one this sqlnb can read."""
     name = f"{model.name}_{table['role']}"
-    expected = [column for column, _ in model._fetch("export_columns.sql", table_name=name)]
+    expected = [column for column, _ in model.pipeline.fetch("export_columns.sql", table_name=name)]
     if [c["name"] for c in table["columns"]] != expected:
         raise _incompatible(directory, f"the file {table['file']!r} has the columns "
                             f"{[c['name'] for c in table['columns']]}; this sqlnb's "
@@ -514,7 +514,7 @@ def _load_table(model: NaiveBayes, directory: Path, table: dict[str, Any]) -> No
     columns = [{"name": c["name"], "cast": c["type"] if c["stored_as"] == "text" else None}
                for c in table["columns"]]
     try:
-        model._run("import_table.sql", role=table["role"], table=DUCKDB.ident(name),
+        model.pipeline.run("import_table.sql", role=table["role"], table=DUCKDB.ident(name),
                    columns=columns, path=str(directory / table["file"]))
     except duckdb.Error as exc:  # e.g. a key twice, a label its type cannot hold
         raise _incompatible(directory, f"the rows of {table['file']!r} do not make a valid "

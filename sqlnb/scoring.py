@@ -125,7 +125,7 @@ def refresh(model: NaiveBayes) -> None:
         rows = []  # asked of the catalog: a failed read would abort the caller's transaction
     else:
         try:
-            rows = model._fetch("model_version.sql")
+            rows = model.pipeline.fetch("model_version.sql")
         except model.engine.unreadable_errors:
             rows = []
     if not rows or rows[0][0] != model._meta["fitted_at"]:
@@ -214,7 +214,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
                 if "binarize" in model.family.statistics_params else None)
     sql = model.engine.render(
         "score_arrays.sql",
-        **model._context(
+        **model.pipeline.context(
             source=source_sql,
             output=output,
             keep=[dialect.ident(k) for k in keep],

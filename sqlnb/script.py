@@ -49,5 +49,5 @@ def record(model: NaiveBayes, method: str, *args: Any, **kwargs: Any) -> str:
         "fit_script.sql",
         statements=recorder.engine.statements,
         action=ACTIONS.get(method, method),
-        **model._context(model_comment=comment_text(model.name)),
+        **model.pipeline.context(model_comment=comment_text(model.name)),
     )

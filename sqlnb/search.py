@@ -271,7 +271,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     groups = grouping.read_groups(scratch)
     t = grouping.group_tables(scratch, groups)
     context = grouping._group_context(scratch, t)
-    folds = [row[0] for row in scratch._fetch("search_read.sql", what="folds", **context)]
+    folds = [row[0] for row in scratch.pipeline.fetch("search_read.sql", what="folds", **context)]
     if isinstance(cv, int) and len(folds) < cv:
         raise EmptyInputError(
             f"with cv={cv}, {cv - len(folds)} fold(s) got no labelled rows: use fewer folds "
@@ -283,7 +283,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             "cross-validation needs at least 2"
         )
     kind = scratch.family.name if scratch.family.name in ("gaussian", "categorical") else "counts"
-    scratch._run("search_training.sql", kind=kind, pooled=scratch.tables,
+    scratch.pipeline.run("search_training.sql", kind=kind, pooled=scratch.tables,
                  training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
                  training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
                  **context)
@@ -295,9 +295,9 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     for family in families:
         scratch.family = family
         options = family.feature_options(len(features))
-        scratch._run("search_features.sql",
+        scratch.pipeline.run("search_features.sql",
                      features=[{**o, **f} for f, o in zip(specs, options)])
-        scratch._run("params.sql", priors=family.prior_list(), fit_prior=family.fit_prior(),
+        scratch.pipeline.run("params.sql", priors=family.prior_list(), fit_prior=family.fit_prior(),
                      **context)
         models.append(grouping.group_models(scratch, groups))
     # floating-point columns of the numeric families: NaN becomes NULL (missing)
@@ -308,7 +308,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
     keys = [(fold,) for fold in folds]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
-    complete = scratch._fetch("search_read.sql", what="complete", pooled=scratch.tables,
+    complete = scratch.pipeline.fetch("search_read.sql", what="complete", pooled=scratch.tables,
                               n_features=len(features))[0][0]
     arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
                                fold_literals, labels, complete)
@@ -321,7 +321,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
                       for g, classes in enumerate(arrays["candidates"])]
         # scan 2, parameters as data: each row's fold picks its held-out parameters
         rows = scratch.con.execute(render(
-            "search_score.sql", **scratch._context(
+            "search_score.sql", **scratch.pipeline.context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
                 eps=EPS, arrays=arrays, complete=complete,
@@ -344,7 +344,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             rendered.append({"classes": classes, "p": family.params,
                              "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
         # scan 2: every row by its fold's held-out model, for every candidate
-        rows = scratch._fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
+        rows = scratch.pipeline.fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
                               features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
                               candidates=rendered, eps=EPS, arrays=None,
                               labels=label_literals, log_loss=log_loss)

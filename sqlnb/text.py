@@ -339,11 +339,11 @@ def stored_kind(model: NaiveBayes) -> str | None:
 
 
 def _read_analyzer(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
-    exists = model._fetch("text/read_analyzer.sql", what="exists",
+    exists = model.pipeline.fetch("text/read_analyzer.sql", what="exists",
                           analyzer_name=f"{model.name}_analyzer")
     if not exists[0][0]:
         return None
-    rows = model._fetch("text/read_analyzer.sql", what="rows")
+    rows = model.pipeline.fetch("text/read_analyzer.sql", what="rows")
     if not rows:
         return None
     kind, options, n_documents = rows[0]
@@ -379,9 +379,7 @@ def _in_transaction(model: NaiveBayes, work) -> None:
             work()
     finally:
         ownership.done(model)
-    model._meta = None
-    model._compiled = None
-    model._term_input = None
+    model.invalidate()
 
 
 # ---------------------------------------------------------------------- text
@@ -452,43 +450,43 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
         }
 
         def work() -> None:
-            n_documents = model._fetch("text/count_documents.sql", **context)[0][0]
+            n_documents = model.pipeline.fetch("text/count_documents.sql", **context)[0][0]
             if n_documents == 0:
                 raise EmptyInputError("there are no labelled documents to fit")
             from_terms = not analyzer.needs_documents
             if stored is None:
-                model._create_tables(target_type, text=True)
+                model.pipeline.create(target_type, text=True)
             # The fast path finds tokens once per distinct chunk; it cannot count documents.
             chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
                       and (stored is not None or not analyzer.prunes_by_df(n_documents)))
             labels = None
             if chunks:
-                found = model._fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
+                found = model.pipeline.fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
                 if len(found) <= WIDE_CLASSES:
                     labels = [model.dialect.lit(row[0], target_type) for row in found]
             if stored is None or from_terms:
-                model._run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
+                model.pipeline.run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
             if stored is None:
                 low, high = analyzer.doc_bounds(n_documents)
-                model._run("text/vocabulary.sql", min_count=low, max_count=high,
+                model.pipeline.run("text/vocabulary.sql", min_count=low, max_count=high,
                            max_features=analyzer.max_features, n_documents=n_documents,
                            **context)
-                if model._fetch("text/vocabulary_size.sql")[0][0] == 0:
+                if model.pipeline.fetch("text/vocabulary_size.sql")[0][0] == 0:
                     raise InvalidDataError(
                         "After pruning, no terms remain. Try a lower min_df or a higher "
                         "max_df." if analyzer.prunes_by_df(n_documents) else
                         "empty vocabulary; perhaps the documents only contain stop words"
                     )
-                model._run("text/insert_vocabulary.sql", alpha=alpha)
+                model.pipeline.run("text/insert_vocabulary.sql", alpha=alpha)
                 vocabulary_documents = n_documents
             else:
                 vocabulary_documents = stored[2]
-            model._run("text/batch_text.sql", from_terms=from_terms, **context)
-            model._run("text/merge_terms.sql")
-            model._run("text/drop_terms.sql")
-            model._finish_fit([{"name": column, "type": src.columns[column]}], target,
+            model.pipeline.run("text/batch_text.sql", from_terms=from_terms, **context)
+            model.pipeline.run("text/merge_terms.sql")
+            model.pipeline.run("text/drop_terms.sql")
+            model.pipeline.finish([{"name": column, "type": src.columns[column]}], target,
                               target_type, weight, scoring_macros=False, kind={"input": "text"})
-            model._run("text/write_analyzer.sql", input="text",
+            model.pipeline.run("text/write_analyzer.sql", input="text",
                        options_json=analyzer.to_json(), n_documents=vocabulary_documents)
 
         _in_transaction(model, work)
@@ -546,27 +544,27 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
 
         def work() -> None:
             if stored is None:
-                model._create_tables(target_type, text=True)
-            model._run("text/insert_long_features.sql", alpha=alpha, **context)
-            model._run("batch_sparse.sql", **context)
-            if model._fetch("batch_size.sql")[0][0] == 0:
+                model.pipeline.create(target_type, text=True)
+            model.pipeline.run("text/insert_long_features.sql", alpha=alpha, **context)
+            model.pipeline.run("batch_sparse.sql", **context)
+            if model.pipeline.fetch("batch_size.sql")[0][0] == 0:
                 raise EmptyInputError("there are no labelled documents to fit")
-            duplicated = model._fetch("text/duplicate_labels.sql", **context)
+            duplicated = model.pipeline.fetch("text/duplicate_labels.sql", **context)
             if duplicated[0][0]:
                 raise InvalidDataError(
                     f"{duplicated[0][0]} document(s) have more than one label row"
                 )
-            problems = model._fetch("batch_checks_sparse.sql",
+            problems = model.pipeline.fetch("batch_checks_sparse.sql",
                                     needs_non_negative=model.family.has_batch_checks)
             if problems:
                 raise InvalidDataError(
                     "cannot fit: " + "; ".join(f"feature {f!r} {p}" for f, p in problems)
                 )
-            model._run("text/merge_terms.sql")
-            model._finish_fit([{"name": columns.feature, "type": "VARCHAR"}], target,
+            model.pipeline.run("text/merge_terms.sql")
+            model.pipeline.finish([{"name": columns.feature, "type": "VARCHAR"}], target,
                               target_type, weight, scoring_macros=False, kind={"input": "long"})
-            n_documents = model._fetch("text/documents_fitted.sql")[0][0]
-            model._run("text/write_analyzer.sql", input="long",
+            n_documents = model.pipeline.fetch("text/documents_fitted.sql")[0][0]
+            model.pipeline.run("text/write_analyzer.sql", input="long",
                        options_json=json.dumps(asdict(columns)), n_documents=n_documents)
 
         _in_transaction(model, work)
@@ -580,8 +578,8 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
 def compile_classes(model: NaiveBayes) -> dict[str, Any]:
     """Class labels and constants only: a term model's coefficients stay in the database."""
     meta = model.meta
-    classes = model._fetch("read_params.sql", what="classes")
-    constants = dict(model._fetch("read_params.sql", what="constants"))
+    classes = model.pipeline.fetch("read_params.sql", what="classes")
+    constants = dict(model.pipeline.fetch("read_params.sql", what="constants"))
     compiled = [{
         "index": index,
         "label_value": label,
@@ -632,7 +630,7 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
                        value_column=model.dialect.ident(columns.value), order=document,
                        keep=[document], a=None, column=None, chunks=False)
     return model.engine.lazy(
-        src, model.engine.render("text/score_terms.sql", **model._context(**context)))
+        src, model.engine.render("text/score_terms.sql", **model.pipeline.context(**context)))
 
 
 def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:
@@ -642,4 +640,4 @@ def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:
         raise InvalidParameterError(f"n must be a positive int, got {n!r}")
     _ = model.meta  # raises NotFittedError early
     return model.engine.relation(
-        model.engine.render("text/top_terms.sql", **model._context(n=int(n))))
+        model.engine.render("text/top_terms.sql", **model.pipeline.context(n=int(n))))

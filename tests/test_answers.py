@@ -328,8 +328,8 @@ def refit_during_reads(model, after_reads, refit):
         return fetch
 
     # every read of the model's own statements: rows, or rows with column names (meta)
-    model._fetch = counted(model._fetch)
-    model._fetch_with_names = counted(model._fetch_with_names)
+    model.pipeline.fetch = counted(model.pipeline.fetch)
+    model.pipeline.fetch_with_names = counted(model.pipeline.fetch_with_names)
     return done
 
 

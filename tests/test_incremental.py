@@ -402,12 +402,12 @@ CHILD = textwrap.dedent("""
     import sys, duckdb, sqlnb
     con = duckdb.connect(sys.argv[1])
     model = sqlnb.load(con, "m")
-    run = model._run
+    run = model.pipeline.run
     def announce(template, **context):
         if template == "merge.sql":
             print("merging", flush=True)
         return run(template, **context)
-    model._run = announce
+    model.pipeline.run = announce
     model.partial_fit("big", "y")
     print("committed", flush=True)
 """)

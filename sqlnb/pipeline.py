@@ -1,0 +1,249 @@
+"""The one fit flow: create the statistics tables, apply signed batches, finish.
+
+Every way a model learns goes through a :class:`Pipeline`: ``fit`` (dense, sparse,
+per-group, ``family="auto"`` parts, text and long input), ``partial_fit`` and ``forget``
+(the same flow with a sign), and ``merge`` (another model's statistics are one more
+batch). The inputs only differ in how they produce a batch table; the steps around it are
+written once here:
+
+1. ``create`` the (empty) statistics tables, releasing the model's earlier ones;
+2. ``scan`` a source into the batch table (the Gaussian pilot shift first, NaN-safe
+   rescans, cancelling sums rescanned around per-class shifts), or ``scan_sparse``;
+3. ``apply(features, sign=+1|-1)``: the batch's checks, then its signed upsert into the
+   statistics;
+4. ``finish``: class checks, parameter views, parameter checks, the metadata row (with the
+   model's spec and owned relations) and the scoring macros.
+
+The caller runs these inside one ``engine.transaction``: if any step fails, nothing of the
+call is left behind.
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i * 1.0 AS x FROM range(6) r(i)")
+>>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
+>>> model.pipeline.fetch("class_count.sql")
+[(2,)]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from . import macros, ownership
+from .errors import EmptyInputError, InvalidDataError, describe_problems
+from .families import Family, Gaussian
+from .missing import scan_batch
+from .source import Source
+from .spec import SCHEMA_VERSION, jsonable
+from .version import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Engine
+    from .model import NaiveBayes
+
+
+class Pipeline:
+    """The fit flow of one model: its engine, family and relations (``tables``, quoted).
+
+    ``owner`` is the model object whose ownership record (see :mod:`sqlnb.ownership`) the
+    writes extend, and which the scoring macros are compiled from.
+    """
+
+    def __init__(self, engine: Engine, family: Family, name: str, tables: dict[str, Any],
+                 owner: NaiveBayes, *, sql_macros: bool = True) -> None:
+        self.engine = engine
+        self.family = family
+        self.name = name
+        self.tables = tables
+        self.owner = owner
+        self.sql_macros = sql_macros
+
+    # ------------------------------------------------------------------ statements
+    def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
+        """The template context of the model (or of one of its parts' ``family``)."""
+        family = family or self.family
+        return {
+            "t": self.tables,
+            "model": self.name,
+            "family_name": family.name,
+            "family_template": family.template,
+            "family_has_batch": family.has_batch,
+            "family_long_batch": family.long_batch,
+            "family_has_batch_checks": family.has_batch_checks,
+            "p": family.params,
+            **extra,
+        }
+
+    def render(self, template: str, **context: Any) -> str:
+        """A template rendered in the model's context and the engine's dialect."""
+        return self.engine.render(template, **self.context(**context))
+
+    def run(self, template: str, **context: Any) -> None:
+        self.engine.execute(self.render(template, **context))
+
+    def fetch(self, template: str, **context: Any) -> list[tuple]:
+        return self.engine.fetch(self.render(template, **context))
+
+    def fetch_with_names(self, template: str, **context: Any) -> tuple[list[str], list[tuple]]:
+        return self.engine.fetch_with_names(self.render(template, **context))
+
+    def check(self, template: str, **context: Any) -> None:
+        """Run a checks query; any (feature, problem) row it returns is an error."""
+        refuse(self.fetch(template, **context))
+
+    # ------------------------------------------------------------------ 1. create
+    def create(self, class_type: str, *, text: bool = False) -> None:
+        """Create the model's (empty) tables, releasing its earlier ones (and an earlier
+        text model's); ``text`` adds the tables of a term model."""
+        ownership.release(self.owner, ownership.names(self.name, "base", "text"))
+        self.run("create_model.sql", class_type=class_type)
+        if text:
+            ownership.release(self.owner, ownership.names(self.name, "text") + [
+                f"{self.name}_feature_stats", f"{self.name}_features"])
+            self.run("text/create_text.sql", class_type=class_type)
+
+    # ------------------------------------------------------------------ 2. batches
+    def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]],
+              **context: Any) -> None:
+        """Choose the shift of each feature's Gaussian sums from the source's first rows."""
+        self.run("pilot.sql", source=src.sql, target=target_sql, features=features,
+                 rows=Gaussian.pilot_rows, **context)
+        overall = self.fetch("pilot_overall.sql", features=features, **context)[0]
+        for f, value in zip(features, overall):
+            f["shift"] = float(value)
+
+    def scan(self, src: Source, spec: dict[str, Any]) -> None:
+        """One batch of the source into the batch table (fit, partial_fit, forget).
+
+        Gaussian sums are taken around a shift from the first rows; NaN-bearing floats
+        and cancelling sums are rescanned (see ``missing.scan_batch`` and below).
+        """
+        features = spec["features"]
+        if self.family.shifted:
+            self.shift(src, spec["target_sql"], features)
+
+        def run_batch() -> None:
+            self.run("batch.sql", source=src.sql, target=spec["target_sql"],
+                     weight=spec["weight_sql"], features=features,
+                     batch_options=self.family.batch_options())
+
+        scan_batch(run_batch, self.fetch, features, lambda f: self.family.name,
+                   self.engine.dialect)
+        if self.fetch("batch_size.sql")[0][0] == 0:
+            self.refuse_empty(src, spec)
+        if self.family.shifted:
+            self._rescan_cancelling(src, spec)
+
+    def refuse_empty(self, src: Source, spec: dict[str, Any]) -> None:
+        """The error for a batch without a labelled row: no rows, or only NULL targets."""
+        n_rows, _ = self.fetch("source_info.sql", source=src.sql, target=spec["target_sql"])[0]
+        if n_rows == 0:
+            raise EmptyInputError("the source has no rows")
+        raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
+
+    def _rescan_cancelling(self, src: Source, spec: dict[str, Any]) -> None:
+        """Scan again, around per-class shifts, if some feature's sums cancelled too much.
+
+        The first scan sums every feature around one shift (no join: it runs at the speed
+        of a plain scan). Where a class lies far from that shift relative to its spread,
+        the batch is redone with each class's own mean as the shift of those features.
+        """
+        features = spec["features"]
+        weighted = spec["weight"] is not None
+        cancelling = {row[0] for row in self.fetch("batch_cancelling.sql", features=features,
+                                                   weighted=weighted)}
+        if not cancelling:
+            return
+        rescan = [f for f in features if f["name"] in cancelling]
+        self.run("class_shifts.sql", features=rescan, weighted=weighted)
+        for f in rescan:
+            f["class_shift"] = True
+        self.run("batch.sql", source=src.sql, target=spec["target_sql"],
+                 weight=spec["weight_sql"], features=features,
+                 batch_options=self.family.batch_options())
+
+    def scan_sparse(self, entries: Source, rows: Source, row: str, target: str,
+                    weight: str | None) -> None:
+        """The batch of sparse (row, feature_index, value) input, checked; one scan."""
+        ident = self.engine.dialect.ident
+        self.run("batch_sparse.sql", entries=entries.sql, rows=rows.sql, row=ident(row),
+                 target=ident(target), feature=ident("feature_index"),
+                 value_column=ident("value"), by_name=False, distinct_rows=False,
+                 weight=None if weight is None else ident(weight),
+                 binarize=self.family.params.get("binarize"))
+        if self.fetch("batch_size.sql")[0][0] == 0:
+            raise EmptyInputError("there are no labelled rows in the batch")
+        self.check("batch_checks_sparse.sql", needs_non_negative=self.family.has_batch_checks)
+
+    # ------------------------------------------------------------------ 3. apply
+    def apply(self, features: list[dict[str, Any]], *, weighted: bool, sign: int = 1,
+              checked: bool = False, **context: Any) -> None:
+        """Check the batch (unless ``checked``), then upsert its statistics with ``sign``."""
+        if not checked:
+            self.check("batch_checks.sql", features=features, **context)
+        self.run("merge.sql", features=features, weighted=weighted, sign=sign, **context)
+
+    def apply_sparse(self, *, sign: int = 1) -> None:
+        """Upsert a (checked) sparse batch with ``sign``."""
+        self.run("merge_sparse.sql", sign=sign)
+
+    def apply_model(self, tables: dict[str, Any], *, sign: int = 1) -> None:
+        """Another model's statistics (its quoted ``tables``) as one more batch."""
+        self.run("merge_model.sql", source=tables, sign=sign)
+
+    # ------------------------------------------------------------------ 4. finish
+    def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
+               weight: str | None, *, scoring_macros: bool = True,
+               kind: dict[str, Any] | None = None) -> None:
+        """After the upserts: class checks, parameter views, sanity checks and metadata.
+
+        ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
+        score) drops any macros an earlier fit of the same name left behind. ``kind`` is
+        the input kind and group columns the metadata records (see :mod:`sqlnb.spec`).
+        """
+        kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
+        self.run("drop_batch.sql")
+        n_classes = self.check_classes(self.family.min_classes,
+                                       self.family.name + " naive Bayes")
+        self.family.check_priors(n_classes)
+        self.run("params.sql", priors=self.family.prior_list(),
+                 fit_prior=self.family.fit_prior())
+        self.check("checks.sql", features=features)
+        self.write_meta(features, target, target_type, weight, kind)
+        if self.sql_macros and scoring_macros:
+            macros.create_macros(self.owner)
+        elif not scoring_macros:
+            macros.drop_macros(self.owner)
+
+    def check_classes(self, needed: int, what: str = "this model") -> int:
+        """A model needs ``needed`` classes (two for most families); returns how many."""
+        n_classes = self.fetch("class_count.sql")[0][0]
+        if n_classes < needed:
+            raise InvalidDataError(
+                f"{what} needs at least {needed} classes; the target has {n_classes}"
+            )
+        return n_classes
+
+    def write_meta(self, features: list[dict[str, Any]], target: str, target_type: str,
+                   weight: str | None, kind: dict[str, Any],
+                   feature_keys: tuple[str, ...] = ("name", "type")) -> None:
+        """(Re)write the metadata row: what the model is, and the relations it owns."""
+        self.run(
+            "write_meta.sql",
+            schema_version=SCHEMA_VERSION,
+            params_json=json.dumps(jsonable(self.family.params)),
+            target=target,
+            target_type=target_type,
+            weight=weight,
+            features_json=json.dumps([{k: f[k] for k in feature_keys} for f in features]),
+            spec_json=json.dumps(kind),
+            version=__version__,
+            relations_json=ownership.relations_json(self.owner),
+        )
+
+
+def refuse(problems: list[tuple]) -> None:
+    """Raise the data error describing ``problems`` ((feature, problem) rows), if any."""
+    if problems:
+        raise InvalidDataError(describe_problems(problems))
