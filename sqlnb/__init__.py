@@ -7,9 +7,8 @@ scan, parameters are SQL views over the statistics, and scoring is log-space SQL
 from . import diagnostics, errors, progress
 from .catalog import COMPATIBLE_STORAGE, connect, list_models
 from .exchange import from_sklearn
-from .incremental import merge
 from .metrics import evaluate
-from .model import NaiveBayes, load
+from .model import NaiveBayes, load, merge
 from .portable import import_model
 from .version import __version__
 

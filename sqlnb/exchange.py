@@ -145,8 +145,9 @@ def from_sklearn(estimator: Any, *, con: duckdb.DuckDBPyConnection | None = None
         check_is_fitted(estimator)
     except SklearnNotFittedError as exc:
         raise NotFittedError(f"from_sklearn needs a fitted estimator: {exc}") from None
-    if getattr(estimator, "_model", None) is not None:  # a sqlnb.sklearn estimator: exact copy
-        state = statistics(estimator._model)
+    fitted = getattr(estimator, "sqlnb_model", lambda: None)()
+    if fitted is not None:  # a sqlnb.sklearn estimator: exact copy
+        state = statistics(fitted)
         state["meta"]["target"] = target
         return restore(duckdb.connect() if con is None else con, name, state)
     params = dict(estimator.get_params(deep=False))
@@ -269,7 +270,7 @@ def to_sklearn(model: NaiveBayes) -> Any:
             f"to_sklearn covers the gaussian, multinomial, complement, bernoulli and "
             f"categorical families; model {model.name!r} is {family!r}"
         )
-    if model._stored_input():
+    if model.stored_input():
         raise InvalidParameterError(
             f"model {model.name!r} is a text or long-input model: scikit-learn has no "
             "estimator that holds its vocabulary; score it with sqlnb"
@@ -295,13 +296,10 @@ def to_sklearn(model: NaiveBayes) -> Any:
     accepted = getattr(facade, name)().get_params()
     params = {k: v for k, v in meta["params"].items() if k in accepted}
     reader = getattr(facade, name)(**params)
-    reader._con, reader._model = model.con, model
-    reader._y_dtype = _label_dtype(meta["target_type"], model.dialect)
     reader.n_features_in_ = len(names)
     if not _generated_names(names):
         reader.feature_names_in_ = np.asarray(names, dtype=object)
-    reader._read_common(model)
-    reader._read_attributes(model)
+    reader.adopt(model, _label_dtype(meta["target_type"], model.dialect))
     estimator = getattr(naive_bayes, name)(**params)
     for key, value in vars(reader).items():
         if key.endswith("_") and not key.startswith("_"):

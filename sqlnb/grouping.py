@@ -82,7 +82,7 @@ def group_tables(model: NaiveBayes, groups: list[dict[str, Any]]) -> dict[str, A
     return t
 
 
-def _group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
+def group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
     return {"t": t, "group_columns": model.dialect.ident(f"{model.name}_group_columns"),
             "model_comment": comment_text(model.name)}
 
@@ -106,7 +106,7 @@ def probe_groups(model: NaiveBayes) -> list[dict[str, Any]]:
     """The group columns, from the group tables (for models written before the spec)."""
     if f"{model.name}_group_columns".lower() not in ownership.owned(model):
         return []  # no groups, or a relation of that name that is not this model's
-    context = _group_context(model, group_tables(model, []))
+    context = group_context(model, group_tables(model, []))
     exists = model.pipeline.fetch("read_groups.sql", what="exists",
                           group_columns_name=f"{model.name}_group_columns", **context)
     if not exists[0][0]:
@@ -121,7 +121,7 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
     statistics, through the model's :class:`~sqlnb.pipeline.Pipeline`."""
     features, groups = spec["features"], spec["groups"]
     t = group_tables(model, groups)
-    context = _group_context(model, t)
+    context = group_context(model, t)
     flow = model.pipeline
     if model.family.shifted:
         flow.shift(src, spec["target_sql"], features)
@@ -164,7 +164,7 @@ def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
 def create_group_tables(model: NaiveBayes, groups: list[dict[str, Any]],
                         class_type: str) -> None:
     """The (empty) per-group tables, and the table of group columns (filled)."""
-    context = _group_context(model, group_tables(model, groups))
+    context = group_context(model, group_tables(model, groups))
     model.pipeline.run("create_groups.sql", class_type=class_type, **context)
 
 
@@ -172,7 +172,7 @@ def group_parameters(model: NaiveBayes, groups: list[dict[str, Any]],
                      features: list[dict[str, Any]]) -> list[tuple]:
     """The per-group parameter views over the per-group statistics; returns the problems
     their checks find, as (feature, problem) rows."""
-    context = _group_context(model, group_tables(model, groups))
+    context = group_context(model, group_tables(model, groups))
     model.pipeline.run("params.sql", priors=model.family.prior_list(),
                fit_prior=model.family.fit_prior(), **context)
     return model.pipeline.fetch("checks.sql", features=features, **context)
@@ -182,7 +182,7 @@ def group_models(model: NaiveBayes,
                   groups: list[dict[str, Any]]) -> dict[tuple, dict[Any, dict[str, Any]]]:
     """Each group's classes (by label) with their constant and scoring terms."""
     t = group_tables(model, groups)
-    context = _group_context(model, t)
+    context = group_context(model, t)
     classes = model.pipeline.fetch("read_group_classes.sql", what="classes", **context)
     constants = dict(model.pipeline.fetch("read_params.sql", what="constants", **context))
     terms = _terms(model, model.pipeline.fetch("read_params.sql", what="terms", **context))
@@ -211,7 +211,7 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
     argument). ``columns`` maps feature names to other expressions to read them from.
     ``None`` for an ordinary model.
     """
-    compiled = model._compile()  # groups and their models are read with the parameters
+    compiled = model.parameters()  # groups and their models are read with the parameters
     groups = compiled.get("groups")
     if not groups:
         return None
@@ -235,7 +235,7 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
                     if category not in categories[term["name"]]:
                         categories[term["name"]].append(category)
     slots, models_by_index = ["__sqlnb_matched"], {}
-    for class_index, label, _ in model._compile()["classes"]:
+    for class_index, label, _ in model.parameters()["classes"]:
         slots.append(slot(class_index, "constant"))
         terms = []
         for i, f in enumerate(model.meta["features"]):
@@ -256,7 +256,7 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
     for values, models in by_group.items():
         literals = [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)]
         literals.append(model.dialect.lit(True))
-        for _, label, _ in model._compile()["classes"]:
+        for _, label, _ in model.parameters()["classes"]:
             class_model = models.get(label)
             literals.append(model.dialect.lit(None if class_model is None else class_model["constant"]))
             for i, f in enumerate(model.meta["features"]):
@@ -279,7 +279,7 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
 
 
 def _terms(model: NaiveBayes, rows: list[tuple]) -> dict[int, dict]:
-    """Scoring parameters per class index and feature, as ``NaiveBayes._compile`` reads
+    """Scoring parameters per class index and feature, as ``NaiveBayes.parameters`` reads
     them (the columns are the group table's, filled in by ``group_parameter_table``)."""
     terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
     for values in rows:
@@ -292,6 +292,6 @@ def _terms(model: NaiveBayes, rows: list[tuple]) -> dict[int, dict]:
 
 def missing_group_columns(model: NaiveBayes, columns: dict[str, str]) -> list[str]:
     """Group columns of a per-group model that a source to score lacks."""
-    groups = model._compile().get("groups", [])
+    groups = model.parameters().get("groups", [])
     return [g["name"] for g in groups if g["name"] not in columns]
 

@@ -8,7 +8,7 @@ mean, m2), so they can be updated without the rows they came from:
   Gaussian moments are combined with the pairwise update of Chan, Golub and LeVeque.
 * :func:`forget` runs the same upsert backwards (negated counts, weights and m2), which
   is exact algebra: ``fit(A + B)`` then ``forget(A)`` gives ``fit(B)``.
-* :func:`merge` upserts the statistics tables of whole models (shards, days, machines,
+* :func:`sqlnb.merge` upserts the statistics tables of whole models (shards, days, machines,
   or models in attached database files) into one.
 
 Each call is one transaction: if anything fails, the model is left exactly as it was.
@@ -27,24 +27,22 @@ Derived parameters are views over the statistics, so they are always current.
 
 from __future__ import annotations
 
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from . import ownership
 from .dialect import Dialect
-from .engine import Engine, engine_for
 from .errors import (
     InvalidDataError,
     InvalidParameterError,
-    ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
 )
-from .families import make_family
-from .model import NaiveBayes, load
 from .source import Source
+from .spec import jsonable
 from .validation import check_labels, check_weights
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
 
 
 # ---------------------------------------------------------------------- public API
@@ -152,61 +150,34 @@ def partial_fit_sparse(
     return model
 
 
-def merge(
-    con: duckdb.DuckDBPyConnection,
-    models: list[Any],
-    *,
-    into: str,
-) -> NaiveBayes:
-    """Combine models with the same specification into the model ``into``, in one transaction.
-
-    ``models`` are :class:`NaiveBayes` objects or model names; ``"alias.name"`` names the
-    model ``name`` of a database attached as ``alias`` (``ATTACH 'day1.duckdb' AS alias``).
-    The result equals the fit on the union of the models' training rows. If ``into`` is
-    one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
-    """
-    engine = engine_for(con)
-    # Before any read: a failed statement would abort the caller's transaction.
-    engine.refuse_open_transaction("merge")
-    sources = [_open(engine, m) for m in models]
-    if not sources:
-        raise InvalidParameterError("merge needs at least one model")
-    for source in sources:
-        _check_not_composite(source)
+def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
+                     accumulate: bool) -> None:
+    """Upsert the statistics of ``sources`` into ``result``, in one transaction: every
+    source is one more batch of the result's pipeline. With ``accumulate`` the result
+    keeps its own statistics (and is skipped among the sources); otherwise it is
+    (re)created from the first source's specification."""
+    engine = result.engine
     spec = sources[0].meta
-    for other in sources[1:]:
-        _check_same_spec(sources[0], other)
-    result = NaiveBayes(into, con=engine, family=spec["family"], **spec["params"])
-    stored = stored_meta(result)
-    accumulate = stored is not None and any(_is(s, result) for s in sources)
-    if accumulate and sum(_is(s, result) for s in sources) > 1:
-        raise InvalidParameterError(
-            f"model {into!r} is listed more than once (names ignore case) and is the target: "
-            "a model cannot be added to itself; merge into a new name instead"
-        )
-    if accumulate:
-        _check_same_spec(sources[0], result)
+    flow = result.pipeline
     try:
         with engine.transaction("merge"):
             ownership.claim(result, ownership.names(result.name, "base", "macros"))
             if not accumulate:
-                result.pipeline.create(spec["target_type"])
-                result.pipeline.run("copy_features.sql", source=sources[0].tables)
+                flow.create(spec["target_type"])
+                flow.run("copy_features.sql", source=sources[0].tables)
             for source in sources:
-                if not (accumulate and _is(source, result)):
-                    result.pipeline.apply_model(source.tables)
+                if not (accumulate and same_model(source, result)):
+                    flow.apply_model(source.tables)
             kind = sources[0].spec
-            result.pipeline.finish(spec["features"], spec["target"], spec["target_type"], None,
-                               kind={"input": kind.input,
-                                     "groups": [list(g) for g in kind.groups]})
+            flow.finish(spec["features"], spec["target"], spec["target_type"], None,
+                        kind={"input": kind.input, "groups": [list(g) for g in kind.groups]})
     finally:
         ownership.done(result)
     _invalidate(result)
-    return result
 
 
 # ---------------------------------------------------------------------- one batch
-def _check_not_composite(model: NaiveBayes) -> None:
+def check_updatable(model: NaiveBayes) -> None:
     """Incremental updates cover single-family models without groups (for now)."""
     from .grouping import read_groups
 
@@ -215,12 +186,12 @@ def _check_not_composite(model: NaiveBayes) -> None:
             "partial_fit, forget and merge are not available for family='auto' (mixed) "
             "models yet; refit the model on all the data"
         )
-    if model._stored_input():
+    if model.stored_input():
         raise InvalidParameterError(
             "this is a text or long-input model: update it with partial_fit(..., text=...) "
             "or partial_fit_long; forget and merge are not available for it yet"
         )
-    if stored_meta(model) is not None and read_groups(model):
+    if read_groups(model):  # (none for a model not fitted yet)
         raise InvalidParameterError(
             "partial_fit, forget and merge are not available for per-group models "
             "(fit with group_by) yet; refit the model on all the data"
@@ -233,18 +204,18 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
     model.engine.refuse_open_transaction("partial_fit" if sign > 0 else "forget")
     check_labels("classes", classes)
     check_labels("keep_classes", keep_classes)
-    _check_not_composite(model)
+    stored = stored_meta(model)  # the one read of the metadata before the write
+    check_updatable(model)
     engine = model.engine
     src = engine.source(source)
     try:
-        stored = stored_meta(model)
         if stored is None and sign < 0:
             raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
         spec = _batch_spec(model, src, target, features, weight, stored)
         class_type = stored["target_type"] if stored else spec["target_type"]
         batch = spec["features"]
         with engine.transaction("partial_fit" if sign > 0 else "forget"):
-            _prepare(model, batch, stored, classes, class_type)
+            refreshed = _prepare(model, batch, stored, classes, class_type)
             flow = model.pipeline
             flow.scan(src, spec)
             flow.check("batch_checks.sql", features=batch)
@@ -252,7 +223,11 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             flow.apply(batch, weighted=weight is not None, sign=sign, checked=True)
             if sign < 0:
                 _after_forget(model, class_type, keep_classes)
-            model.pipeline.finish(batch, spec["target"], class_type, weight)
+            # the parameter views read the statistics: they stay current unless the
+            # hyperparameters or the classes changed
+            flow.finish(batch, spec["target"], class_type, weight,
+                        known_classes=None if stored is None or refreshed
+                        else len(stored["classes"]))
     finally:
         engine.release(src)
         ownership.done(model)
@@ -261,16 +236,19 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
 
 
 def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | None,
-             classes: list[Any] | None, class_type: str) -> None:
-    """Create the model's tables on the first call, else refresh its hyperparameters."""
+             classes: list[Any] | None, class_type: str) -> bool:
+    """Create the model's tables on the first call, else refresh its hyperparameters if
+    they changed; returns whether the model's parameters need new definitions."""
     ownership.claim(model, ownership.names(model.name, "base", "macros"))
+    refreshed = stored is None or stored["params"] != jsonable(model.family.params)
     if stored is None:
         model.pipeline.create(class_type)
         model.pipeline.run("insert_features.sql", features=features)
-    else:
+    elif refreshed:
         model.pipeline.run("update_features.sql", features=features)
     if classes is not None:
         model.pipeline.run("declare_classes.sql", classes=_plain(classes), class_type=class_type)
+    return refreshed
 
 
 def _check_declared(model: NaiveBayes, classes: list[Any] | None, class_type: str) -> None:
@@ -332,7 +310,7 @@ def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str]
                 f"model {model.name!r} has features {names}; the batch names {list(features)}"
             )
         features = names  # the model's order
-    spec = model._fit_spec(src, target, features, weight)
+    spec = model.input_spec(src, target, features, weight)
     if stored is not None:
         _check_target_type(model, stored["target_type"], spec["target_type"])
         if model.family.per_category:
@@ -386,45 +364,13 @@ def _plain(values: Any) -> list[Any]:
 
 
 # ---------------------------------------------------------------------- model merge
-def _open(engine: Engine, model: Any) -> NaiveBayes:
-    """A model object for a name (possibly ``alias.name`` in an attached database)."""
-    if isinstance(model, NaiveBayes):
-        _invalidate(model)
-        _ = model.meta  # raises NotFittedError for an empty model
-        return model
-    if not isinstance(model, str) or not model:
-        raise InvalidParameterError(f"a model must be a NaiveBayes or a name, got {model!r}")
-    catalog, _, name = model.partition(".")
-    if name and catalog in {r[0] for r in engine.fetch(engine.render("attached_databases.sql"))}:
-        return AttachedModel(engine, catalog, name)
-    return load(engine, model)
-
-
-class AttachedModel(NaiveBayes):
-    """A model whose tables live in another catalog (a database attached as ``catalog``)."""
-
-    def __init__(self, con: Engine, catalog: str, name: str) -> None:
-        super().__init__(name, con=con)
-        self.catalog = catalog
-        try:
-            meta = self.meta
-        except NotFittedError:
-            raise ModelNotFoundError(
-                f"no model named {name!r} in database {catalog!r}") from None
-        self.family = make_family(meta["family"], **meta["params"])
-
-    @property
-    def tables(self) -> dict[str, str]:
-        local = super().tables
-        return {role: f"{self.dialect.ident(self.catalog)}.{name}" for role, name in local.items()}
-
-
-def _is(a: NaiveBayes, b: NaiveBayes) -> bool:
+def same_model(a: NaiveBayes, b: NaiveBayes) -> bool:
     """Whether two model objects name the same tables (DuckDB names ignore case)."""
     return a.con is b.con and a.tables["class_stats"].lower() == b.tables["class_stats"].lower()
 
 
-def _check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:
+def check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:
+    """Models merge only with the same family, hyperparameters, features and label kind."""
     ma, mb = a.meta, b.meta
     problems = []
     if ma["family"] != mb["family"]:

@@ -85,7 +85,7 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
     ``columns`` quoted in it too).
     """
     classes = []
-    for c in model._compile()["compiled"]:
+    for c in model.parameters()["compiled"]:
         c = with_columns(c, columns)
         if dialect is not None and dialect is not model.dialect:
             c = {**c, "label": dialect.lit(c["label_value"], model.meta["target_type"]),
@@ -114,11 +114,10 @@ def create_macros(model: NaiveBayes) -> None:
     Called at the end of every fit, inside the fit's transaction, so the macros always
     agree with the statistics tables: both commit or roll back together.
     """
-    model._meta = None
-    model._compiled = None
+    model.invalidate()
     try:
-        grouped = bool(model._compile().get("groups"))
-        references = len(model.meta["features"]) * len(model._compile()["classes"])
+        grouped = bool(model.parameters().get("groups"))
+        references = len(model.meta["features"]) * len(model.parameters()["classes"])
         row = ROW_ONCE if grouped or references > DIRECT_REFERENCES else ROW
         classes = compiled_classes(model, row=row)
         group_table = group_parameter_table(model, row=row) if grouped else None
@@ -131,8 +130,7 @@ def create_macros(model: NaiveBayes) -> None:
                    model_comment=comment_text(model.name))
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
-        model._meta = None
-        model._compiled = None
+        model.invalidate()
 
 
 def _key_clash_message(name: str, labels: list[str]) -> str:
@@ -179,7 +177,7 @@ def check_translatable(model: NaiveBayes, dialect: Dialect, output: str = "predi
     that differ only by case, which Spark would not tell apart, cannot reach a model:
     DuckDB's column names are case-insensitive too.)"""
     where = f"to_sql(dialect={dialect.name!r})"
-    if model._compile().get("groups"):
+    if model.parameters().get("groups"):
         raise UnsupportedError(
             f"{where} cannot score per-group models yet (group_by models score only on "
             "DuckDB): use to_sql() and run it on DuckDB, or fit one model per group"

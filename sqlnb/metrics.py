@@ -76,12 +76,12 @@ def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) ->
         missing = [f for f in model.features_ if f not in src.columns]
         if missing:
             raise UnknownColumnError(f"the source lacks feature column(s) {missing}")
-        model._compile()  # metadata and parameters, read together
+        model.parameters()  # metadata and parameters, read together
         check_output_clashes(src.columns, set())  # the columns below are sqlnb's own
         prediction = "__sqlnb_prediction"
         scored = scoring_sql(model, src.sql, "predict_proba", prediction=prediction,
                              output_prefix="__sqlnb_proba_",
-                             columns=model._coerced_columns(src))
+                             columns=model.coerced_columns(src))
         probas = [{"label": c["label"], "column": c["output"]}
                   for c in compiled_classes(model, output_prefix="__sqlnb_proba_")]
         return _metrics(engine, d.ident("scored"), scored, d.ident(target),

@@ -22,7 +22,7 @@ from typing import Any
 
 import duckdb
 
-from . import grouping, macros, mixed, ownership
+from . import grouping, incremental, macros, mixed, ownership
 from . import scoring as scoring_strategies
 from .dialect import Dialect
 from .engine import Engine, engine_for
@@ -107,8 +107,8 @@ class NaiveBayes:
         self.scoring = scoring_strategies.check_strategy(scoring)
         self._term_input: tuple | None = None
         self._spec: tuple[dict[str, Any], ModelSpec] | None = None
-        self._owned: set[str] | None = None  # see sqlnb/ownership.py
-        self._needed: list[str] | None = None
+        self.owned_relations: set[str] | None = None  # see sqlnb/ownership.py
+        self.claimed_relations: list[str] | None = None
         self._pipeline: Pipeline | None = None
         self._pipeline_key: tuple | None = None
 
@@ -144,12 +144,30 @@ class NaiveBayes:
                 ("meta", "class_stats", "features", "feature_stats", "class_params",
                  "feature_params")}
 
+    def scratch(self, name: str) -> NaiveBayes:
+        """A new, unfitted model called ``name`` with this model's family and hyperparameters,
+        on the same engine and without scoring macros (e.g. for a cross-validation fold).
+
+        >>> model.scratch("trial").family.params == model.family.params  # doctest: +SKIP
+        True
+        """
+        return NaiveBayes(name, con=self.engine, family=self.family.name, sql_macros=False,
+                          **self.family.params)
+
     def invalidate(self) -> None:
         """Forget what was read of the stored model (metadata, parameters, input kind): the
         next use reads it again."""
         self._meta = None
         self._compiled = None
         self._term_input = None
+
+    @property
+    def cached_fitted_at(self) -> Any:
+        """When the model was written, as the cached metadata says; None when the metadata
+        or the parameters are not cached (see :func:`sqlnb.scoring.refresh`)."""
+        if self._meta is None or self._compiled is None:
+            return None
+        return self._meta["fitted_at"]
 
     @property
     def pipeline(self) -> Pipeline:
@@ -186,7 +204,7 @@ class NaiveBayes:
         ``text_options`` are scikit-learn's ``CountVectorizer`` options (and, with
         ``tfidf=True``, ``TfidfVectorizer``'s). See :mod:`sqlnb.text`.
         """
-        self._refuse_newer()
+        self.refuse_newer()
         if text is not None or text_options:
             if text is None or features is not None:
                 raise InvalidParameterError(
@@ -212,9 +230,9 @@ class NaiveBayes:
         if self.family.composite:
             self.family.assigned = {}  # the columns' families come from this source
         try:
-            spec = self._fit_spec(src, target, features, weight, group_by)
+            spec = self.input_spec(src, target, features, weight, group_by)
             with self.engine.transaction("fit"):
-                self._fit_in_transaction(src, spec)
+                self.fit_within(src, spec)
                 # counted before COMMIT, so nothing can fail once the new model is committed
                 n_rows, n_labelled = self.pipeline.fetch("source_info.sql", source=src.sql,
                                                  target=spec["target_sql"])[0]
@@ -227,7 +245,7 @@ class NaiveBayes:
         self._term_input = None
         return self
 
-    def _refuse_newer(self) -> None:
+    def refuse_newer(self) -> None:
         """A model of this name written by a newer sqlnb is not overwritten either."""
         self._meta = None
         try:
@@ -264,19 +282,19 @@ class NaiveBayes:
 
     def _require_column_model(self, what: str) -> None:
         """Text and long (term) models are scored by a join, not by per-column SQL."""
-        if self._stored_input():
+        if self.stored_input():
             raise InvalidParameterError(
                 f"{what} is not available for text or long-input models yet"
             )
 
-    def _stored_input(self) -> tuple | None:
+    def stored_input(self) -> tuple | None:
         """For a term model, how it reads its input (kind, options, n_documents)."""
         if self._term_input is None:
             from .text import stored_input
             self._term_input = stored_input(self) or ()
         return self._term_input or None
 
-    def _fit_spec(self, src: Source, target: str, features: list[str] | None,
+    def input_spec(self, src: Source, target: str, features: list[str] | None,
                   weight: str | None, group_by: str | list[str] | None = None) -> dict[str, Any]:
         columns = src.columns
         if not isinstance(target, str) or target not in columns:
@@ -335,7 +353,7 @@ class NaiveBayes:
                                                   self.dialect)
         return spec
 
-    def _fit_in_transaction(self, src: Source, spec: dict[str, Any]) -> None:
+    def fit_within(self, src: Source, spec: dict[str, Any]) -> None:
         kinds = ("groups",) if spec.get("groups") else ("parts",) if self.family.composite else ()
         ownership.claim(self, ownership.names(self.name, "base", "macros", *kinds))
         if spec.get("groups"):
@@ -477,9 +495,7 @@ class NaiveBayes:
         Equals the fit on the union of their training rows. ``others`` are models or
         names (``"alias.name"`` for a model in an attached database).
         """
-        from .incremental import merge, stored_meta
-
-        sources = ([self] if stored_meta(self) is not None else []) + list(others)
+        sources = ([self] if incremental.stored_meta(self) is not None else []) + list(others)
         merged = merge(self.engine, sources, into=self.name)
         self.family = merged.family
         self._meta = None
@@ -553,14 +569,14 @@ class NaiveBayes:
     @property
     def classes_(self) -> list[Any]:
         """The class labels in sorted order, as DuckDB returns them."""
-        return [label for _, label, _ in self._compile()["classes"]]
+        return [label for _, label, _ in self.parameters()["classes"]]
 
     @property
     def target(self) -> str:
         return self.meta["target"]
 
     # ------------------------------------------------------------------ scoring
-    def _compile(self) -> dict[str, Any]:
+    def parameters(self) -> dict[str, Any]:
         """Read the (small) parameter views once, for the per-class scoring expressions.
 
         Everything scoring needs (metadata, groups, parameters) is read in one read
@@ -572,8 +588,8 @@ class NaiveBayes:
             self._meta = None
             self._term_input = None
             try:
-                compiled = self._read_parameters()
-                groups = [] if self._stored_input() else grouping.read_groups(self)
+                compiled = self.read_parameters()
+                groups = [] if self.stored_input() else grouping.read_groups(self)
                 if groups:
                     compiled["groups"] = groups
                     compiled["group_models"] = grouping.group_models(self, groups)
@@ -586,8 +602,8 @@ class NaiveBayes:
         self._compiled = compiled
         return compiled
 
-    def _read_parameters(self) -> dict[str, Any]:
-        if self._stored_input():
+    def read_parameters(self) -> dict[str, Any]:
+        if self.stored_input():
             from .text import compile_classes
             return compile_classes(self)
         meta = self.meta
@@ -624,10 +640,10 @@ class NaiveBayes:
         """The scoring statement for a FROM-clause fragment (used by ``predict*``).
 
         ``columns`` maps feature names to the SQL expressions that read them."""
-        if self._compile().get("groups"):  # per-group models: rows are routed to their group
+        if self.parameters().get("groups"):  # per-group models: rows are routed to their group
             return macros.scoring_sql(self, source_sql, output, prediction=prediction,
                                       output_prefix=OUTPUTS[output], columns=columns)
-        compiled = self._compile()
+        compiled = self.parameters()
         classes = []
         for c in (macros.with_columns(c, columns) for c in compiled["compiled"]):
             prefix = OUTPUTS[output]
@@ -646,11 +662,11 @@ class NaiveBayes:
             ),
         )
 
-    def _score(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+    def scored(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
         scoring_strategies.refresh(self)  # another cursor may have refitted the model
-        self._compile()  # metadata and parameters, read together
+        self.parameters()  # metadata and parameters, read together
         meta = self.meta
-        if self._stored_input():
+        if self.stored_input():
             from .text import score_terms
             return score_terms(self, source, output, OUTPUTS[output])
         src = self.engine.source(source)
@@ -669,7 +685,7 @@ class NaiveBayes:
                 raise
         try:
             check_output_clashes(src.columns, self._output_names(output))
-            columns = self._coerced_columns(src)
+            columns = self.coerced_columns(src)
         except InvalidDataError:
             self.engine.release(src)
             raise
@@ -680,7 +696,7 @@ class NaiveBayes:
             return self.engine.lazy(src, sql, parameters)
         return self.engine.lazy(src, self.score_sql(src.sql, output, keep, columns=columns))
 
-    def _coerced_columns(self, src: Source) -> dict[str, str]:
+    def coerced_columns(self, src: Source) -> dict[str, str]:
         """Categorical features whose source column has another numeric (or BOOLEAN) type
         than at fit, read as the model's type: categories are compared by value (1.0 is the
         category 1, 1 is TRUE). A value the model's type cannot hold exactly is an error."""
@@ -740,19 +756,19 @@ class NaiveBayes:
 
     def predict(self, source: Any) -> duckdb.DuckDBPyRelation:
         """The source's rows with a ``prediction`` column appended (a lazy relation)."""
-        return self._score(source, "predict")
+        return self.scored(source, "predict")
 
     def predict_proba(self, source: Any) -> duckdb.DuckDBPyRelation:
         """The source's rows with one ``proba_<class>`` column per class."""
-        return self._score(source, "proba")
+        return self.scored(source, "proba")
 
     def predict_log_proba(self, source: Any) -> duckdb.DuckDBPyRelation:
         """The source's rows with one ``log_proba_<class>`` column per class."""
-        return self._score(source, "log_proba")
+        return self.scored(source, "log_proba")
 
     def predict_joint_log_proba(self, source: Any) -> duckdb.DuckDBPyRelation:
         """The source's rows with one ``jll_<class>`` column (log P(x, class)) per class."""
-        return self._score(source, "joint")
+        return self.scored(source, "joint")
 
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
@@ -885,7 +901,7 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     probe.name, probe.engine = name, engine_for(con)
     probe.family = make_family("gaussian")
     probe._meta, probe._compiled, probe._term_input, probe._spec = None, None, None, None
-    probe._owned, probe._needed = None, None
+    probe.owned_relations, probe.claimed_relations = None, None
     probe.sql_macros, probe._pipeline, probe._pipeline_key = True, None, None
     try:
         meta = probe.meta
@@ -895,3 +911,79 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     model = NaiveBayes(name, con=probe.engine, family=meta["family"], **meta["params"])
     model._meta = meta
     return model
+
+
+def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,
+          into: str) -> NaiveBayes:
+    """Combine models with the same specification into the model ``into``, in one transaction.
+
+    ``models`` are :class:`NaiveBayes` objects or model names; ``"alias.name"`` names the
+    model ``name`` of a database attached as ``alias`` (``ATTACH 'day1.duckdb' AS alias``).
+    The result equals the fit on the union of the models' training rows. If ``into`` is
+    one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
+
+    >>> import duckdb, sqlnb
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i * 1.0 AS x FROM range(8) r(i)")
+    >>> a = sqlnb.NaiveBayes("a", con=con).fit("t", "y")
+    >>> b = sqlnb.NaiveBayes("b", con=con).fit("t", "y")
+    >>> sqlnb.merge(con, [a, "b"], into="ab").meta["classes"]
+    [0, 1]
+    """
+    engine = engine_for(con)
+    # Before any read: a failed statement would abort the caller's transaction.
+    engine.refuse_open_transaction("merge")
+    sources = [_open(engine, m) for m in models]
+    if not sources:
+        raise InvalidParameterError("merge needs at least one model")
+    for source in sources:
+        incremental.check_updatable(source)
+    spec = sources[0].meta
+    for other in sources[1:]:
+        incremental.check_same_spec(sources[0], other)
+    result = NaiveBayes(into, con=engine, family=spec["family"], **spec["params"])
+    stored = incremental.stored_meta(result)
+    same = sum(incremental.same_model(s, result) for s in sources)
+    accumulate = stored is not None and same > 0
+    if accumulate and same > 1:
+        raise InvalidParameterError(
+            f"model {into!r} is listed more than once (names ignore case) and is the target: "
+            "a model cannot be added to itself; merge into a new name instead"
+        )
+    if accumulate:
+        incremental.check_same_spec(sources[0], result)
+    incremental.merge_statistics(result, sources, accumulate=accumulate)
+    return result
+
+
+def _open(engine: Engine, model: Any) -> NaiveBayes:
+    """A model object for a name (possibly ``alias.name`` in an attached database)."""
+    if isinstance(model, NaiveBayes):
+        model.invalidate()
+        _ = model.meta  # raises NotFittedError for an empty model
+        return model
+    if not isinstance(model, str) or not model:
+        raise InvalidParameterError(f"a model must be a NaiveBayes or a name, got {model!r}")
+    catalog, _, name = model.partition(".")
+    if name and catalog in {r[0] for r in engine.fetch(engine.render("attached_databases.sql"))}:
+        return AttachedModel(engine, catalog, name)
+    return load(engine, model)
+
+
+class AttachedModel(NaiveBayes):
+    """A model whose tables live in another catalog (a database attached as ``catalog``)."""
+
+    def __init__(self, con: Engine, catalog: str, name: str) -> None:
+        super().__init__(name, con=con)
+        self.catalog = catalog
+        try:
+            meta = self.meta
+        except NotFittedError:
+            raise ModelNotFoundError(
+                f"no model named {name!r} in database {catalog!r}") from None
+        self.family = make_family(meta["family"], **meta["params"])
+
+    @property
+    def tables(self) -> dict[str, str]:
+        local = super().tables
+        return {role: f"{self.dialect.ident(self.catalog)}.{name}" for role, name in local.items()}

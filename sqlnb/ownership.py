@@ -93,8 +93,8 @@ def recorded(model: NaiveBayes) -> set[str] | None:
 
 def owned(model: NaiveBayes) -> set[str]:
     """The lowercased names of the relations the model owns (see the module docstring)."""
-    if getattr(model, "_owned", None) is not None:  # inside a write that claimed names
-        return model._owned
+    if getattr(model, "owned_relations", None) is not None:  # inside a write that claimed names
+        return model.owned_relations
     listed = recorded(model)
     if listed is not None:
         return listed
@@ -124,23 +124,25 @@ def claim(model: NaiveBayes, needed: list[str]) -> None:
     Raises ``NameConflictError`` (nothing is changed) for a name taken by a relation the
     model does not own. Until the write ends, the claimed names count as owned.
     """
-    model._owned = None
+    model.owned_relations = None
     mine = owned(model)
-    present = existing(model, needed)
-    taken = [name for name in needed if name.lower() in present and name.lower() not in mine]
+    # the model may replace what it owns: only the other names are looked up
+    others = [name for name in needed if name.lower() not in mine]
+    present = existing(model, others) if others else {}
+    taken = [name for name in others if name.lower() in present]
     if taken:
         raise NameConflictError(
             f"model {model.name!r} needs the name(s) {taken}, which belong to another "
             "relation (a table, view or macro of yours, or another model's): drop or rename "
             "it, or give the model another name"
         )
-    model._owned = mine | {name.lower() for name in needed}
-    model._needed = list(needed)
+    model.owned_relations = mine | {name.lower() for name in needed}
+    model.claimed_relations = list(needed)
 
 
 def relations_json(model: NaiveBayes) -> str:
     """What the meta row records: the names the current write claimed."""
-    return json.dumps(list(getattr(model, "_needed", None) or []))
+    return json.dumps(list(getattr(model, "claimed_relations", None) or []))
 
 
 def release(model: NaiveBayes, candidates: list[str]) -> None:
@@ -155,5 +157,5 @@ def release(model: NaiveBayes, candidates: list[str]) -> None:
 
 def done(model: NaiveBayes) -> None:
     """After a write (committed or not): ownership is read from the database again."""
-    model._owned = None
-    model._needed = None
+    model.owned_relations = None
+    model.claimed_relations = None

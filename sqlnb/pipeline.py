@@ -195,20 +195,25 @@ class Pipeline:
     # ------------------------------------------------------------------ 4. finish
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
                weight: str | None, *, scoring_macros: bool = True,
-               kind: dict[str, Any] | None = None) -> None:
+               kind: dict[str, Any] | None = None, known_classes: int | None = None) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
         score) drops any macros an earlier fit of the same name left behind. ``kind`` is
         the input kind and group columns the metadata records (see :mod:`sqlnb.spec`).
+        ``known_classes``: the number of classes of an update's model before the batch,
+        when its hyperparameters are unchanged: if the batch added or removed no class, the
+        parameter views (which read the statistics) are current and are left as they are.
+        The scoring macros embed the parameters, so they are always re-created.
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.run("drop_batch.sql")
         n_classes = self.check_classes(self.family.min_classes,
                                        self.family.name + " naive Bayes")
         self.family.check_priors(n_classes)
-        self.run("params.sql", priors=self.family.prior_list(),
-                 fit_prior=self.family.fit_prior())
+        if n_classes != known_classes:
+            self.run("params.sql", priors=self.family.prior_list(),
+                     fit_prior=self.family.fit_prior())
         self.check("checks.sql", features=features)
         self.write_meta(features, target, target_type, weight, kind)
         if self.sql_macros and scoring_macros:

@@ -178,7 +178,7 @@ def _owned_tables(model: NaiveBayes) -> list[str]:
 def _write_files(model: NaiveBayes, directory: Path) -> dict[str, Any]:
     """One Parquet file per statistics table, all read from one snapshot; the manifest."""
     with model.engine.snapshot():
-        model._meta = None
+        model.invalidate()
         meta = dict(model.meta)  # NotFittedError when there is nothing to export
         tables = []
         for role in _owned_tables(model):
@@ -212,7 +212,7 @@ def _write_files(model: NaiveBayes, directory: Path) -> dict[str, Any]:
 
 def _kind(model: NaiveBayes, roles: list[str]) -> dict[str, Any]:
     """What kind of model the files make (informational; the roles present decide)."""
-    stored = model._stored_input()
+    stored = model.stored_input()
     groups = [[g["name"], g["type"]] for g in grouping.read_groups(model)]
     parts = sorted({f.get("family") for f in model.meta["features"]} - {None},
                    key=mixed.PART_FAMILIES.index) if model.family.composite else [
@@ -304,9 +304,7 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
                                   scoring_macros=not terms, kind=kind)
     finally:
         ownership.done(model)
-    model._meta = None
-    model._compiled = None
-    model._term_input = None
+    model.invalidate()
     return model
 
 
@@ -486,7 +484,7 @@ def _check_analyzer(model: NaiveBayes, file: Path) -> None:
 
 def _refuse_taken(model: NaiveBayes, replace: bool) -> None:
     """A model of that name is replaced only when asked; a newer one never."""
-    model._refuse_newer()
+    model.refuse_newer()
     try:
         _ = model.meta
     except NotFittedError:
@@ -494,7 +492,7 @@ def _refuse_taken(model: NaiveBayes, replace: bool) -> None:
     except IncompatibleModelError:
         pass  # an incomplete or corrupt model of that name: replaceable as by a fit
     finally:
-        model._meta = None
+        model.invalidate()
     if not replace:
         raise NameConflictError(
             f"a model named {model.name!r} already exists in this database: pass "

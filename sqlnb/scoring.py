@@ -99,9 +99,9 @@ def check_strategy(value: Any) -> str:
 def strategy(model: NaiveBayes) -> str:
     """The strategy that scores ``model``'s rows: ``"compiled"`` or ``"arrays"``."""
     chosen = getattr(model, "scoring", "auto")
-    compiled = model._compile()
+    compiled = model.parameters()
     covered = (model.family.array_kind is not None and not compiled.get("groups")
-               and not model._stored_input())
+               and not model.stored_input())
     if not covered or chosen == "compiled":
         return "compiled"
     if chosen == "arrays":
@@ -114,9 +114,9 @@ def refresh(model: NaiveBayes) -> None:
     """Forget ``model``'s cached metadata and parameters if another object or cursor has
     written the model since they were read (each write stamps a new ``fitted_at``).
 
-    Costs one one-row read; the next ``_compile`` reads everything again in one snapshot."""
-    cached = model._compiled
-    if cached is None or model._meta is None:
+    Costs one one-row read; the next ``parameters()`` reads everything again in one snapshot."""
+    stamp = model.cached_fitted_at
+    if stamp is None:
         return
     meta_name = f"{model.name}_meta"
     local = getattr(model, "catalog", None) is None
@@ -128,16 +128,14 @@ def refresh(model: NaiveBayes) -> None:
             rows = model.pipeline.fetch("model_version.sql")
         except model.engine.unreadable_errors:
             rows = []
-    if not rows or rows[0][0] != model._meta["fitted_at"]:
-        model._meta = None
-        model._compiled = None
-        model._term_input = None
+    if not rows or rows[0][0] != stamp:
+        model.invalidate()
 
 
 def _parameters(model: NaiveBayes) -> dict[str, Any]:
     """Each class's parameters as lists in the model's feature order (cached with the
     compiled parameters, which every write of this object resets)."""
-    compiled = model._compile()
+    compiled = model.parameters()
     if "arrays" in compiled:
         return compiled["arrays"]
     kind = model.family.array_kind
@@ -206,7 +204,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
                  "double": f["name"] not in columns and f["type"].upper() == "DOUBLE"}
                 for f in model.meta["features"]]
     classes = []
-    for c, slots in zip(model._compile()["compiled"], arrays["classes"]):
+    for c, slots in zip(model.parameters()["compiled"], arrays["classes"]):
         out = (None if output_prefix is None
                else dialect.ident(f"{output_prefix}{c['label_value']}"))
         classes.append({**slots, "label": c["label"], "jll": c["jll"], "output": out})

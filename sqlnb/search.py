@@ -172,8 +172,6 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
            cv: int | str = 5, scoring: str | list[str] | tuple[str, ...] = "accuracy",
            refit: bool | str = True) -> SearchResult:
     """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`."""
-    from .model import NaiveBayes
-
     if model.family.composite:
         raise InvalidParameterError(
             'search is not available for family="auto" yet: search each part\'s family '
@@ -236,15 +234,13 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
                        fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
                        hashed=hashed).strip(),
             columns={**columns, FOLD: columns[cv] if isinstance(cv, str) else "INTEGER"})
-        scratch = NaiveBayes(f"__sqlnb_search_{model.name}", con=model.con,
-                             family=model.family.name, sql_macros=False,
-                             **model.family.params)
+        scratch = model.scratch(f"__sqlnb_search_{model.name}")
         try:
-            spec = scratch._fit_spec(fold_src, target, features, weight, FOLD)
+            spec = scratch.input_spec(fold_src, target, features, weight, FOLD)
             # the scratch model lives in a transaction that is always rolled back
             with model.engine.rolled_back("search"):
                 # scan 1: each fold's statistics and the pooled ones
-                scratch._fit_in_transaction(fold_src, spec)
+                scratch.fit_within(fold_src, spec)
                 splits = _cross_validate(scratch, fold_src, families, cv, target, weight,
                                          columns, features, "neg_log_loss" in scorers)
         finally:
@@ -270,7 +266,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     probabilities that ``neg_log_loss`` needs)."""
     groups = grouping.read_groups(scratch)
     t = grouping.group_tables(scratch, groups)
-    context = grouping._group_context(scratch, t)
+    context = grouping.group_context(scratch, t)
     folds = [row[0] for row in scratch.pipeline.fetch("search_read.sql", what="folds", **context)]
     if isinstance(cv, int) and len(folds) < cv:
         raise EmptyInputError(
@@ -287,7 +283,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
                  training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
                  training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
                  **context)
-    labels = [label for _, label, _ in scratch._read_parameters()["classes"]]
+    labels = [label for _, label, _ in scratch.read_parameters()["classes"]]
     target_type = scratch.meta["target_type"]
     fold_type = groups[0]["type"]
     specs = _feature_specs(columns, features, scratch.family.name == "categorical")

@@ -253,6 +253,17 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
         self.class_count_ = np.array([r[2] for r in rows], dtype=np.float64)
         self._log_prior = np.array([r[3] for r in rows], dtype=np.float64)
 
+    def adopt(self, model: NaiveBayes, y_dtype: np.dtype) -> None:
+        """Read scikit-learn's fitted attributes from a fitted sqlnb ``model`` whose labels
+        have ``y_dtype`` (see :func:`sqlnb.exchange.to_sklearn`)."""
+        self._con, self._model, self._y_dtype = model.con, model, y_dtype
+        self._read_common(model)
+        self._read_attributes(model)
+
+    def sqlnb_model(self) -> NaiveBayes | None:
+        """The sqlnb model behind this estimator, once fitted; else None."""
+        return getattr(self, "_model", None)
+
     # -------------------------------------------------------------- predict
     def _score(self, X: Any, output: str) -> np.ndarray:
         check_is_fitted(self, "_model")
@@ -260,7 +271,7 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
         model = self._model
         _, staged = self._stage(X)
         if "dense" in staged:
-            relation = model._score(staged["dense"], output, keep_input=False)
+            relation = model.scored(staged["dense"], output, keep_input=False)
             result = relation.fetchnumpy()
         else:
             relation = model.score_sparse(staged["entries"], staged["rows"], output, row=ROW)

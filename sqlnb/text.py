@@ -595,8 +595,8 @@ def compile_classes(model: NaiveBayes) -> dict[str, Any]:
 def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
                 prediction: str = "prediction") -> duckdb.DuckDBPyRelation:
     """Score a text source (or a long table) with a term model, as a lazy relation."""
-    kind, options, _ = model._stored_input()
-    compiled = model._compile()
+    kind, options, _ = model.stored_input()
+    compiled = model.parameters()
     classes = []
     for c in compiled["compiled"]:
         out = None if prefix is None else model.dialect.ident(f"{prefix}{c['label_value']}")

@@ -74,3 +74,65 @@ def test_no_module_imports_another_modules_private_names():
                     if private and key not in allowed:
                         found.append(f"{path.name}:{node.lineno} {alias.name}")
     assert found == []
+
+
+def _private_names_defined(tree: ast.AST) -> set[str]:
+    """The private names a module defines: functions, classes, module and class attributes,
+    and attributes it assigns on its own objects (``self._cache = ...``)."""
+    defined = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            defined.add(node.attr)
+    return {name for name in defined if name.startswith("_") and not name.endswith("__")}
+
+
+def _private_uses(tree: ast.AST) -> list[tuple[int, str]]:
+    """``obj._name`` (or ``getattr(obj, "_name")``) where ``obj`` is not ``self``, ``cls``
+    or ``super()``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("getattr", "setattr", "hasattr") and len(node.args) > 1:
+            owner, name = node.args[0], node.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str) \
+                    and name.value.startswith("_") and not name.value.endswith("__") \
+                    and not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+                found.append((node.lineno, name.value))
+            continue
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") \
+                or node.attr.endswith("__"):
+            continue
+        owner = node.value
+        if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+            continue
+        if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) \
+                and owner.func.id == "super":
+            continue
+        found.append((node.lineno, node.attr))
+    return found
+
+
+def test_no_module_calls_or_reads_another_modules_private_names():
+    """A private name of one sqlnb module (a method, a cache) is used by that module only:
+    other modules go through public methods (``model.pipeline``, ``model.parameters()``,
+    ``model.invalidate()``...), never ``model._run`` or ``model._meta = None``."""
+    trees = {path.name: ast.parse(path.read_text())
+             for path in sorted((ROOT / "sqlnb").glob("*.py"))}
+    defined = {name: _private_names_defined(tree) for name, tree in trees.items()}
+    everywhere = set().union(*defined.values())
+    found = [f"{name}:{line} .{attr}" for name, tree in trees.items()
+             for line, attr in _private_uses(tree)
+             if attr in everywhere and attr not in defined[name]]
+    assert found == []
+
+
+def test_the_private_use_check_sees_a_call_on_another_object():
+    tree = ast.parse("def f(model):\n    model._run('x.sql')\n    self._cache = 1\n"
+                     "    getattr(model, '_meta', None)\n")
+    assert sorted(_private_uses(tree)) == [(2, "_run"), (4, "_meta")]
+    assert _private_names_defined(tree) == {"_cache"}

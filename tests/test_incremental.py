@@ -490,3 +490,36 @@ def test_partial_fit_treats_nan_as_missing_like_fit():
     np.testing.assert_allclose([r[2:] for r in got], [r[2:] for r in expected], rtol=1e-12)
     assert whole.predict(table).df()["prediction"].tolist() == \
         parts.predict(table).df()["prediction"].tolist()
+
+
+# ---------------------------------------------------------------------- cheap updates
+def _macro_probabilities(con, name: str, table: str) -> np.ndarray:
+    rows = con.execute(f"SELECT {name}_predict_proba(t) FROM {table} AS t "
+                       "ORDER BY t.a, t.b, t.c").fetchall()
+    return np.array([[row[0][str(label)] for label in (0, 1, 2)] for row in rows])
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_sql_macros_follow_an_update_that_adds_no_class_or_feature(con, sign):
+    """partial_fit and forget of batches with known classes and features keep the parameter
+    views, but a plain SQL client's macros still answer with the new parameters."""
+    first, second = batch("gaussian", 80, 1), batch("gaussian", 60, 2)
+    con.register("first_batch", first)
+    con.register("second_batch", second)
+    con.execute("CREATE TABLE both_batches AS SELECT * FROM first_batch "
+                "UNION ALL SELECT * FROM second_batch")
+    if sign > 0:
+        model = sqlnb.NaiveBayes("m", con=con).fit("first_batch", "y", features=FEATURES)
+        model.partial_fit("second_batch", "y")
+        rows = pd.concat([first, second])
+    else:
+        model = sqlnb.NaiveBayes("m", con=con).fit("both_batches", "y", features=FEATURES)
+        model.forget("second_batch", "y")
+        rows = first
+    oracle = skl.GaussianNB().fit(rows[FEATURES].to_numpy(), rows["y"].to_numpy())
+    ordered = second.sort_values(FEATURES)
+    expected = oracle.predict_proba(ordered[FEATURES].to_numpy())
+    from_macros = _macro_probabilities(con, "m", "second_batch")
+    facade = model.predict_proba("second_batch").df().sort_values(FEATURES)
+    assert np.abs(from_macros - expected).max() < 1e-9
+    assert np.abs(facade[[f"proba_{k}" for k in (0, 1, 2)]].to_numpy() - expected).max() < 1e-9
