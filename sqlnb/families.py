@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections import defaultdict
 from typing import Any, ClassVar
 
 import numpy as np
@@ -114,6 +115,23 @@ class Family:
         the coefficient (e.g. bernoulli's ``log_neg_prob``)."""
         term["coef"] = row[2]
         term.update(zip(extra_names, row[3:]))
+
+    @classmethod
+    def read_terms(cls, rows: list[tuple], extra_names: list[str] | tuple[str, ...],
+                   describe: Any = None) -> dict[int, dict[str, dict[str, Any]]]:
+        """The scoring terms of ``read_params.sql``'s rows (class_index, feature,
+        parameters…), by class index then feature: the one reader of parameter rows.
+        ``describe(feature)`` gives the fields a new term starts with (its column…)."""
+        terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+        for row in rows:
+            class_index, feature = row[0], row[1]
+            by_feature = terms[class_index]
+            term = by_feature.get(feature)
+            if term is None:
+                term = by_feature[feature] = {"name": feature,
+                                              **(describe(feature) if describe else {})}
+            cls.fill_term(term, row, extra_names)
+        return terms
 
     def check_priors(self, n_classes: int) -> None:
         priors = self.prior_list()

@@ -281,13 +281,8 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
 def _terms(model: NaiveBayes, rows: list[tuple]) -> dict[int, dict]:
     """Scoring parameters per class index and feature, as ``NaiveBayes.parameters`` reads
     them (the columns are the group table's, filled in by ``group_parameter_table``)."""
-    terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for values in rows:
-        class_index, feature = values[0], values[1]
-        term = terms[class_index].setdefault(feature, {"name": feature})
-        # e.g. bernoulli's log_neg_prob, poisson's rate after the coefficient
-        model.family.fill_term(term, values, model.family.scoring_parameters[1:])
-    return terms
+    # e.g. bernoulli's log_neg_prob, poisson's rate after the coefficient
+    return model.family.read_terms(rows, model.family.scoring_parameters[1:])
 
 
 def missing_group_columns(model: NaiveBayes, columns: dict[str, str]) -> list[str]:

@@ -33,7 +33,6 @@ normalised over the block's columns).
 from __future__ import annotations
 
 import numbers
-from collections import defaultdict
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import missing, ownership
@@ -377,18 +376,11 @@ def _wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dic
 def _terms(model: NaiveBayes, part: dict[str, Any],
            types: dict[str, str]) -> dict[int, dict[str, dict[str, Any]]]:
     """Each class's scoring terms of one part, read from the part's parameter view."""
-    terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
     names, rows = model.engine.fetch_with_names(
         model.engine.render("read_params.sql", **_context(model, part, what="terms")))
-    for row in rows:
-        class_index, feature = row[0], row[1]
-        term = terms[class_index].setdefault(
-            feature, {"name": feature, "column": model.dialect.ident(feature),
-                      "family": part["family"],
-                      "guard": model.dialect.kind(types[feature]) == "float"}
-        )
-        part["sub"].fill_term(term, row, names[3:])
-    return terms
+    return part["sub"].read_terms(rows, names[3:], lambda feature: {
+        "column": model.dialect.ident(feature), "family": part["family"],
+        "guard": model.dialect.kind(types[feature]) == "float"})
 
 
 def compile_mixed(model: NaiveBayes) -> dict[str, Any]:

@@ -16,13 +16,12 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from . import grouping, incremental, macros, mixed, ownership
+from . import compiler, grouping, incremental, macros, mixed, ownership
 from . import scoring as scoring_strategies
 from .dialect import Dialect
 from .engine import Engine, engine_for
@@ -36,10 +35,10 @@ from .errors import (
     UnknownColumnError,
 )
 from .families import FAMILIES, Family, Gaussian, make_family
-from .missing import plain_classes, report_skipped
+from .missing import report_skipped
 from .pipeline import Pipeline
 from .progress import tracked
-from .scoring import comment_text, with_chunks
+from .scoring import comment_text
 from .source import Source
 from .spec import SCHEMA_VERSION, ModelSpec, newer_schema_error
 from .validation import (
@@ -603,64 +602,16 @@ class NaiveBayes:
         return compiled
 
     def read_parameters(self) -> dict[str, Any]:
-        if self.stored_input():
-            from .text import compile_classes
-            return compile_classes(self)
-        meta = self.meta
-        if self.family.composite:
-            return mixed.compile_mixed(self)
-        types = {f["name"]: f["type"] for f in meta["features"]}
-        classes = self.pipeline.fetch("read_params.sql", what="classes")
-        constants = dict(self.pipeline.fetch("read_params.sql", what="constants"))
-        order = {f["name"]: i for i, f in enumerate(meta["features"])}
-        terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-        names, rows = self.pipeline.fetch_with_names("read_params.sql", what="terms")
-        for row in rows:
-            class_index, feature = row[0], row[1]
-            term = terms[class_index].setdefault(
-                feature, {"name": feature, "column": self.dialect.ident(feature),
-                          "family": self.family.name, "guard": self.dialect.kind(types.get(feature)) == "float"}
-            )
-            self.family.fill_term(term, row, names[3:])
-        compiled_classes = []
-        for class_index, label, _ in classes:
-            class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
-            compiled_classes.append(with_chunks({
-                "index": class_index,
-                "label_value": label,
-                "label": self.dialect.lit(label, meta["target_type"]),
-                "constant": constants[class_index],
-                "terms": class_terms,
-                "jll": self.dialect.ident(f"__sqlnb_jll_{class_index}"),
-            }))
-        return {"classes": classes, "compiled": compiled_classes}
+        """The per-class scoring parameters, read now (see :mod:`sqlnb.compiler`)."""
+        return compiler.read_parameters(self)
 
     def score_sql(self, source_sql: str, output: str, keep: list[str],
                   prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
         """The scoring statement for a FROM-clause fragment (used by ``predict*``).
 
         ``columns`` maps feature names to the SQL expressions that read them."""
-        if self.parameters().get("groups"):  # per-group models: rows are routed to their group
-            return macros.scoring_sql(self, source_sql, output, prediction=prediction,
-                                      output_prefix=OUTPUTS[output], columns=columns)
-        compiled = self.parameters()
-        classes = []
-        for c in (macros.with_columns(c, columns) for c in compiled["compiled"]):
-            prefix = OUTPUTS[output]
-            out = None if prefix is None else self.dialect.ident(f"{prefix}{c['label_value']}")
-            classes.append({**c, "output": out})
-        plain, guarded = plain_classes(classes)
-        return self.engine.render(
-            "score.sql",
-            **self.pipeline.context(
-                source=source_sql,
-                output=output,
-                keep=[self.dialect.ident(k) for k in keep],
-                classes=plain,
-                robust=classes if guarded else None,
-                prediction=self.dialect.ident(prediction),
-            ),
-        )
+        return compiler.score_sql(self, source_sql, output, keep, prediction=prediction,
+                                  columns=columns)
 
     def scored(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
         scoring_strategies.refresh(self)  # another cursor may have refitted the model
