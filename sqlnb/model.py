@@ -294,7 +294,10 @@ class NaiveBayes:
         return self._term_input or None
 
     def input_spec(self, src: Source, target: str, features: list[str] | None,
-                  weight: str | None, group_by: str | list[str] | None = None) -> dict[str, Any]:
+                   weight: str | None, group_by: str | list[str] | None = None
+                   ) -> dict[str, Any]:
+        """Check a fit's arguments against the source and describe its input: target,
+        weight, each feature's column, alias, type and per-feature options, the groups."""
         columns = src.columns
         if not isinstance(target, str) or target not in columns:
             raise UnknownColumnError(
@@ -353,6 +356,8 @@ class NaiveBayes:
         return spec
 
     def fit_within(self, src: Source, spec: dict[str, Any]) -> None:
+        """Fit on ``src`` as ``spec`` (from :meth:`input_spec`) describes, inside the
+        caller's transaction (e.g. a search's scratch model, always rolled back)."""
         kinds = ("groups",) if spec.get("groups") else ("parts",) if self.family.composite else ()
         ownership.claim(self, ownership.names(self.name, "base", "macros", *kinds))
         if spec.get("groups"):
@@ -614,6 +619,8 @@ class NaiveBayes:
                                   columns=columns)
 
     def scored(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+        """The source's rows (unless not ``keep_input``) with the ``output`` columns
+        (``predict``, ``proba``, ``log_proba`` or ``joint``): what ``predict*`` return."""
         scoring_strategies.refresh(self)  # another cursor may have refitted the model
         self.parameters()  # metadata and parameters, read together
         meta = self.meta
