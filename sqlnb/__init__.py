@@ -8,8 +8,7 @@ from . import diagnostics, errors, progress
 from .catalog import COMPATIBLE_STORAGE, connect, list_models
 from .exchange import from_sklearn
 from .metrics import evaluate
-from .model import NaiveBayes, load, merge
-from .portable import import_model
+from .model import NaiveBayes, import_model, load, merge
 from .version import __version__
 
 __all__ = ["COMPATIBLE_STORAGE", "NaiveBayes", "__version__", "connect", "diagnostics", "errors",

@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from . import compiler, grouping, incremental, macros, mixed, ownership
+from . import compiler, grouping, incremental, macros, mixed, ownership, portable
 from . import scoring as scoring_strategies
 from .dialect import Dialect
 from .engine import Engine, engine_for
@@ -831,9 +831,7 @@ class NaiveBayes:
 
         >>> model.export("models/churn")  # doctest: +SKIP
         """
-        from .portable import export_model
-
-        return export_model(self, path, overwrite=overwrite)
+        return portable.export_model(self, path, overwrite=overwrite)
 
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
@@ -869,6 +867,27 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     model = NaiveBayes(name, con=probe.engine, family=meta["family"], **meta["params"])
     model._meta = meta
     return model
+
+
+def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
+                 name: str | None = None, replace: bool = False,
+                 sql_macros: bool = True) -> NaiveBayes:
+    """Load a model exported with :meth:`NaiveBayes.export` into the database of ``con``.
+
+    The statistics tables are recreated as the model ``name`` (by default the exported
+    model's name) and the model is finished as a fit finishes (parameter views, checks,
+    metadata, scoring macros), all in one transaction. Refused with a
+    :mod:`sqlnb.errors` exception, changing nothing: a directory without an export
+    (``ModelNotFoundError``), a newer format, missing or altered files, a family or table
+    this sqlnb does not know (``IncompatibleModelError``), and a name already taken by a
+    model unless ``replace=True``, or by anything else (``NameConflictError``).
+    ``sql_macros=False`` skips the scoring macros (as ``NaiveBayes(sql_macros=False)``
+    does), which for models with thousands of categories take most of the time.
+
+    >>> model = sqlnb.import_model(duckdb.connect(), "models/churn")  # doctest: +SKIP
+    """
+    return portable.import_into(NaiveBayes, con, path, name=name, replace=replace,
+                                sql_macros=sql_macros)
 
 
 def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,

@@ -35,8 +35,9 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -53,10 +54,12 @@ from .errors import (
     NotFittedError,
     SqlnbError,
 )
-from .model import NaiveBayes
 from .templates import render
 from .validation import check_label_type
 from .version import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
 
 FORMAT = "sqlnb-model"
 FORMAT_VERSION = 1
@@ -233,23 +236,11 @@ def _sha256(file: Path) -> str:
 
 
 # ---------------------------------------------------------------------- import
-def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
-                 name: str | None = None, replace: bool = False,
-                 sql_macros: bool = True) -> NaiveBayes:
-    """Load a model exported with :meth:`NaiveBayes.export` into the database of ``con``.
-
-    The statistics tables are recreated as the model ``name`` (by default the exported
-    model's name) and the model is finished as a fit finishes (parameter views, checks,
-    metadata, scoring macros), all in one transaction. Refused with a
-    :mod:`sqlnb.errors` exception, changing nothing: a directory without an export
-    (``ModelNotFoundError``), a newer format, missing or altered files, a family or table
-    this sqlnb does not know (``IncompatibleModelError``), and a name already taken by a
-    model unless ``replace=True``, or by anything else (``NameConflictError``).
-    ``sql_macros=False`` skips the scoring macros (as ``NaiveBayes(sql_macros=False)``
-    does), which for models with thousands of categories take most of the time.
-
-    >>> model = sqlnb.import_model(duckdb.connect(), "models/churn")  # doctest: +SKIP
-    """
+def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConnection,
+                path: str | os.PathLike, *, name: str | None = None, replace: bool = False,
+                sql_macros: bool = True) -> NaiveBayes:
+    """:func:`sqlnb.import_model`, the model object made by ``make_model(name, con=…,
+    family=…, sql_macros=…, **hyperparameters)`` (the facade passes ``NaiveBayes``)."""
     engine = engine_for(con)
     con = engine.connection
     for flag, value in (("replace", replace), ("sql_macros", sql_macros)):
@@ -264,7 +255,7 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
     meta = manifest["meta"]
     tables = {t["role"]: t for t in manifest["tables"]}
     _check_files(con, directory, tables)
-    model = _new_model(con, name or meta["model"], meta, sql_macros)
+    model = _new_model(make_model, con, name or meta["model"], meta, sql_macros)
     roles = set(tables)
     grouped, terms = "group_columns" in roles, "analyzer" in roles
     _check_roles(model, roles, meta, grouped, terms)
@@ -403,11 +394,11 @@ def _same_type(found: str, expected: str) -> bool:
     return found.replace(" ", "").upper() == expected.replace(" ", "").upper()
 
 
-def _new_model(con: duckdb.DuckDBPyConnection, name: str, meta: dict[str, Any],
-               sql_macros: bool) -> NaiveBayes:
+def _new_model(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConnection,
+               name: str, meta: dict[str, Any], sql_macros: bool) -> NaiveBayes:
     """The model object the import fills, its family made from the recorded parameters."""
     try:
-        return NaiveBayes(name, con=con, family=meta["family"], sql_macros=sql_macros,
+        return make_model(name, con=con, family=meta["family"], sql_macros=sql_macros,
                           **meta["params"])
     except InvalidParameterError as exc:
         raise IncompatibleModelError(
