@@ -67,6 +67,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     model.create_macros()
     model.partial_fit(table, "y", features=features, classes=labels)
     model.forget(table, "y", features=features)
+    # new hyperparameters for the stored model: its per-feature options are refreshed
+    sqlnb.NaiveBayes(name, con=con, var_smoothing=1e-3).partial_fit(table, "y",
+                                                                    features=features)
     sqlnb.merge(con, [name, "memory." + name], into=name + "w")
     sqlnb.load(con, name).predict(table).fetchall()
     model.fit(table, "y", features=features, group_by="g").predict_proba(table).fetchall()
