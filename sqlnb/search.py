@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SCORERS = ("accuracy", "neg_log_loss", "f1_macro", "f1_weighted", "balanced_accuracy")
 FOLD = "__sqlnb_fold"
 # Hyperparameters that change the statistics, not only the parameter views: a search over
-# them would need one scan per value.
+# them costs its two scans once per distinct value.
 STATISTICS_PARAMETERS = ("binarize", "missing")
 EPS = 2.220446049250313e-16  # numpy.finfo(float).eps: log_loss clips probabilities to it
 # How the scoring scan computes each family's joint log-likelihood from parameters as data
@@ -155,15 +155,22 @@ def _check_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], n_fea
                     f"{name} naive Bayes has no hyperparameter {key!r}; it takes "
                     f"{', '.join(model.family.defaults)}"
                 )
-            if key in STATISTICS_PARAMETERS:
-                raise InvalidParameterError(
-                    f"{key!r} changes the statistics, not only the parameters: a search over "
-                    f"it is not supported yet; run one search per value of {key!r}"
-                )
         family = make_family(name, **{**model.family.params, **candidate})
         family.feature_options(n_features)  # alpha per feature, min_categories: checked now
         families.append(family)
     return families
+
+
+def _statistics_groups(model: NaiveBayes, candidates: list[dict[str, Any]]
+                       ) -> dict[tuple, list[int]]:
+    """The candidates' indices by their values of the hyperparameters that change the
+    statistics (``binarize``, ``missing``), in order of first appearance."""
+    groups: dict[tuple, list[int]] = {}
+    for g, candidate in enumerate(candidates):
+        setting = tuple((key, candidate[key]) for key in STATISTICS_PARAMETERS
+                        if key in candidate)
+        groups.setdefault(setting, []).append(g)
+    return groups
 
 
 def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] | None = None,
@@ -236,19 +243,26 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
                        fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
                        hashed=hashed).strip(),
             columns={**columns, FOLD: columns[cv] if isinstance(cv, str) else "INTEGER"})
-        scratch = NaiveBayes(f"__sqlnb_search_{model.name}", con=model.con,
-                             family=model.family.name, sql_macros=False,
-                             **model.family.params)
-        try:
-            spec = scratch._fit_spec(fold_src, target, features, weight, FOLD)
-            # the scratch model lives in a transaction that is always rolled back
-            with model.engine.rolled_back("search"):
-                # scan 1: each fold's statistics and the pooled ones
-                scratch._fit_in_transaction(fold_src, spec)
-                splits = _cross_validate(scratch, fold_src, families, cv, target, weight,
-                                         columns, features, "neg_log_loss" in scorers)
-        finally:
-            ownership.done(scratch)
+        splits: list[tuple[int, list[tuple]]] = [(g, []) for g in range(len(candidates))]
+        # candidates that share the statistics share their two scans: one pair of scans
+        # per distinct value of the hyperparameters that change the statistics
+        for setting, members in _statistics_groups(model, candidates).items():
+            scratch = NaiveBayes(f"__sqlnb_search_{model.name}", con=model.con,
+                                 family=model.family.name, sql_macros=False,
+                                 **{**model.family.params, **dict(setting)})
+            try:
+                spec = scratch._fit_spec(fold_src, target, features, weight, FOLD)
+                # the scratch model lives in a transaction that is always rolled back
+                with model.engine.rolled_back("search"):
+                    # scan 1: each fold's statistics and the pooled ones
+                    scratch._fit_in_transaction(fold_src, spec)
+                    scored = _cross_validate(scratch, fold_src, [families[g] for g in members],
+                                             cv, target, weight, columns, features,
+                                             "neg_log_loss" in scorers)
+            finally:
+                ownership.done(scratch)
+            for g, (_, scores) in zip(members, scored):
+                splits[g] = (g, scores)
     finally:
         src.release(model.con)
     keys = ["score"] if single else scorers
