@@ -59,6 +59,10 @@ FOLD = "__sqlnb_fold"
 # Hyperparameters that change the statistics, not only the parameter views: a search over
 # them costs its two scans once per distinct value.
 STATISTICS_PARAMETERS = ("binarize", "missing")
+# The Gaussian scoring expands each squared deviation around a centre shared by every
+# class and fold; past this many half-variances between a class mean and the centre the
+# expansion would cost digits, and the compiled form (exact squared deviations) is used.
+MAX_EXPANDED = 1e4
 EPS = 2.220446049250313e-16  # numpy.finfo(float).eps: log_loss clips probabilities to it
 # How the scoring scan computes each family's joint log-likelihood from parameters as data
 # (the others keep the compiled form, one literal per term).
@@ -375,15 +379,19 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
     """Every candidate's held-out parameters per fold and class, for the scoring statement
     that keeps them as data (``None``: the compiled form, one literal per term).
 
-    A row's joint log-likelihood for a candidate and class is ``constant + weights . x``
-    (multinomial, complement, bernoulli, poisson) or ``constant - weights . d`` (gaussian,
-    ``d`` the squared deviations from the class means, which depend on the fold and the
-    class but not on the candidate: computed once per row and class, shared by every
-    candidate); ``fallback . missing`` takes back what a missing value must not count.
-    Without missing values (``complete``) there is no fallback. ``weights`` and
-    ``fallback`` are bound lists (``$n``), so the statement grows with
-    folds x candidates x classes, not with features. Poisson's ``-log(x!)`` is left out:
-    the same for every class of a row, it changes neither predictions nor probabilities.
+    A row's joint log-likelihood for a candidate and class is ``constant + weights . x``.
+    For multinomial, complement, bernoulli and poisson ``x`` holds the row's values; for
+    gaussian it holds the values ``v`` less a centre shared by every class and fold (the
+    mean of the class means), then their squares, and the weights are ``2 a t`` and
+    ``-a`` (``a = 1 / (2 var)``, ``t`` the class mean less the centre): the expanded
+    ``-a (v - t)^2``. So ``x`` is built once per row, for every class and candidate.
+    A class mean more than ``MAX_EXPANDED`` half-variances from the centre would lose
+    digits in that expansion: ``None`` then. ``fallback . missing`` takes back what a
+    missing value must not count. Without missing values (``complete``) there is no
+    fallback. ``weights`` and ``fallback`` are bound lists (``$n``), so the statement
+    grows with folds x candidates x classes, not with features. Poisson's ``-log(x!)`` is
+    left out: the same for every class of a row, it changes neither predictions nor
+    probabilities.
     """
     kind = ARRAY_KINDS.get(family.name)
     if kind is None or family.params.get("missing", "ignore") != "ignore":
@@ -397,17 +405,11 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
     def finite(numbers: list[float]) -> bool:
         return all(math.isfinite(v) for v in numbers)
 
-    deviations = []  # gaussian: per class, each fold's class means
+    centre: list[float] = []  # gaussian: per feature, the mean of every fold's class means
     if kind == "gaussian":
-        for label in labels:
-            per_fold = []
-            for fold, key in zip(folds, models[0]):
-                model = models[0][key].get(label)
-                if model is not None:
-                    per_fold.append({"fold": fold,
-                                     "theta": [DUCKDB.lit(float(t["theta"]))
-                                               for t in model["terms"]]})
-            deviations.append(per_fold)
+        means = [[float(t["theta"]) for t in class_model["terms"]]
+                 for by_label in models[0].values() for class_model in by_label.values()]
+        centre = [math.fsum(column) / len(column) for column in zip(*means)]
     candidates = []
     for by_fold in models:
         classes = []
@@ -421,9 +423,16 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                 if kind == "gaussian":
                     if any(not t["var"] > 0 for t in terms):
                         return None  # a zero variance: the compiled form's division
-                    weights = [0.5 / t["var"] for t in terms]
-                    fallback = [0.5 * math.log(2 * math.pi * t["var"]) for t in terms]
-                    constant = float(model["constant"])
+                    # -a (v - t)^2 = -a t^2 + 2 a t v - a v^2, v and t centred
+                    a = [0.5 / t["var"] for t in terms]
+                    offsets = [float(t["theta"]) - c for t, c in zip(terms, centre)]
+                    if any(ai * o * o > MAX_EXPANDED for ai, o in zip(a, offsets)):
+                        return None  # the expanded square would lose digits: compiled form
+                    weights = [2 * ai * o for ai, o in zip(a, offsets)] + [-ai for ai in a]
+                    fallback = [0.5 * math.log(2 * math.pi * t["var"]) + ai * o * o
+                                for t, ai, o in zip(terms, a, offsets)]
+                    constant = float(model["constant"]) - math.fsum(
+                        ai * o * o for ai, o in zip(a, offsets))
                 elif kind == "poisson":
                     weights = [float(t["coef"]) for t in terms]
                     fallback = [float(t["rate"]) for t in terms]
@@ -441,7 +450,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
         candidates.append(classes)
     binarize = family.params.get("binarize") if family.name == "bernoulli" else None
     return {"kind": kind, "values": values, "candidates": candidates,
-            "deviations": deviations, "binarize": binarize}
+            "centre": [DUCKDB.lit(c) for c in centre], "binarize": binarize}
 
 
 def _feature_specs(columns: dict[str, str], features: list[str],

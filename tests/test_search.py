@@ -364,3 +364,24 @@ def test_rows_with_a_null_fold_only_train_as_predefined_splits_minus_one():
     ours = result.cv_results_.select(", ".join(columns)).fetchall()
     assert flat(ours) == pytest.approx(flat(zip(*(oracle.cv_results_[c] for c in columns))),
                                        rel=0, abs=1e-9)
+
+
+@pytest.mark.parametrize("offset, spread", [(1e6, 1.0), (0.0, 500.0)],
+                         ids=["far-from-the-origin", "classes-far-apart"])
+def test_gaussian_scores_keep_their_digits(offset, spread):
+    # far from the origin the values are centred before they are squared; classes
+    # hundreds of standard deviations apart are scored with exact squared deviations
+    frame = _table("gaussian", seed=11)
+    codes = frame["y"].map({"ant": 0, "bee": 1, "cat": 2}).to_numpy()
+    frame[FEATURES] = frame[FEATURES] + offset + spread * codes[:, None]
+    frame.loc[frame.index % 4 == 0, "x1"] = offset + spread  # some rows between classes
+    grid = {"var_smoothing": [1e-9, 1e-3]}
+    oracle = GridSearchCV(sk.GaussianNB(), grid, cv=PredefinedSplit(frame["fold"].to_numpy()),
+                          scoring=["accuracy", "neg_log_loss"], refit=False)
+    oracle.fit(frame[FEATURES].to_numpy(), frame["y"].to_numpy())
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect())
+    result = model.search(frame, "y", features=FEATURES, cv="fold", param_grid=grid,
+                          scoring=["accuracy", "neg_log_loss"], refit=False)
+    columns = [f"split{k}_test_{s}" for s in ("accuracy", "neg_log_loss") for k in range(3)]
+    assert flat(result.cv_results_.select(", ".join(columns)).fetchall()) == pytest.approx(
+        flat(zip(*(oracle.cv_results_[c] for c in columns))), rel=0, abs=1e-9)
