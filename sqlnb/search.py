@@ -310,11 +310,14 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     fold_type = groups[0]["type"]
     specs = _feature_specs(columns, features, scratch.family.name == "categorical")
     models = []  # per candidate: each fold's held-out class models, by label
+    written = None  # the per-feature options in the features table now
     for family in families:
         scratch.family = family
         options = family.feature_options(len(features))
-        scratch._run("search_features.sql",
-                     features=[{**o, **f} for f, o in zip(specs, options)])
+        rows = [{**o, **f} for f, o in zip(specs, options)]
+        if rows != written:  # e.g. alpha per feature; var_smoothing leaves them alone
+            scratch._run("search_features.sql", features=rows)
+            written = rows
         scratch._run("params.sql", priors=family.prior_list(), fit_prior=family.fit_prior(),
                      **context)
         models.append(grouping.group_models(scratch, groups))
