@@ -12,7 +12,8 @@
    ``var_smoothing``, ``priors``, ``fit_prior``, ``class_prior``, ``force_alpha``,
    ``norm``, ``min_categories``, ``unseen``) only change the parameter views: each
    candidate re-creates the views over the same statistics and reads its small
-   parameters.
+   parameters. ``binarize`` and ``missing`` do change the statistics: a grid over them
+   runs the two scans once per distinct value.
 3. **One scoring scan.** Every labelled row is scored by its own fold's held-out model for
    every candidate in one SELECT, and the metrics (scikit-learn's ``accuracy``,
    ``neg_log_loss``, ``f1_macro``, ``f1_weighted``, ``balanced_accuracy``) are aggregated
