@@ -166,8 +166,7 @@ def _check_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], n_fea
     return families
 
 
-def _statistics_groups(model: NaiveBayes, candidates: list[dict[str, Any]]
-                       ) -> dict[tuple, list[int]]:
+def _statistics_groups(candidates: list[dict[str, Any]]) -> dict[tuple, list[int]]:
     """The candidates' indices by their values of the hyperparameters that change the
     statistics (``binarize``, ``missing``), in order of first appearance."""
     groups: dict[tuple, list[int]] = {}
@@ -251,7 +250,7 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
         splits: list[tuple[int, list[tuple]]] = [(g, []) for g in range(len(candidates))]
         # candidates that share the statistics share their two scans: one pair of scans
         # per distinct value of the hyperparameters that change the statistics
-        for setting, members in _statistics_groups(model, candidates).items():
+        for setting, members in _statistics_groups(candidates).items():
             scratch = NaiveBayes(f"__sqlnb_search_{model.name}", con=model.con,
                                  family=model.family.name, sql_macros=False,
                                  **{**model.family.params, **dict(setting)})
