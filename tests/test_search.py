@@ -17,6 +17,7 @@ from sklearn.model_selection import GridSearchCV, PredefinedSplit
 import sqlnb
 from sqlnb.errors import (
     EmptyInputError,
+    InvalidDataError,
     InvalidParameterError,
     NameConflictError,
     UnknownColumnError,
@@ -179,6 +180,24 @@ def test_a_binarize_grid_scores_as_grid_search_cv_with_one_scan_pair_per_value()
     proba = model.predict_proba(frame[FEATURES]).df()[[f"proba_{c}" for c in model.classes_]]
     assert flat(proba.itertuples(index=False)) == pytest.approx(
         flat(oracle.best_estimator_.predict_proba(frame[FEATURES].to_numpy())), rel=0, abs=1e-9)
+
+
+def test_a_later_statistics_value_that_fails_leaves_the_model_unchanged():
+    # missing="error" gets its own statistics scan, after "ignore" has been scored
+    con = duckdb.connect()
+    frame = _table("gaussian")
+    frame.loc[3, "x1"] = np.nan
+    con.register("frame", frame)
+    model = sqlnb.NaiveBayes("m", con=con).fit("frame", "y", features=FEATURES)
+    before = con.sql("SELECT * FROM m_feature_stats ORDER BY ALL").fetchall()
+    tables = con.sql("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()
+    with pytest.raises(InvalidDataError, match="x1"):
+        model.search("frame", "y", features=FEATURES, cv="fold",
+                     param_grid={"missing": ["ignore", "error"]})
+    assert con.sql("SELECT * FROM m_feature_stats ORDER BY ALL").fetchall() == before
+    assert con.sql("SELECT table_name FROM information_schema.tables ORDER BY 1"
+                   ).fetchall() == tables
+    assert model.family.params["missing"] == "ignore"
 
 
 def _separate_fits(frame: pd.DataFrame, family: str, grid_key: str, values: list,
