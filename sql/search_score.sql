@@ -28,7 +28,7 @@ WITH labelled AS (
 {% if gaussian %}
 {% for f in features %}
         {# NaN is a missing value: made NULL once here #}
-        {{ value(f) }} AS __sqlnb_c{{ loop.index0 }}{{ "," if not loop.last }}
+        {{ value(f) }} - {{ arrays.centre[loop.index0] }} AS __sqlnb_c{{ loop.index0 }}{{ "," if not loop.last }}
 {% endfor %}
 {% else %}
 {% set values -%}
@@ -57,18 +57,10 @@ WITH labelled AS (
         list_count(__sqlnb_x) = {{ features | length }} AS __sqlnb_complete,
 {% endif %}
 {% if gaussian %}
-{% for per_fold in arrays.deviations %}
-        -- squared deviations from class {{ loop.index0 }}'s means in the row's fold (0 where
-        -- missing), shared by every candidate
-        CASE __sqlnb_fold
-{% for k in per_fold %}
-            WHEN {{ k.fold }} THEN [{% for theta in k.theta %}{% if complete %}(__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2{% else %}coalesce((__sqlnb_c{{ loop.index0 }} - {{ theta }}) ** 2, 0){% endif %}{{ ", " if not loop.last }}{% endfor %}]
-{% endfor %}
-            -- a fold whose training rows lack the class (its score is NULL): still a list,
-            -- as list_dot_product refuses a NULL one
-            ELSE list_resize(CAST([] AS DOUBLE[]), {{ features | length }}, 0.0)
-        END AS __sqlnb_d{{ loop.index0 }}{{ "," if not loop.last }}
-{% endfor %}
+        -- the values around the centre, then their squares: with the classes' means and
+        -- inverse variances folded into each candidate's weights, one dot product per
+        -- class and candidate, and nothing per class computed per row (0 where missing)
+        [{% for f in features %}{% if complete %}__sqlnb_c{{ loop.index0 }}{% else %}coalesce(__sqlnb_c{{ loop.index0 }}, 0){% endif %}, {% endfor %}{% for f in features %}{% if complete %}__sqlnb_c{{ loop.index0 }} * __sqlnb_c{{ loop.index0 }}{% else %}coalesce(__sqlnb_c{{ loop.index0 }} * __sqlnb_c{{ loop.index0 }}, 0){% endif %}{{ ", " if not loop.last }}{% endfor %}] AS __sqlnb_x0
 {% else %}
         {% if complete %}__sqlnb_x{% else %}list_transform(__sqlnb_x, lambda v: coalesce(v, 0)){% endif %} AS __sqlnb_x0
 {% endif %}
@@ -91,10 +83,9 @@ WITH labelled AS (
         __sqlnb_w,
 {% for g in candidates %}
 {% for c in g.classes %}
-{% set vector = '__sqlnb_d' ~ loop.index0 if gaussian else '__sqlnb_x0' %}
         CASE __sqlnb_fold
 {% for k in c.folds %}
-            WHEN {{ k.fold }} THEN {{ k.constant }} {{ "-" if gaussian else "+" }} list_dot_product({{ vector }}, ${{ k.weights }})
+            WHEN {{ k.fold }} THEN {{ k.constant }} + list_dot_product(__sqlnb_x0, ${{ k.weights }})
 {% if not complete %}
                 + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ k.fallback }}) END
 {% endif %}

@@ -217,6 +217,58 @@ def fit(database: str, model: str, source: str, target: str, family: str | None,
     _report_fit(con, "fitted", nb, started)
 
 
+@cli.command(short_help="Cross-validate a grid of hyperparameters; refit the best.")
+@click.argument("database", metavar="DB")
+@click.argument("model")
+@click.argument("source")
+@click.option("--target", "-t", required=True, help="The label column.")
+@click.option("--family", "-f", type=click.Choice(FAMILIES), default="gaussian",
+              show_default=True, help="The model family.")
+@click.option("--features", multiple=True, metavar="A,B,...",
+              help="Feature columns (default: every other column).")
+@click.option("--weight", "-w", default=None, help="A sample-weight column.")
+@click.option("--grid", "-g", "grid", multiple=True, required=True, metavar="NAME=[V,...]",
+              help="A hyperparameter and its values, e.g. alpha=[0.1,1.0]; repeatable.")
+@click.option("--param", "-p", "params", multiple=True, metavar="NAME=VALUE",
+              help="A fixed hyperparameter, e.g. fit_prior=false.")
+@click.option("--cv", default="5", show_default=True, metavar="K|COLUMN",
+              help="A number of folds (hashed), or a column of fold ids.")
+@click.option("--scoring", "-s", multiple=True, metavar="A,B,...",
+              help="Scorers (default accuracy); the first one chooses the best.")
+@click.option("--refit/--no-refit", default=True, show_default=True,
+              help="Fit MODEL on every row with the best candidate.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@progress_option
+def search(database: str, model: str, source: str, target: str, family: str,
+           features: tuple[str, ...], weight: str | None, grid: tuple[str, ...],
+           params: tuple[str, ...], cv: str, scoring: tuple[str, ...], refit: bool,
+           as_json: bool, progress: bool) -> None:
+    """Cross-validate every candidate of the grid on SOURCE (two scans), print each
+    candidate's mean scores, and with --refit fit MODEL with the best one."""
+    values = _parse_pairs(grid, "--grid")
+    for name, value in values.items():
+        if not isinstance(value, list):
+            raise CliError(f"--grid {name}= needs a list of values, e.g. {name}=[0.1,1.0]")
+    scorers = _split(scoring) or ["accuracy"]
+    con = _connect(database, create=refit)
+    nb = sqlnb.NaiveBayes(model, con=con, family=family, progress=progress,
+                          **_parse_pairs(params, "--param"))
+    result = nb.search(source, target, features=_split(features), weight=weight,
+                       param_grid=values, cv=int(cv) if cv.isdigit() else cv,
+                       scoring=scorers, refit=refit)
+    columns = ["params", *[f"{kind}_test_{s}" for s in scorers for kind in ("mean", "rank")]]
+    rows = result.cv_results_.select(*[duckdb.ColumnExpression(c) for c in columns]).fetchall()
+    if as_json:
+        click.echo(json.dumps({"best_params": result.best_params_,
+                               "best_score": result.best_score_,
+                               "candidates": [dict(zip(columns, row)) for row in rows]},
+                              default=str, indent=2))
+        return
+    out.print(_table(f"search {model}: {result.n_splits_} folds", columns, rows))
+    out.print(f"best {result.best_params_} ({scorers[0]} {result.best_score_:.6g})"
+              + (f"; {model} refitted" if refit else ""))
+
+
 @cli.command("partial-fit", short_help="Fold one more batch into a model.")
 @_fit_options
 def partial_fit(database: str, model: str, source: str, target: str, family: str | None,

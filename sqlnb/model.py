@@ -143,15 +143,16 @@ class NaiveBayes:
                 ("meta", "class_stats", "features", "feature_stats", "class_params",
                  "feature_params")}
 
-    def scratch(self, name: str) -> NaiveBayes:
-        """A new, unfitted model called ``name`` with this model's family and hyperparameters,
-        on the same engine and without scoring macros (e.g. for a cross-validation fold).
+    def scratch(self, name: str, **params: Any) -> NaiveBayes:
+        """A new, unfitted model called ``name`` with this model's family and hyperparameters
+        (``params`` override some), on the same engine and without scoring macros (e.g. for a
+        cross-validation fold).
 
         >>> model.scratch("trial").family.params == model.family.params  # doctest: +SKIP
         True
         """
         return NaiveBayes(name, con=self.engine, family=self.family.name, sql_macros=False,
-                          **self.family.params)
+                          **{**self.family.params, **params})
 
     def invalidate(self) -> None:
         """Forget what was read of the stored model (metadata, parameters, input kind): the

@@ -12,7 +12,8 @@
    ``var_smoothing``, ``priors``, ``fit_prior``, ``class_prior``, ``force_alpha``,
    ``norm``, ``min_categories``, ``unseen``) only change the parameter views: each
    candidate re-creates the views over the same statistics and reads its small
-   parameters.
+   parameters. ``binarize`` and ``missing`` do change the statistics: a grid over them
+   runs the two scans once per distinct value.
 3. **One scoring scan.** Every labelled row is scored by its own fold's held-out model for
    every candidate in one SELECT, and the metrics (scikit-learn's ``accuracy``,
    ``neg_log_loss``, ``f1_macro``, ``f1_weighted``, ``balanced_accuracy``) are aggregated
@@ -57,8 +58,12 @@ if TYPE_CHECKING:  # pragma: no cover
 SCORERS = ("accuracy", "neg_log_loss", "f1_macro", "f1_weighted", "balanced_accuracy")
 FOLD = "__sqlnb_fold"
 # Hyperparameters that change the statistics, not only the parameter views: a search over
-# them would need one scan per value.
+# them costs its two scans once per distinct value.
 STATISTICS_PARAMETERS = ("binarize", "missing")
+# The Gaussian scoring expands each squared deviation around a centre shared by every
+# class and fold; past this many half-variances between a class mean and the centre the
+# expansion would cost digits, and the compiled form (exact squared deviations) is used.
+MAX_EXPANDED = 1e4
 EPS = 2.220446049250313e-16  # numpy.finfo(float).eps: log_loss clips probabilities to it
 # How the scoring scan computes each family's joint log-likelihood from parameters as data
 # (the others keep the compiled form, one literal per term).
@@ -155,15 +160,21 @@ def _check_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], n_fea
                     f"{name} naive Bayes has no hyperparameter {key!r}; it takes "
                     f"{', '.join(model.family.defaults)}"
                 )
-            if key in STATISTICS_PARAMETERS:
-                raise InvalidParameterError(
-                    f"{key!r} changes the statistics, not only the parameters: a search over "
-                    f"it is not supported yet; run one search per value of {key!r}"
-                )
         family = make_family(name, **{**model.family.params, **candidate})
         family.feature_options(n_features)  # alpha per feature, min_categories: checked now
         families.append(family)
     return families
+
+
+def _statistics_groups(candidates: list[dict[str, Any]]) -> dict[tuple, list[int]]:
+    """The candidates' indices by their values of the hyperparameters that change the
+    statistics (``binarize``, ``missing``), in order of first appearance."""
+    groups: dict[tuple, list[int]] = {}
+    for g, candidate in enumerate(candidates):
+        setting = tuple((key, candidate[key]) for key in STATISTICS_PARAMETERS
+                        if key in candidate)
+        groups.setdefault(setting, []).append(g)
+    return groups
 
 
 def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] | None = None,
@@ -234,17 +245,24 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
                        fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
                        hashed=hashed).strip(),
             columns={**columns, FOLD: columns[cv] if isinstance(cv, str) else "INTEGER"})
-        scratch = model.scratch(f"__sqlnb_search_{model.name}")
-        try:
-            spec = scratch.input_spec(fold_src, target, features, weight, FOLD)
-            # the scratch model lives in a transaction that is always rolled back
-            with model.engine.rolled_back("search"):
-                # scan 1: each fold's statistics and the pooled ones
-                scratch.fit_within(fold_src, spec)
-                splits = _cross_validate(scratch, fold_src, families, cv, target, weight,
-                                         columns, features, "neg_log_loss" in scorers)
-        finally:
-            ownership.done(scratch)
+        splits: list[tuple[int, list[tuple]]] = [(g, []) for g in range(len(candidates))]
+        # candidates that share the statistics share their two scans: one pair of scans
+        # per distinct value of the hyperparameters that change the statistics
+        for setting, members in _statistics_groups(candidates).items():
+            scratch = model.scratch(f"__sqlnb_search_{model.name}", **dict(setting))
+            try:
+                spec = scratch.input_spec(fold_src, target, features, weight, FOLD)
+                # the scratch model lives in a transaction that is always rolled back
+                with model.engine.rolled_back("search"):
+                    # scan 1: each fold's statistics and the pooled ones
+                    scratch.fit_within(fold_src, spec)
+                    scored = _cross_validate(scratch, fold_src, [families[g] for g in members],
+                                             cv, target, weight, columns, features,
+                                             "neg_log_loss" in scorers)
+            finally:
+                ownership.done(scratch)
+            for g, (_, scores) in zip(members, scored):
+                splits[g] = (g, scores)
     finally:
         src.release(model.con)
     keys = ["score"] if single else scorers
@@ -288,11 +306,14 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     fold_type = groups[0]["type"]
     specs = _feature_specs(columns, features, scratch.family.name == "categorical")
     models = []  # per candidate: each fold's held-out class models, by label
+    written = None  # the per-feature options in the features table now
     for family in families:
         scratch.family = family
         options = family.feature_options(len(features))
-        scratch.pipeline.run("search_features.sql",
-                     features=[{**o, **f} for f, o in zip(specs, options)])
+        rows = [{**o, **f} for f, o in zip(specs, options)]
+        if rows != written:  # e.g. alpha per feature; var_smoothing leaves them alone
+            scratch.pipeline.run("search_features.sql", features=rows)
+            written = rows
         scratch.pipeline.run("params.sql", priors=family.prior_list(), fit_prior=family.fit_prior(),
                      **context)
         models.append(grouping.group_models(scratch, groups))
@@ -357,15 +378,19 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
     """Every candidate's held-out parameters per fold and class, for the scoring statement
     that keeps them as data (``None``: the compiled form, one literal per term).
 
-    A row's joint log-likelihood for a candidate and class is ``constant + weights . x``
-    (multinomial, complement, bernoulli, poisson) or ``constant - weights . d`` (gaussian,
-    ``d`` the squared deviations from the class means, which depend on the fold and the
-    class but not on the candidate: computed once per row and class, shared by every
-    candidate); ``fallback . missing`` takes back what a missing value must not count.
-    Without missing values (``complete``) there is no fallback. ``weights`` and
-    ``fallback`` are bound lists (``$n``), so the statement grows with
-    folds x candidates x classes, not with features. Poisson's ``-log(x!)`` is left out:
-    the same for every class of a row, it changes neither predictions nor probabilities.
+    A row's joint log-likelihood for a candidate and class is ``constant + weights . x``.
+    For multinomial, complement, bernoulli and poisson ``x`` holds the row's values; for
+    gaussian it holds the values ``v`` less a centre shared by every class and fold (the
+    mean of the class means), then their squares, and the weights are ``2 a t`` and
+    ``-a`` (``a = 1 / (2 var)``, ``t`` the class mean less the centre): the expanded
+    ``-a (v - t)^2``. So ``x`` is built once per row, for every class and candidate.
+    A class mean more than ``MAX_EXPANDED`` half-variances from the centre would lose
+    digits in that expansion: ``None`` then. ``fallback . missing`` takes back what a
+    missing value must not count. Without missing values (``complete``) there is no
+    fallback. ``weights`` and ``fallback`` are bound lists (``$n``), so the statement
+    grows with folds x candidates x classes, not with features. Poisson's ``-log(x!)`` is
+    left out: the same for every class of a row, it changes neither predictions nor
+    probabilities.
     """
     kind = ARRAY_KINDS.get(family.name)
     if kind is None or family.params.get("missing", "ignore") != "ignore":
@@ -379,17 +404,11 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
     def finite(numbers: list[float]) -> bool:
         return all(math.isfinite(v) for v in numbers)
 
-    deviations = []  # gaussian: per class, each fold's class means
+    centre: list[float] = []  # gaussian: per feature, the mean of every fold's class means
     if kind == "gaussian":
-        for label in labels:
-            per_fold = []
-            for fold, key in zip(folds, models[0]):
-                model = models[0][key].get(label)
-                if model is not None:
-                    per_fold.append({"fold": fold,
-                                     "theta": [DUCKDB.lit(float(t["theta"]))
-                                               for t in model["terms"]]})
-            deviations.append(per_fold)
+        means = [[float(t["theta"]) for t in class_model["terms"]]
+                 for by_label in models[0].values() for class_model in by_label.values()]
+        centre = [math.fsum(column) / len(column) for column in zip(*means)]
     candidates = []
     for by_fold in models:
         classes = []
@@ -403,9 +422,16 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                 if kind == "gaussian":
                     if any(not t["var"] > 0 for t in terms):
                         return None  # a zero variance: the compiled form's division
-                    weights = [0.5 / t["var"] for t in terms]
-                    fallback = [0.5 * math.log(2 * math.pi * t["var"]) for t in terms]
-                    constant = float(model["constant"])
+                    # -a (v - t)^2 = -a t^2 + 2 a t v - a v^2, v and t centred
+                    a = [0.5 / t["var"] for t in terms]
+                    offsets = [float(t["theta"]) - c for t, c in zip(terms, centre)]
+                    if any(ai * o * o > MAX_EXPANDED for ai, o in zip(a, offsets)):
+                        return None  # the expanded square would lose digits: compiled form
+                    weights = [2 * ai * o for ai, o in zip(a, offsets)] + [-ai for ai in a]
+                    fallback = [0.5 * math.log(2 * math.pi * t["var"]) + ai * o * o
+                                for t, ai, o in zip(terms, a, offsets)]
+                    constant = float(model["constant"]) - math.fsum(
+                        ai * o * o for ai, o in zip(a, offsets))
                 elif kind == "poisson":
                     weights = [float(t["coef"]) for t in terms]
                     fallback = [float(t["rate"]) for t in terms]
@@ -423,7 +449,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
         candidates.append(classes)
     binarize = family.params.get("binarize") if family.name == "bernoulli" else None
     return {"kind": kind, "values": values, "candidates": candidates,
-            "deviations": deviations, "binarize": binarize}
+            "centre": [DUCKDB.lit(c) for c in centre], "binarize": binarize}
 
 
 def _feature_specs(columns: dict[str, str], features: list[str],

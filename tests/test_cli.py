@@ -322,3 +322,24 @@ def test_a_failed_fit_keeps_the_earlier_model(iris):
     ok("predict", "m.duckdb", "flowers", "iris.parquet", "-o", "p.parquet", cwd=where)
     assert read(where / "p.parquet")["prediction"].tolist() == \
         GaussianNB().fit(X, y).predict(X).tolist()
+
+
+def test_search_prints_grid_search_cvs_means_and_refits_the_best(iris):
+    from sklearn.model_selection import GridSearchCV, PredefinedSplit
+
+    where, X, y = iris
+    folds = np.arange(len(y)) % 3
+    read(where / "iris.parquet").assign(fold=folds).to_parquet(where / "folds.parquet")
+    report = json.loads(ok("search", "m.duckdb", "flowers", "folds.parquet", "-t", "species",
+                           "--grid", "var_smoothing=[1e-9,0.5,2.0]", "--cv", "fold",
+                           "--scoring", "accuracy,neg_log_loss", "--json", cwd=where))
+    grid = {"var_smoothing": [1e-9, 0.5, 2.0]}
+    oracle = GridSearchCV(GaussianNB(), grid, cv=PredefinedSplit(folds),
+                          scoring=["accuracy", "neg_log_loss"], refit="accuracy").fit(X, y)
+    got = [c["mean_test_neg_log_loss"] for c in report["candidates"]]
+    np.testing.assert_allclose(got, oracle.cv_results_["mean_test_neg_log_loss"], atol=1e-9)
+    assert report["best_params"] == oracle.best_params_
+    ok("predict", "m.duckdb", "flowers", "iris.parquet", "--proba", "-o", "p.parquet",
+       cwd=where)
+    got = read(where / "p.parquet")[[f"proba_{s}" for s in SPECIES]].to_numpy()
+    np.testing.assert_allclose(got, oracle.best_estimator_.predict_proba(X), atol=1e-9)
