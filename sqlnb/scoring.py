@@ -209,7 +209,8 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
     for c, slots in zip(model._compile()["compiled"], arrays["classes"]):
         out = (None if output_prefix is None
                else dialect.ident(f"{output_prefix}{c['label_value']}"))
-        classes.append({**slots, "label": c["label"], "jll": c["jll"], "output": out})
+        bound = {name: f"${slot}" for name, slot in slots.items()}
+        classes.append({**bound, "label": c["label"], "jll": c["jll"], "output": out})
     binarize = (model.family.params.get("binarize")
                 if "binarize" in model.family.statistics_params else None)
     sql = model.engine.render(
@@ -223,8 +224,8 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
             classes=classes,
             kind=arrays["kind"],
             missing=model.family.params.get("missing", "ignore"),
-            names=arrays["names"],
-            shift=arrays["shift"],
+            names=None if arrays["names"] is None else f"${arrays['names']}",
+            shift=None if arrays["shift"] is None else f"${arrays['shift']}",
             binarize=binarize,
             prediction=dialect.ident(prediction),
         ),
