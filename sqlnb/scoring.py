@@ -96,13 +96,25 @@ def check_strategy(value: Any) -> str:
     return value
 
 
+def covered(model: NaiveBayes) -> bool:
+    """Whether the arrays can score ``model`` (not yet: categorical and mixed columns,
+    per-group models, text and long input)."""
+    return (model.family.array_kind is not None and not model._compile().get("groups")
+            and not model._stored_input())
+
+
+def binarize_threshold(model: NaiveBayes) -> float | None:
+    """Bernoulli's ``binarize`` threshold, applied to the row's values before scoring."""
+    if "binarize" in model.family.statistics_params:
+        return model.family.params.get("binarize")
+    return None
+
+
 def strategy(model: NaiveBayes) -> str:
     """The strategy that scores ``model``'s rows: ``"compiled"`` or ``"arrays"``."""
     chosen = getattr(model, "scoring", "auto")
     compiled = model._compile()
-    covered = (model.family.array_kind is not None and not compiled.get("groups")
-               and not model._stored_input())
-    if not covered or chosen == "compiled":
+    if not covered(model) or chosen == "compiled":
         return "compiled"
     if chosen == "arrays":
         return "arrays"
@@ -211,8 +223,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
                else dialect.ident(f"{output_prefix}{c['label_value']}"))
         bound = {name: f"${slot}" for name, slot in slots.items()}
         classes.append({**bound, "label": c["label"], "jll": c["jll"], "output": out})
-    binarize = (model.family.params.get("binarize")
-                if "binarize" in model.family.statistics_params else None)
+    binarize = binarize_threshold(model)
     sql = model.engine.render(
         "score_arrays.sql",
         **model._context(
