@@ -23,6 +23,8 @@ WITH terms AS (
 SELECT
     ordered.class_index,
     any_value(c.class) AS class,
+    -- the model version these numbers belong to (predict reads them only while it holds)
+    any_value(m.fitted_at) AS fitted_at,
 {% if kind == 'distance' %}
     any_value(k.constant) AS constant,
     any_value(k.constant) AS full_constant,
@@ -47,5 +49,6 @@ SELECT
 FROM ordered
 JOIN constants AS k USING (class_index)
 JOIN {{ t.class_params }} AS c USING (class_index)
+CROSS JOIN (SELECT fitted_at FROM {{ t.meta }}) AS m
 GROUP BY ordered.class_index
 ORDER BY ordered.class_index;

@@ -52,6 +52,9 @@ OUTPUTS = {
     "joint": "jll_",
 }
 STRATEGIES = ("auto", "compiled", "arrays")
+# A class's parameters as fields of a row of ``<name>_scoring_params`` (sql/array_terms.sql).
+TABLE_CLASS = {name: f"__sqlnb_c.{name}" for name in
+               ("constant", "full_constant", "scale", "target", "weights", "fallback")}
 # With at most this many features x classes, "auto" keeps the compiled form: its planning
 # is still short and its per-row work a little less (measured: benchmarks, issue 15).
 COMPILED_MAX_TERMS = 100
@@ -146,6 +149,21 @@ def refresh(model: NaiveBayes) -> None:
         model._term_input = None
 
 
+def _params_table_fresh(model: NaiveBayes) -> bool:
+    """Whether ``<name>_scoring_params`` (written with the macros) holds the parameters of
+    the model version ``model`` has read: then ``predict`` reads them from there."""
+    if getattr(model, "catalog", None) is not None or not getattr(model, "sql_macros", True):
+        return False
+    name = f"{model.name}_scoring_params"
+    if name.lower() not in ownership.existing(model, [name]):
+        return False
+    try:
+        rows = model._fetch("scoring_params_version.sql")
+    except model.engine.unreadable_errors:
+        return False
+    return rows == [(model.meta["fitted_at"],)]
+
+
 def _parameters(model: NaiveBayes) -> dict[str, Any]:
     """Each class's parameters as lists in the model's feature order (cached with the
     compiled parameters, which every write of this object resets)."""
@@ -153,6 +171,15 @@ def _parameters(model: NaiveBayes) -> dict[str, Any]:
     if "arrays" in compiled:
         return compiled["arrays"]
     kind = model.family.array_kind
+    if _params_table_fresh(model):
+        # the parameter table the macros read holds this version's lists: nothing to bind
+        # but the feature names (for the error a missing value raises with missing="error")
+        error_on_missing = model.family.params.get("missing", "ignore") == "error"
+        arrays = {"kind": kind, "table": True, "classes": [{} for _ in compiled["compiled"]],
+                  "values": [[f["name"] for f in model.meta["features"]]] if error_on_missing
+                  else [], "names": 1 if error_on_missing else None, "shift": None}
+        compiled["arrays"] = arrays
+        return arrays
     classes = compiled["compiled"]
     # DuckDB refuses a parameter the statement does not use: bind only what it reads
     error_on_missing = model.family.params.get("missing", "ignore") == "error"
@@ -236,6 +263,8 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
             kind=arrays["kind"],
             missing=model.family.params.get("missing", "ignore"),
             names=None if arrays["names"] is None else f"${arrays['names']}",
+            params_table=arrays.get("table", False),
+            table_class=TABLE_CLASS,
             shift=None if arrays["shift"] is None else f"${arrays['shift']}",
             binarize=binarize,
             prediction=dialect.ident(prediction),

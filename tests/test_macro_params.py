@@ -14,6 +14,7 @@ import pytest
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
 import sqlnb
+from sqlnb import scoring
 
 ORACLES = {"gaussian": GaussianNB, "multinomial": MultinomialNB, "complement": ComplementNB,
            "bernoulli": BernoulliNB, "categorical": CategoricalNB}
@@ -118,3 +119,37 @@ def test_dropping_the_model_drops_its_parameter_table():
     model.drop()
     assert con.execute("SELECT count(*) FROM duckdb_tables() "
                        "WHERE table_name = 'm_scoring_params'").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("family", ["gaussian", "multinomial", "bernoulli"])
+@pytest.mark.parametrize("sql_macros", [True, False])
+def test_predict_reads_the_table_or_binds_the_lists_with_the_same_answers(family, sql_macros):
+    """With macros, the arrays strategy reads `<name>_scoring_params`; without, it binds
+    the lists: both give scikit-learn's labels and probabilities."""
+    X, y = data(family)
+    con = duckdb.connect()
+    load(con, "train", X, y)
+    model = sqlnb.NaiveBayes("m", con=con, family=family, scoring="arrays",
+                             sql_macros=sql_macros).fit("train", "y")
+    sql, _ = scoring.statement(model, "train", "proba")
+    assert ("m_scoring_params" in sql) is sql_macros
+    oracle = ORACLES[family]().fit(X, y)
+    assert [r[-1] for r in model.predict("train").fetchall()] == oracle.predict(X).tolist()
+    proba = np.array([r[-4:] for r in model.predict_proba("train").fetchall()])
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
+def test_a_table_left_by_an_earlier_fit_is_not_read_after_a_fit_without_macros():
+    X, y = data("gaussian", n=200)
+    con = duckdb.connect()
+    load(con, "first", X[:100], y[:100])
+    load(con, "second", X[100:] + 3.0, y[100:])
+    sqlnb.NaiveBayes("m", con=con, scoring="arrays").fit("first", "y")
+    sqlnb.NaiveBayes("m", con=con, scoring="arrays", sql_macros=False).fit("second", "y")
+    model = sqlnb.load(con, "m")
+    model.scoring = "arrays"
+    sql, _ = scoring.statement(model, "second")
+    assert "m_scoring_params" not in sql
+    oracle = GaussianNB().fit(X[100:] + 3.0, y[100:])
+    proba = np.array([r[-4:] for r in model.predict_proba("second").fetchall()])
+    np.testing.assert_allclose(proba, oracle.predict_proba(X[100:] + 3.0), rtol=0, atol=1e-9)
