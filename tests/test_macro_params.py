@@ -153,3 +153,16 @@ def test_a_table_left_by_an_earlier_fit_is_not_read_after_a_fit_without_macros()
     oracle = GaussianNB().fit(X[100:] + 3.0, y[100:])
     proba = np.array([r[-4:] for r in model.predict_proba("second").fetchall()])
     np.testing.assert_allclose(proba, oracle.predict_proba(X[100:] + 3.0), rtol=0, atol=1e-9)
+
+
+def test_predict_through_the_table_keeps_the_source_row_order():
+    """The parameter table is read by a scalar subquery: the rows still come back in the
+    source's order on a parallel scan."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE big AS SELECT i AS id, (i * 7919) % 1000 / 100.0 AS a, "
+                "(i * 104729) % 997 / 50.0 AS b, i % 3 AS y FROM range(300000) r(i)")
+    model = sqlnb.NaiveBayes("m", con=con, scoring="arrays").fit("big", "y")
+    sql, _ = scoring.statement(model, "big")
+    assert "m_scoring_params" in sql
+    ids = [row[0] for row in model.predict("big").fetchall()]
+    assert ids == list(range(300000))
