@@ -1,44 +1,17 @@
 -- Score {{ source | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes),
 -- parameters as data: each row's features become one list, and each class's parameters
--- arrive as bound lists ($n), so the statement grows with features + classes, not with
--- their product. Then {{ output | comment }}.
+-- are lists ({% if params_table %}rows of the model's parameter table{% else %}bound parameters, $n{% endif %}), so the statement grows with
+-- features + classes, not with their product. Then {{ output | comment }}.
+{% set class_rows %}(SELECT list(__sqlnb_c ORDER BY __sqlnb_c.class_index) FROM {{ t.scoring_params }} AS __sqlnb_c){% endset %}
 {% from 'scoring_helpers.sql' import outputs %}
-{#- A class's joint log-likelihood. `raw` is the fast form (a list function over the whole
-    row), used when no feature is missing; `careful` treats each missing value as the
-    model's `missing` setting says. -#}
-{% macro raw(c) -%}
-{% if kind == 'distance' -%}
-${{ c.constant }} - list_distance(list_transform(__sqlnb_x, lambda v, i: v * ${{ c.scale }}[i]), ${{ c.target }}) ** 2
-{%- elif kind == 'counts' -%}
-${{ c.constant }} + list_dot_product(__sqlnb_x, ${{ c.weights }}) - __sqlnb_lgamma
-{%- else -%}
-${{ c.constant }} + list_dot_product(__sqlnb_x, ${{ c.weights }})
-{%- endif %}
-{%- endmacro %}
-{% macro careful(c) -%}
-{% if missing == 'error' -%}
-error('missing value (NULL or NaN) in feature ' || ${{ names }}[list_position(list_transform(__sqlnb_x, lambda v: v IS NULL), true)])
-{%- elif kind == 'distance' -%}
-${{ c.full_constant }} + list_sum(list_transform(__sqlnb_x, lambda v, i: coalesce(-((v * ${{ c.scale }}[i] - ${{ c.target }}[i]) ** 2), ${{ c.fallback }}[i])))
-{%- elif kind == 'counts' -%}
-${{ c.full_constant }} + list_sum(list_transform(__sqlnb_x, lambda v, i: coalesce(v * ${{ c.weights }}[i] - ${{ c.fallback }}[i] - lgamma(v + 1), 0)))
-{%- else -%}
-${{ c.full_constant }} + list_sum(list_transform(__sqlnb_x, lambda v, i: coalesce(v * ${{ c.weights }}[i], ${{ c.fallback }}[i])))
-{%- endif %}
-{%- endmacro %}
-{#- The row's features in the model's order, as DOUBLE. A NaN is missing: one test in a
-    lambda over the list (spelt isfinite/isinf, see common.sql's `num`), not one per column. -#}
-{% set values -%}
-[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
-{%- endset %}
-{% if any_float %}
-{% set values = 'list_transform(' ~ values ~ ', lambda v: CASE WHEN isfinite(v) OR isinf(v) THEN v END)' %}
-{% endif %}
-{% if binarize is not none %}
-{% set values = 'list_transform(' ~ values ~ ', lambda v: CAST(v > ' ~ (binarize | lit) ~ ' AS DOUBLE))' %}
-{% endif %}
+{% import 'array_terms.sql' as terms %}
 WITH rows AS (
-    SELECT *, {{ values }} AS __sqlnb_values
+    SELECT
+        *,
+        {{ terms.row_values(features, any_float, binarize) }} AS __sqlnb_values{% if params_table and kind == 'distance' %},
+        -- one shift per feature, the same in every class row
+        (SELECT any_value(shift) FROM {{ t.scoring_params }}) AS __sqlnb_shift{% endif %}
+
     FROM {{ source }}
 ), scored AS (
     SELECT
@@ -46,7 +19,12 @@ WITH rows AS (
 {% if kind == 'distance' %}
         -- centred on one shift per feature, so that far from the origin the differences
         -- keep their digits (the shift cancels exactly in x - theta)
-        list_transform(__sqlnb_values, lambda v, i: v - ${{ shift }}[i]) AS __sqlnb_x,
+{% if params_table %}
+        -- (the shift is the same in every class row)
+        list_transform(__sqlnb_values, lambda v, i: v - __sqlnb_shift[i]) AS __sqlnb_x,
+{% else %}
+        list_transform(__sqlnb_values, lambda v, i: v - {{ shift }}[i]) AS __sqlnb_x,
+{% endif %}
 {% else %}
         __sqlnb_values AS __sqlnb_x,
 {% endif %}
@@ -55,13 +33,36 @@ WITH rows AS (
 {% endif %}
         list_count(__sqlnb_values) = {{ features | length }} AS __sqlnb_complete
     FROM rows
+{% if params_table %}
+), joint_list AS (
+    -- every class in one expression, over the parameter table's rows
+    SELECT
+    {% for column in keep %}
+        {{ column }},
+    {% endfor %}
+        list_transform({{ class_rows }}, lambda __sqlnb_c:
+            CASE WHEN __sqlnb_complete THEN {{ terms.raw(table_class, kind, '__sqlnb_x', '__sqlnb_lgamma') }}
+            ELSE {{ terms.careful(table_class, kind, '__sqlnb_x', missing, names) }} END
+        ) AS __sqlnb_jll
+    FROM scored
 ), joint AS (
     SELECT
     {% for column in keep %}
         {{ column }},
     {% endfor %}
     {% for c in classes %}
-        CASE WHEN __sqlnb_complete THEN {{ raw(c) }} ELSE {{ careful(c) }} END AS {{ c.jll }}{{ "," if not loop.last }}
+        __sqlnb_jll[{{ loop.index }}] AS {{ c.jll }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM joint_list
+{% else %}
+), joint AS (
+    SELECT
+    {% for column in keep %}
+        {{ column }},
+    {% endfor %}
+    {% for c in classes %}
+        CASE WHEN __sqlnb_complete THEN {{ terms.raw(c, kind, '__sqlnb_x', '__sqlnb_lgamma') }} ELSE {{ terms.careful(c, kind, '__sqlnb_x', missing, names) }} END AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM scored
+{% endif %}
 {{ outputs(classes, keep, output, prediction) }}

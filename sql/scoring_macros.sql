@@ -3,6 +3,7 @@
 -- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
 {% import family_template as family %}
 {% from 'scoring_helpers.sql' import chunked %}
+{% import 'array_terms.sql' as terms %}
 {% if group_table %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
     -- (the row is named once: DuckDB copies a macro argument at every use)
@@ -30,6 +31,32 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
         ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
 
 );
+{% elif params_table is defined and params_table %}
+{% set c = {'constant': '__sqlnb_c.constant', 'full_constant': '__sqlnb_c.full_constant',
+            'scale': '__sqlnb_c.scale', 'target': '__sqlnb_c.target',
+            'weights': '__sqlnb_c.weights', 'fallback': '__sqlnb_c.fallback'} %}
+{% set names %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
+    -- the parameters are data: one row per class of {{ params_table_name | comment }}, read at
+    -- every call (so a refit shows at once); the row is named once, its features become a list
+    list_transform([{
+        'v': list_transform([r], lambda {{ row | ident }}: {{ terms.row_values(features, any_float, binarize) }})[1],
+        'p': (SELECT list(__sqlnb_c ORDER BY __sqlnb_c.class_index) FROM {{ t.scoring_params }} AS __sqlnb_c)
+    }], lambda __sqlnb_a: list_transform([{
+{% if kind == 'distance' %}
+        -- centred on the model's shift (the same in every class row)
+        'x': list_transform(__sqlnb_a.v, lambda v, i: v - __sqlnb_a.p[1].shift[i]),
+{% else %}
+        'x': __sqlnb_a.v,
+{% endif %}
+{% if kind == 'counts' %}
+        'lgamma': list_sum(list_transform(__sqlnb_a.v, lambda v: lgamma(v + 1))),
+{% endif %}
+        'complete': list_count(__sqlnb_a.v) = {{ features | length }}
+    }], lambda __sqlnb_s: list_transform(__sqlnb_a.p, lambda __sqlnb_c:
+        CASE WHEN __sqlnb_s.complete THEN {{ terms.raw(c, kind, '__sqlnb_s.x', '__sqlnb_s.lgamma') }}
+        ELSE {{ terms.careful(c, kind, '__sqlnb_s.x', missing, names) }} END
+    ))[1])[1];
 {% elif row_once %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- (a wide model names the row once: DuckDB copies a macro argument at every use)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import ownership
+from . import ownership, scoring
 from .dialect import Dialect, dialect_named
 from .errors import InvalidParameterError, UnsupportedError
 from .grouping import group_parameter_table
@@ -116,6 +116,10 @@ def create_macros(model: NaiveBayes) -> None:
     """
     model.invalidate()
     try:
+        if scoring.covered(model):
+            _create_array_macros(model)
+            return
+        ownership.release(model, [params_table_name(model.name)])
         grouped = bool(model.parameters().get("groups"))
         references = len(model.meta["features"]) * len(model.parameters()["classes"])
         row = ROW_ONCE if grouped or references > DIRECT_REFERENCES else ROW
@@ -133,6 +137,32 @@ def create_macros(model: NaiveBayes) -> None:
         model.invalidate()
 
 
+def params_table_name(name: str) -> str:
+    """The unquoted name of the table the array-form macros read: ``<name>_scoring_params``."""
+    return f"{name}_scoring_params"
+
+
+def _create_array_macros(model: NaiveBayes) -> None:
+    """Macros whose text names the features and classes but no fitted number: the
+    parameters are rows of ``<name>_scoring_params`` (rewritten here), read at each call."""
+    classes = compiled_classes(model)
+    keys = [c["key"].lower() for c in classes]
+    clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
+    meta_features = model.meta["features"]
+    features = [{"name": f["name"], "double": False,
+                 "column": model.dialect.field(ROW_ONCE, f["name"])} for f in meta_features]
+    model.pipeline.run("scoring_params.sql", kind=model.family.array_kind)
+    model.pipeline.run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model),
+               key_clash=_key_clash_message(model.name, clash) if clash else None,
+               row=ROW_ONCE, row_once=True, grouped_model=False, group_table=None,
+               params_table=True, params_table_name=params_table_name(model.name),
+               features=features, kind=model.family.array_kind,
+               any_float=any(model.dialect.kind(f["type"]) == "float" for f in meta_features),
+               binarize=scoring.binarize_threshold(model),
+               missing=model.family.params.get("missing", "ignore"),
+               model_comment=comment_text(model.name))
+
+
 def _key_clash_message(name: str, labels: list[str]) -> str:
     """Why ``<name>_predict_proba`` cannot exist: its STRUCT has a field per class, and
     DuckDB compares field names case-insensitively."""
@@ -142,8 +172,10 @@ def _key_clash_message(name: str, labels: list[str]) -> str:
 
 
 def drop_macros(model: NaiveBayes) -> None:
-    """Remove the scoring macros the model owns (a text model has none)."""
-    ownership.release(model, list(macro_names(model.name).values()))
+    """Remove the scoring macros the model owns (a text model has none), and the
+    parameter table they read."""
+    ownership.release(model, [*macro_names(model.name).values(),
+                              params_table_name(model.name)])
 
 
 def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",

@@ -134,6 +134,8 @@ class NaiveBayes:
         names["analyzer"] = self.dialect.ident(f"{self.name}_analyzer")
         names["vocabulary"] = self.dialect.ident(f"{self.name}_vocabulary")
         names["terms"] = self.dialect.ident(f"__sqlnb_terms_{self.name}")
+        # the parameters the scoring macros read (see sqlnb/macros.py)
+        names["scoring_params"] = self.dialect.ident(f"{self.name}_scoring_params")
         return names
 
     @property

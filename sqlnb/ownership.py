@@ -33,6 +33,8 @@ GROUP_ROLES = ("group_columns", "group_class_stats", "group_feature_stats",
                "group_class_params", "group_feature_params")
 MACRO_SUFFIXES = ("joint_log_likelihood", "predict", "predict_proba", "predict_log_proba",
                   "score")
+# the table the scoring macros read their parameters from (created and dropped with them)
+MACRO_TABLES = ("scoring_params",)
 PART_FAMILIES = ("gaussian", "bernoulli", "categorical", "multinomial", "poisson")
 META_COLUMNS = {"schema_version", "model", "family", "params"}
 
@@ -44,7 +46,7 @@ def names(model_name: str, *kinds: str) -> list[str]:
         "base": BASE_ROLES,
         "text": TEXT_ROLES,
         "groups": GROUP_ROLES,
-        "macros": MACRO_SUFFIXES,
+        "macros": MACRO_SUFFIXES + MACRO_TABLES,
         "parts": [f"{family}_{suffix}" for family in PART_FAMILIES
                   for suffix in ("stats", "params")],
     }

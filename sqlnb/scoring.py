@@ -52,6 +52,9 @@ OUTPUTS = {
     "joint": "jll_",
 }
 STRATEGIES = ("auto", "compiled", "arrays")
+# A class's parameters as fields of a row of ``<name>_scoring_params`` (sql/array_terms.sql).
+TABLE_CLASS = {name: f"__sqlnb_c.{name}" for name in
+               ("constant", "full_constant", "scale", "target", "weights", "fallback")}
 # With at most this many features x classes, "auto" keeps the compiled form: its planning
 # is still short and its per-row work a little less (measured: benchmarks, issue 15).
 COMPILED_MAX_TERMS = 100
@@ -96,13 +99,25 @@ def check_strategy(value: Any) -> str:
     return value
 
 
+def covered(model: NaiveBayes) -> bool:
+    """Whether the arrays can score ``model`` (not yet: categorical and mixed columns,
+    per-group models, text and long input)."""
+    return (model.family.array_kind is not None and not model.parameters().get("groups")
+            and not model.stored_input())
+
+
+def binarize_threshold(model: NaiveBayes) -> float | None:
+    """Bernoulli's ``binarize`` threshold, applied to the row's values before scoring."""
+    if "binarize" in model.family.statistics_params:
+        return model.family.params.get("binarize")
+    return None
+
+
 def strategy(model: NaiveBayes) -> str:
     """The strategy that scores ``model``'s rows: ``"compiled"`` or ``"arrays"``."""
     chosen = getattr(model, "scoring", "auto")
     compiled = model.parameters()
-    covered = (model.family.array_kind is not None and not compiled.get("groups")
-               and not model.stored_input())
-    if not covered or chosen == "compiled":
+    if not covered(model) or chosen == "compiled":
         return "compiled"
     if chosen == "arrays":
         return "arrays"
@@ -132,6 +147,21 @@ def refresh(model: NaiveBayes) -> None:
         model.invalidate()
 
 
+def _params_table_fresh(model: NaiveBayes) -> bool:
+    """Whether ``<name>_scoring_params`` (written with the macros) holds the parameters of
+    the model version ``model`` has read: then ``predict`` reads them from there."""
+    if getattr(model, "catalog", None) is not None or not getattr(model, "sql_macros", True):
+        return False
+    name = f"{model.name}_scoring_params"
+    if name.lower() not in ownership.existing(model, [name]):
+        return False
+    try:
+        rows = model.pipeline.fetch("scoring_params_version.sql")
+    except model.engine.unreadable_errors:
+        return False
+    return rows == [(model.meta["fitted_at"],)]
+
+
 def _parameters(model: NaiveBayes) -> dict[str, Any]:
     """Each class's parameters as lists in the model's feature order (cached with the
     compiled parameters, which every write of this object resets)."""
@@ -139,6 +169,15 @@ def _parameters(model: NaiveBayes) -> dict[str, Any]:
     if "arrays" in compiled:
         return compiled["arrays"]
     kind = model.family.array_kind
+    if _params_table_fresh(model):
+        # the parameter table the macros read holds this version's lists: nothing to bind
+        # but the feature names (for the error a missing value raises with missing="error")
+        error_on_missing = model.family.params.get("missing", "ignore") == "error"
+        arrays = {"kind": kind, "table": True, "classes": [{} for _ in compiled["compiled"]],
+                  "values": [[f["name"] for f in model.meta["features"]]] if error_on_missing
+                  else [], "names": 1 if error_on_missing else None, "shift": None}
+        compiled["arrays"] = arrays
+        return arrays
     classes = compiled["compiled"]
     # DuckDB refuses a parameter the statement does not use: bind only what it reads
     error_on_missing = model.family.params.get("missing", "ignore") == "error"
@@ -207,9 +246,9 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
     for c, slots in zip(model.parameters()["compiled"], arrays["classes"]):
         out = (None if output_prefix is None
                else dialect.ident(f"{output_prefix}{c['label_value']}"))
-        classes.append({**slots, "label": c["label"], "jll": c["jll"], "output": out})
-    binarize = (model.family.params.get("binarize")
-                if "binarize" in model.family.statistics_params else None)
+        bound = {name: f"${slot}" for name, slot in slots.items()}
+        classes.append({**bound, "label": c["label"], "jll": c["jll"], "output": out})
+    binarize = binarize_threshold(model)
     sql = model.engine.render(
         "score_arrays.sql",
         **model.pipeline.context(
@@ -221,8 +260,10 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
             classes=classes,
             kind=arrays["kind"],
             missing=model.family.params.get("missing", "ignore"),
-            names=arrays["names"],
-            shift=arrays["shift"],
+            names=None if arrays["names"] is None else f"${arrays['names']}",
+            params_table=arrays.get("table", False),
+            table_class=TABLE_CLASS,
+            shift=None if arrays["shift"] is None else f"${arrays['shift']}",
             binarize=binarize,
             prediction=dialect.ident(prediction),
         ),

@@ -96,7 +96,8 @@ def test_updating_a_schema_1_model_records_the_relations_it_owns(saved):
         [f"m_gaussian_{role}" for role in ("meta", "class_stats", "features", "feature_stats",
                                            "class_params", "feature_params")]
         + [f"m_gaussian_{macro}" for macro in ("joint_log_likelihood", "predict",
-                                               "predict_proba", "predict_log_proba", "score")])
+                                               "predict_proba", "predict_log_proba", "score",
+                                               "scoring_params")])
 
 
 def test_dropping_a_schema_1_model_leaves_the_other_saved_models(saved):

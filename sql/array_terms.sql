@@ -1,0 +1,44 @@
+{#- A class's joint log-likelihood over one row's features as a list, the parameters read
+    from list-valued expressions: `c.scale`, `c.target`, `c.weights`, `c.fallback`,
+    `c.constant`, `c.full_constant` are SQL (a bound parameter `$n` in score_arrays.sql, a
+    field of a parameter-table row in the scoring macros). `x` is the row's list (for the
+    Gaussian, already centred on the model's shift), `lgamma` the sum of lgamma(x + 1)
+    (Poisson only). -#}
+{#- `raw` is the fast form (a list function over the whole row), used when no feature is
+    missing; `careful` treats each missing value as the model's `missing` setting says. -#}
+{% macro raw(c, kind, x, lgamma) -%}
+{% if kind == 'distance' -%}
+{{ c.constant }} - list_distance(list_transform({{ x }}, lambda v, i: v * {{ c.scale }}[i]), {{ c.target }}) ** 2
+{%- elif kind == 'counts' -%}
+{{ c.constant }} + list_dot_product({{ x }}, {{ c.weights }}) - {{ lgamma }}
+{%- else -%}
+{{ c.constant }} + list_dot_product({{ x }}, {{ c.weights }})
+{%- endif %}
+{%- endmacro %}
+{% macro careful(c, kind, x, missing, names) -%}
+{% if missing == 'error' -%}
+error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(list_transform({{ x }}, lambda v: v IS NULL), true)])
+{%- elif kind == 'distance' -%}
+{{ c.full_constant }} + list_sum(list_transform({{ x }}, lambda v, i: coalesce(-((v * {{ c.scale }}[i] - {{ c.target }}[i]) ** 2), {{ c.fallback }}[i])))
+{%- elif kind == 'counts' -%}
+{{ c.full_constant }} + list_sum(list_transform({{ x }}, lambda v, i: coalesce(v * {{ c.weights }}[i] - {{ c.fallback }}[i] - lgamma(v + 1), 0)))
+{%- else -%}
+{{ c.full_constant }} + list_sum(list_transform({{ x }}, lambda v, i: coalesce(v * {{ c.weights }}[i], {{ c.fallback }}[i])))
+{%- endif %}
+{%- endmacro %}
+{#- The row's features in the model's order, as a DOUBLE list: `columns` are SQL
+    expressions, `double` says which are DOUBLE already. A NaN is missing (one test in a
+    lambda over the list, spelt isfinite/isinf as in common.sql's `num`); Bernoulli's
+    `binarize` threshold applies last. -#}
+{% macro row_values(features, any_float, binarize) -%}
+{% set values -%}
+[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
+{%- endset %}
+{% if any_float %}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CASE WHEN isfinite(v) OR isinf(v) THEN v END)' %}
+{% endif %}
+{% if binarize is not none %}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CAST(v > ' ~ (binarize | lit) ~ ' AS DOUBLE))' %}
+{% endif %}
+{{- values -}}
+{%- endmacro %}

@@ -1,0 +1,168 @@
+"""Scoring macros that read their parameters from a table (`<name>_scoring_params`).
+
+scikit-learn is the oracle: every family's macros predict its labels and its
+probabilities within 1e-9; the macros' text carries no fitted number, so it does not grow
+with features x classes and a refit or partial fit shows through them at once.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
+
+import sqlnb
+from sqlnb import scoring
+
+ORACLES = {"gaussian": GaussianNB, "multinomial": MultinomialNB, "complement": ComplementNB,
+           "bernoulli": BernoulliNB, "categorical": CategoricalNB}
+
+
+def data(family: str, n: int = 150, width: int = 6, classes: int = 4, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, classes, n)
+    if family == "gaussian":
+        X = rng.normal(y[:, None] * 0.8, 1.0 + 0.2 * np.arange(width), (n, width))
+    elif family == "bernoulli":
+        X = (rng.random((n, width)) < 0.2 + 0.15 * ((y[:, None] + np.arange(width)) % 4))
+        X = X.astype(float)
+    elif family == "categorical":
+        X = ((rng.integers(0, 3, (n, width)) + y[:, None]) % 4).astype(float)
+    else:
+        X = rng.poisson(1.0 + (y[:, None] + np.arange(width)) % 3, (n, width)).astype(float)
+    return X, y
+
+
+def load(con: duckdb.DuckDBPyConnection, table: str, X: np.ndarray, y: np.ndarray) -> None:
+    frame = pd.DataFrame({**{f"x{i}": X[:, i] for i in range(X.shape[1])}, "y": y})  # noqa: F841
+    con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM frame")
+
+
+def macro_scores(con, name: str, table: str, classes: list[int]):
+    rows = con.execute(
+        f"SELECT {name}_predict(t), {name}_predict_proba(t) FROM {table} AS t").fetchall()
+    return [r[0] for r in rows], np.array([[r[1][str(k)] for k in classes] for r in rows])
+
+
+@pytest.mark.parametrize("family", list(ORACLES))
+def test_every_familys_macros_agree_with_scikit_learn(family):
+    X, y = data(family)
+    con = duckdb.connect()
+    load(con, "train", X, y)
+    sqlnb.NaiveBayes("m", con=con, family=family).fit("train", "y")
+    oracle = ORACLES[family]().fit(X, y)
+    labels, proba = macro_scores(con, "m", "train", list(oracle.classes_))
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("family", ["gaussian", "multinomial", "complement", "bernoulli",
+                                    "poisson"])
+def test_array_families_keep_their_parameters_in_a_table(family):
+    X, y = data(family)
+    con = duckdb.connect()
+    load(con, "train", X, y)
+    model = sqlnb.NaiveBayes("m", con=con, family=family).fit("train", "y")
+    assert con.execute("SELECT count(*) FROM m_scoring_params").fetchone()[0] == 4
+    # the macros agree with predict_proba (Poisson has no scikit-learn twin)
+    expected = np.array([r[-4:] for r in model.predict_proba("train").fetchall()])
+    _, proba = macro_scores(con, "m", "train", [0, 1, 2, 3])
+    np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
+
+
+def test_the_macro_text_does_not_grow_with_the_number_of_classes():
+    con = duckdb.connect()
+    lengths = []
+    for classes in (2, 8):
+        X, y = data("gaussian", n=200, classes=classes)
+        load(con, "train", X, y)
+        sqlnb.NaiveBayes("m", con=con).fit("train", "y")
+        lengths.append(con.execute(
+            "SELECT length(macro_definition) FROM duckdb_functions() "
+            "WHERE function_name = 'm_joint_log_likelihood'").fetchone()[0])
+    assert lengths[0] == lengths[1]
+
+
+def test_a_partial_fit_by_another_connection_shows_in_the_macros():
+    X, y = data("multinomial", n=200)
+    con = duckdb.connect()
+    load(con, "train", X[:100], y[:100])
+    load(con, "more", X[100:], y[100:])
+    sqlnb.NaiveBayes("m", con=con, family="multinomial").fit("train", "y")
+    other = con.cursor()
+    sqlnb.load(other, "m").partial_fit("more", "y")
+    oracle = MultinomialNB().fit(X, y)
+    labels, proba = macro_scores(con, "m", "train", [0, 1, 2, 3])
+    assert labels == oracle.predict(X[:100]).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X[:100]), rtol=0, atol=1e-9)
+
+
+def test_a_missing_value_is_left_out_by_the_macros_as_by_predict():
+    X, y = data("gaussian")
+    con = duckdb.connect()
+    load(con, "train", X, y)
+    model = sqlnb.NaiveBayes("m", con=con, missing="ignore").fit("train", "y")
+    con.execute("CREATE TABLE holes AS SELECT * REPLACE (CASE WHEN x1 > 0 THEN x1 END AS x1, "
+                "CASE WHEN x2 > 1 THEN 'nan'::DOUBLE ELSE x2 END AS x2) FROM train")
+    expected = np.array([r[-4:] for r in model.predict_proba("holes").fetchall()])
+    _, proba = macro_scores(con, "m", "holes", [0, 1, 2, 3])
+    np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
+
+
+def test_dropping_the_model_drops_its_parameter_table():
+    X, y = data("gaussian")
+    con = duckdb.connect()
+    load(con, "train", X, y)
+    model = sqlnb.NaiveBayes("m", con=con).fit("train", "y")
+    model.drop()
+    assert con.execute("SELECT count(*) FROM duckdb_tables() "
+                       "WHERE table_name = 'm_scoring_params'").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("family", ["gaussian", "multinomial", "bernoulli"])
+@pytest.mark.parametrize("sql_macros", [True, False])
+def test_predict_reads_the_table_or_binds_the_lists_with_the_same_answers(family, sql_macros):
+    """With macros, the arrays strategy reads `<name>_scoring_params`; without, it binds
+    the lists: both give scikit-learn's labels and probabilities."""
+    X, y = data(family)
+    con = duckdb.connect()
+    load(con, "train", X, y)
+    model = sqlnb.NaiveBayes("m", con=con, family=family, scoring="arrays",
+                             sql_macros=sql_macros).fit("train", "y")
+    sql, _ = scoring.statement(model, "train", "proba")
+    assert ("m_scoring_params" in sql) is sql_macros
+    oracle = ORACLES[family]().fit(X, y)
+    assert [r[-1] for r in model.predict("train").fetchall()] == oracle.predict(X).tolist()
+    proba = np.array([r[-4:] for r in model.predict_proba("train").fetchall()])
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
+def test_a_table_left_by_an_earlier_fit_is_not_read_after_a_fit_without_macros():
+    X, y = data("gaussian", n=200)
+    con = duckdb.connect()
+    load(con, "first", X[:100], y[:100])
+    load(con, "second", X[100:] + 3.0, y[100:])
+    sqlnb.NaiveBayes("m", con=con, scoring="arrays").fit("first", "y")
+    sqlnb.NaiveBayes("m", con=con, scoring="arrays", sql_macros=False).fit("second", "y")
+    model = sqlnb.load(con, "m")
+    model.scoring = "arrays"
+    sql, _ = scoring.statement(model, "second")
+    assert "m_scoring_params" not in sql
+    oracle = GaussianNB().fit(X[100:] + 3.0, y[100:])
+    proba = np.array([r[-4:] for r in model.predict_proba("second").fetchall()])
+    np.testing.assert_allclose(proba, oracle.predict_proba(X[100:] + 3.0), rtol=0, atol=1e-9)
+
+
+def test_predict_through_the_table_keeps_the_source_row_order():
+    """The parameter table is read by a scalar subquery: the rows still come back in the
+    source's order on a parallel scan."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE big AS SELECT i AS id, (i * 7919) % 1000 / 100.0 AS a, "
+                "(i * 104729) % 997 / 50.0 AS b, i % 3 AS y FROM range(300000) r(i)")
+    model = sqlnb.NaiveBayes("m", con=con, scoring="arrays").fit("big", "y")
+    sql, _ = scoring.statement(model, "big")
+    assert "m_scoring_params" in sql
+    ids = [row[0] for row in model.predict("big").fetchall()]
+    assert ids == list(range(300000))
