@@ -42,7 +42,7 @@ import duckdb
 
 from . import grouping, mixed, ownership, text
 from .dialect import DUCKDB
-from .engine import engine_for
+from .engine import engine_for, require_models
 from .errors import (
     ExportExistsError,
     IncompatibleModelError,
@@ -251,6 +251,7 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
     >>> model = sqlnb.import_model(duckdb.connect(), "models/churn")  # doctest: +SKIP
     """
     engine = engine_for(con)
+    require_models(engine, "import_model")
     con = engine.connection
     for flag, value in (("replace", replace), ("sql_macros", sql_macros)):
         if not isinstance(value, bool):
