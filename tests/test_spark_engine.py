@@ -185,6 +185,43 @@ def test_the_spark_upsert_gives_duckdbs_gaussian_moments_bit_for_bit(engine, spa
     assert len(got) == (5 if sign > 0 else 4)
 
 
+COUNTS_SCHEMA = [("class", "VARCHAR"), ("feature", "VARCHAR"), ("n", "BIGINT"),
+                 ("count", "DOUBLE"), ("weight", "DOUBLE")]
+CATEGORY_SCHEMA = [("class", "VARCHAR"), ("feature", "VARCHAR"), ("category", "VARCHAR"),
+                   ("n", "BIGINT"), ("count", "DOUBLE")]
+# (family template, schema, key, stored rows, batch rows): keys on both sides and on one.
+COUNT_CASES = {
+    "counts": ("families/counts.sql", COUNTS_SCHEMA, ["class", "feature"],
+               [("a", "x0", 2, 3.5, 2.0), ("a", "x1", 2, 0.1, None), ("b", "x0", 1, 1.0, 1.0)],
+               [("a", "x0", 1, 0.25, 0.5), ("a", "x1", 3, 0.2, None), ("c", "x1", 1, 4.0, 1.0)]),
+    "categorical": ("families/categorical.sql", CATEGORY_SCHEMA, ["class", "feature", "category"],
+                    [("a", "x0", "red", 2, 2.0), ("a", "x0", "it's", 1, 0.5)],
+                    [("a", "x0", "red", 1, 1.25), ("b", "x0", "red", 1, 1.0)]),
+}
+
+
+@pytest.mark.parametrize("case", COUNT_CASES)
+@pytest.mark.parametrize("sign", [1, -1])
+def test_the_spark_upsert_gives_duckdbs_counts(engine, spark, case, sign):
+    template, schema, key, old, batch = COUNT_CASES[case]
+    columns = ", ".join(c for c, _ in schema)
+    con = duckdb.connect()
+    _duckdb_table(con, "k_feature_stats", schema, old, key)
+    _duckdb_table(con, "k_batch", schema, batch)
+    family = environment(DUCKDB).get_template(template).module
+    con.execute(family.upsert(_tables("k", DUCKDB), f'SELECT {columns} FROM "k_batch"', sign))
+    expected = con.execute(f"SELECT * FROM k_feature_stats ORDER BY {', '.join(key)}").fetchall()
+
+    _spark_table(spark, f"sk_{case}_{sign + 1}_feature_stats", schema, old)
+    _spark_table(spark, f"sk_{case}_{sign + 1}_batch", schema, batch)
+    tables = _tables(f"sk_{case}_{sign + 1}", SPARK, spark_next=True)
+    family = environment(SPARK).get_template(template).module
+    engine.execute(family.upsert(tables, f"SELECT {columns} FROM {tables['batch']}", sign))
+    got = engine.fetch(f"SELECT * FROM {tables['next_feature_stats']} ORDER BY {', '.join(key)}")
+    assert got == expected
+    assert len(got) == len({r[:len(key)] for r in old + batch})
+
+
 # How merge.sql folds a batch's class totals in (the other upserts take the same macro).
 CLASS_UPSERT = """
 {% from 'incremental.sql' import added %}
