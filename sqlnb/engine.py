@@ -516,26 +516,45 @@ class SparkEngine(Engine):
         one is dropped; a version a killed writer left behind is dropped by the next write.
 
         >>> with engine.versioned("m_class_stats") as new:   # doctest: +SKIP
-        ...     engine.execute(f"CREATE TABLE {new} AS SELECT ...")
+        ...     engine.execute(f"CREATE TABLE {new} USING parquet AS SELECT ...")
         """
-        current = self.current_version(name)
-        leftovers = [v for v in self.versions(name) if v != current]
-        for version in leftovers:  # a failed or killed earlier write's table
-            self.execute(f"DROP TABLE IF EXISTS {self._version(name, version)}")
-        new = max([current or 0, *leftovers]) + 1
-        target = self._version(name, new)
+        with self.versioned_together([name]) as targets:
+            yield targets[name]
+
+    @contextlib.contextmanager
+    def versioned_together(self, names: list[str]) -> Iterator[dict[str, str]]:
+        """:meth:`versioned` for tables that change together (a model's statistics and
+        its metadata): the block creates every new version (by name, quoted), the last
+        name last. They share one version number, and the view of the last name is the
+        switch: readers that take the version from it (:meth:`current_version`) and read
+        :meth:`version_table` see every table of one write, never a mix. The other views
+        follow it; a failure before the switch leaves every view on the old version.
+        """
+        switch = names[-1]
+        current = self.current_version(switch)
+        stale = {name: [v for v in self.versions(name) if v != current] for name in names}
+        for name, versions in stale.items():  # a failed or killed earlier write's tables
+            for version in versions:
+                self.execute(f"DROP TABLE IF EXISTS {self.version_table(name, version)}")
+        new = max([current or 0, *(v for vs in stale.values() for v in vs)]) + 1
+        targets = {name: self.version_table(name, new) for name in names}
         try:
-            yield target
+            yield targets
         except BaseException:
             with contextlib.suppress(Exception):
-                self.execute(f"DROP TABLE IF EXISTS {target}")
+                for target in targets.values():
+                    self.execute(f"DROP TABLE IF EXISTS {target}")
             raise
-        # the switch: readers of the view see the old version or the new one, never a mix
-        self.execute(f"CREATE OR REPLACE VIEW {self.table(name)} AS SELECT * FROM {target}")
+        # the switch: one statement, so readers of the view see the old or the new version
+        for name in [switch, *names[:-1]]:
+            self.execute(f"CREATE OR REPLACE VIEW {self.table(name)} AS "
+                         f"SELECT * FROM {targets[name]}")
         if current is not None:
-            self.execute(f"DROP TABLE IF EXISTS {self._version(name, current)}")
+            for name in names:
+                self.execute(f"DROP TABLE IF EXISTS {self.version_table(name, current)}")
 
-    def _version(self, name: str, version: int) -> str:
+    def version_table(self, name: str, version: int) -> str:
+        """The quoted name of version ``version`` of the table ``name``."""
         return self.table(f"{name}{_VERSION_SUFFIX}{version}")
 
 

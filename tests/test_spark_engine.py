@@ -304,3 +304,32 @@ def test_a_killed_writers_leftover_version_is_cleaned_by_the_next_write(engine):
     assert _stats(engine, "vk_class_stats") == [("a", 2)]
     assert (engine.current_version("vk_class_stats"), engine.versions("vk_class_stats")) == \
         (3, [3])
+
+
+def test_tables_written_together_switch_with_the_last_one(engine):
+    """The statistics, then the metadata naming their version: a failure writing the
+    metadata leaves readers that follow it on the old statistics."""
+    names = ["vt_feature_stats", "vt_meta"]
+    with engine.versioned_together(names) as new:
+        engine.execute(f"CREATE TABLE {new['vt_feature_stats']} USING parquet AS "
+                       "SELECT 'a' AS class, 1.5D AS mean")
+        engine.execute(f"CREATE TABLE {new['vt_meta']} USING parquet AS SELECT 'm' AS model")
+    with pytest.raises(Exception, match="the metadata write broke"), \
+            engine.versioned_together(names) as new:
+        engine.execute(f"CREATE TABLE {new['vt_feature_stats']} USING parquet AS "
+                       "SELECT 'a' AS class, 9.0D AS mean")
+        engine.execute(f"CREATE TABLE {new['vt_meta']} USING parquet AS "
+                       "SELECT raise_error('the metadata write broke') AS model")
+    version = engine.current_version("vt_meta")
+    assert version == 1
+    assert engine.fetch(
+        f"SELECT * FROM {engine.version_table('vt_feature_stats', version)}") == [("a", 1.5)]
+    assert engine.fetch("SELECT * FROM vt_feature_stats") == [("a", 1.5)]
+    assert (engine.versions("vt_feature_stats"), engine.versions("vt_meta")) == ([1], [1])
+    with engine.versioned_together(names) as new:
+        engine.execute(f"CREATE TABLE {new['vt_feature_stats']} USING parquet AS "
+                       "SELECT class, mean + 1 AS mean FROM vt_feature_stats")
+        engine.execute(f"CREATE TABLE {new['vt_meta']} USING parquet AS SELECT 'm' AS model")
+    assert engine.current_version("vt_meta") == 2
+    assert engine.fetch("SELECT * FROM vt_feature_stats") == [("a", 2.5)]
+    assert (engine.versions("vt_feature_stats"), engine.versions("vt_meta")) == ([2], [2])
