@@ -5,14 +5,16 @@
 {% from 'incremental.sql' import signed, added %}
 {% from 'common.sql' import by_group %}
 {% set sign = sign | default(1) %}
-INSERT INTO {{ t.class_stats }} ({{ by_group(t) }}class, n, weight)
+{% set keys = (t.get('groups', []) | map(attribute='column') | list) + ['class'] %}
+{% set rows %}
 SELECT {{ by_group(t) }}class, {{ signed('n', sign) }}, {{ signed('weight', sign) }}
 FROM {{ t.batch }}
 {% if family_long_batch %}
 WHERE feature IS NULL
 {% endif %}
-ON CONFLICT ({{ by_group(t) }}class) DO UPDATE SET
-    n = {{ t.class_stats }}.n + excluded.n,
-    weight = {{ added(t.class_stats ~ '.weight', 'excluded.weight', sign) }};
+{% endset %}
+{% call(column, old, new) sql.upsert(t.class_stats, keys, ['n', 'weight'], rows, t.get('next_class_stats')) -%}
+{% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.weight', new ~ '.weight', sign) }}{% endif %}
+{%- endcall %};
 
 {{ family.merge(t, features, weighted, sign) }}

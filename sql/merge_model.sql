@@ -2,11 +2,12 @@
 -- {{ model | comment }}: the same upserts as a batch, with the other model's tables as input.
 {% import family_template as family %}
 {% from 'incremental.sql' import signed, added %}
-INSERT INTO {{ t.class_stats }} (class, n, weight)
+{% set rows %}
 SELECT class, {{ signed('n', sign) }}, {{ signed('weight', sign) }}
 FROM {{ source.class_stats }}
-ON CONFLICT (class) DO UPDATE SET
-    n = {{ t.class_stats }}.n + excluded.n,
-    weight = {{ added(t.class_stats ~ '.weight', 'excluded.weight', sign) }};
+{% endset %}
+{% call(column, old, new) sql.upsert(t.class_stats, ['class'], ['n', 'weight'], rows, t.get('next_class_stats')) -%}
+{% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.weight', new ~ '.weight', sign) }}{% endif %}
+{%- endcall %};
 
 {{ family.merge_model(t, source, sign) }}

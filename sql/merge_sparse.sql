@@ -4,11 +4,12 @@
 {% import 'families/counts.sql' as counts %}
 {% from 'incremental.sql' import signed, added %}
 {% set sign = sign | default(1) %}
-INSERT INTO {{ t.class_stats }} (class, n, weight)
+{% set rows %}
 SELECT class, {{ signed('n', sign) }}, {{ signed('weight', sign) }} FROM {{ t.batch }} WHERE feature IS NULL
-ON CONFLICT (class) DO UPDATE SET
-    n = {{ t.class_stats }}.n + excluded.n,
-    weight = {{ added(t.class_stats ~ '.weight', 'excluded.weight', sign) }};
+{% endset %}
+{% call(column, old, new) sql.upsert(t.class_stats, ['class'], ['n', 'weight'], rows, t.get('next_class_stats')) -%}
+{% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.weight', new ~ '.weight', sign) }}{% endif %}
+{%- endcall %};
 
 {% set cells %}
 SELECT c.class, f.feature, coalesce(b.n, 0) AS n, coalesce(b.weight, 0) AS count,

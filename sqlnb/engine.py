@@ -20,18 +20,23 @@ do (``capabilities``). :func:`engine_for` picks the engine from the connection o
 from __future__ import annotations
 
 import contextlib
+import itertools
+import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 
-from .dialect import DUCKDB, Dialect
+from .dialect import DUCKDB, SPARK, Dialect
 from .errors import (
     ConflictError,
+    InvalidDataError,
     InvalidParameterError,
     ReadOnlyError,
     TransactionError,
+    UnknownColumnError,
     UnsupportedError,
 )
 from .source import Source, held_by, resolve
@@ -46,6 +51,7 @@ class Capabilities:
     transactions: bool = True       # BEGIN/COMMIT/ROLLBACK around a fit
     stored_functions: bool = True   # scoring macros persisted in the database
     temp_tables: bool = True        # CREATE TEMP TABLE for batches
+    models: bool = True             # a model's statistics tables can live here (fit, load)
 
 
 class Engine:
@@ -325,6 +331,302 @@ class RecordingEngine(Engine):
         yield
 
 
+_spark_names = itertools.count()
+# Files a Spark source reads with the DataFrame reader, by suffix (compressed ones too).
+_SPARK_READERS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv",
+                  ".json": "json", ".ndjson": "json"}
+_VERSION_SUFFIX = "__v"
+
+
+class SparkEngine(Engine):
+    """An engine over a SparkSession (pyspark 4, the ``spark`` extra).
+
+    Statements run one at a time through ``spark.sql``; results are Spark DataFrames,
+    evaluated lazily, with the columns DuckDB's relations have. Sources are catalog tables
+    and views, Parquet/CSV/JSON paths and globs, Spark DataFrames and pandas DataFrames
+    (the last three registered as uniquely named temporary views, dropped as soon as the
+    statement reading them is analysed: a DataFrame keeps its analysed plan).
+
+    Spark has no multi-statement transactions, no ``INSERT ... ON CONFLICT`` and no
+    macros (``capabilities``); a statistics table is rewritten as a new table version
+    (:meth:`versioned`) and switched to when it is complete. ``database`` is the Spark
+    database (schema) that holds what the engine writes, by default the session's
+    current one. See docs/spark.md.
+
+    >>> engine = SparkEngine(spark, database="sqlnb")  # doctest: +SKIP
+    >>> engine.fetch("SELECT 1 + 1")                    # doctest: +SKIP
+    [(2,)]
+    """
+
+    dialect = SPARK
+    capabilities = Capabilities(upsert=False, transactions=False, stored_functions=False,
+                                temp_tables=False, models=False)
+
+    def __init__(self, session: Any, database: str | None = None) -> None:
+        from pyspark.errors import AnalysisException
+
+        self.connection = session
+        if database is not None and (not isinstance(database, str) or not database):
+            raise InvalidParameterError(
+                f"database must be the name of a Spark database, got {database!r}")
+        self.database = database or session.catalog.currentDatabase()
+        self.missing_relation_errors = (AnalysisException,)
+        self.unreadable_errors = (AnalysisException,)
+
+    # ------------------------------------------------------------------ statements
+    def execute(self, sql: str) -> None:
+        """Run a script: Spark takes one statement per call, so it is split at the
+        semicolons that end statements (not those inside literals, names or comments)."""
+        for statement in split_statements(sql):
+            self.connection.sql(statement)
+
+    def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
+        """The rows of ``sql``; ``parameters`` bind to its ``?`` markers."""
+        return [tuple(row) for row in self.connection.sql(sql, args=parameters).collect()]
+
+    def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
+        frame = self.connection.sql(sql)
+        return list(frame.columns), [tuple(row) for row in frame.collect()]
+
+    def relation(self, sql: str) -> Any:
+        """A Spark DataFrame: nothing runs until an action (``collect``, ``write``…)."""
+        return self.connection.sql(sql)
+
+    def table(self, name: str) -> str:
+        """``name`` in the engine's database, quoted: ```db`.`name```."""
+        return self.dialect.ident(self.database) + "." + self.dialect.ident(name)
+
+    # ------------------------------------------------------------------ sources
+    def source(self, obj: Any) -> Source:
+        """A FROM-clause fragment for ``obj`` and its columns with Spark's type names."""
+        registered = None
+        if isinstance(obj, str) and not _spark_reader(obj) and not _looks_like_path(obj):
+            sql = self.dialect.qualified(obj)
+        else:
+            frame = self._frame(obj)
+            registered = f"__sqlnb_source_{os.getpid()}_{next(_spark_names)}"
+            frame.createOrReplaceTempView(registered)
+            sql = self.dialect.ident(registered)
+        try:
+            columns = dict(self.connection.sql(f"SELECT * FROM {sql}").dtypes)
+        except self.missing_relation_errors as exc:
+            if registered:
+                self.connection.catalog.dropTempView(registered)
+            raise UnknownColumnError(
+                f"cannot read source {obj!r}: {str(exc).splitlines()[0]}") from exc
+        return Source(sql=sql, columns=columns, registered=registered)
+
+    def _frame(self, obj: Any) -> Any:
+        """A Spark DataFrame reading ``obj`` (a path, a list of paths, a DataFrame)."""
+        from pyspark.sql import DataFrame
+
+        if isinstance(obj, DataFrame):
+            return obj
+        if type(obj).__module__.split(".")[0] == "pandas":
+            return self.connection.createDataFrame(obj)
+        paths = [obj] if isinstance(obj, (str, os.PathLike)) else obj
+        if not (isinstance(paths, (list, tuple)) and paths
+                and all(isinstance(p, (str, os.PathLike)) for p in paths)):
+            raise InvalidDataError(
+                "a Spark source must be a table or view name, a Parquet/CSV/JSON path or glob "
+                f"(or a list of them), a Spark DataFrame or a pandas DataFrame; got "
+                f"{type(obj).__name__}")
+        paths = [os.fspath(p) for p in paths]
+        reader = _spark_reader(paths[0]) or "parquet"
+        options = {"header": True, "inferSchema": True} if reader == "csv" else {}
+        if paths[0].lower().endswith((".tsv", ".tsv.gz")):
+            options["sep"] = "\t"
+        try:
+            return getattr(self.connection.read.options(**options), reader)(*paths)
+        except self.missing_relation_errors as exc:
+            raise UnknownColumnError(
+                f"cannot read source {obj!r}: {str(exc).splitlines()[0]}") from exc
+
+    def lazy(self, source: Source, sql: str, parameters: list[Any] | None = None) -> Any:
+        """The DataFrame of ``sql``; the source's temporary view is dropped at once (the
+        DataFrame holds the analysed plan, which no longer needs the view's name)."""
+        try:
+            return self.connection.sql(sql, args=parameters)
+        finally:
+            self.release(source)
+
+    def hold(self, result: Any, *sources: Source) -> Any:
+        for source in sources:
+            self.release(source)
+        return result
+
+    def release(self, source: Source) -> None:
+        if source.registered is not None:
+            self.connection.catalog.dropTempView(source.registered)
+            source.registered = None
+
+    # ------------------------------------------------------------------ atomicity
+    def in_transaction(self) -> bool:
+        return False  # Spark SQL has no transactions
+
+    def refuse_open_transaction(self, what: str = "this call", *, scratch: bool = False) -> None:
+        """Nothing to refuse: a Spark session never has a transaction open."""
+
+    @contextlib.contextmanager
+    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+        """No transaction: each statement commits on its own. What must be atomic is
+        written as a new table version and switched to last (:meth:`versioned`)."""
+        yield
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        yield
+
+    @contextlib.contextmanager
+    def rolled_back(self, what: str = "this call") -> Iterator[None]:
+        raise UnsupportedError(
+            f"{what} runs in a transaction that is rolled back at the end, and Spark SQL has "
+            "no transactions: run it on a DuckDB connection")
+        yield  # pragma: no cover
+
+    # ------------------------------------------------------------------ versions
+    def current_version(self, name: str) -> int | None:
+        """The version the view ``name`` reads (``name__v<k>``), or None if there is none."""
+        views = [t for t in self.connection.catalog.listTables(self.database)
+                 if t.name.lower() == name.lower() and t.tableType == "VIEW"]
+        if not views:
+            return None
+        text = " ".join(str(v) for v in self.connection.sql(
+            f"SHOW CREATE TABLE {self.table(name)}").first())
+        quoted = self.dialect.ident(name + _VERSION_SUFFIX)[:-1]  # `name__v, then digits`
+        found = re.findall(re.escape(quoted) + r"(\d+)`", text, flags=re.IGNORECASE)
+        return int(found[-1]) if found else None
+
+    def versions(self, name: str) -> list[int]:
+        """Every table version of ``name`` in the database, current or left over."""
+        prefix = (name + _VERSION_SUFFIX).lower()
+        found = []
+        for table in self.connection.catalog.listTables(self.database):
+            lower = table.name.lower()
+            if lower.startswith(prefix) and lower[len(prefix):].isdigit():
+                found.append(int(lower[len(prefix):]))
+        return sorted(found)
+
+    @contextlib.contextmanager
+    def versioned(self, name: str) -> Iterator[str]:
+        """Write a new version of the table ``name``: the block creates the table whose
+        quoted name it is given (``CREATE TABLE <it> AS ...``); when the block ends, the
+        view ``name`` is switched to it in one statement and older versions are dropped.
+        If the block raises, the view still reads the previous version and the partial
+        one is dropped; a version a killed writer left behind is dropped by the next write.
+
+        >>> with engine.versioned("m_class_stats") as new:   # doctest: +SKIP
+        ...     engine.execute(f"CREATE TABLE {new} USING parquet AS SELECT ...")
+        """
+        with self.versioned_together([name]) as targets:
+            yield targets[name]
+
+    @contextlib.contextmanager
+    def versioned_together(self, names: list[str]) -> Iterator[dict[str, str]]:
+        """:meth:`versioned` for tables that change together (a model's statistics and
+        its metadata): the block creates every new version (by name, quoted), the last
+        name last. They share one version number, and the view of the last name is the
+        switch: readers that take the version from it (:meth:`current_version`) and read
+        :meth:`version_table` see every table of one write, never a mix. The other views
+        follow it; a failure before the switch leaves every view on the old version.
+        """
+        switch = names[-1]
+        current = self.current_version(switch)
+        stale = {name: [v for v in self.versions(name) if v != current] for name in names}
+        for name, versions in stale.items():  # a failed or killed earlier write's tables
+            for version in versions:
+                self.execute(f"DROP TABLE IF EXISTS {self.version_table(name, version)}")
+        new = max([current or 0, *(v for vs in stale.values() for v in vs)]) + 1
+        targets = {name: self.version_table(name, new) for name in names}
+        try:
+            yield targets
+        except BaseException:
+            with contextlib.suppress(Exception):
+                for target in targets.values():
+                    self.execute(f"DROP TABLE IF EXISTS {target}")
+            raise
+        # the switch: one statement, so readers of the view see the old or the new version
+        for name in [switch, *names[:-1]]:
+            self.execute(f"CREATE OR REPLACE VIEW {self.table(name)} AS "
+                         f"SELECT * FROM {targets[name]}")
+        if current is not None:
+            for name in names:
+                self.execute(f"DROP TABLE IF EXISTS {self.version_table(name, current)}")
+
+    def version_table(self, name: str, version: int) -> str:
+        """The quoted name of version ``version`` of the table ``name``."""
+        return self.table(f"{name}{_VERSION_SUFFIX}{version}")
+
+
+def split_statements(sql: str) -> list[str]:
+    """The statements of a Spark SQL script, without their final semicolons; a semicolon
+    inside a string literal (where a backslash escapes the next character), a backticked
+    name or a comment does not end a statement. Empty statements are left out.
+
+    >>> split_statements("SELECT ';' AS a; -- x; y\\nSELECT `b;`;")
+    ["SELECT ';' AS a", '-- x; y\\nSELECT `b;`']
+    """
+    statements, start, i, n = [], 0, 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in "'\"":
+            i += 1
+            while i < n and sql[i] != ch:
+                i += 2 if sql[i] == "\\" else 1
+        elif ch == "`":
+            i += 1
+            while i < n and sql[i] != "`":
+                i += 1
+        elif sql.startswith("--", i):
+            while i < n and sql[i] not in "\r\n":
+                i += 2 if sql[i] == "\\" else 1  # a final backslash continues the comment
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 1
+        elif ch == ";":
+            statements.append(sql[start:i])
+            start = i + 1
+        i += 1
+    statements.append(sql[start:])
+    return [s.strip() for s in statements if _has_code(s)]
+
+
+def _has_code(statement: str) -> bool:
+    """Whether a statement holds more than whitespace and comments."""
+    without = re.sub(r"/\*.*?\*/", " ", statement, flags=re.DOTALL)
+    without = re.sub(r"--[^\r\n]*", " ", without)
+    return bool(without.strip())
+
+
+def _spark_reader(path: str) -> str | None:
+    lower = path.lower()
+    for suffix, reader in _SPARK_READERS.items():
+        if lower.endswith((suffix, suffix + ".gz", suffix + ".zst", suffix + ".snappy")):
+            return reader
+    return None
+
+
+def _looks_like_path(text: str) -> bool:
+    """A string naming files rather than a table: a URL, a directory or a glob."""
+    return "://" in text or "/" in text or os.sep in text or any(c in text for c in "*?[")
+
+
+def require_models(engine: Engine, what: str) -> None:
+    """Refuse ``what`` (a model living on ``engine``) where models cannot live yet."""
+    if not engine.capabilities.models:
+        raise UnsupportedError(
+            f"{what} keeps the model's statistics tables in the database, and on "
+            f"{engine.dialect.title} that is still to come (fit, partial_fit, forget, merge, "
+            "predict and import_model are DuckDB-only for now): fit with a DuckDB "
+            "connection, then score in Spark with "
+            "spark.sql(model.to_sql('table', dialect='spark'))"
+        )
+
+
+def _is_spark_session(con: Any) -> bool:
+    return type(con).__module__.startswith("pyspark.") and type(con).__name__ == "SparkSession"
+
+
 def engine_for(con: Any) -> Engine:
     """The engine for a user's connection object (``None``: a private in-memory DuckDB).
 
@@ -340,14 +642,11 @@ def engine_for(con: Any) -> Engine:
             f"con must be a DuckDB connection, not the path {con!r}: open it first, "
             f"con = duckdb.connect({str(con)!r})"
         )
-    if type(con).__module__.startswith("pyspark."):
-        raise UnsupportedError(
-            f"con is a Spark {type(con).__name__}, and models live in DuckDB for now (fitting "
-            "on Spark is to come): fit with a DuckDB connection, then score in Spark with "
-            "spark.sql(model.to_sql('table', dialect='spark'))"
-        )
+    if _is_spark_session(con):
+        return SparkEngine(con)
     raise InvalidParameterError(
-        f"con must be a DuckDB connection (duckdb.connect(...)), got {type(con).__name__}"
+        f"con must be a DuckDB connection (duckdb.connect(...)) or a SparkSession, got "
+        f"{type(con).__name__}"
     )
 
 

@@ -24,7 +24,7 @@ import duckdb
 from . import compiler, grouping, incremental, macros, mixed, ownership, portable
 from . import scoring as scoring_strategies
 from .dialect import Dialect
-from .engine import Engine, engine_for
+from .engine import Engine, engine_for, require_models
 from .errors import (
     CoercedValuesWarning,
     IncompatibleModelError,
@@ -98,6 +98,7 @@ class NaiveBayes:
             raise InvalidParameterError("a model needs a non-empty name")
         self.name = name
         self.engine: Engine = engine_for(con)
+        require_models(self.engine, f"NaiveBayes({name!r}, con={type(con).__name__})")
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
@@ -858,6 +859,7 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     """Reopen the model ``name`` stored in the database behind ``con``."""
     probe = NaiveBayes.__new__(NaiveBayes)
     probe.name, probe.engine = name, engine_for(con)
+    require_models(probe.engine, "sqlnb.load")
     probe.family = make_family("gaussian")
     probe._meta, probe._compiled, probe._term_input, probe._spec = None, None, None, None
     probe.owned_relations, probe.claimed_relations = None, None

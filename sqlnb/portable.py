@@ -43,7 +43,7 @@ import duckdb
 
 from . import grouping, mixed, ownership, text
 from .dialect import DUCKDB
-from .engine import engine_for
+from .engine import engine_for, require_models
 from .errors import (
     ExportExistsError,
     IncompatibleModelError,
@@ -242,6 +242,7 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
     """:func:`sqlnb.import_model`, the model object made by ``make_model(name, con=…,
     family=…, sql_macros=…, **hyperparameters)`` (the facade passes ``NaiveBayes``)."""
     engine = engine_for(con)
+    require_models(engine, "import_model")
     con = engine.connection
     for flag, value in (("replace", replace), ("sql_macros", sql_macros)):
         if not isinstance(value, bool):

@@ -31,3 +31,19 @@ lgamma({{ x }})
 {% macro as_text(x) -%}
 CAST({{ x }} AS VARCHAR)
 {%- endmacro %}
+
+{#- Fold ``rows`` (a SELECT of the ``keys`` then the ``columns``, in that order) into the
+    statistics table ``table``: a key the table lacks is inserted as it comes, a key it has
+    takes, for each column, the expression ``caller(column, old, new)``, where ``old`` and
+    ``new`` name the stored row and the incoming one. Called as
+    {% call(column, old, new) sql.upsert(table, keys, columns, rows, into) %}…{% endcall %}.
+    ``into`` is where the result goes on engines that write a new table version instead
+    (see sql/dialects/spark.sql); here the table is updated in place. -#}
+{% macro upsert(table, keys, columns, rows, into=none) -%}
+INSERT INTO {{ table }} ({{ (keys + columns) | join(", ") }})
+{{ rows | trim }}
+ON CONFLICT ({{ keys | join(", ") }}) DO UPDATE SET
+{% for column in columns %}
+    {{ column }} = {{ caller(column, table, "excluded") }}{{ ",\n" if not loop.last }}
+{%- endfor %}
+{%- endmacro %}

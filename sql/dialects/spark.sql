@@ -20,3 +20,27 @@ CACHE TABLE {{ name }} AS
 {% macro as_text(x) -%}
 CAST({{ x }} AS STRING)
 {%- endmacro %}
+
+{#- Spark has no INSERT ... ON CONFLICT, and refuses MERGE INTO on plain Parquet tables:
+    the upsert writes a new table version ``into`` from a full outer join of the stored
+    statistics and the incoming rows. A key on one side only keeps that side's values as
+    they are (what an insert, or no conflict, leaves); a key on both takes the same update
+    expressions as DuckDB's ON CONFLICT DO UPDATE, so both engines compute the same
+    doubles. The old table is only read: a failure leaves it as it was. -#}
+{% macro upsert(table, keys, columns, rows, into) -%}
+CREATE TABLE {{ into }} USING parquet AS
+SELECT
+{% for key in keys %}
+    CASE WHEN __old.__sqlnb_stored THEN __old.{{ key }} ELSE __new.{{ key }} END AS {{ key }},
+{% endfor %}
+{% for column in columns %}
+    CASE WHEN __new.__sqlnb_incoming IS NULL THEN __old.{{ column }}
+         WHEN __old.__sqlnb_stored IS NULL THEN __new.{{ column }}
+         ELSE {{ caller(column, "__old", "__new") }} END AS {{ column }}{{ "," if not loop.last }}
+{% endfor %}
+FROM (SELECT *, TRUE AS __sqlnb_stored FROM {{ table }}) AS __old
+FULL OUTER JOIN (SELECT *, TRUE AS __sqlnb_incoming FROM (
+{{ rows }}
+) AS __rows ({{ (keys + columns) | join(", ") }})) AS __new
+ON {% for key in keys %}__old.{{ key }} <=> __new.{{ key }}{{ " AND " if not loop.last }}{% endfor %}
+{%- endmacro %}

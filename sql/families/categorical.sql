@@ -102,14 +102,16 @@ SELECT class, feature, category, n, count FROM {{ source.feature_stats }}
 
 {# Add (sign = 1) or subtract (sign = -1) per class x feature x category counts. #}
 {% macro upsert(t, counts, sign) %}
-INSERT INTO {{ t.feature_stats }} ({{ by_group(t) }}class, feature, category, n, count)
+{% set keys = (t.get('groups', []) | map(attribute='column') | list) + ['class', 'feature', 'category'] %}
+{% set rows %}
 SELECT {{ by_group(t) }}class, feature, category, {{ signed('n', sign) }}, {{ signed('count', sign) }}
 FROM (
 {{ counts }}
 ) AS counts
-ON CONFLICT ({{ by_group(t) }}class, feature, category) DO UPDATE SET
-    n = {{ t.feature_stats }}.n + excluded.n,
-    count = {{ added(t.feature_stats ~ '.count', 'excluded.count', sign) }};
+{% endset %}
+{% call(column, old, new) sql.upsert(t.feature_stats, keys, ['n', 'count'], rows, t.get('next_feature_stats')) -%}
+{% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.count', new ~ '.count', sign) }}{% endif %}
+{%- endcall %};
 {% endmacro %}
 
 {% macro batch_checks(t, features) %}

@@ -74,15 +74,16 @@ ON CONFLICT (class, feature) DO NOTHING;
 
 {# Add (sign = 1) or subtract (sign = -1) per class x feature counts. #}
 {% macro upsert(t, counts, sign) %}
-INSERT INTO {{ t.feature_stats }} ({{ by_group(t) }}class, feature, n, count, weight)
+{% set keys = (t.get('groups', []) | map(attribute='column') | list) + ['class', 'feature'] %}
+{% set rows %}
 SELECT {{ by_group(t) }}class, feature, {{ signed('n', sign) }}, {{ signed('count', sign) }}, {{ signed('weight', sign) }}
 FROM (
 {{ counts }}
 ) AS counts
-ON CONFLICT ({{ by_group(t) }}class, feature) DO UPDATE SET
-    n = {{ t.feature_stats }}.n + excluded.n,
-    count = {{ added(t.feature_stats ~ '.count', 'excluded.count', sign) }},
-    weight = {{ added(t.feature_stats ~ '.weight', 'excluded.weight', sign) }};
+{% endset %}
+{% call(column, old, new) sql.upsert(t.feature_stats, keys, ['n', 'count', 'weight'], rows, t.get('next_feature_stats')) -%}
+{% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.' ~ column, new ~ '.' ~ column, sign) }}{% endif %}
+{%- endcall %};
 {% endmacro %}
 
 {% macro negative_check(t, features, family) %}

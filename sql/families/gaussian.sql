@@ -178,10 +178,8 @@ ON CONFLICT (class, feature) DO NOTHING;
   runs backwards (negative weight and m2), which is exact algebra: it removes a batch.
 #}
 {% macro upsert(t, moments, sign) %}
-{% set s = t.feature_stats %}
-{% set w = added(s ~ '.weight', 'excluded.weight', sign) %}
-{% set n = '(' ~ s ~ '.n + excluded.n)' %}
-INSERT INTO {{ s }} ({{ by_group(t) }}class, feature, n, weight, mean, m2, n_mean, n_m2)
+{% set keys = (t.get('groups', []) | map(attribute='column') | list) + ['class', 'feature'] %}
+{% set rows %}
 SELECT
     {{ by_group(t) }}class,
     feature,
@@ -194,22 +192,32 @@ SELECT
 FROM (
 {{ moments }}
 ) AS moments
-ON CONFLICT ({{ by_group(t) }}class, feature) DO UPDATE SET
-    -- pairwise update (Chan, Golub & LeVeque) of weight, mean and m2
-    n = {{ n }},
-    weight = {{ w }},
-    mean = CASE WHEN {{ w }} = 0 THEN 0 ELSE
-        {{ s }}.mean + (excluded.mean - {{ s }}.mean) * excluded.weight / {{ w }} END,
-    m2 = CASE WHEN {{ w }} = 0 THEN 0 ELSE {% call non_negative(sign) %}
-        {{ s }}.m2 + excluded.m2
-        + (excluded.mean - {{ s }}.mean) * (excluded.mean - {{ s }}.mean)
-        * {{ s }}.weight * excluded.weight / {{ w }}{% endcall %} END,
-    n_mean = CASE WHEN {{ n }} = 0 THEN 0 ELSE
-        {{ s }}.n_mean + (excluded.n_mean - {{ s }}.n_mean) * excluded.n / {{ n }} END,
-    n_m2 = CASE WHEN {{ n }} = 0 THEN 0 ELSE {% call non_negative(sign) %}
-        {{ s }}.n_m2 + excluded.n_m2
-        + (excluded.n_mean - {{ s }}.n_mean) * (excluded.n_mean - {{ s }}.n_mean)
-        * {{ s }}.n * excluded.n / {{ n }}{% endcall %} END;
+{% endset %}
+{% call(column, old, new) sql.upsert(t.feature_stats, keys, ['n', 'weight', 'mean', 'm2', 'n_mean', 'n_m2'], rows, t.get('next_feature_stats')) -%}
+{% set w = added(old ~ '.weight', new ~ '.weight', sign) %}
+{% set n = '(' ~ old ~ '.n + ' ~ new ~ '.n)' %}
+{% if column == 'n' %}
+{{ n }}
+{%- elif column == 'weight' %}
+{{ w }}
+{%- elif column == 'mean' %}
+CASE WHEN {{ w }} = 0 THEN 0 ELSE
+        {{ old }}.mean + ({{ new }}.mean - {{ old }}.mean) * {{ new }}.weight / {{ w }} END
+{%- elif column == 'm2' %}
+CASE WHEN {{ w }} = 0 THEN 0 ELSE {% call non_negative(sign) %}
+        {{ old }}.m2 + {{ new }}.m2
+        + ({{ new }}.mean - {{ old }}.mean) * ({{ new }}.mean - {{ old }}.mean)
+        * {{ old }}.weight * {{ new }}.weight / {{ w }}{% endcall %} END
+{%- elif column == 'n_mean' %}
+CASE WHEN {{ n }} = 0 THEN 0 ELSE
+        {{ old }}.n_mean + ({{ new }}.n_mean - {{ old }}.n_mean) * {{ new }}.n / {{ n }} END
+{%- else %}
+CASE WHEN {{ n }} = 0 THEN 0 ELSE {% call non_negative(sign) %}
+        {{ old }}.n_m2 + {{ new }}.n_m2
+        + ({{ new }}.n_mean - {{ old }}.n_mean) * ({{ new }}.n_mean - {{ old }}.n_mean)
+        * {{ old }}.n * {{ new }}.n / {{ n }}{% endcall %} END
+{%- endif %}
+{%- endcall %};
 {% endmacro %}
 
 {% macro checks(t, features) %}

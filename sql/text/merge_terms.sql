@@ -1,11 +1,12 @@
 -- Fold a batch (in the shape of batch_sparse.sql) into term model {{ model | comment }}: class
 -- totals are upserted; the class x feature statistics are rebuilt in one pass, old plus
 -- new, with a row for every known class and feature (absent terms count zero).
-INSERT INTO {{ t.class_stats }} (class, n, weight)
+{% set rows %}
 SELECT class, n, weight FROM {{ t.batch }} WHERE feature IS NULL
-ON CONFLICT (class) DO UPDATE SET
-    n = {{ t.class_stats }}.n + excluded.n,
-    weight = {{ t.class_stats }}.weight + excluded.weight;
+{% endset %}
+{% call(column, old, new) sql.upsert(t.class_stats, ['class'], ['n', 'weight'], rows, t.get('next_class_stats')) -%}
+{{ old }}.{{ column }} + {{ new }}.{{ column }}
+{%- endcall %};
 
 CREATE OR REPLACE TABLE {{ t.feature_stats }} AS
 SELECT
