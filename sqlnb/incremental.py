@@ -227,7 +227,8 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             # hyperparameters or the classes changed
             flow.finish(batch, spec["target"], class_type, weight,
                         known_classes=None if stored is None or refreshed
-                        else len(stored["classes"]))
+                        else len(stored["classes"]),
+                        known_version=None if stored is None else stored["fitted_at"])
     finally:
         engine.release(src)
         ownership.done(model)

@@ -137,6 +137,24 @@ def create_macros(model: NaiveBayes) -> None:
         model.invalidate()
 
 
+def refresh_parameters(model: NaiveBayes, previous_version: Any) -> None:
+    """After an update that changed no class, feature or hyperparameter: rewrite only the
+    parameter table the macros read, when the macros read one and it holds the version
+    before the update (so they were written with it); else re-create the macros."""
+    name = params_table_name(model.name)
+    model.invalidate()
+    try:
+        current = (scoring.covered(model)
+                   and name.lower() in ownership.existing(model, [name])
+                   and model.pipeline.fetch("scoring_params_version.sql") == [(previous_version,)])
+        if current:
+            model.pipeline.run("scoring_params.sql", kind=model.family.array_kind)
+    finally:
+        model.invalidate()
+    if not current:
+        create_macros(model)
+
+
 def params_table_name(name: str) -> str:
     """The unquoted name of the table the array-form macros read: ``<name>_scoring_params``."""
     return f"{name}_scoring_params"

@@ -195,7 +195,8 @@ class Pipeline:
     # ------------------------------------------------------------------ 4. finish
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
                weight: str | None, *, scoring_macros: bool = True,
-               kind: dict[str, Any] | None = None, known_classes: int | None = None) -> None:
+               kind: dict[str, Any] | None = None, known_classes: int | None = None,
+               known_version: Any = None) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
@@ -204,7 +205,10 @@ class Pipeline:
         ``known_classes``: the number of classes of an update's model before the batch,
         when its hyperparameters are unchanged: if the batch added or removed no class, the
         parameter views (which read the statistics) are current and are left as they are.
-        The scoring macros embed the parameters, so they are always re-created.
+        ``known_version``: that model's ``fitted_at``; if its scoring macros read their
+        numbers from the parameter table and that table still holds this version, only the
+        table is rewritten (the macros' text names features and classes, which are the same).
+        Otherwise the macros are re-created.
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.run("drop_batch.sql")
@@ -217,7 +221,10 @@ class Pipeline:
         self.check("checks.sql", features=features)
         self.write_meta(features, target, target_type, weight, kind)
         if self.sql_macros and scoring_macros:
-            macros.create_macros(self.owner)
+            if n_classes == known_classes and known_version is not None:
+                macros.refresh_parameters(self.owner, known_version)
+            else:
+                macros.create_macros(self.owner)
         elif not scoring_macros:
             macros.drop_macros(self.owner)
 

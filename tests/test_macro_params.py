@@ -166,3 +166,53 @@ def test_predict_through_the_table_keeps_the_source_row_order():
     assert "m_scoring_params" in sql
     ids = [row[0] for row in model.predict("big").fetchall()]
     assert ids == list(range(300000))
+
+
+def macro_texts(con, name: str) -> list[str]:
+    return [r[0] for r in con.execute(
+        "SELECT macro_definition FROM duckdb_functions() WHERE function_name LIKE ? "
+        "ORDER BY function_name", [f"{name}\\_%"]).fetchall()]
+
+
+@pytest.mark.parametrize("family", ["gaussian", "multinomial"])
+def test_an_update_without_new_classes_rewrites_only_the_parameter_table(family):
+    X, y = data(family, n=200)
+    con = duckdb.connect()
+    load(con, "first", X[:100], y[:100])
+    load(con, "second", X[100:], y[100:])
+    load(con, "every", X, y)
+    model = sqlnb.NaiveBayes("m", con=con, family=family).partial_fit("first", "y")
+    texts = macro_texts(con, "m")
+    stamp = con.execute("SELECT DISTINCT fitted_at FROM m_scoring_params").fetchall()
+    rendered, run = [], model.pipeline.run
+    model.pipeline.run = lambda template, **context: (rendered.append(template),
+                                                      run(template, **context))[1]
+    model.partial_fit("second", "y")
+    assert "scoring_params.sql" in rendered and "scoring_macros.sql" not in rendered
+    assert macro_texts(con, "m") == texts  # the same macros ...
+    assert con.execute("SELECT DISTINCT fitted_at FROM m_scoring_params").fetchall() != stamp
+    oracle = ORACLES[family]().fit(X, y)  # ... answering with the updated parameters
+    labels, proba = macro_scores(con, "m", "every", list(oracle.classes_))
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
+def test_macros_skipped_by_an_update_are_recreated_by_the_next_one():
+    # an update without macros leaves the old table behind; the next update with macros
+    # must not trust it (its classes may have changed meanwhile)
+    X, y = data("gaussian", n=240)
+    learned = np.r_[np.flatnonzero(y[:80] != 3), np.arange(80, 240)]  # no class 3 at first
+    X, y = X[learned], y[learned]
+    first = len(learned) - 160
+    con = duckdb.connect()
+    load(con, "first", X[:first], y[:first])
+    load(con, "second", X[first:first + 80], y[first:first + 80])
+    load(con, "third", X[first + 80:], y[first + 80:])
+    load(con, "every", X, y)
+    sqlnb.NaiveBayes("m", con=con).partial_fit("first", "y")
+    sqlnb.NaiveBayes("m", con=con, sql_macros=False).partial_fit("second", "y")  # adds class 3
+    sqlnb.NaiveBayes("m", con=con).partial_fit("third", "y")
+    oracle = GaussianNB().fit(X, y)
+    labels, proba = macro_scores(con, "m", "every", [0, 1, 2, 3])
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
