@@ -408,7 +408,8 @@ class SparkEngine(Engine):
             frame.createOrReplaceTempView(registered)
             sql = self.dialect.ident(registered)
         try:
-            columns = dict(self.connection.sql(f"SELECT * FROM {sql}").dtypes)
+            query = self.render("table_versions.sql", what="columns", table=sql)
+            columns = dict(self.connection.sql(query).dtypes)
         except self.missing_relation_errors as exc:
             if registered:
                 self.connection.catalog.dropTempView(registered)
@@ -492,7 +493,7 @@ class SparkEngine(Engine):
         if not views:
             return None
         text = " ".join(str(v) for v in self.connection.sql(
-            f"SHOW CREATE TABLE {self.table(name)}").first())
+            self.render("table_versions.sql", what="show", table=self.table(name))).first())
         quoted = self.dialect.ident(name + _VERSION_SUFFIX)[:-1]  # `name__v, then digits`
         found = re.findall(re.escape(quoted) + r"(\d+)`", text, flags=re.IGNORECASE)
         return int(found[-1]) if found else None
@@ -516,7 +517,7 @@ class SparkEngine(Engine):
         one is dropped; a version a killed writer left behind is dropped by the next write.
 
         >>> with engine.versioned("m_class_stats") as new:   # doctest: +SKIP
-        ...     engine.execute(f"CREATE TABLE {new} USING parquet AS SELECT ...")
+        ...     engine.execute(engine.render("my_statistics.sql", into=new))
         """
         with self.versioned_together([name]) as targets:
             yield targets[name]
@@ -535,7 +536,8 @@ class SparkEngine(Engine):
         stale = {name: [v for v in self.versions(name) if v != current] for name in names}
         for name, versions in stale.items():  # a failed or killed earlier write's tables
             for version in versions:
-                self.execute(f"DROP TABLE IF EXISTS {self.version_table(name, version)}")
+                self.execute(self.render("table_versions.sql", what="drop",
+                                         table=self.version_table(name, version)))
         new = max([current or 0, *(v for vs in stale.values() for v in vs)]) + 1
         targets = {name: self.version_table(name, new) for name in names}
         try:
@@ -543,15 +545,16 @@ class SparkEngine(Engine):
         except BaseException:
             with contextlib.suppress(Exception):
                 for target in targets.values():
-                    self.execute(f"DROP TABLE IF EXISTS {target}")
+                    self.execute(self.render("table_versions.sql", what="drop", table=target))
             raise
         # the switch: one statement, so readers of the view see the old or the new version
         for name in [switch, *names[:-1]]:
-            self.execute(f"CREATE OR REPLACE VIEW {self.table(name)} AS "
-                         f"SELECT * FROM {targets[name]}")
+            self.execute(self.render("table_versions.sql", what="switch", view=self.table(name),
+                                     table=targets[name]))
         if current is not None:
             for name in names:
-                self.execute(f"DROP TABLE IF EXISTS {self.version_table(name, current)}")
+                self.execute(self.render("table_versions.sql", what="drop",
+                                         table=self.version_table(name, current)))
 
     def version_table(self, name: str, version: int) -> str:
         """The quoted name of version ``version`` of the table ``name``."""

@@ -119,6 +119,11 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     sqlnb.NaiveBayes(name, con=con, family="multinomial").fit_long(
         "e" + text, "y", labels="r" + text, document="row", feature="feature_index")
     sqlnb.load(con, name).drop()
+    # the statements of Spark's versioned writes, rendered (not run) with DuckDB's quoting
+    quote = sqlnb.dialect.DUCKDB.ident
+    for what in ("columns", "switch", "drop"):
+        sqlnb.templates.render("table_versions.sql", dialect=sqlnb.dialect.DUCKDB, what=what,
+                               view=quote(name), table=quote(name + "__v1"))
     GaussianNB().fit([[0.0], [1.0], [0.5], [1.5]], [0, 1, 0, 1])  # its own private names
 
 

@@ -1,0 +1,18 @@
+{#-
+  The statements of versioned writes, for engines without upserts or transactions (Spark):
+  a write creates the table `<name>__v<k>`, then one view `<name>` is switched to it, and
+  older versions are dropped. `table` and `view` arrive quoted by the dialect.
+    what = 'columns': a query whose plan gives a relation's column names and types;
+    what = 'show':    the definition of a view (which version it reads);
+    what = 'switch':  point the view at a version, in one statement;
+    what = 'drop':    drop one version.
+-#}
+{% if what == 'columns' -%}
+SELECT * FROM {{ table }}
+{%- elif what == 'show' -%}
+SHOW CREATE TABLE {{ table }}
+{%- elif what == 'switch' -%}
+CREATE OR REPLACE VIEW {{ view }} AS SELECT * FROM {{ table }}
+{%- elif what == 'drop' -%}
+DROP TABLE IF EXISTS {{ table }}
+{%- endif %}
