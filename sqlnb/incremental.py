@@ -146,7 +146,7 @@ def partial_fit_sparse(
         engine.release(entries_src)
         engine.release(rows_src)
         ownership.done(model)
-    _invalidate(model)
+    model.invalidate()
     return model
 
 
@@ -173,7 +173,7 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
                         kind={"input": kind.input, "groups": [list(g) for g in kind.groups]})
     finally:
         ownership.done(result)
-    _invalidate(result)
+    result.invalidate()
 
 
 # ---------------------------------------------------------------------- one batch
@@ -232,7 +232,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
     finally:
         engine.release(src)
         ownership.done(model)
-    _invalidate(model)
+    model.invalidate()
     return model
 
 
@@ -288,15 +288,11 @@ def _after_forget(model: NaiveBayes, class_type: str, keep: list[Any] | None) ->
 # ---------------------------------------------------------------------- specifications
 def stored_meta(model: NaiveBayes) -> dict[str, Any] | None:
     """The model's metadata, or None when it has not been fitted."""
-    _invalidate(model)
+    model.invalidate()
     try:
         return model.meta
     except NotFittedError:
         return None
-
-
-def _invalidate(model: NaiveBayes) -> None:
-    model.invalidate()
 
 
 def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str] | None,

@@ -297,10 +297,11 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             "cross-validation needs at least 2"
         )
     kind = scratch.family.name if scratch.family.name in ("gaussian", "categorical") else "counts"
-    scratch.pipeline.run("search_training.sql", kind=kind, pooled=scratch.tables,
-                 training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
-                 training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
-                 **context)
+    scratch.pipeline.run(
+        "search_training.sql", kind=kind, pooled=scratch.tables,
+        training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
+        training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
+        **context)
     labels = [label for _, label, _ in scratch.read_parameters()["classes"]]
     target_type = scratch.meta["target_type"]
     fold_type = groups[0]["type"]
@@ -314,8 +315,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         if rows != written:  # e.g. alpha per feature; var_smoothing leaves them alone
             scratch.pipeline.run("search_features.sql", features=rows)
             written = rows
-        scratch.pipeline.run("params.sql", priors=family.prior_list(), fit_prior=family.fit_prior(),
-                     **context)
+        scratch.pipeline.run("params.sql", priors=family.prior_list(),
+                             fit_prior=family.fit_prior(), **context)
         models.append(grouping.group_models(scratch, groups))
     # floating-point columns of the numeric families: NaN becomes NULL (missing)
     cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
@@ -325,8 +326,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
     keys = [(fold,) for fold in folds]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
-    complete = scratch.pipeline.fetch("search_read.sql", what="complete", pooled=scratch.tables,
-                              n_features=len(features))[0][0]
+    complete = scratch.pipeline.fetch("search_read.sql", what="complete",
+                                      pooled=scratch.tables, n_features=len(features))[0][0]
     arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
                                fold_literals, labels, complete)
     if arrays is not None:
@@ -361,10 +362,10 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             rendered.append({"classes": classes, "p": family.params,
                              "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
         # scan 2: every row by its fold's held-out model, for every candidate
-        rows = scratch.pipeline.fetch("search_score.sql", source=src.sql, target=DUCKDB.ident(target),
-                              features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
-                              candidates=rendered, eps=EPS, arrays=None,
-                              labels=label_literals, log_loss=log_loss)
+        rows = scratch.pipeline.fetch(
+            "search_score.sql", source=src.sql, target=DUCKDB.ident(target), features=cleaned,
+            weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
+            arrays=None, labels=label_literals, log_loss=log_loss)
     splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
     position = {fold: k for k, fold in enumerate(folds)}
     for candidate, fold, *scores in rows:
