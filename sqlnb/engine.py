@@ -23,7 +23,7 @@ import contextlib
 import itertools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,6 +98,30 @@ class Engine:
     def release(self, source: Source) -> None:
         """Forget what ``source`` registered (when no lazy result still reads it)."""
 
+    def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
+        """Of ``names`` (lowercased), those taken in the current schema: name -> kind
+        (``TABLE``, ``VIEW``, ``MACRO``, ``MACRO TABLE``, or ``VERSIONED``: a view that
+        reads the current version of a table, see :meth:`SparkEngine.stage`). Never fails."""
+        return dict(self.fetch(self.render("relations.sql", names=names,
+                                           macro_names=macro_names)))
+
+    def column_names(self, table: str) -> set[str]:
+        """The column names of ``table`` (unquoted, of the current schema)."""
+        return {row[0] for row in self.fetch(self.render("relations.sql", columns_of=table))}
+
+    def versions(self, name: str) -> list[int]:
+        """The table versions of ``name`` (engines that write versions, see Spark)."""
+        return []
+
+    def column_list(self, table: str) -> list[str]:
+        """The column names of the (quoted) relation ``table``, in order; nothing runs."""
+        return list(self.relation(self.render("table_versions.sql", what="columns",
+                                              table=table)).columns)
+
+    def arrow(self, sql: str) -> Any:
+        """The rows of ``sql`` as a pyarrow Table (small results: statistics tables)."""
+        raise NotImplementedError
+
     def in_transaction(self) -> bool:
         """Whether a transaction is open on the connection (the caller's or ours)."""
         raise NotImplementedError
@@ -154,6 +178,9 @@ class DuckDBEngine(Engine):
 
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
         return self.connection.sql(sql)
+
+    def arrow(self, sql: str) -> Any:
+        return self.connection.sql(sql).fetch_arrow_table()
 
     def source(self, obj: Any) -> Source:
         return resolve(self.connection, obj)
@@ -316,6 +343,12 @@ class RecordingEngine(Engine):
     def release(self, source: Source) -> None:
         self.inner.release(source)
 
+    def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
+        return self.inner.relations(names, macro_names)
+
+    def column_names(self, table: str) -> set[str]:
+        return self.inner.column_names(table)
+
     def in_transaction(self) -> bool:
         return True  # the recording runs inside one rolled-back transaction
 
@@ -336,6 +369,7 @@ _spark_names = itertools.count()
 _SPARK_READERS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv",
                   ".json": "json", ".ndjson": "json"}
 _VERSION_SUFFIX = "__v"
+_NEXT_SUFFIX = "__next"  # what an upsert writes before it takes the version's name
 
 
 class SparkEngine(Engine):
@@ -360,7 +394,7 @@ class SparkEngine(Engine):
 
     dialect = SPARK
     capabilities = Capabilities(upsert=False, transactions=False, stored_functions=False,
-                                temp_tables=False, models=False)
+                                temp_tables=False)
 
     def __init__(self, session: Any, database: str | None = None) -> None:
         from pyspark.errors import AnalysisException
@@ -372,6 +406,7 @@ class SparkEngine(Engine):
         self.database = database or session.catalog.currentDatabase()
         self.missing_relation_errors = (AnalysisException,)
         self.unreadable_errors = (AnalysisException,)
+        self._writes: contextlib.ExitStack | None = None  # the versions a write stages
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str) -> None:
@@ -391,6 +426,9 @@ class SparkEngine(Engine):
     def relation(self, sql: str) -> Any:
         """A Spark DataFrame: nothing runs until an action (``collect``, ``write``…)."""
         return self.connection.sql(sql)
+
+    def arrow(self, sql: str) -> Any:
+        return self.connection.sql(sql).toArrow()
 
     def table(self, name: str) -> str:
         """``name`` in the engine's database, quoted: ```db`.`name```."""
@@ -471,8 +509,57 @@ class SparkEngine(Engine):
     @contextlib.contextmanager
     def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
         """No transaction: each statement commits on its own. What must be atomic is
-        written as a new table version and switched to last (:meth:`versioned`)."""
-        yield
+        written as new table versions (:meth:`stage`), switched to when the block ends
+        and dropped if it raises. A block inside another one joins it."""
+        if self._writes is not None:
+            yield
+            return
+        with contextlib.ExitStack() as writes:
+            self._writes = writes
+            try:
+                yield
+            finally:
+                self._writes = None
+
+    def stage(self, names: list[str], done: Callable[[bool], None]) -> int:
+        """Inside :meth:`transaction`: the tables ``names`` (the last one the switch, see
+        :meth:`versioned_together`) get a new version number, returned; the caller creates
+        each ``version_table(name, k)``. When the transaction's block ends the views are
+        switched to them (or, if it raised, they are dropped); then ``done(switched)`` runs.
+        """
+        if self._writes is None:
+            raise RuntimeError("SparkEngine.stage needs an open engine.transaction()")
+
+        def finished(exc_type: Any, exc: Any, tb: Any) -> bool:
+            done(exc_type is None)
+            return False
+
+        self._writes.push(finished)
+        targets = self._writes.enter_context(self.versioned_together(names))
+        version = targets[names[-1]]
+        return int(version[version.rindex(_VERSION_SUFFIX) + len(_VERSION_SUFFIX):-1])
+
+    def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
+        """As for DuckDB, from the catalog: a view switched between table versions is
+        ``VERSIONED``; Spark has no macros."""
+        wanted = set(names)
+        found: dict[str, str] = {}
+        for table in self.connection.catalog.listTables(self.database):
+            lower = table.name.lower()
+            if lower in wanted:
+                view = table.tableType in ("VIEW", "TEMPORARY") or table.isTemporary
+                found[lower] = "VIEW" if view else "TABLE"
+        for name, kind in list(found.items()):
+            if kind == "VIEW" and self.versions(name):
+                found[name] = "VERSIONED"
+        return found
+
+    def column_names(self, table: str) -> set[str]:
+        query = self.render("table_versions.sql", what="columns", table=self.table(table))
+        try:
+            return set(self.connection.sql(query).columns)
+        except self.missing_relation_errors:
+            return set()
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -500,13 +587,19 @@ class SparkEngine(Engine):
 
     def versions(self, name: str) -> list[int]:
         """Every table version of ``name`` in the database, current or left over."""
+        return sorted({v for v, _ in self._version_tables(name)})
+
+    def _version_tables(self, name: str) -> list[tuple[int, str]]:
+        """Every table of a version of ``name``: (version, table name), the scratch tables
+        an upsert writes (``name__v<k>__next``) included."""
         prefix = (name + _VERSION_SUFFIX).lower()
         found = []
         for table in self.connection.catalog.listTables(self.database):
             lower = table.name.lower()
-            if lower.startswith(prefix) and lower[len(prefix):].isdigit():
-                found.append(int(lower[len(prefix):]))
-        return sorted(found)
+            rest = lower[len(prefix):].removesuffix(_NEXT_SUFFIX)
+            if lower.startswith(prefix) and rest.isdigit() and not table.isTemporary:
+                found.append((int(rest), table.name))
+        return found
 
     @contextlib.contextmanager
     def versioned(self, name: str) -> Iterator[str]:
@@ -533,12 +626,13 @@ class SparkEngine(Engine):
         """
         switch = names[-1]
         current = self.current_version(switch)
-        stale = {name: [v for v in self.versions(name) if v != current] for name in names}
-        for name, versions in stale.items():  # a failed or killed earlier write's tables
-            for version in versions:
+        stale = {name: [(v, t) for v, t in self._version_tables(name)
+                        if v != current or t.lower().endswith(_NEXT_SUFFIX)] for name in names}
+        for tables in stale.values():  # a failed or killed earlier write's tables
+            for _, table in tables:
                 self.execute(self.render("table_versions.sql", what="drop",
-                                         table=self.version_table(name, version)))
-        new = max([current or 0, *(v for vs in stale.values() for v in vs)]) + 1
+                                         table=self.table(table)))
+        new = max([current or 0, *(v for vs in stale.values() for v, _ in vs)]) + 1
         targets = {name: self.version_table(name, new) for name in names}
         try:
             yield targets
@@ -556,9 +650,10 @@ class SparkEngine(Engine):
                 self.execute(self.render("table_versions.sql", what="drop",
                                          table=self.version_table(name, current)))
 
-    def version_table(self, name: str, version: int) -> str:
-        """The quoted name of version ``version`` of the table ``name``."""
-        return self.table(f"{name}{_VERSION_SUFFIX}{version}")
+    def version_table(self, name: str, version: int, *, scratch: bool = False) -> str:
+        """The quoted name of version ``version`` of the table ``name`` (``scratch``: the
+        table an upsert writes before it replaces that version)."""
+        return self.table(f"{name}{_VERSION_SUFFIX}{version}{_NEXT_SUFFIX if scratch else ''}")
 
 
 def split_statements(sql: str) -> list[str]:

@@ -66,22 +66,19 @@ def existing(model: NaiveBayes, candidates: list[str]) -> dict[str, str]:
     # duckdb_functions() lists every built-in function (~0.1 s): asked only about names a
     # macro can have
     macros = [n for n in names if n.endswith(MACRO_SUFFIXES)]
-    rows = model.engine.fetch(model.engine.render("relations.sql", names=names,
-                                                  macro_names=macros))
-    return {name: kind for name, kind in rows}
+    return model.engine.relations(names, macros)
 
 
 def _columns(model: NaiveBayes, table: str) -> set[str]:
     """The column names of ``table`` (of the current schema)."""
-    return {row[0] for row in model.engine.fetch(
-        model.engine.render("relations.sql", columns_of=table.lower()))}
+    return model.engine.column_names(table.lower())
 
 
 def recorded(model: NaiveBayes) -> set[str] | None:
     """The owned relations the model's meta row lists; None when it has no meta row or a
     meta row written before ownership was recorded."""
     meta_name = f"{model.name}_meta"
-    if existing(model, [meta_name]).get(meta_name.lower()) != "TABLE":
+    if existing(model, [meta_name]).get(meta_name.lower()) not in ("TABLE", "VERSIONED"):
         return None
     columns = _columns(model, meta_name)
     if not META_COLUMNS <= columns or "relations" not in columns:
@@ -153,6 +150,9 @@ def release(model: NaiveBayes, candidates: list[str]) -> None:
     present = existing(model, candidates)
     drops = [{"kind": present[name.lower()], "name": name} for name in candidates
              if name.lower() in present and name.lower() in mine]
+    for name in [d["name"] for d in drops if d["kind"] == "VERSIONED"]:
+        drops += [{"kind": "TABLE", "name": f"{name}__v{version}"}
+                  for version in model.engine.versions(name)]
     if drops:
         model.pipeline.run("drop_relations.sql", relations=drops)
 
