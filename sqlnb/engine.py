@@ -52,6 +52,7 @@ class Capabilities:
     stored_functions: bool = True   # scoring macros persisted in the database
     temp_tables: bool = True        # CREATE TEMP TABLE for batches
     models: bool = True             # a model's statistics tables can live here (fit, load)
+    duckdb_only: bool = True        # group_by, text/long/sparse input, macros… (DUCKDB_ONLY)
 
 
 class Engine:
@@ -394,7 +395,7 @@ class SparkEngine(Engine):
 
     dialect = SPARK
     capabilities = Capabilities(upsert=False, transactions=False, stored_functions=False,
-                                temp_tables=False)
+                                temp_tables=False, duckdb_only=False)
 
     def __init__(self, session: Any, database: str | None = None) -> None:
         from pyspark.errors import AnalysisException
@@ -542,17 +543,25 @@ class SparkEngine(Engine):
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         """As for DuckDB, from the catalog: a view switched between table versions is
         ``VERSIONED``; Spark has no macros."""
-        wanted = set(names)
+        tables, views = self._catalog()
         found: dict[str, str] = {}
-        for table in self.connection.catalog.listTables(self.database):
-            lower = table.name.lower()
-            if lower in wanted:
-                view = table.tableType in ("VIEW", "TEMPORARY") or table.isTemporary
-                found[lower] = "VIEW" if view else "TABLE"
-        for name, kind in list(found.items()):
-            if kind == "VIEW" and self.versions(name):
-                found[name] = "VERSIONED"
+        for name in names:
+            if name in views:
+                found[name] = "VERSIONED" if self._version_tables(name, tables) else "VIEW"
+            elif name in tables:
+                found[name] = "TABLE"
         return found
+
+    def _catalog(self) -> tuple[dict[str, str], set[str]]:
+        """The names in the engine's database (lowercased: as written) and those of views,
+        temporary ones included: two cheap statements (``Catalog.listTables`` reads every
+        table's metadata)."""
+        database = self.dialect.ident(self.database)
+        tables = {row[1].lower(): row[1] for row in self.connection.sql(
+            self.render("table_versions.sql", what="tables", database=database)).collect()}
+        views = {row[1].lower() for row in self.connection.sql(
+            self.render("table_versions.sql", what="views", database=database)).collect()}
+        return tables, views
 
     def column_names(self, table: str) -> set[str]:
         query = self.render("table_versions.sql", what="columns", table=self.table(table))
@@ -575,9 +584,7 @@ class SparkEngine(Engine):
     # ------------------------------------------------------------------ versions
     def current_version(self, name: str) -> int | None:
         """The version the view ``name`` reads (``name__v<k>``), or None if there is none."""
-        views = [t for t in self.connection.catalog.listTables(self.database)
-                 if t.name.lower() == name.lower() and t.tableType == "VIEW"]
-        if not views:
+        if name.lower() not in self._catalog()[1]:
             return None
         text = " ".join(str(v) for v in self.connection.sql(
             self.render("table_versions.sql", what="show", table=self.table(name))).first())
@@ -589,16 +596,17 @@ class SparkEngine(Engine):
         """Every table version of ``name`` in the database, current or left over."""
         return sorted({v for v, _ in self._version_tables(name)})
 
-    def _version_tables(self, name: str) -> list[tuple[int, str]]:
+    def _version_tables(self, name: str, tables: dict[str, str] | None = None
+                        ) -> list[tuple[int, str]]:
         """Every table of a version of ``name``: (version, table name), the scratch tables
-        an upsert writes (``name__v<k>__next``) included."""
+        an upsert writes (``name__v<k>__next``) included. ``tables``: the catalog's names,
+        if read already."""
         prefix = (name + _VERSION_SUFFIX).lower()
         found = []
-        for table in self.connection.catalog.listTables(self.database):
-            lower = table.name.lower()
+        for lower, table in (self._catalog()[0] if tables is None else tables).items():
             rest = lower[len(prefix):].removesuffix(_NEXT_SUFFIX)
-            if lower.startswith(prefix) and rest.isdigit() and not table.isTemporary:
-                found.append((int(rest), table.name))
+            if lower.startswith(prefix) and rest.isdigit():
+                found.append((int(rest), table))
         return found
 
     @contextlib.contextmanager
@@ -719,6 +727,30 @@ def require_models(engine: Engine, what: str) -> None:
             "connection, then score in Spark with "
             "spark.sql(model.to_sql('table', dialect='spark'))"
         )
+
+
+# What models on engines without ``Capabilities.duckdb_only`` cannot do yet, and instead.
+DUCKDB_ONLY = {
+    "group_by": "fit one model per group on a filtered source (df.where(...))",
+    "text": "fit a DuckDB connection, or tokenise in Spark (e.g. CountVectorizer) and fit "
+            "the count columns",
+    "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
+    "sparse input": "pivot the entries to columns, or fit on DuckDB",
+    "scoring macros": "score with predict(), or with spark.sql(model.to_sql('table', "
+                      "dialect='spark'))",
+    "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
+    "search": "run the search on a DuckDB connection (it fits scratch models inside a "
+              "rolled-back transaction), then fit the chosen model on Spark",
+}
+
+
+def require_duckdb(engine: Engine, feature: str) -> None:
+    """Refuse ``feature`` (a key of ``DUCKDB_ONLY``) on an engine that lacks it, saying
+    what to do instead."""
+    if not engine.capabilities.duckdb_only:
+        raise UnsupportedError(
+            f"{feature} is DuckDB-only for now (not on {engine.dialect.title}): "
+            f"{DUCKDB_ONLY[feature]}")
 
 
 def _is_spark_session(con: Any) -> bool:

@@ -15,6 +15,8 @@ import pytest
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
 import sqlnb
+from sqlnb.engine import DUCKDB_ONLY
+from sqlnb.errors import InvalidDataError, UnsupportedError
 
 pytest.importorskip("pyspark.sql")
 
@@ -150,3 +152,106 @@ def test_a_model_fitted_on_spark_exports_with_duckdbs_type_names(spark, rows, tm
     estimator = MultinomialNB().fit(X, Y)
     frame = pd.DataFrame(ROWS, columns=SCHEMA.replace(",", "").split()[::2])
     assert copy.predict(frame).df()["prediction"].tolist() == list(estimator.predict(X))
+
+
+# ---------------------------------------------------------------- updates
+def _stats(spark, name: str) -> list[tuple]:
+    return _sorted(spark.sql(f"SELECT * FROM {name}_feature_stats").collect()) + \
+        _sorted(spark.sql(f"SELECT * FROM {name}_class_stats").collect())
+
+
+def _duck_stats(con, name: str) -> list[tuple]:
+    return _sorted(con.execute(f"SELECT * FROM {name}_feature_stats").fetchall()) + \
+        _sorted(con.execute(f"SELECT * FROM {name}_class_stats").fetchall())
+
+
+def test_partial_fit_forget_and_merge_on_spark_update_as_on_duckdb(spark, rows, duck):
+    first, second = rows.where("id < 12"), rows.where("id >= 12")
+    model = sqlnb.NaiveBayes("sm_updates", con=spark)
+    model.partial_fit(first, "y", features=FEATURES, weight="w")
+    model.partial_fit(second, "y", features=FEATURES, weight="w")
+    oracle = sqlnb.NaiveBayes("d", con=duck).fit("t", "y", features=FEATURES, weight="w")
+    assert _close(_stats(spark, "sm_updates"), _duck_stats(duck, "d"))
+
+    model.forget(second, "y", weight="w")
+    duck.execute("CREATE TABLE first AS SELECT * FROM t WHERE id < 12")
+    oracle.fit("first", "y", features=FEATURES, weight="w")
+    assert _close(_stats(spark, "sm_updates"), _duck_stats(duck, "d"))
+
+    other = sqlnb.NaiveBayes("sm_other", con=spark).fit(second, "y", features=FEATURES,
+                                                         weight="w")
+    model.merge(other)
+    oracle.fit("t", "y", features=FEATURES, weight="w")
+    assert _close(_stats(spark, "sm_updates"), _duck_stats(duck, "d"))
+    assert model.engine.versions("sm_updates_feature_stats") == [4]  # fit, +1, -1, merge
+
+    declared = sqlnb.NaiveBayes("sm_declared", con=spark, family="multinomial")
+    declared.partial_fit(first.where("y <> 'c'"), "y", features=FEATURES,
+                         classes=["a", "b", "c"])
+    assert declared.classes_ == ["a", "b", "c"]
+    declared.partial_fit(second, "y")
+    counted = MultinomialNB().partial_fit(X[:12][Y[:12] != "c"], Y[:12][Y[:12] != "c"],
+                                          classes=["a", "b", "c"]).partial_fit(X[12:], Y[12:])
+    assert [r.prediction for r in declared.predict(rows).orderBy("id").collect()] == \
+        list(counted.predict(X))
+
+
+def test_a_partial_fit_that_fails_midway_leaves_the_spark_model_as_it_was(spark, rows):
+    model = sqlnb.NaiveBayes("sm_failed", con=spark, family="multinomial").fit(
+        rows, "y", features=FEATURES)
+    before = _sorted(model.predict_proba(rows).collect())
+    # the last row's negative count fails the batch checks, after the new version of the
+    # statistics was created and the batch scanned
+    bad = rows.union(spark.createDataFrame([(99, 1, -5, 0, "a", 1.0)], SCHEMA))
+    with pytest.raises(InvalidDataError, match="negative"):
+        model.partial_fit(bad, "y")
+    assert _sorted(model.predict_proba(rows).collect()) == before
+    assert _sorted(sqlnb.load(spark, "sm_failed").predict_proba(rows).collect()) == before
+    names = [f"sm_failed_{role}" for role in ("meta", "class_stats", "features",
+                                              "feature_stats")]
+    assert [model.engine.versions(name) for name in names] == [[1]] * 4
+
+    # a killed writer's leftovers (a version never switched to, an upsert's scratch
+    # table) are dropped by the next write
+    spark.sql("CREATE TABLE sm_failed_feature_stats__v7 AS SELECT * FROM sm_failed_feature_stats")
+    spark.sql("CREATE TABLE sm_failed_class_stats__v2__next AS SELECT 1 AS x")
+    model.partial_fit(rows.where("id < 3"), "y")
+    assert [model.engine.versions(name) for name in names] == [[8]] * 4
+    assert not [t.name for t in spark.catalog.listTables() if t.name.endswith("__next")]
+
+
+# ---------------------------------------------------------------- what stays DuckDB-only
+def test_what_is_duckdb_only_says_so_on_spark_and_what_to_do_instead(spark, rows):
+    model = sqlnb.NaiveBayes("sm_refused", con=spark, family="multinomial")
+    calls = {
+        "group_by": lambda: model.fit(rows, "y", features=["x0"], group_by="x1"),
+        "text": lambda: model.fit(rows, "y", text="y"),
+        "long input": lambda: model.fit_long(rows, "y"),
+        "sparse input": lambda: model.fit_sparse(rows, rows, "y", features=FEATURES),
+        "scoring macros": model.create_macros,
+        "top_features": model.top_features,
+        "search": lambda: model.search(rows, "y", param_grid={"alpha": [1.0]}),
+    }
+    for feature, call in calls.items():
+        with pytest.raises(UnsupportedError, match=f"{feature} is DuckDB-only") as refused:
+            call()
+        assert str(refused.value).split(": ", 1)[1] == DUCKDB_ONLY[feature]
+    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("sm_refused")]
+
+
+def test_mixed_models_fit_and_score_on_spark_as_on_duckdb(spark, duck):
+    rows = [(i, float(i % 5) + 0.25 * i, ["red", "green", "blue"][i % 3], "ab"[i % 2 or i % 3])
+            for i in range(18)]
+    schema = "id bigint, size double, colour string, y string"
+    frame = spark.createDataFrame(rows, schema)
+    duck.register("mixed_rows", pd.DataFrame(rows, columns=["id", "size", "colour", "y"]))
+    model = sqlnb.NaiveBayes("sm_mixed", con=spark, family="auto").fit(
+        frame, "y", features=["size", "colour"])
+    oracle = sqlnb.NaiveBayes("d", con=duck, family="auto").fit(
+        "mixed_rows", "y", features=["size", "colour"])
+    assert model.families_ == oracle.families_ == {"size": "gaussian", "colour": "categorical"}
+    got = np.array([[r.proba_a, r.proba_b]
+                    for r in model.predict_proba(frame).orderBy("id").collect()])
+    expected = oracle.predict_proba("mixed_rows").order("id").df()[["proba_a", "proba_b"]]
+    np.testing.assert_allclose(got, expected.to_numpy(), rtol=0, atol=1e-9)
+    assert model.evaluate(frame, "y")["accuracy"] == oracle.evaluate("mixed_rows", "y")["accuracy"]
