@@ -140,7 +140,9 @@ class Pipeline:
     def _staged_write_done(self, switched: bool) -> None:
         """After a staged write: the names readers use again; the parameter views over
         them (re)created if the write was switched to; the scratch views dropped."""
-        scratch = [self.tables[role] for role in ("class_params", "feature_params")]
+        staged = "next_meta" in self.tables  # else staging failed before it changed them
+        scratch = [self.tables[role] for role in ("class_params", "feature_params")
+                   if staged]
         self.tables.clear()
         self.tables.update(self.stable)
         context, self._params_context = self._params_context, None
