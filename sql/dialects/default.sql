@@ -137,7 +137,7 @@ ON CONFLICT ({{ keys | join(", ") }}) DO NOTHING
     ``into``: see upsert. -#}
 {% macro update(table, keys, columns, rows, all_columns, into=none) -%}
 UPDATE {{ table }} AS __old
-SET {% for c in columns %}{{ c }} = __new.{{ c }}{{ ", " if not loop.last }}{% endfor %}
+SET {% for c in columns %}{{ c }} = __new.{{ c }}{{ ", " if not loop.last }}{% endfor +%}
 FROM (
 {{ rows | trim }}
 ) AS __new ({{ (keys + columns) | join(", ") }})
