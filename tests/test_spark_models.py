@@ -240,7 +240,8 @@ def test_what_is_duckdb_only_says_so_on_spark_and_what_to_do_instead(spark, rows
 
 
 def test_mixed_models_fit_and_score_on_spark_as_on_duckdb(spark, duck):
-    rows = [(i, float(i % 5) + 0.25 * i, ["red", "green", "blue"][i % 3], "ab"[i % 2 or i % 3])
+    rows = [(i, float(i % 5) + 0.25 * i, ["red", "green", "blue"][i % 3],
+             "a" if i % 3 == 0 or i % 4 == 1 else "b")
             for i in range(18)]
     schema = "id bigint, size double, colour string, y string"
     frame = spark.createDataFrame(rows, schema)
