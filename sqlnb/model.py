@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from . import compiler, grouping, incremental, macros, mixed, ownership, portable
+from . import attributes, compiler, grouping, incremental, macros, mixed, ownership, portable
 from . import scoring as scoring_strategies
 from .dialect import Dialect
 from .engine import Engine, engine_for, require_models
@@ -820,9 +820,7 @@ class NaiveBayes:
         (categorical with integer codes); mixed, per-group and text models raise
         :class:`~sqlnb.errors.InvalidParameterError`. See :mod:`sqlnb.exchange`.
         """
-        from .exchange import to_sklearn
-
-        return to_sklearn(self)
+        return attributes.to_sklearn(self)
 
     def export(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
         """Write the model to the directory ``path``: one Parquet file per statistics table
