@@ -13,7 +13,7 @@ list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHE
 {#- Parameters as data: each class's weights and fallback per fold and candidate are bound
     lists ($n) that one dot product per row applies; the row's fold picks them (a CASE,
     evaluated only for that fold's rows). No join: parameters are never copied per row. #}
-{% set gaussian = arrays.kind == 'gaussian' %}
+{% set gaussian = arrays.kind == 'distance' %}
 {% macro mask() -%}
 {% if gaussian %}[{% for f in features %}CAST(__sqlnb_c{{ loop.index0 }} IS NULL AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]{% else %}list_transform(__sqlnb_x, lambda v: CAST(v IS NULL AS DOUBLE)){% endif %}
 {%- endmacro %}

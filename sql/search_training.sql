@@ -18,11 +18,11 @@ SELECT
     k.{{ fold }},
     p.class,
     p.feature,
-{% if kind == 'categorical' %}
+{% if kind == 'categories' %}
     p.category,
 {% endif %}
     p.n - coalesce(g.n, 0) AS n,
-{% if kind == 'gaussian' %}
+{% if kind == 'moments' %}
     -- the pairwise (Chan) update run backwards: removing the fold's moments
     p.weight - coalesce(g.weight, 0) AS weight,
     CASE WHEN p.weight - coalesce(g.weight, 0) = 0 THEN 0 ELSE
@@ -37,7 +37,7 @@ SELECT
         p.n_m2 - coalesce(g.n_m2, 0)
         - (coalesce(g.n_mean, p.n_mean) - p.n_mean) * (coalesce(g.n_mean, p.n_mean) - p.n_mean)
           * coalesce(g.n, 0) * p.n / (p.n - coalesce(g.n, 0)), 0) END AS n_m2
-{% elif kind == 'categorical' %}
+{% elif kind == 'categories' %}
     p.count - coalesce(g.count, 0) AS count
 {% else %}
     p.count - coalesce(g.count, 0) AS count,
@@ -46,9 +46,9 @@ SELECT
 FROM {{ pooled.feature_stats }} AS p
 JOIN {{ training_classes }} AS k ON k.class = p.class
 LEFT JOIN {{ t.feature_stats }} AS g
-    ON g.{{ fold }} = k.{{ fold }} AND g.class = p.class AND g.feature = p.feature{% if kind == 'categorical' %} AND g.category = p.category{% endif %}
+    ON g.{{ fold }} = k.{{ fold }} AND g.class = p.class AND g.feature = p.feature{% if kind == 'categories' %} AND g.category = p.category{% endif %}
 
-{% if kind == 'categorical' %}
+{% if kind == 'categories' %}
 -- a category seen only in the held-out fold is unknown to that fold's model
 WHERE p.n - coalesce(g.n, 0) > 0
 {% endif %}

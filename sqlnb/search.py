@@ -65,10 +65,6 @@ STATISTICS_PARAMETERS = ("binarize", "missing")
 # expansion would cost digits, and the compiled form (exact squared deviations) is used.
 MAX_EXPANDED = 1e4
 EPS = 2.220446049250313e-16  # numpy.finfo(float).eps: log_loss clips probabilities to it
-# How the scoring scan computes each family's joint log-likelihood from parameters as data
-# (the others keep the compiled form, one literal per term).
-ARRAY_KINDS = {"gaussian": "gaussian", "multinomial": "linear", "complement": "linear",
-               "bernoulli": "linear", "poisson": "poisson"}
 
 
 class SearchResult:
@@ -296,7 +292,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             f"the fold column {cv!r} has {len(folds)} fold(s) with labelled rows: "
             "cross-validation needs at least 2"
         )
-    kind = scratch.family.name if scratch.family.name in ("gaussian", "categorical") else "counts"
+    kind = scratch.family.statistics_shape  # moments, categories or counts
     scratch.pipeline.run(
         "search_training.sql", kind=kind, pooled=scratch.tables,
         training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
@@ -305,7 +301,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     labels = [label for _, label, _ in scratch.read_parameters()["classes"]]
     target_type = scratch.meta["target_type"]
     fold_type = groups[0]["type"]
-    specs = _feature_specs(columns, features, scratch.family.name == "categorical")
+    specs = _feature_specs(columns, features, scratch.family.per_category)
     models = []  # per candidate: each fold's held-out class models, by label
     written = None  # the per-feature options in the features table now
     for family in families:
@@ -320,7 +316,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         models.append(grouping.group_models(scratch, groups))
     # floating-point columns of the numeric families: NaN becomes NULL (missing)
     cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
-                "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categorical"}
+                "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categories"}
                for name in features]
     fold_literals = [DUCKDB.lit(fold, fold_type) for fold in folds]
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
@@ -393,7 +389,9 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
     left out: the same for every class of a row, it changes neither predictions nor
     probabilities.
     """
-    kind = ARRAY_KINDS.get(family.name)
+    # the family's joint log-likelihood from parameters as data: distance (gaussian),
+    # linear or counts (poisson); None keeps the compiled form, one literal per term
+    kind = family.array_kind
     if kind is None or family.params.get("missing", "ignore") != "ignore":
         return None
     values: list[Any] = []
@@ -406,7 +404,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
         return all(math.isfinite(v) for v in numbers)
 
     centre: list[float] = []  # gaussian: per feature, the mean of every fold's class means
-    if kind == "gaussian":
+    if kind == "distance":
         means = [[float(t["theta"]) for t in class_model["terms"]]
                  for by_label in models[0].values() for class_model in by_label.values()]
         centre = [math.fsum(column) / len(column) for column in zip(*means)]
@@ -420,7 +418,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                 if model is None:  # a class the fold's training rows never saw: NULL
                     continue
                 terms = model["terms"]
-                if kind == "gaussian":
+                if kind == "distance":
                     if any(not t["var"] > 0 for t in terms):
                         return None  # a zero variance: the compiled form's division
                     # -a (v - t)^2 = -a t^2 + 2 a t v - a v^2, v and t centred
@@ -433,7 +431,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                                 for t, ai, o in zip(terms, a, offsets)]
                     constant = float(model["constant"]) - math.fsum(
                         ai * o * o for ai, o in zip(a, offsets))
-                elif kind == "poisson":
+                elif kind == "counts":
                     weights = [float(t["coef"]) for t in terms]
                     fallback = [float(t["rate"]) for t in terms]
                     constant = float(model["constant"]) - math.fsum(fallback)
@@ -448,7 +446,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                                  "fallback": None if complete else bind(fallback)})
             classes.append(per_fold)
         candidates.append(classes)
-    binarize = family.params.get("binarize") if family.name == "bernoulli" else None
+    binarize = family.batch_options().get("binarize")
     return {"kind": kind, "values": values, "candidates": candidates,
             "centre": [DUCKDB.lit(c) for c in centre], "binarize": binarize}
 
