@@ -404,3 +404,31 @@ def test_gaussian_scores_keep_their_digits(offset, spread):
     columns = [f"split{k}_test_{s}" for s in ("accuracy", "neg_log_loss") for k in range(3)]
     assert flat(result.cv_results_.select(", ".join(columns)).fetchall()) == pytest.approx(
         flat(zip(*(oracle.cv_results_[c] for c in columns))), rel=0, abs=1e-9)
+
+
+def _full_reads(con, path) -> int:
+    """Queries that read at least half of the file's bytes (DuckDB's file-system log)."""
+    size = path.stat().st_size
+    rows = con.execute(
+        "SELECT sum(CAST(json_extract_string(message, '$.bytes') AS BIGINT)) "
+        "FROM duckdb_logs WHERE type = 'FileSystem' "
+        "AND json_extract_string(message, '$.path') = ? "
+        "AND json_extract_string(message, '$.op') = 'READ' GROUP BY query_id",
+        [str(path)]).fetchall()
+    return sum(bytes_read >= 0.5 * size for (bytes_read,) in rows)
+
+
+def test_a_gaussian_search_reads_a_parquet_file_twice(tmp_path):
+    # the statistics scan and the scoring scan; the pilot only reads the first row group
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(20_000, 4)) + 1e6, columns=FEATURES)
+    frame["y"] = rng.integers(0, 3, 20_000)
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, row_group_size=1_000)
+    con = duckdb.connect()
+    con.execute("SET enable_external_file_cache = false")
+    con.execute("CALL enable_logging('FileSystem')")
+    sqlnb.NaiveBayes("m", con=con).search(str(path), "y", features=FEATURES, cv=5,
+                                          param_grid={"var_smoothing": [1e-9, 1e-3]},
+                                          refit=False)
+    assert _full_reads(con, path) == 2
