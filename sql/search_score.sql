@@ -10,9 +10,10 @@
 list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
 {%- endmacro %}
 {% if arrays %}
-{#- Parameters as data: each class's weights and fallback per fold and candidate are bound
-    lists ($n) that one dot product per row applies; the row's fold picks them (a CASE,
-    evaluated only for that fold's rows). No join: parameters are never copied per row. #}
+{#- Parameters as data: each class's constants, weights and fallbacks per fold and
+    candidate are bound lists ($n) in fold order, indexed by the row's fold position; one
+    dot product per row and class applies them. No join; for the Gaussian no CASE per
+    class either. #}
 {% set gaussian = arrays.kind == 'gaussian' %}
 {% macro mask() -%}
 {% if gaussian %}[{% for f in features %}CAST(__sqlnb_c{{ loop.index0 }} IS NULL AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]{% else %}list_transform(__sqlnb_x, lambda v: CAST(v IS NULL AS DOUBLE)){% endif %}
@@ -68,6 +69,9 @@ WITH labelled AS (
 ), incomplete AS (
     SELECT
         *,
+        -- the row's fold as a position in the folds' order: it picks the held-out
+        -- parameters (NULL where the fold's training rows lack the class)
+        CASE __sqlnb_fold{% for fold in folds %} WHEN {{ fold }} THEN {{ loop.index }}{% endfor %} END AS __sqlnb_position,
 {% if complete %}
         NULL AS __sqlnb_missing
 {% else %}
@@ -83,14 +87,25 @@ WITH labelled AS (
         __sqlnb_w,
 {% for g in candidates %}
 {% for c in g.classes %}
-        CASE __sqlnb_fold
-{% for k in c.folds %}
-            WHEN {{ k.fold }} THEN {{ k.constant }} + list_dot_product(__sqlnb_x0, ${{ k.weights }})
+{% if gaussian %}
+        ${{ c.constants }}[__sqlnb_position] + list_dot_product(__sqlnb_x0, ${{ c.weights }}[__sqlnb_position])
 {% if not complete %}
-                + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ k.fallback }}) END
+            + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ c.fallback }}[__sqlnb_position]) END
+{% endif %}
+{% else %}
+        {#- the weights as constants in a CASE: the dot products then sum in the same
+            order on every run, which decides the argmax where classes tie exactly (the
+            discrete families tie on some rows; an indexed list could flip them) #}
+        CASE __sqlnb_position
+{% for fold in folds %}
+            WHEN {{ loop.index }} THEN ${{ c.constants }}[{{ loop.index }}] + list_dot_product(__sqlnb_x0, ${{ c.weights }}[{{ loop.index }}])
+{% if not complete %}
+                + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ c.fallback }}[{{ loop.index }}]) END
 {% endif %}
 {% endfor %}
-        END AS {{ c.jll }}{{ "," if not loop.last }}
+        END
+{% endif %}
+            AS {{ c.jll }}{{ "," if not loop.last }}
 {% endfor %}{{ "," if not loop.last }}
 {% endfor %}
     FROM incomplete

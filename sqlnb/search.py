@@ -329,12 +329,12 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     complete = scratch.pipeline.fetch("search_read.sql", what="complete",
                                       pooled=scratch.tables, n_features=len(features))[0][0]
     arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
-                               fold_literals, labels, complete)
+                               labels, complete, len(features))
     if arrays is not None:
         candidates = [{"classes": [{"label": label, "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
-                                    "folds": per_fold}
-                                   for i, (label, per_fold) in enumerate(zip(label_literals,
-                                                                             classes))],
+                                    **lists}
+                                   for i, (label, lists) in enumerate(zip(label_literals,
+                                                                          classes))],
                        "max": DUCKDB.ident(f"__sqlnb_max_{g}")}
                       for g, classes in enumerate(arrays["candidates"])]
         # scan 2, parameters as data: each row's fold picks its held-out parameters
@@ -342,7 +342,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             "search_score.sql", **scratch.pipeline.context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
-                eps=EPS, arrays=arrays, complete=complete,
+                eps=EPS, arrays=arrays, complete=complete, folds=fold_literals,
                 any_float=any(f["guard"] for f in cleaned) and not complete,
                 labels=label_literals, log_loss=log_loss)),
             arrays["values"]).fetchall()
@@ -374,7 +374,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
 
 
 def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, Any]]]],
-                      folds: list[str], labels: list[Any], complete: bool
+                      labels: list[Any], complete: bool, n_features: int
                       ) -> dict[str, Any] | None:
     """Every candidate's held-out parameters per fold and class, for the scoring statement
     that keeps them as data (``None``: the compiled form, one literal per term).
@@ -414,10 +414,16 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
     for by_fold in models:
         classes = []
         for label in labels:
-            per_fold = []
-            for fold, key in zip(folds, by_fold):
+            constants: list[float | None] = []
+            weight_lists: list[list[float] | None] = []
+            fallbacks: list[list[float] | None] = []
+            for key in by_fold:
                 model = by_fold[key].get(label)
-                if model is None:  # a class the fold's training rows never saw: NULL
+                if model is None:  # a class the fold's training rows never saw: a NULL
+                    constants.append(None)  # constant (list_dot_product refuses NULLs)
+                    weight_lists.append([0.0] * (2 * n_features if kind == "gaussian"
+                                                 else n_features))
+                    fallbacks.append([0.0] * n_features)
                     continue
                 terms = model["terms"]
                 if kind == "gaussian":
@@ -443,10 +449,12 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                     constant = float(model["constant"])
                 if not (finite(weights) and finite(fallback) and math.isfinite(constant)):
                     return None  # infinite logs (alpha = 0): the compiled form's arithmetic
-                per_fold.append({"fold": fold, "constant": DUCKDB.lit(constant),
-                                 "weights": bind(weights),
-                                 "fallback": None if complete else bind(fallback)})
-            classes.append(per_fold)
+                constants.append(constant)
+                weight_lists.append(weights)
+                fallbacks.append(fallback)
+            # per class, lists in fold order that the row's fold position indexes
+            classes.append({"constants": bind(constants), "weights": bind(weight_lists),
+                            "fallback": None if complete else bind(fallbacks)})
         candidates.append(classes)
     binarize = family.params.get("binarize") if family.name == "bernoulli" else None
     return {"kind": kind, "values": values, "candidates": candidates,
