@@ -45,7 +45,12 @@ import duckdb
 
 from . import grouping, ownership
 from .dialect import DUCKDB
-from .errors import EmptyInputError, InvalidParameterError, UnknownColumnError
+from .errors import (
+    EmptyInputError,
+    InvalidParameterError,
+    UnknownColumnError,
+    UnsupportedError,
+)
 from .families import make_family
 from .scoring import with_chunks
 from .source import Source, resolve
@@ -184,19 +189,22 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
            refit: bool | str = True) -> SearchResult:
     """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`."""
     if model.family.composite:
-        raise InvalidParameterError(
-            'search is not available for family="auto" yet: search each part\'s family '
-            "separately, or fit the mixed model with chosen hyperparameters"
+        raise UnsupportedError(
+            'search does not cover family="auto" (mixed) models yet: search each part on '
+            "its own columns (a model of that family with features=[...]), then fit the "
+            "mixed model with the chosen var_smoothing and alpha"
         )
     if text is not None:
-        raise InvalidParameterError(
-            "search is not available for text models yet: tune alpha with the scikit-learn "
-            "facade and GridSearchCV, or fit one model per candidate"
+        raise UnsupportedError(
+            "search does not cover text models yet: tune alpha and the text options with "
+            "the scikit-learn facade and GridSearchCV, or fit one model per candidate and "
+            "compare them with evaluate() on held-out rows"
         )
     if group_by is not None:
-        raise InvalidParameterError(
-            "search is not available for per-group models yet: search on a view filtered "
-            "to one group, or without group_by"
+        raise UnsupportedError(
+            "search does not cover per-group models yet: search each group on a view "
+            "filtered to it (WHERE <group column> = <value>), or search without group_by, "
+            "then fit the per-group model with the chosen hyperparameters"
         )
     scorers, single = _scorers(scoring)
     if isinstance(refit, str):

@@ -21,6 +21,7 @@ from sqlnb.errors import (
     InvalidParameterError,
     NameConflictError,
     UnknownColumnError,
+    UnsupportedError,
 )
 from tests.conftest import flat
 
@@ -327,8 +328,8 @@ BAD_SEARCHES = [
     ({"cv": 200}, EmptyInputError, "got no labelled rows"),
     ({"scoring": "roc_auc"}, InvalidParameterError, "unknown scorer"),
     ({"refit": "f1_macro"}, InvalidParameterError, "must name one of the scorers"),
-    ({"text": "x0"}, InvalidParameterError, "not available for text models"),
-    ({"group_by": "fold"}, InvalidParameterError, "not available for per-group models"),
+    ({"text": "x0"}, UnsupportedError, "does not cover text models yet: tune alpha"),
+    ({"group_by": "fold"}, UnsupportedError, "per-group models yet: search each group on a"),
 ]
 
 
@@ -352,9 +353,10 @@ def test_bad_searches_raise_and_leave_the_model_unchanged(kwargs, error, message
     assert model.family.params["var_smoothing"] == 0.5
 
 
-def test_mixed_models_are_not_searched_yet():
+def test_mixed_models_are_not_searched_yet_and_the_error_says_what_to_do():
     model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="auto")
-    with pytest.raises(InvalidParameterError, match='family="auto"'):
+    with pytest.raises(UnsupportedError, match=r'family="auto" \(mixed\) models yet: search '
+                                               "each part on its own columns"):
         model.search(_table("gaussian"), "y", param_grid={"alpha": [1.0]}, cv="fold")
 
 
