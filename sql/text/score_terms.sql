@@ -49,11 +49,12 @@ WITH documents AS MATERIALIZED (
 {% endif %}
 {% endif %}
 ), coefficients AS (
-    -- one row per term, one coefficient column per class
+    -- one row per term, one coefficient column per class (CASE rather than FILTER: see
+    -- term_stats.sql)
     SELECT
         feature AS term,
 {% for c in classes %}
-        sum(coef) FILTER (WHERE class_index = {{ c.index | lit }}) AS {{ c.coef }}{{ "," if not loop.last }}
+        sum(CASE WHEN class_index = {{ c.index | lit }} THEN coef END) AS {{ c.coef }}{{ "," if not loop.last }}
 {% endfor %}
     FROM (
         {{ family.read_params(t) }}
