@@ -6,12 +6,18 @@
 {% if not arrays %}{% import family_template as family %}{% endif %}
 {% from 'scoring_helpers.sql' import chunked %}
 {% from 'common.sql' import num %}
+{% macro position() -%}
+{#- the row's (group and) fold as a position in the held-out models' order: it picks the
+    parameters (NULL where that model's training rows lack the class) #}
+CASE{% for key in keys %} WHEN {{ key }} THEN {{ loop.index }}{% endfor %} END
+{%- endmacro %}
 {% macro in_order(value, condition=none, order='label') -%}
 list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
 {%- endmacro %}
 {% if arrays %}
 {#- Parameters as data: each class's constants, weights and fallbacks per fold and
-    candidate are bound lists ($n) in fold order, indexed by the row's fold position; one
+    candidate are bound lists ($n) in the held-out models' order (folds, or groups and
+    folds), indexed by the row's position in it; one
     dot product per row and class applies them. No join; for the Gaussian no CASE per
     class either. #}
 {% set gaussian = arrays.kind == 'gaussian' %}
@@ -24,6 +30,7 @@ list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHE
 WITH labelled AS (
     SELECT
         __sqlnb_fold,
+        {{ position() }} AS __sqlnb_position,
         {{ target }} AS __sqlnb_y,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
 {% if gaussian %}
@@ -45,7 +52,8 @@ WITH labelled AS (
         {{ values }} AS __sqlnb_x
 {% endif %}
     FROM {{ source }}
-    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL{% for g in group_columns %} AND {{ g }} IS NOT NULL{% endfor %}
+
 ), prepared AS (
     SELECT
         *,
@@ -69,9 +77,6 @@ WITH labelled AS (
 ), incomplete AS (
     SELECT
         *,
-        -- the row's fold as a position in the folds' order: it picks the held-out
-        -- parameters (NULL where the fold's training rows lack the class)
-        CASE __sqlnb_fold{% for fold in folds %} WHEN {{ fold }} THEN {{ loop.index }}{% endfor %} END AS __sqlnb_position,
 {% if complete %}
         NULL AS __sqlnb_missing
 {% else %}
@@ -97,7 +102,7 @@ WITH labelled AS (
             exactly, and with lists indexed per row such ties changed winner between runs
             (a last-bit difference inside DuckDB); with constant lists they do not #}
         CASE __sqlnb_position
-{% for fold in folds %}
+{% for key in keys %}
             WHEN {{ loop.index }} THEN ${{ c.constants }}[{{ loop.index }}] + list_dot_product(__sqlnb_x0, ${{ c.weights }}[{{ loop.index }}])
 {% if not complete %}
                 + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ c.fallback }}[{{ loop.index }}]) END
@@ -113,6 +118,7 @@ WITH labelled AS (
 WITH labelled AS (
     SELECT
         __sqlnb_fold,
+        {{ position() }} AS __sqlnb_position,
         {{ target }} AS __sqlnb_y,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
 {% for f in features %}
@@ -120,7 +126,8 @@ WITH labelled AS (
         {% if f.guard %}{{ num(f) }}{% else %}{{ f.column }}{% endif %} AS {{ f.column }}{{ "," if not loop.last }}
 {% endfor %}
     FROM {{ source }}
-    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL{% for g in group_columns %} AND {{ g }} IS NOT NULL{% endfor %}
+
 ), joint AS (
     SELECT
         __sqlnb_fold,
@@ -128,9 +135,9 @@ WITH labelled AS (
         __sqlnb_w,
 {% for g in candidates %}
 {% for c in g.classes %}
-        CASE __sqlnb_fold
+        CASE __sqlnb_position
 {% for k in c.folds %}
-            WHEN {{ k.fold }} THEN {{ chunked(family, k.model, g.p) | trim }}
+            WHEN {{ k.position }} THEN {{ chunked(family, k.model, g.p) | trim }}
 {% endfor %}
         END AS {{ c.jll }}{{ "," if not loop.last }}
 {% endfor %}{{ "," if not loop.last }}

@@ -200,12 +200,8 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
             "the scikit-learn facade and GridSearchCV, or fit one model per candidate and "
             "compare them with evaluate() on held-out rows"
         )
-    if group_by is not None:
-        raise UnsupportedError(
-            "search does not cover per-group models yet: search each group on a view "
-            "filtered to it (WHERE <group column> = <value>), or search without group_by, "
-            "then fit the per-group model with the chosen hyperparameters"
-        )
+    group_names = [] if group_by is None else [group_by] if isinstance(group_by, str) \
+        else list(group_by)
     scorers, single = _scorers(scoring)
     if isinstance(refit, str):
         if refit not in scorers:
@@ -240,9 +236,12 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
             )
         if not isinstance(target, str) or target not in columns:
             raise UnknownColumnError(f"target column {target!r} is not in the source")
+        if isinstance(cv, str) and cv in group_names:
+            raise InvalidParameterError(f"the fold column {cv!r} cannot also be a group column")
         if features is None:
             fold_column = cv if isinstance(cv, str) else None
-            features = [c for c in columns if c not in (target, weight, fold_column)]
+            features = [c for c in columns
+                        if c not in (target, weight, fold_column, *group_names)]
         elif isinstance(cv, str) and cv in features:
             raise InvalidParameterError(f"the fold column {cv!r} cannot also be a feature")
         families = _check_candidates(model, candidates, len(features))
@@ -259,7 +258,9 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
         for setting, members in _statistics_groups(candidates).items():
             scratch = model.scratch(f"__sqlnb_search_{model.name}", **dict(setting))
             try:
-                spec = scratch.input_spec(fold_src, target, features, weight, FOLD)
+                # the fold is the last group column, after the user's groups
+                spec = scratch.input_spec(fold_src, target, features, weight,
+                                          [*group_names, FOLD])
                 # the scratch model lives in a transaction that is always rolled back
                 with model.engine.rolled_back("search"):
                     # scan 1: each fold's statistics and the pooled ones
@@ -278,7 +279,7 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
         _results_relation(model, candidates, splits, scorers, keys),
         candidates, refit_metric, keys[scorers.index(refit_metric)], len(splits[0][1]))
     if refit is not False:
-        _refit(model, result.best_params_, source, target, features, weight)
+        _refit(model, result.best_params_, source, target, features, weight, group_by)
         result.best_estimator_ = model
     return result
 
@@ -304,6 +305,14 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             f"the fold column {cv!r} has {len(folds)} fold(s) with labelled rows: "
             "cross-validation needs at least 2"
         )
+    if len(groups) > 1:  # per-group models: each group is trained without each fold
+        lonely = scratch.pipeline.fetch("search_read.sql", what="single_fold_groups", **context)
+        if lonely:
+            raise EmptyInputError(
+                f"the labelled rows of group(s) {[tuple(g) for g in lonely]} all fall in one "
+                "fold, so no rows are left to train on when it is held out: use more rows "
+                "per group, fewer folds, or leave those groups out"
+            )
     kind = scratch.family.name if scratch.family.name in ("gaussian", "categorical") else "counts"
     scratch.pipeline.run(
         "search_training.sql", kind=kind, pooled=scratch.tables,
@@ -312,7 +321,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         **context)
     labels = [label for _, label, _ in scratch.read_parameters()["classes"]]
     target_type = scratch.meta["target_type"]
-    fold_type = groups[0]["type"]
+    key_types = [g["type"] for g in groups]
     specs = _feature_specs(columns, features, scratch.family.name == "categorical")
     models = []  # per candidate: each fold's held-out class models, by label
     written = None  # the per-feature options in the features table now
@@ -330,9 +339,15 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
                 "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categorical"}
                for name in features]
-    fold_literals = [DUCKDB.lit(fold, fold_type) for fold in folds]
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
-    keys = [(fold,) for fold in folds]
+    # the held-out models' keys, (group..., fold), in order, and each one's condition
+    keys = [tuple(row) for row in
+            scratch.pipeline.fetch("search_read.sql", what="keys", **context)]
+    key_columns = [DUCKDB.ident(g["name"]) if g["name"] != FOLD else "__sqlnb_fold"
+                   for g in groups]
+    conditions = [" AND ".join(f"{column} = {DUCKDB.lit(value, sql_type)}"
+                               for column, value, sql_type in zip(key_columns, key, key_types))
+                  for key in keys]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
     complete = scratch.pipeline.fetch("search_read.sql", what="complete",
                                       pooled=scratch.tables, n_features=len(features))[0][0]
@@ -350,7 +365,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             "search_score.sql", **scratch.pipeline.context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
-                eps=EPS, arrays=arrays, complete=complete, folds=fold_literals,
+                eps=EPS, arrays=arrays, complete=complete, keys=conditions,
+                group_columns=key_columns[:-1],
                 any_float=any(f["guard"] for f in cleaned) and not complete,
                 labels=label_literals, log_loss=log_loss)),
             arrays["values"]).fetchall()
@@ -360,10 +376,10 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             classes = []
             for i, label in enumerate(labels):
                 per_fold = []
-                for fold, literal in zip(folds, fold_literals):
-                    class_model = by_fold.get((fold,), {}).get(label)
+                for position, key in enumerate(keys, start=1):
+                    class_model = by_fold.get(key, {}).get(label)
                     if class_model is not None:
-                        per_fold.append({"fold": literal,
+                        per_fold.append({"position": position,
                                          "model": with_chunks(_scoring_terms(class_model))})
                 classes.append({"label": label_literals[i], "folds": per_fold,
                                 "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
@@ -373,7 +389,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         rows = scratch.pipeline.fetch(
             "search_score.sql", source=src.sql, target=DUCKDB.ident(target), features=cleaned,
             weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
-            arrays=None, labels=label_literals, log_loss=log_loss)
+            arrays=None, labels=label_literals, log_loss=log_loss, keys=conditions,
+            group_columns=key_columns[:-1])
     splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
     position = {fold: k for k, fold in enumerate(folds)}
     for candidate, fold, *scores in rows:
@@ -542,13 +559,14 @@ def _literal(value: Any, kind: str) -> str:
 
 
 def _refit(model: NaiveBayes, best: dict[str, Any], source: Any, target: str,
-           features: list[str] | None, weight: str | None) -> None:
+           features: list[str] | None, weight: str | None,
+           group_by: str | list[str] | None) -> None:
     """Fit ``model`` on every row with the best hyperparameters; on failure the model and
     its hyperparameters stay as they were."""
     previous = model.family
     model.family = make_family(previous.name, **{**previous.params, **best})
     try:
-        model.fit(source, target, features=features, weight=weight)
+        model.fit(source, target, features=features, weight=weight, group_by=group_by)
     except BaseException:
         model.family = previous
         raise

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn import naive_bayes as sk
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GridSearchCV, PredefinedSplit
 
 import sqlnb
@@ -329,7 +330,7 @@ BAD_SEARCHES = [
     ({"scoring": "roc_auc"}, InvalidParameterError, "unknown scorer"),
     ({"refit": "f1_macro"}, InvalidParameterError, "must name one of the scorers"),
     ({"text": "x0"}, UnsupportedError, "does not cover text models yet: tune alpha"),
-    ({"group_by": "fold"}, UnsupportedError, "per-group models yet: search each group on a"),
+    ({"group_by": "fold"}, InvalidParameterError, "cannot also be a group column"),
 ]
 
 
@@ -434,3 +435,75 @@ def test_a_gaussian_search_reads_a_parquet_file_twice(tmp_path):
                                           param_grid={"var_smoothing": [1e-9, 1e-3]},
                                           refit=False)
     assert _full_reads(con, path) == 2
+
+
+class PerGroup(ClassifierMixin, BaseEstimator):
+    """The oracle of a per-group search: a clone of ``estimator`` fitted on each group's
+    rows (the group is the first column of X); a class a group lacks gets probability 0."""
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    def fit(self, X, y, sample_weight=None):
+        self.classes_ = np.unique(y)
+        self.models_ = {}
+        for group in np.unique(X[:, 0]):
+            rows = X[:, 0] == group
+            extra = {} if sample_weight is None else {"sample_weight": sample_weight[rows]}
+            self.models_[group] = clone(self.estimator).fit(
+                X[rows, 1:].astype(float), y[rows], **extra)
+        return self
+
+    def predict_proba(self, X):
+        proba = np.zeros((len(X), len(self.classes_)))
+        for group, model in self.models_.items():
+            rows = X[:, 0] == group
+            columns = np.searchsorted(self.classes_, model.classes_)
+            proba[np.ix_(rows, columns)] = model.predict_proba(X[rows, 1:].astype(float))
+        return proba
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("family, grid", [
+    ("gaussian", {"var_smoothing": [1e-9, 0.05, 1.0]}),
+    ("multinomial", {"alpha": [0.01, 1.0, 5.0]}),
+])
+def test_a_per_group_search_scores_as_grid_search_cv_of_one_model_per_group(family, grid,
+                                                                             weighted):
+    frame = _table(family, seed=5)
+    frame["region"] = np.where(np.arange(len(frame)) % 2 == 0, "north", "south")
+    frame = frame[~((frame["region"] == "south") & (frame["y"] == "cat"))]  # a class lacking
+    frame = frame.reset_index(drop=True)
+    estimator = {"gaussian": sk.GaussianNB, "multinomial": sk.MultinomialNB}[family]
+    oracle = GridSearchCV(PerGroup(estimator()), {f"estimator__{k}": v for k, v in grid.items()},
+                          cv=PredefinedSplit(frame["fold"].to_numpy()), scoring=SCORERS,
+                          refit="neg_log_loss")
+    X = frame[["region", *FEATURES]].to_numpy(dtype=object)
+    oracle.fit(X, frame["y"].to_numpy(),
+               **({"sample_weight": frame["w"].to_numpy()} if weighted else {}))
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family=family)
+    result = model.search(frame, "y", features=FEATURES, group_by="region", cv="fold",
+                          weight="w" if weighted else None,
+                          param_grid=grid, scoring=SCORERS, refit="neg_log_loss")
+    columns = [f"{kind}_test_{s}" for s in SCORERS for kind in ("split0", "split1", "split2",
+                                                                  "mean", "std")]
+    ours = result.cv_results_.select(", ".join(columns)).fetchall()
+    assert flat(ours) == pytest.approx(
+        flat(zip(*(oracle.cv_results_[c] for c in columns))), rel=0, abs=1e-9)
+    assert result.best_params_ == {k.removeprefix("estimator__"): v
+                                   for k, v in oracle.best_params_.items()}
+    proba = model.predict_proba(frame).df()[[f"proba_{c}" for c in model.classes_]]
+    assert flat(proba.itertuples(index=False)) == pytest.approx(
+        flat(oracle.best_estimator_.predict_proba(X)), rel=0, abs=1e-9)
+
+
+def test_a_group_in_a_single_fold_is_refused():
+    frame = _table("gaussian")
+    frame["region"] = np.where(frame["fold"] == 0, "north", "south")
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect())
+    with pytest.raises(EmptyInputError, match="all fall in one fold"):
+        model.search(frame, "y", features=FEATURES, group_by="region", cv="fold",
+                     param_grid={"var_smoothing": [1e-9]})
