@@ -340,14 +340,12 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
                 "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categorical"}
                for name in features]
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
-    # the held-out models' keys, (group..., fold), in order, and each one's condition
+    # the held-out models' keys, (group..., fold), in order, as literals for the scoring
     keys = [tuple(row) for row in
             scratch.pipeline.fetch("search_read.sql", what="keys", **context)]
-    key_columns = [DUCKDB.ident(g["name"]) if g["name"] != FOLD else "__sqlnb_fold"
-                   for g in groups]
-    conditions = [" AND ".join(f"{column} = {DUCKDB.lit(value, sql_type)}"
-                               for column, value, sql_type in zip(key_columns, key, key_types))
-                  for key in keys]
+    key_columns = [g["column"] for g in groups]
+    key_literals = [[DUCKDB.lit(value, sql_type) for value, sql_type in zip(key, key_types)]
+                    for key in keys]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
     complete = scratch.pipeline.fetch("search_read.sql", what="complete",
                                       pooled=scratch.tables, n_features=len(features))[0][0]
@@ -365,8 +363,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             "search_score.sql", **scratch.pipeline.context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
-                eps=EPS, arrays=arrays, complete=complete, keys=conditions,
-                group_columns=key_columns[:-1],
+                eps=EPS, arrays=arrays, complete=complete, keys=key_literals,
+                key_columns=key_columns,
                 any_float=any(f["guard"] for f in cleaned) and not complete,
                 labels=label_literals, log_loss=log_loss)),
             arrays["values"]).fetchall()
@@ -389,8 +387,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         rows = scratch.pipeline.fetch(
             "search_score.sql", source=src.sql, target=DUCKDB.ident(target), features=cleaned,
             weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
-            arrays=None, labels=label_literals, log_loss=log_loss, keys=conditions,
-            group_columns=key_columns[:-1])
+            arrays=None, labels=label_literals, log_loss=log_loss, keys=key_literals,
+            key_columns=key_columns)
     splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
     position = {fold: k for k, fold in enumerate(folds)}
     for candidate, fold, *scores in rows:

@@ -466,6 +466,9 @@ class PerGroup(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
+REGION = 'the "region"; --'  # a group column whose name needs quoting
+
+
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("family, grid, params", [
     ("gaussian", {"var_smoothing": [1e-9, 0.05, 1.0]}, {}),
@@ -478,18 +481,18 @@ class PerGroup(ClassifierMixin, BaseEstimator):
 def test_a_per_group_search_scores_as_grid_search_cv_of_one_model_per_group(family, grid,
                                                                              params, weighted):
     frame = _table(family, seed=5)
-    frame["region"] = np.where(np.arange(len(frame)) % 2 == 0, "north", "south")
-    frame = frame[~((frame["region"] == "south") & (frame["y"] == "cat"))]  # a class lacking
+    frame[REGION] = np.where(np.arange(len(frame)) % 2 == 0, "nor'th", "south")
+    frame = frame[~((frame[REGION] == "south") & (frame["y"] == "cat"))]  # a class lacking
     frame = frame.reset_index(drop=True)
     estimator = GRIDS[family][0](**params)
     oracle = GridSearchCV(PerGroup(estimator), {f"estimator__{k}": v for k, v in grid.items()},
                           cv=PredefinedSplit(frame["fold"].to_numpy()), scoring=SCORERS,
                           refit="neg_log_loss")
-    X = frame[["region", *FEATURES]].to_numpy(dtype=object)
+    X = frame[[REGION, *FEATURES]].to_numpy(dtype=object)
     oracle.fit(X, frame["y"].to_numpy(),
                **({"sample_weight": frame["w"].to_numpy()} if weighted else {}))
     model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family=family, **params)
-    result = model.search(frame, "y", features=FEATURES, group_by="region", cv="fold",
+    result = model.search(frame, "y", features=FEATURES, group_by=REGION, cv="fold",
                           weight="w" if weighted else None,
                           param_grid=grid, scoring=SCORERS, refit="neg_log_loss")
     columns = [f"{kind}_test_{s}" for s in SCORERS for kind in ("split0", "split1", "split2",
