@@ -98,14 +98,16 @@ WITH labelled AS (
             + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ c.fallback }}[__sqlnb_position]) END
 {% endif %}
 {% else %}
-        {#- the weights as constants in a CASE: classes of the discrete families can tie
-            exactly, and with lists indexed per row such ties changed winner between runs
-            (a last-bit difference inside DuckDB); with constant lists they do not #}
-        CASE __sqlnb_position
-{% for key in keys %}
-            WHEN {{ loop.index }} THEN ${{ c.constants }}[{{ loop.index }}] + list_dot_product(__sqlnb_x0, ${{ c.weights }}[{{ loop.index }}])
+        {#- one bound list per key in a CASE: classes of the discrete families can tie
+            exactly, and with lists indexed per row (even by a constant index) such ties
+            changed winner between runs (a last-bit difference inside DuckDB) #}
+        {#- (the fold itself when there are no groups, as the first version did) #}
+        CASE {% if key_columns | length == 1 %}__sqlnb_fold{% else %}__sqlnb_position{% endif %}
+
+{% for k in c.folds %}
+            WHEN {% if key_columns | length == 1 %}{{ keys[k.position - 1][0] }}{% else %}{{ k.position }}{% endif %} THEN {{ k.constant }} + list_dot_product(__sqlnb_x0, ${{ k.weights }})
 {% if not complete %}
-                + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ c.fallback }}[{{ loop.index }}]) END
+                + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ k.fallback }}) END
 {% endif %}
 {% endfor %}
         END

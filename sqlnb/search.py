@@ -20,6 +20,8 @@
    per candidate and fold in SQL.
 
 ``refit=True`` then fits the model on every row with the best candidate (one more scan).
+With ``group_by`` the fold is the last of the group columns: each (group, fold) trains on
+its group's rows in the other folds, in the same two scans.
 
 >>> import duckdb, sqlnb
 >>> con = duckdb.connect()
@@ -475,9 +477,16 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                 constants.append(constant)
                 weight_lists.append(weights)
                 fallbacks.append(fallback)
-            # per class, lists in fold order that the row's fold position indexes
-            classes.append({"constants": bind(constants), "weights": bind(weight_lists),
-                            "fallback": None if complete else bind(fallbacks)})
+            if kind == "gaussian":  # lists in key order, indexed by the row's position
+                classes.append({"constants": bind(constants), "weights": bind(weight_lists),
+                                "fallback": None if complete else bind(fallbacks)})
+            else:  # one constant list per key, picked in a CASE (see search_score.sql)
+                classes.append({"folds": [
+                    {"position": position, "constant": DUCKDB.lit(constant),
+                     "weights": bind(weights), "fallback": None if complete else bind(fallback)}
+                    for position, (constant, weights, fallback)
+                    in enumerate(zip(constants, weight_lists, fallbacks), start=1)
+                    if constant is not None]})
         candidates.append(classes)
     binarize = family.params.get("binarize") if family.name == "bernoulli" else None
     return {"kind": kind, "values": values, "candidates": candidates,
