@@ -43,8 +43,8 @@ SELECT
     any_value(k.constant) AS constant,
     any_value(k.constant) AS full_constant,
     list(coef ORDER BY feature_index) AS weights,
-    -- a missing Bernoulli value takes back its log(1 - p) from the constant
-    list({% if family_name == 'bernoulli' %}-log_neg_prob{% else %}CAST(0 AS DOUBLE){% endif %} ORDER BY feature_index) AS fallback
+    -- a missing value takes back its log(1 - p) from the constant (Bernoulli)
+    list({% if 'log_neg_prob' in family_scoring_parameters %}-log_neg_prob{% else %}CAST(0 AS DOUBLE){% endif %} ORDER BY feature_index) AS fallback
 {% endif %}
 FROM ordered
 JOIN constants AS k USING (class_index)

@@ -20,7 +20,7 @@ list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHE
     folds), indexed by the row's position in it; one
     dot product per row and class applies them. No join; for the Gaussian no CASE per
     class either. #}
-{% set gaussian = arrays.kind == 'gaussian' %}
+{% set gaussian = arrays.kind == 'distance' %}
 {% macro mask() -%}
 {% if gaussian %}[{% for f in features %}CAST(__sqlnb_c{{ loop.index0 }} IS NULL AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]{% else %}list_transform(__sqlnb_x, lambda v: CAST(v IS NULL AS DOUBLE)){% endif %}
 {%- endmacro %}

@@ -26,7 +26,7 @@ WITH parts AS (
     SELECT {{ key_columns('k') }}, s.* EXCLUDE ({{ keys }})
     FROM {{ training_classes }} AS k
     JOIN {{ t.feature_stats }} AS s ON {{ same_group('s', 'k') }} AND s.class = k.class
-){% if kind == 'gaussian' %}, totals AS (
+){% if kind == 'moments' %}, totals AS (
     SELECT
         {{ keys }}, class, feature,
         sum(weight) AS total_weight,
@@ -38,7 +38,7 @@ WITH parts AS (
 ){% endif %}
 
 SELECT
-{% if kind == 'gaussian' %}
+{% if kind == 'moments' %}
     -- the pairwise (Chan) combination of the other folds' moments
     {{ key_columns('p') }}, p.class, p.feature,
     sum(p.n) AS n,
@@ -50,7 +50,7 @@ SELECT
 FROM parts AS p
 JOIN totals AS c USING ({{ keys }}, class, feature)
 GROUP BY ALL
-{% elif kind == 'categorical' %}
+{% elif kind == 'categories' %}
     {{ keys }}, class, feature, category, sum(n) AS n, sum(count) AS count
 FROM parts
 GROUP BY ALL
@@ -78,11 +78,11 @@ SELECT
     k.{{ fold }},
     p.class,
     p.feature,
-{% if kind == 'categorical' %}
+{% if kind == 'categories' %}
     p.category,
 {% endif %}
     p.n - coalesce(g.n, 0) AS n,
-{% if kind == 'gaussian' %}
+{% if kind == 'moments' %}
     -- the pairwise (Chan) update run backwards: removing the fold's moments
     p.weight - coalesce(g.weight, 0) AS weight,
     CASE WHEN p.weight - coalesce(g.weight, 0) = 0 THEN 0 ELSE
@@ -97,7 +97,7 @@ SELECT
         p.n_m2 - coalesce(g.n_m2, 0)
         - (coalesce(g.n_mean, p.n_mean) - p.n_mean) * (coalesce(g.n_mean, p.n_mean) - p.n_mean)
           * coalesce(g.n, 0) * p.n / (p.n - coalesce(g.n, 0)), 0) END AS n_m2
-{% elif kind == 'categorical' %}
+{% elif kind == 'categories' %}
     p.count - coalesce(g.count, 0) AS count
 {% else %}
     p.count - coalesce(g.count, 0) AS count,
@@ -106,9 +106,9 @@ SELECT
 FROM {{ pooled.feature_stats }} AS p
 JOIN {{ training_classes }} AS k ON k.class = p.class
 LEFT JOIN {{ t.feature_stats }} AS g
-    ON g.{{ fold }} = k.{{ fold }} AND g.class = p.class AND g.feature = p.feature{% if kind == 'categorical' %} AND g.category = p.category{% endif %}
+    ON g.{{ fold }} = k.{{ fold }} AND g.class = p.class AND g.feature = p.feature{% if kind == 'categories' %} AND g.category = p.category{% endif %}
 
-{% if kind == 'categorical' %}
+{% if kind == 'categories' %}
 -- a category seen only in the held-out fold is unknown to that fold's model
 WHERE p.n - coalesce(g.n, 0) > 0
 {% endif %}

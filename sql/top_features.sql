@@ -10,7 +10,7 @@
 WITH params AS (
     {{ family.read_params(t) }}
 ), contrast AS (
-{% if family_name == 'gaussian' %}
+{% if family_statistics_shape == 'moments' %}
     SELECT
         a.class_index,
         a.feature,
@@ -19,7 +19,7 @@ WITH params AS (
     FROM params AS a
     JOIN params AS b ON b.feature = a.feature AND b.class_index <> a.class_index
     GROUP BY a.class_index, a.feature
-{% elif family_name == 'categorical' %}
+{% elif family_statistics_shape == 'categories' %}
     SELECT a.class_index, a.feature, a.category, any_value(a.coef) - avg(b.coef) AS score
     FROM params AS a
     JOIN params AS b

@@ -108,13 +108,13 @@ def feature_distribution(model: NaiveBayes, feature: str) -> dict[str, Any]:
         raise InvalidParameterError(f"cannot describe a feature of family {family!r}")
     # a mixed model keeps one parameter view per part family
     view = f"{family}_params" if model.spec.composite else "feature_params"
+    shape, value, label = described_by
     keys, found = model.engine.fetch_with_names(model.engine.render(
-        "feature_distribution.sql", model=model.name, feature=feature, family=family,
-        params=model.dialect.ident(f"{model.name}_{view}"),
+        "feature_distribution.sql", model=model.name, feature=feature, shape=shape,
+        value=value, params=model.dialect.ident(f"{model.name}_{view}"),
         class_params=model.dialect.ident(f"{model.name}_class_params")))
     rows = [dict(zip(keys, row)) for row in found]
     if not rows:  # a text model's parameters are per term, not per column
         raise UnknownColumnError(f"model {model.name!r} has no parameters for {feature!r}")
-    shape, value, label = described_by
     return {"feature": feature, "family": family, "rows": rows, "shape": shape,
             "value": value, "label": label}

@@ -30,20 +30,15 @@ import numpy as np
 import pyarrow as pa
 
 from . import ownership
-from .dialect import Dialect
-from .errors import InvalidParameterError, NotFittedError, first_few
+from .attributes import to_sklearn
+from .errors import InvalidParameterError, NotFittedError
+from .families import for_sklearn_estimator
 from .model import NaiveBayes
+
+__all__ = ["from_sklearn", "restore", "statistics", "to_sklearn"]
 
 ROLES = ("class_stats", "features", "feature_stats")
 POSITION = "__sqlnb_position"
-# scikit-learn class name -> sqlnb family
-SKLEARN_FAMILIES = {
-    "GaussianNB": "gaussian",
-    "MultinomialNB": "multinomial",
-    "ComplementNB": "complement",
-    "BernoulliNB": "bernoulli",
-    "CategoricalNB": "categorical",
-}
 
 
 # ---------------------------------------------------------------------- copies
@@ -97,7 +92,7 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
 # ---------------------------------------------------------------------- scikit-learn
 def _sklearn_family(estimator: Any) -> str:
     for cls in type(estimator).__mro__:
-        family = SKLEARN_FAMILIES.get(cls.__name__)
+        family = for_sklearn_estimator(cls.__name__)
         if family is not None and cls.__module__.split(".")[0] in ("sklearn", "sqlnb"):
             return family
     raise InvalidParameterError(
@@ -173,8 +168,8 @@ def from_sklearn(estimator: Any, *, con: duckdb.DuckDBPyConnection | None = None
     weight = np.asarray(estimator.class_count_, dtype=np.float64)
     class_stats = pa.table({"class": labels, "n": pa.array(_rows(weight)),
                             "weight": pa.array(weight)})
-    builder = {"gaussian": _gaussian_stats, "categorical": _categorical_stats}.get(
-        family, _count_stats)
+    builder = {"moments": _moment_stats, "categories": _category_stats,
+               "counts": _count_stats}[model.family.statistics_shape]
     feature_stats = builder(estimator, classes, names, weight)
     state = {
         "meta": {"family": family, "params": model.family.params, "target": target,
@@ -193,8 +188,8 @@ def _grid(classes: np.ndarray, names: list[str]) -> tuple[pa.Array, pa.Array]:
     return labels, pa.array(names * len(classes), pa.string())
 
 
-def _gaussian_stats(estimator: Any, classes: np.ndarray, names: list[str],
-                    weight: np.ndarray) -> pa.Table:
+def _moment_stats(estimator: Any, classes: np.ndarray, names: list[str],
+                  weight: np.ndarray) -> pa.Table:
     theta = np.asarray(estimator.theta_, dtype=np.float64)
     var = np.maximum(np.asarray(estimator.var_, dtype=np.float64) - float(estimator.epsilon_), 0)
     w = np.repeat(weight, len(names))
@@ -218,8 +213,8 @@ def _count_stats(estimator: Any, classes: np.ndarray, names: list[str],
                      "count": pa.array(count.ravel()), "weight": pa.array(w)})
 
 
-def _categorical_stats(estimator: Any, classes: np.ndarray, names: list[str],
-                       weight: np.ndarray) -> pa.Table:
+def _category_stats(estimator: Any, classes: np.ndarray, names: list[str],
+                    weight: np.ndarray) -> pa.Table:
     class_index, feature, category, count = [], [], [], []
     for f, counts in enumerate(estimator.category_count_):
         counts = np.asarray(counts, dtype=np.float64)
@@ -237,75 +232,3 @@ def _categorical_stats(estimator: Any, classes: np.ndarray, names: list[str],
         "n": pa.array(_rows(count_array)),
         "count": pa.array(count_array),
     })
-
-
-def _label_dtype(target_type: str, dialect: Dialect) -> np.dtype:
-    kind = dialect.kind(target_type)
-    if kind == "bool":
-        return np.dtype(bool)
-    if kind in ("float", "decimal"):
-        return np.dtype(np.float64)
-    if kind == "integer":
-        return np.dtype(np.int64)
-    return np.dtype("U1")  # strings: numpy's own width, as np.unique(y) gives
-
-
-def _generated_names(names: list[str]) -> bool:
-    """Names sqlnb made up for unnamed columns (f0, f1… or x0, x1…)."""
-    return any(names == [f"{p}{i}" for i in range(len(names))] for p in ("f", "x"))
-
-
-def to_sklearn(model: NaiveBayes) -> Any:
-    """A fitted ``sklearn.naive_bayes`` estimator equal to ``model`` (see
-    :meth:`NaiveBayes.to_sklearn`)."""
-    from sklearn import naive_bayes
-
-    from . import sklearn as facade
-    from .grouping import read_groups
-
-    meta = model.meta
-    family = meta["family"]
-    if model.family.composite or family not in SKLEARN_FAMILIES.values():
-        raise InvalidParameterError(
-            f"to_sklearn covers the gaussian, multinomial, complement, bernoulli and "
-            f"categorical families; model {model.name!r} is {family!r}"
-        )
-    if model.stored_input():
-        raise InvalidParameterError(
-            f"model {model.name!r} is a text or long-input model: scikit-learn has no "
-            "estimator that holds its vocabulary; score it with sqlnb"
-        )
-    if read_groups(model):
-        raise InvalidParameterError(
-            f"model {model.name!r} is a per-group model (fit with group_by); a scikit-learn "
-            "estimator holds one model"
-        )
-    names = [f["name"] for f in meta["features"]]
-    if model.family.per_category:
-        codings = {r[0]: r[3] for r in model.pipeline.fetch("model_features.sql", source=model.tables)}
-        values = [n for n in names if codings.get(n) != "integer"]
-        if values:
-            raise InvalidParameterError(
-                f"to_sklearn needs integer category codes 0..k-1, as CategoricalNB does; "
-                f"{_first_few(values)} of model {model.name!r} hold other values "
-                "(encode them with OrdinalEncoder and refit)"
-            )
-    name = next(k for k, v in SKLEARN_FAMILIES.items() if v == family)
-    # scikit-learn's hyperparameters only: sqlnb's own (missing, unseen, max_categories,
-    # value_columns) have no counterpart in the estimator
-    accepted = getattr(facade, name)().get_params()
-    params = {k: v for k, v in meta["params"].items() if k in accepted}
-    reader = getattr(facade, name)(**params)
-    reader.n_features_in_ = len(names)
-    if not _generated_names(names):
-        reader.feature_names_in_ = np.asarray(names, dtype=object)
-    reader.adopt(model, _label_dtype(meta["target_type"], model.dialect))
-    estimator = getattr(naive_bayes, name)(**params)
-    for key, value in vars(reader).items():
-        if key.endswith("_") and not key.startswith("_"):
-            setattr(estimator, key, value)
-    return estimator
-
-
-def _first_few(names: list[str]) -> str:
-    return f"feature{'s' if len(names) > 1 else ''} {first_few(names)}"

@@ -69,6 +69,14 @@ class Family:
     # (sqlnb.plot): its shape ("density": theta and var; "categories": a probability per
     # category; "bars": one value per class), the column holding that value, and its label.
     described_by: ClassVar[tuple[str, str, str] | None] = None
+    # What the feature statistics hold per class and feature: "counts" (a sum of values),
+    # "moments" (a mean and a sum of squared deviations) or "categories" (a count per
+    # category value); copies, searches and diagnostics follow it.
+    statistics_shape: ClassVar[str] = "counts"
+    # scikit-learn's estimator of the family in ``sklearn.naive_bayes`` (None: it has none).
+    sklearn_estimator: ClassVar[str | None] = None
+    # The hyperparameters of a mixed model (family="auto") a part of this family receives.
+    part_params: ClassVar[tuple[str, ...]] = ("alpha", "force_alpha", "missing")
 
     def __init__(self, **params: Any) -> None:
         unknown = set(params) - set(self.defaults)
@@ -133,6 +141,15 @@ class Family:
             cls.fill_term(term, row, extra_names)
         return terms
 
+    def sklearn_attributes(self, read: Any) -> dict[str, Any]:
+        """scikit-learn's fitted attributes particular to the family (besides ``classes_``
+        and ``class_count_``), from ``read``: a :class:`sqlnb.attributes.Reader` over the
+        model's tables (``log_prior``, ``matrix(*columns)``, ``first(column)``,
+        ``categories()``)."""
+        raise InvalidParameterError(
+            f"scikit-learn has no estimator for {self.name} naive Bayes"
+        )
+
     def check_priors(self, n_classes: int) -> None:
         priors = self.prior_list()
         if priors is not None and len(priors) != n_classes:
@@ -164,6 +181,16 @@ class Gaussian(Family):
     amount_column = "weight"
     scoring_parameters = ("theta", "var")
     array_kind = "distance"
+    statistics_shape = "moments"
+    sklearn_estimator = "GaussianNB"
+    part_params = ("var_smoothing", "missing")
+
+    def sklearn_attributes(self, read: Any) -> dict[str, Any]:
+        theta, var = read.matrix("p.theta", "p.var")
+        priors = self.prior_list()
+        return {"theta_": theta, "var_": var, "epsilon_": float(read.first("p.epsilon")),
+                "class_prior_": (np.exp(read.log_prior) if priors is None
+                                 else np.asarray(priors, dtype=np.float64))}
 
     @classmethod
     def fill_term(cls, term: dict[str, Any], row: tuple,
@@ -244,6 +271,11 @@ class Discrete(Family):
             {"alpha": a, "coding": None, "min_categories": None} for a in self.alphas(n_features)
         ]
 
+    def sklearn_attributes(self, read: Any) -> dict[str, Any]:
+        count, log_prob = read.matrix("s.count", "p.log_prob")
+        return {"class_log_prior_": read.log_prior, "feature_count_": count,
+                "feature_log_prob_": log_prob}
+
 
 _DISCRETE_DEFAULTS = {"alpha": 1.0, "force_alpha": True, "fit_prior": True, "class_prior": None,
                       "missing": "ignore"}
@@ -257,6 +289,7 @@ class Multinomial(Discrete):
     sparse_input = True
     count_sums = True
     array_kind = "linear"
+    sklearn_estimator = "MultinomialNB"
 
 
 class Complement(Discrete):
@@ -269,6 +302,11 @@ class Complement(Discrete):
     sparse_input = True
     count_sums = True
     array_kind = "linear"
+    sklearn_estimator = "ComplementNB"
+
+    def sklearn_attributes(self, read: Any) -> dict[str, Any]:
+        return {**super().sklearn_attributes(read),
+                "feature_all_": read.matrix("p.feature_all")[0][0]}
 
 
 class Bernoulli(Discrete):
@@ -280,6 +318,8 @@ class Bernoulli(Discrete):
     statistics_params = ("binarize",)
     scoring_parameters = ("coef", "log_neg_prob")
     array_kind = "linear"
+    sklearn_estimator = "BernoulliNB"
+    part_params = ("alpha", "force_alpha", "binarize", "missing")
     constraints: ClassVar[dict[str, list[Any]]] = {**Discrete.constraints,
                                                    "binarize": [None, NON_NEGATIVE]}
 
@@ -310,6 +350,23 @@ class Categorical(Discrete):
     per_category = True
     propagates_nan = False  # 'nan' would be a category: the NaN test is always applied
     scoring_parameters = ("unseen",)
+    statistics_shape = "categories"
+    sklearn_estimator = "CategoricalNB"
+    part_params = ("alpha", "force_alpha", "min_categories", "unseen", "missing",
+                   "max_categories", "value_columns")
+
+    def sklearn_attributes(self, read: Any) -> dict[str, Any]:
+        rows = read.categories()  # class, feature, category, count, log_prob, n_categories
+        sizes = np.zeros(read.n_features, dtype=np.int64)
+        for row in rows:
+            sizes[row[1]] = row[5]
+        counts = [np.zeros((read.n_classes, size)) for size in sizes]
+        log_probs = [np.zeros((read.n_classes, size)) for size in sizes]
+        for class_index, feature_index, category, count, log_prob, _ in rows:
+            counts[feature_index][class_index, category] = count
+            log_probs[feature_index][class_index, category] = log_prob
+        return {"class_log_prior_": read.log_prior, "n_categories_": sizes,
+                "category_count_": counts, "feature_log_prob_": log_probs}
 
     @classmethod
     def fill_term(cls, term: dict[str, Any], row: tuple,
@@ -411,6 +468,16 @@ def fill_term(term: dict[str, Any], family: str, row: tuple,
 FAMILIES: dict[str, type[Family]] = {
     cls.name: cls for cls in (Gaussian, Multinomial, Complement, Bernoulli, Categorical, Poisson)
 }
+
+
+def for_sklearn_estimator(class_name: str) -> str | None:
+    """The family whose scikit-learn estimator is called ``class_name`` (or None).
+
+    >>> for_sklearn_estimator("BernoulliNB"), for_sklearn_estimator("Pipeline")
+    ('bernoulli', None)
+    """
+    return next((name for name, cls in FAMILIES.items()
+                 if cls.sklearn_estimator == class_name), None)
 
 
 def make_family(name: str, **params: Any) -> Family:

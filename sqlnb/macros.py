@@ -1,16 +1,18 @@
-"""Models usable from plain SQL: persisted scoring macros and standalone scoring SQL.
+"""The scoring macros a model owns: created, refreshed and dropped with its writes.
 
 After every fit, sqlnb (re)creates in the model's database a few DuckDB macros that embed
-the fitted parameters, so any DuckDB client can score rows without sqlnb installed::
+the fitted parameters (or read them from ``<name>_scoring_params``), so any DuckDB client
+can score rows without sqlnb installed::
 
     SELECT *, churn_predict(t) AS prediction FROM customers t;
     SELECT churn_predict_proba(p).yes FROM read_parquet('new/*.parquet') p;
     SELECT * FROM churn_score('customers');
 
-``to_sql`` renders one self-contained SELECT statement with the same parameters inlined,
-for a scheduled job or a dbt model. Both reuse each family's ``jll`` template macro: a
-macro's terms read struct fields of the row argument (``("r")."feature"``) instead of
-columns.
+Their text is the scoring compiler's (:func:`sqlnb.compiler.macros_sql`, which also
+renders ``to_sql``); this module decides when to write them and owns the objects.
+
+>>> macro_names("churn")["joint"]
+'churn_joint_log_likelihood'
 """
 
 from __future__ import annotations
@@ -18,94 +20,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import ownership, scoring
-from .dialect import Dialect, dialect_named
-from .errors import InvalidParameterError, UnsupportedError
-from .grouping import group_parameter_table
-from .scoring import CHUNK_TERMS, comment_text, with_chunks
-from .templates import render
-from .version import __version__
+from .compiler import macro_names, macros_sql, params_table_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
 
-ROW = "r"  # the macros' row parameter
-ROW_ONCE = "__sqlnb_row"  # the row's name inside a macro that uses its parameter once
-# DuckDB copies a macro's argument (the whole row) at every use: past this many feature
-# references the macros name the row once (a lambda), slower per row but not per feature.
-DIRECT_REFERENCES = 400
-MACRO_ROLES = ("joint", "predict", "predict_proba", "predict_log_proba", "score")
-STANDALONE_OUTPUTS = {
-    "predict": None,
-    "predict_proba": "proba_",
-    "proba": "proba_",
-    "log_proba": "log_proba_",
-    "joint": "jll_",
-}
-
-
-def macro_names(name: str) -> dict[str, str]:
-    """The unquoted names of a model's macros, by role.
-
-    ``joint`` is ``<name>_joint_log_likelihood``; the others are ``<name>_<role>``.
-    """
-    suffixes = {"joint": "joint_log_likelihood"}
-    return {role: f"{name}_{suffixes.get(role, role)}" for role in MACRO_ROLES}
-
-
-def _quoted_macro_names(model: NaiveBayes) -> dict[str, str]:
-    return {role: model.dialect.ident(macro) for role, macro in macro_names(model.name).items()}
-
-
-def with_columns(c: dict[str, Any], columns: dict[str, str] | None) -> dict[str, Any]:
-    """A compiled class whose terms read the features named in ``columns`` from those SQL
-    expressions instead of the plain columns (e.g. a value converted to the model's type)."""
-    if not columns:
-        return c
-
-    def swap(terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [{**term, "column": columns.get(term["name"], term["column"])} for term in terms]
-
-    swapped = {**c, "terms": swap(c["terms"])}
-    if c.get("parts"):
-        swapped["parts"] = [{**part, "c": {**part["c"], "terms": swap(part["c"]["terms"])}}
-                            for part in c["parts"]]
-    return with_chunks(swapped)
-
-
-def compiled_classes(model: NaiveBayes, row: str | None = None,
-                     output_prefix: str | None = None,
-                     columns: dict[str, str] | None = None,
-                     dialect: Dialect | None = None) -> list[dict[str, Any]]:
-    """The model's per-class scoring parameters, ready for a template.
-
-    With ``row``, each term reads the field of that struct (a macro's row argument)
-    rather than a column; ``key`` is the class label as text (the struct field name of
-    ``<name>_predict_proba``), ``output`` the quoted output column name. With another
-    ``dialect`` than the model's engine's, names and labels are spelt in that one (pass
-    ``columns`` quoted in it too).
-    """
-    classes = []
-    for c in model.parameters()["compiled"]:
-        c = with_columns(c, columns)
-        if dialect is not None and dialect is not model.dialect:
-            c = {**c, "label": dialect.lit(c["label_value"], model.meta["target_type"]),
-                 "jll": dialect.ident(f"__sqlnb_jll_{c['index']}")}
-        terms = c["terms"]
-        parts = c.get("parts")
-        if row is not None:
-            terms = [{**term, "column": model.dialect.field(row, term["name"])} for term in terms]
-            if parts:  # a mixed model: each part's terms read the row's fields too
-                parts = [{**part, "c": {**part["c"], "terms": [
-                    {**term, "column": model.dialect.field(row, term["name"])}
-                    for term in part["c"]["terms"]]}} for part in parts]
-        key = str(c["label_value"])
-        quote = (dialect or model.dialect).ident
-        output = None if output_prefix is None else quote(f"{output_prefix}{key}")
-        extra = {"parts": parts} if parts else {}
-        classes.append(with_chunks({**c, **extra, "terms": terms, "key": key, "output": output,
-                                    "comment": comment_text(key), "group_model": None,
-                                    "matched": None}))
-    return classes
+__all__ = ["create_macros", "drop_macros", "macro_names", "params_table_name",
+           "refresh_parameters"]
 
 
 def create_macros(model: NaiveBayes) -> None:
@@ -116,22 +37,12 @@ def create_macros(model: NaiveBayes) -> None:
     """
     model.invalidate()
     try:
-        if scoring.covered(model):
-            _create_array_macros(model)
-            return
-        ownership.release(model, [params_table_name(model.name)])
-        grouped = bool(model.parameters().get("groups"))
-        references = len(model.meta["features"]) * len(model.parameters()["classes"])
-        row = ROW_ONCE if grouped or references > DIRECT_REFERENCES else ROW
-        classes = compiled_classes(model, row=row)
-        group_table = group_parameter_table(model, row=row) if grouped else None
-        keys = [c["key"].lower() for c in classes]
-        clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
-        model.pipeline.run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model),
-                   key_clash=_key_clash_message(model.name, clash) if clash else None,
-                   row=row, row_once=row == ROW_ONCE,
-                   grouped_model=group_table is not None, group_table=group_table,
-                   model_comment=comment_text(model.name))
+        arrays = scoring.covered(model)
+        if arrays:  # the parameters as rows of <name>_scoring_params, rewritten here
+            model.pipeline.run("scoring_params.sql", kind=model.family.array_kind)
+        else:
+            ownership.release(model, [params_table_name(model.name)])
+        model.engine.execute(macros_sql(model, arrays=arrays))
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
         model.invalidate()
@@ -155,144 +66,8 @@ def refresh_parameters(model: NaiveBayes, previous_version: Any) -> None:
         create_macros(model)
 
 
-def params_table_name(name: str) -> str:
-    """The unquoted name of the table the array-form macros read: ``<name>_scoring_params``."""
-    return f"{name}_scoring_params"
-
-
-def _create_array_macros(model: NaiveBayes) -> None:
-    """Macros whose text names the features and classes but no fitted number: the
-    parameters are rows of ``<name>_scoring_params`` (rewritten here), read at each call."""
-    classes = compiled_classes(model)
-    keys = [c["key"].lower() for c in classes]
-    clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
-    meta_features = model.meta["features"]
-    features = [{"name": f["name"], "double": False,
-                 "column": model.dialect.field(ROW_ONCE, f["name"])} for f in meta_features]
-    model.pipeline.run("scoring_params.sql", kind=model.family.array_kind)
-    model.pipeline.run("scoring_macros.sql", classes=classes, m=_quoted_macro_names(model),
-               key_clash=_key_clash_message(model.name, clash) if clash else None,
-               row=ROW_ONCE, row_once=True, grouped_model=False, group_table=None,
-               params_table=True, params_table_name=params_table_name(model.name),
-               features=features, kind=model.family.array_kind,
-               any_float=any(model.dialect.kind(f["type"]) == "float" for f in meta_features),
-               binarize=scoring.binarize_threshold(model),
-               missing=model.family.params.get("missing", "ignore"),
-               model_comment=comment_text(model.name))
-
-
-def _key_clash_message(name: str, labels: list[str]) -> str:
-    """Why ``<name>_predict_proba`` cannot exist: its STRUCT has a field per class, and
-    DuckDB compares field names case-insensitively."""
-    return (f"model {name}: class labels {labels} differ only by case, and a STRUCT cannot "
-            f"have both as fields: use {name}_predict (the label) or "
-            f"{name}_joint_log_likelihood (a list in class order), or relabel the classes")
-
-
 def drop_macros(model: NaiveBayes) -> None:
     """Remove the scoring macros the model owns (a text model has none), and the
     parameter table they read."""
     ownership.release(model, [*macro_names(model.name).values(),
                               params_table_name(model.name)])
-
-
-def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
-           prediction: str = "prediction", dialect: str = "duckdb") -> str:
-    """One self-contained SELECT that scores ``source`` with every parameter inlined.
-
-    ``source`` is SQL for the relation to score, inserted as written: a table name,
-    ``read_parquet('new/*.parquet')`` or a parenthesised query. ``output`` is
-    ``"predict"`` (a ``prediction`` column), ``"predict_proba"`` (the prediction and one
-    ``proba_<class>`` column per class), ``"proba"``, ``"log_proba"`` or ``"joint"``.
-    The result keeps every column of the source. ``dialect`` is the SQL it is written
-    in: ``"duckdb"`` or ``"spark"`` (Spark SQL; see docs/spark.md).
-    """
-    if output not in STANDALONE_OUTPUTS:
-        raise InvalidParameterError(
-            f"output must be one of {', '.join(STANDALONE_OUTPUTS)}, got {output!r}"
-        )
-    if not isinstance(source, str) or not source.strip():
-        raise InvalidParameterError("source must be the SQL text of a relation")
-    target = dialect_named(dialect)
-    if target is not model.dialect:
-        check_translatable(model, target, output)
-    return scoring_sql(model, source.strip(), output, prediction=prediction,
-                       output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
-
-
-def check_translatable(model: NaiveBayes, dialect: Dialect, output: str = "predict") -> None:
-    """Refuse, naming what is DuckDB-only, a model whose scoring statement cannot be
-    written in ``dialect``: per-group models, labels of a type it lacks, names it cannot
-    quote (feature names, and labels when they name output columns). (Feature names
-    that differ only by case, which Spark would not tell apart, cannot reach a model:
-    DuckDB's column names are case-insensitive too.)"""
-    where = f"to_sql(dialect={dialect.name!r})"
-    if model.parameters().get("groups"):
-        raise UnsupportedError(
-            f"{where} cannot score per-group models yet (group_by models score only on "
-            "DuckDB): use to_sql() and run it on DuckDB, or fit one model per group"
-        )
-    target_type = model.meta["target_type"]
-    if not dialect.has_type(target_type):
-        raise UnsupportedError(
-            f"{where}: the class labels have the DuckDB type {target_type}, which "
-            f"{dialect.name} lacks: fit on the labels cast to VARCHAR or an integer type, or "
-            "score on DuckDB (to_sql())"
-        )
-    names = list(model.features_)
-    if STANDALONE_OUTPUTS[output] is not None:
-        names += [f"{STANDALONE_OUTPUTS[output]}{label}" for label in model.classes_]
-    for name in names:
-        try:
-            dialect.ident(name)
-        except ValueError as exc:
-            raise UnsupportedError(
-                f"{where}: {exc}: rename the column (or relabel the class) and fit again, or "
-                "score on DuckDB (to_sql())"
-            ) from None
-
-
-def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: str,
-                output_prefix: str | None, columns: dict[str, str] | None = None,
-                dialect: Dialect | None = None) -> str:
-    """The standalone scoring statement (``to_sql``'s, also used by ``evaluate``).
-
-    ``columns`` maps feature names to the SQL expressions that read them (default: the
-    source's columns of those names). ``dialect`` (default: the model engine's) is the SQL
-    it is written in."""
-    meta = model.meta
-    dialect = dialect or model.dialect
-    if dialect is not model.dialect and columns is None:
-        columns = {name: dialect.ident(name) for name in model.features_}
-    group_table = group_parameter_table(model, columns=columns)
-    classes = compiled_classes(model, output_prefix=output_prefix, columns=columns,
-                               dialect=dialect)
-    if group_table is not None:
-        for c in classes:
-            c["group_model"] = group_table["models"][c["index"]]
-            c["matched"] = group_table["matched"]
-    return render(
-        "standalone_score.sql",
-        dialect=dialect,
-        **model.pipeline.context(
-            source=source_sql,
-            model_comment=comment_text(model.name),
-            engine_title=dialect.title,
-            output=output,
-            classes=classes,
-            grouped_model=group_table is not None,
-            group_table=group_table,
-            prediction=dialect.ident(prediction),
-            n_features=len(meta["features"]),
-            fitted_at=str(meta["fitted_at"])[:19],
-            version=_version(),
-        ),
-    )
-
-
-def _version() -> str:
-    return __version__
-
-
-__all__ = ["CHUNK_TERMS", "comment_text", "compiled_classes", "create_macros", "drop_macros",
-           "macro_names", "scoring_sql", "to_sql", "with_chunks"]

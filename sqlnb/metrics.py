@@ -65,7 +65,7 @@ def evaluate(
 
 def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) -> dict[str, Any]:
     """Score ``source`` with ``model`` and compare with its ``target`` column (in SQL)."""
-    from .macros import compiled_classes, scoring_sql
+    from .compiler import compiled_classes, scoring_sql
 
     target = model.target if target is None else target
     engine, d = model.engine, model.dialect

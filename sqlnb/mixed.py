@@ -62,17 +62,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 INTEGER_CHOICES = ("gaussian", "poisson", "categorical")
 
-# Which of the mixed model's hyperparameters each part's family receives.
-_PART_PARAMS = {
-    "gaussian": ("var_smoothing", "missing"),
-    "bernoulli": ("alpha", "force_alpha", "binarize", "missing"),
-    "categorical": ("alpha", "force_alpha", "min_categories", "unseen", "missing",
-                    "max_categories", "value_columns"),
-    "multinomial": ("alpha", "force_alpha", "missing"),
-    "poisson": ("alpha", "force_alpha", "missing"),
-}
-
-
 def drop_parts(model: NaiveBayes) -> None:
     """Release the per-family relations of an earlier mixed model of this name (and, for a
     mixed model replacing a single-family one, the single-family ones)."""
@@ -180,7 +169,7 @@ class Mixed(Family):
 
     def part_family(self, family: str) -> Family:
         """The single-family object a part uses, with its share of the hyperparameters."""
-        return make_family(family, **{k: self.params[k] for k in _PART_PARAMS[family]})
+        return make_family(family, **{k: self.params[k] for k in FAMILIES[family].part_params})
 
     def prior_list(self) -> list[float] | None:
         prior = self.params["class_prior"]

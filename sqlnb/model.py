@@ -21,7 +21,17 @@ from typing import Any
 
 import duckdb
 
-from . import compiler, grouping, incremental, macros, mixed, ownership, portable
+from . import (
+    attributes,
+    compiler,
+    grouping,
+    incremental,
+    macros,
+    mixed,
+    ownership,
+    portable,
+    text,
+)
 from . import scoring as scoring_strategies
 from .dialect import Dialect
 from .engine import Engine, engine_for, require_models
@@ -612,6 +622,10 @@ class NaiveBayes:
 
     def read_parameters(self) -> dict[str, Any]:
         """The per-class scoring parameters, read now (see :mod:`sqlnb.compiler`)."""
+        if self.stored_input():
+            return text.compile_classes(self)
+        if self.family.composite:
+            return mixed.compile_mixed(self)
         return compiler.read_parameters(self)
 
     def score_sql(self, source_sql: str, output: str, keep: list[str],
@@ -753,7 +767,7 @@ class NaiveBayes:
         >>> spark.sql(model.to_sql("customers", dialect="spark"))  # doctest: +SKIP
         """
         self._require_column_model("to_sql")
-        return macros.to_sql(self, source, output, dialect=dialect)
+        return compiler.to_sql(self, source, output, dialect=dialect)
 
     def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:
         """The SQL script ``fit(source, target, **kwargs)`` runs, without running it.
@@ -820,9 +834,7 @@ class NaiveBayes:
         (categorical with integer codes); mixed, per-group and text models raise
         :class:`~sqlnb.errors.InvalidParameterError`. See :mod:`sqlnb.exchange`.
         """
-        from .exchange import to_sklearn
-
-        return to_sklearn(self)
+        return attributes.to_sklearn(self)
 
     def export(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
         """Write the model to the directory ``path``: one Parquet file per statistics table

@@ -21,7 +21,7 @@ import json
 from typing import TYPE_CHECKING
 
 from .errors import NameConflictError
-from .families import FAMILIES
+from .families import FAMILIES, PART_FAMILIES
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -35,7 +35,6 @@ MACRO_SUFFIXES = ("joint_log_likelihood", "predict", "predict_proba", "predict_l
                   "score")
 # the table the scoring macros read their parameters from (created and dropped with them)
 MACRO_TABLES = ("scoring_params",)
-PART_FAMILIES = ("gaussian", "bernoulli", "categorical", "multinomial", "poisson")
 META_COLUMNS = {"schema_version", "model", "family", "params"}
 
 

@@ -71,6 +71,8 @@ class Pipeline:
             "family_has_batch": family.has_batch,
             "family_long_batch": family.long_batch,
             "family_has_batch_checks": family.has_batch_checks,
+            "family_statistics_shape": family.statistics_shape,
+            "family_scoring_parameters": family.scoring_parameters,
             "p": family.params,
             **extra,
         }

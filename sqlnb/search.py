@@ -72,10 +72,6 @@ STATISTICS_PARAMETERS = ("binarize", "missing")
 # expansion would cost digits, and the compiled form (exact squared deviations) is used.
 MAX_EXPANDED = 1e4
 EPS = 2.220446049250313e-16  # numpy.finfo(float).eps: log_loss clips probabilities to it
-# How the scoring scan computes each family's joint log-likelihood from parameters as data
-# (the others keep the compiled form, one literal per term).
-ARRAY_KINDS = {"gaussian": "gaussian", "multinomial": "linear", "complement": "linear",
-               "bernoulli": "linear", "poisson": "poisson"}
 
 
 class SearchResult:
@@ -315,7 +311,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
                 "fold, so no rows are left to train on when it is held out: use more rows "
                 "per group, fewer folds, or leave those groups out"
             )
-    kind = scratch.family.name if scratch.family.name in ("gaussian", "categorical") else "counts"
+    kind = scratch.family.statistics_shape  # moments, categories or counts
     scratch.pipeline.run(
         "search_training.sql", kind=kind, pooled=scratch.tables,
         training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
@@ -324,7 +320,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     labels = [label for _, label, _ in scratch.read_parameters()["classes"]]
     target_type = scratch.meta["target_type"]
     key_types = [g["type"] for g in groups]
-    specs = _feature_specs(columns, features, scratch.family.name == "categorical")
+    specs = _feature_specs(columns, features, scratch.family.per_category)
     models = []  # per candidate: each fold's held-out class models, by label
     written = None  # the per-feature options in the features table now
     for family in families:
@@ -339,7 +335,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         models.append(grouping.group_models(scratch, groups))
     # floating-point columns of the numeric families: NaN becomes NULL (missing)
     cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
-                "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categorical"}
+                "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categories"}
                for name in features]
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
     # the held-out models' keys, (group..., fold), in order, as literals for the scoring
@@ -418,7 +414,9 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
     left out: the same for every class of a row, it changes neither predictions nor
     probabilities.
     """
-    kind = ARRAY_KINDS.get(family.name)
+    # the family's joint log-likelihood from parameters as data: distance (gaussian),
+    # linear or counts (poisson); None keeps the compiled form, one literal per term
+    kind = family.array_kind
     if kind is None or family.params.get("missing", "ignore") != "ignore":
         return None
     values: list[Any] = []
@@ -431,7 +429,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
         return all(math.isfinite(v) for v in numbers)
 
     centre: list[float] = []  # gaussian: per feature, the mean of every fold's class means
-    if kind == "gaussian":
+    if kind == "distance":
         means = [[float(t["theta"]) for t in class_model["terms"]]
                  for by_label in models[0].values() for class_model in by_label.values()]
         centre = [math.fsum(column) / len(column) for column in zip(*means)]
@@ -446,12 +444,12 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                 model = by_fold[key].get(label)
                 if model is None:  # a class the fold's training rows never saw: a NULL
                     constants.append(None)  # constant (list_dot_product refuses NULLs)
-                    weight_lists.append([0.0] * (2 * n_features if kind == "gaussian"
+                    weight_lists.append([0.0] * (2 * n_features if kind == "distance"
                                                  else n_features))
                     fallbacks.append([0.0] * n_features)
                     continue
                 terms = model["terms"]
-                if kind == "gaussian":
+                if kind == "distance":
                     if any(not t["var"] > 0 for t in terms):
                         return None  # a zero variance: the compiled form's division
                     # -a (v - t)^2 = -a t^2 + 2 a t v - a v^2, v and t centred
@@ -464,7 +462,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                                 for t, ai, o in zip(terms, a, offsets)]
                     constant = float(model["constant"]) - math.fsum(
                         ai * o * o for ai, o in zip(a, offsets))
-                elif kind == "poisson":
+                elif kind == "counts":
                     weights = [float(t["coef"]) for t in terms]
                     fallback = [float(t["rate"]) for t in terms]
                     constant = float(model["constant"]) - math.fsum(fallback)
@@ -477,7 +475,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                 constants.append(constant)
                 weight_lists.append(weights)
                 fallbacks.append(fallback)
-            if kind == "gaussian":  # lists in key order, indexed by the row's position
+            if kind == "distance":  # lists in key order, indexed by the row's position
                 classes.append({"constants": bind(constants), "weights": bind(weight_lists),
                                 "fallback": None if complete else bind(fallbacks)})
             else:  # one constant list per key, picked in a CASE (see search_score.sql)
@@ -488,7 +486,7 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                     in enumerate(zip(constants, weight_lists, fallbacks), start=1)
                     if constant is not None]})
         candidates.append(classes)
-    binarize = family.params.get("binarize") if family.name == "bernoulli" else None
+    binarize = family.batch_options().get("binarize")
     return {"kind": kind, "values": values, "candidates": candidates,
             "centre": [DUCKDB.lit(c) for c in centre], "binarize": binarize}
 

@@ -7,6 +7,13 @@ parameters back. Validation, errors and warnings are scikit-learn's own; the est
 pass ``check_estimator``. A pickled estimator carries its model's statistics (small Arrow
 tables), restored into a new in-memory database on load (see ``docs/sklearn.md``).
 
+``partial_fit`` (and ``forget``, exact unlearning) upsert one more batch's statistics
+into the model, with scikit-learn's rules: ``classes`` is required on the first call
+(and, if given later, must be the same), and a label outside them is an error. One
+documented difference: ``GaussianNB.epsilon_`` comes from the variance of all the rows
+seen so far, so that ``partial_fit`` on batches gives the same model as ``fit`` on their
+union; scikit-learn takes it from the latest batch only.
+
 >>> from sklearn.datasets import load_iris
 >>> from sqlnb.sklearn import GaussianNB
 >>> X, y = load_iris(return_X_y=True)
@@ -37,9 +44,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "sqlnb.sklearn needs scikit-learn: pip install 'sqlnb[sklearn]'"
     ) from exc
 
-from . import exchange
-from ._sklearn_incremental import IncrementalMixin
-from .families import make_family
+from . import exchange, incremental
+from .attributes import fitted_attributes
+from .families import for_sklearn_estimator, make_family
 from .model import NaiveBayes
 from .validation import check_sample_weight
 
@@ -52,24 +59,34 @@ def _is_sparse(X: Any) -> bool:
     return hasattr(X, "tocoo") and hasattr(X, "nnz")
 
 
-class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
+class _SqlnbNB(ClassifierMixin, BaseEstimator):
     """Shared flow: stage, fit in SQL, read attributes back; predict by scoring SQL.
 
     Each estimator keeps one private in-memory DuckDB connection for its life; pickling
-    carries the model's statistics instead (see ``__getstate__``).
+    carries the model's statistics instead (see ``__getstate__``). An estimator's family
+    is the one whose ``sklearn_estimator`` bears the estimator's class name.
     """
 
     _family: str = ""
     _accept_sparse: bool = False
     _dtype: Any = "numeric"
     _positive_only: bool = False  # X must be non-negative (scikit-learn's wording if not)
+    _prior_param: str = "class_prior"  # the hyperparameter holding given class priors
+    # scikit-learn's GaussianNB checks the sorted unique labels, the others y itself
+    _check_sorted_labels: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._family = for_sklearn_estimator(cls.__name__) or cls._family
 
     # -------------------------------------------------------------- hooks
     def _hyperparameters(self) -> dict[str, Any]:
         return self.get_params(deep=False)
 
     def _read_attributes(self, model: NaiveBayes) -> None:
-        raise NotImplementedError
+        """Set scikit-learn's fitted attributes from ``model``'s tables."""
+        for key, value in fitted_attributes(model, self._y_dtype).items():
+            setattr(self, key, value)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -101,8 +118,7 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
             accept_sparse="csr" if self._accept_sparse else False,
             dtype=self._dtype,
         )
-        # scikit-learn's GaussianNB looks at the sorted unique labels, the others at y
-        unique_labels(np.unique(y) if self._family == "gaussian" else y)
+        unique_labels(np.unique(y) if self._check_sorted_labels else y)
         self._check_values(X)
         if sample_weight is not None:
             # finite, not all zero, non-negative (sqlnb's rule), in scikit-learn's words;
@@ -114,17 +130,9 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
     def _check_hyperparameters(self, n_classes: int, n_features: int) -> None:
         """The checks scikit-learn makes once the data is known, in its words (the
         parameters' types and ranges are checked by ``_parameter_constraints``)."""
-        priors = getattr(self, "priors", None) if self._family == "gaussian" else \
-            getattr(self, "class_prior", None)
+        priors = getattr(self, self._prior_param, None)
         if priors is not None:
-            priors = np.asarray(priors, dtype=np.float64)
-            if priors.shape[0] != n_classes:
-                raise ValueError("Number of priors must match number of classes.")
-            if self._family == "gaussian":
-                if not np.isclose(priors.sum(), 1.0):
-                    raise ValueError("The sum of the priors should be 1.")
-                if np.any(priors < 0):
-                    raise ValueError("Priors must be non-negative.")
+            self._check_priors(np.asarray(priors, dtype=np.float64), n_classes)
         alpha = getattr(self, "alpha", None)
         if alpha is not None and not np.isscalar(alpha):
             alpha = np.asarray(alpha)
@@ -135,6 +143,10 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
                 )
             if np.min(alpha) < 0:
                 raise ValueError("All values in alpha must be greater than 0.")
+
+    def _check_priors(self, priors: np.ndarray, n_classes: int) -> None:
+        if priors.shape[0] != n_classes:
+            raise ValueError("Number of priors must match number of classes.")
 
     def _check_values(self, X: Any) -> None:
         if self._positive_only:
@@ -204,7 +216,78 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
         self._model = model
         self._y_dtype = y.dtype
         self._float_dtype = X.dtype if X.dtype == np.float32 else np.dtype(np.float64)
-        self._read_common(model)
+        self._read_attributes(model)
+        return self
+
+    # -------------------------------------------------------------- incremental
+    def partial_fit(self, X: Any, y: Any, classes: Any = None, sample_weight: Any = None):
+        """Fit on one more batch: the same result as ``fit`` on all batches together.
+
+        ``classes`` (every label that can ever occur) is required on the first call.
+        """
+        self._validate_params()
+        known = getattr(self, "classes_", None)  # scikit-learn's notion of a first call
+        if known is None and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        if classes is not None:
+            declared = unique_labels(classes)
+            if known is not None and not np.array_equal(known, declared):
+                raise ValueError(
+                    f"`classes={classes!r}` is not the same as on last call to partial_fit, "
+                    f"was: {known!r}"
+                )
+        else:
+            declared = known
+        fitted = getattr(self, "_model", None) is not None
+        X, y, sample_weight = self._check_X_y(X, y, sample_weight, reset=not fitted)
+        _check_labels(y, declared)
+        self._check_hyperparameters(len(declared), X.shape[1])
+        if declared.dtype.kind in "iub":
+            y = y.astype(declared.dtype, copy=False)  # keep the class column's type
+        if fitted:
+            model = self._model
+            # the hyperparameters of this call shape the derived parameters
+            model.family = make_family(self._family, **self._hyperparameters())
+        else:
+            model = NaiveBayes("model", con=self._connection(), family=self._family,
+                               sql_macros=False, **self._hyperparameters())
+        names, staged = self._stage(X, y, sample_weight)
+        weight = WEIGHT if sample_weight is not None else None
+        if "dense" in staged:
+            model.partial_fit(staged["dense"], TARGET, features=names, weight=weight,
+                              classes=list(declared))
+        else:
+            model.partial_fit_sparse(staged["entries"], staged["rows"], TARGET, features=names,
+                                     weight=weight, row=ROW, classes=list(declared))
+        if not fitted:
+            self._model = model
+            self._y_dtype = declared.dtype
+            self._float_dtype = X.dtype if X.dtype == np.float32 else np.dtype(np.float64)
+        self._read_attributes(self._model)
+        return self
+
+    def forget(self, X: Any, y: Any, sample_weight: Any = None):
+        """Remove rows the estimator learned (exact unlearning); ``classes_`` stays.
+
+        The result equals ``fit`` on the remaining rows, with every class still present
+        (a class with no rows left keeps zero counts, as after ``partial_fit``).
+        """
+        check_is_fitted(self, "_model")
+        X, y, sample_weight = self._check_X_y(X, y, sample_weight, reset=False)
+        _check_labels(y, self.classes_)
+        if self.classes_.dtype.kind in "iub":
+            y = y.astype(self.classes_.dtype, copy=False)  # keep the class column's type
+        model = self._model
+        names, staged = self._stage(X, y, sample_weight)
+        weight = WEIGHT if sample_weight is not None else None
+        keep = list(self.classes_)
+        if "dense" in staged:
+            incremental.forget(model, staged["dense"], TARGET, features=names, weight=weight,
+                               keep_classes=keep)
+        else:
+            incremental.partial_fit_sparse(model, staged["entries"], staged["rows"], TARGET,
+                                           features=names, weight=weight, row=ROW, sign=-1,
+                                           keep_classes=keep)
         self._read_attributes(model)
         return self
 
@@ -229,36 +312,6 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
             self._model = exchange.restore(self._con, "model", statistics, sql_macros=False)
             # the hyperparameters of the estimator (perhaps set since) shape its parameters
             self._model.family = make_family(self._family, **self._hyperparameters())
-
-    def _fetch(self, model: NaiveBayes, what: str, columns: tuple[str, ...] = ()) -> list[tuple]:
-        return model.engine.fetch(model.engine.render(
-            "read_attributes.sql", t=model.tables, what=what, columns=list(columns)))
-
-    def _matrix(self, model: NaiveBayes, columns: tuple[str, ...]) -> list[np.ndarray]:
-        rows = self._fetch(model, "terms", columns)
-        n_classes, n_features = len(self.classes_), self.n_features_in_
-        out = [np.zeros((n_classes, n_features)) for _ in columns]
-        for row in rows:
-            for k in range(len(columns)):
-                out[k][row[0], row[1]] = row[2 + k]
-        return out
-
-    def _read_common(self, model: NaiveBayes) -> None:
-        rows = self._fetch(model, "classes")
-        labels = [r[1] for r in rows]
-        if self._y_dtype.kind in "OUS":
-            self.classes_ = np.array(labels, dtype=object if self._y_dtype.kind == "O" else None)
-        else:
-            self.classes_ = np.array(labels, dtype=self._y_dtype)
-        self.class_count_ = np.array([r[2] for r in rows], dtype=np.float64)
-        self._log_prior = np.array([r[3] for r in rows], dtype=np.float64)
-
-    def adopt(self, model: NaiveBayes, y_dtype: np.dtype) -> None:
-        """Read scikit-learn's fitted attributes from a fitted sqlnb ``model`` whose labels
-        have ``y_dtype`` (see :func:`sqlnb.exchange.to_sklearn`)."""
-        self._con, self._model, self._y_dtype = model.con, model, y_dtype
-        self._read_common(model)
-        self._read_attributes(model)
 
     def sqlnb_model(self) -> NaiveBayes | None:
         """The sqlnb model behind this estimator, once fitted; else None."""
@@ -300,26 +353,29 @@ class _SqlnbNB(IncrementalMixin, ClassifierMixin, BaseEstimator):
 class GaussianNB(_SqlnbNB):
     """Gaussian naive Bayes (see :class:`sklearn.naive_bayes.GaussianNB`)."""
 
-    _family = "gaussian"
     _parameter_constraints = _reference.GaussianNB._parameter_constraints
+    _prior_param = "priors"
+    _check_sorted_labels = True
 
     def __init__(self, *, priors=None, var_smoothing=1e-9):
         self.priors = priors
         self.var_smoothing = var_smoothing
 
+    def _check_priors(self, priors: np.ndarray, n_classes: int) -> None:
+        super()._check_priors(priors, n_classes)
+        if not np.isclose(priors.sum(), 1.0):
+            raise ValueError("The sum of the priors should be 1.")
+        if np.any(priors < 0):
+            raise ValueError("Priors must be non-negative.")
+
     def _read_attributes(self, model: NaiveBayes) -> None:
+        super()._read_attributes(model)
         # scikit-learn keeps float32 input in float32 attributes
         dtype = getattr(self, "_float_dtype", np.dtype(np.float64))
-        theta, var = self._matrix(model, ("p.theta", "p.var"))
-        self.theta_, self.var_ = theta.astype(dtype), var.astype(dtype)
-        eps = self._fetch(model, "terms", ("p.epsilon",))
-        self.epsilon_ = dtype.type(eps[0][2]) if dtype != np.float64 else float(eps[0][2])
-        self.class_count_ = self.class_count_.astype(dtype)
-        self.class_prior_ = (
-            np.asarray(self.priors, dtype=dtype)
-            if self.priors is not None
-            else np.exp(self._log_prior).astype(dtype)
-        )
+        if dtype != np.float64:
+            for key in ("theta_", "var_", "class_count_", "class_prior_"):
+                setattr(self, key, getattr(self, key).astype(dtype))
+            self.epsilon_ = dtype.type(self.epsilon_)
 
     def _score(self, X: Any, output: str) -> np.ndarray:
         result = super()._score(X, output)
@@ -338,17 +394,10 @@ class _DiscreteNB(_SqlnbNB):
         tags.classifier_tags.poor_score = True
         return tags
 
-    def _read_attributes(self, model: NaiveBayes) -> None:
-        self.class_log_prior_ = self._log_prior
-        self.feature_count_, self.feature_log_prob_ = self._matrix(
-            model, ("s.count", "p.log_prob")
-        )
-
 
 class MultinomialNB(_DiscreteNB):
     """Multinomial naive Bayes (see :class:`sklearn.naive_bayes.MultinomialNB`)."""
 
-    _family = "multinomial"
     _parameter_constraints = _reference.MultinomialNB._parameter_constraints
     _positive_only = True
 
@@ -362,7 +411,6 @@ class MultinomialNB(_DiscreteNB):
 class ComplementNB(_DiscreteNB):
     """Complement naive Bayes (see :class:`sklearn.naive_bayes.ComplementNB`)."""
 
-    _family = "complement"
     _parameter_constraints = _reference.ComplementNB._parameter_constraints
     _positive_only = True
 
@@ -374,15 +422,10 @@ class ComplementNB(_DiscreteNB):
         self.class_prior = class_prior
         self.norm = norm
 
-    def _read_attributes(self, model: NaiveBayes) -> None:
-        super()._read_attributes(model)
-        self.feature_all_ = self._matrix(model, ("p.feature_all",))[0][0]
-
 
 class BernoulliNB(_DiscreteNB):
     """Bernoulli naive Bayes (see :class:`sklearn.naive_bayes.BernoulliNB`)."""
 
-    _family = "bernoulli"
     _parameter_constraints = _reference.BernoulliNB._parameter_constraints
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
@@ -401,7 +444,6 @@ class CategoricalNB(_SqlnbNB):
     largest one seen at fit is an error at predict.
     """
 
-    _family = "categorical"
     _parameter_constraints = _reference.CategoricalNB._parameter_constraints
     _dtype = "int"
     _positive_only = True
@@ -439,16 +481,12 @@ class CategoricalNB(_SqlnbNB):
                     )
         return X
 
-    def _read_attributes(self, model: NaiveBayes) -> None:
-        self.class_log_prior_ = self._log_prior
-        rows = self._fetch(model, "categories")
-        n_classes, n_features = len(self.classes_), self.n_features_in_
-        sizes = np.zeros(n_features, dtype=np.int64)
-        for row in rows:
-            sizes[row[1]] = row[5]
-        self.n_categories_ = sizes
-        self.category_count_ = [np.zeros((n_classes, s)) for s in sizes]
-        self.feature_log_prob_ = [np.zeros((n_classes, s)) for s in sizes]
-        for class_index, feature_index, category, count, log_prob, _ in rows:
-            self.category_count_[feature_index][class_index, category] = count
-            self.feature_log_prob_[feature_index][class_index, category] = log_prob
+
+def _check_labels(y: np.ndarray, classes: np.ndarray) -> None:
+    unique_y = np.unique(y)
+    known = np.isin(unique_y, classes)
+    if not np.all(known):
+        raise ValueError(
+            f"The target label(s) {unique_y[~known]} in y do not exist in the initial "
+            f"classes {classes}"
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 
 import pytest
 from importlinter.cli import lint_imports
@@ -36,34 +37,71 @@ def test_each_family_template_exports_the_family_macros(name):
     assert expected <= exported, expected - exported
 
 
-def _family_name_checks(path: pathlib.Path) -> list[str]:
-    """Comparisons of something with a family's name, e.g. ``family.name == "gaussian"``."""
+def _family_name_checks(source: str, filename: str) -> list[str]:
+    """Comparisons of something with a family's name (``family.name == "gaussian"``,
+    ``name in ("gaussian", "poisson")``) and mappings keyed by family names
+    (``{"gaussian": ...}``)."""
     names = set(FAMILIES)
+
+    def named(node: ast.AST) -> bool:
+        values = [node] + (list(node.elts) if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+                           else [])
+        return any(isinstance(v, ast.Constant) and v.value in names for v in values)
+
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if not isinstance(node, ast.Compare):
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+        elif isinstance(node, ast.Dict):
+            operands = [k for k in node.keys if k is not None]
+        else:
             continue
-        operands = [node.left, *node.comparators]
-        for operand in operands:
-            values = [operand] + (list(operand.elts) if isinstance(operand, ast.Tuple) else [])
-            if any(isinstance(v, ast.Constant) and v.value in names for v in values):
-                found.append(f"{path.name}:{node.lineno}")
+        if any(named(o) for o in operands):
+            found.append(f"{filename}:{node.lineno}")
     return found
 
 
 def test_no_family_name_checks_outside_the_families():
-    # sklearn.py's estimators are one class per family (issue 12 owns that module).
-    # Known debt: search.py still picks its scoring shape by family name (issue 11 lists it
-    # in docs/architecture.md; the families' array_kind can replace it).
-    allowed = {"families.py", "sklearn.py", "search.py"}
-    found = [hit for path in sorted((ROOT / "sqlnb").glob("*.py")) if path.name not in allowed
-             for hit in _family_name_checks(path)]
+    """Per-family facts are attributes of the families (sqlnb/families.py): other modules
+    ask them (``family.array_kind``, ``family.sklearn_estimator``…), never the name."""
+    found = [hit for path in sorted((ROOT / "sqlnb").glob("*.py")) if path.name != "families.py"
+             for hit in _family_name_checks(path.read_text(), path.name)]
     assert found == []
 
 
+def test_the_family_name_check_sees_comparisons_and_mappings():
+    source = ("a = family.name == 'gaussian'\nb = kind in ('linear', 'poisson')\n"
+              "c = {'categorical': 1}\nd = {'float': 'gaussian'}\ne = kind == 'linear'\n")
+    assert _family_name_checks(source, "x.py") == ["x.py:1", "x.py:2", "x.py:3"]
+
+
+# A template comparing a family name (or the family_name variable) with anything.
+FAMILY_BRANCH = re.compile(
+    r"family_name\s*(==|!=|\bin\b)|family\.name|"
+    r"(==|!=|\bin\b)\s*[(\[]?\s*['\"](" + "|".join(FAMILIES) + r")['\"]")
+
+
+def test_templates_outside_the_families_do_not_branch_on_the_family():
+    """A shared template asks a family fact the pipeline passes (``family_statistics_shape``,
+    ``family_scoring_parameters``…); only ``sql/families/`` knows which family it is."""
+    found = [f"{path.relative_to(ROOT)}:{number}"
+             for path in sorted((ROOT / "sql").rglob("*.sql"))
+             if "families" not in path.relative_to(ROOT / "sql").parts
+             for number, line in enumerate(path.read_text().splitlines(), 1)
+             if FAMILY_BRANCH.search(line)]
+    assert found == []
+
+
+def test_the_template_check_sees_a_family_branch():
+    lines = ["{% if family_name == 'x' %}", "{% elif kind == 'categorical' %}",
+             "{% if family.name in ('poisson',) %}", "{% if kind == 'moments' %}",
+             "-- {{ family_name | comment }} naive Bayes"]
+    assert [bool(FAMILY_BRANCH.search(line)) for line in lines] == [True, True, True, False,
+                                                                    False]
+
+
 def test_no_module_imports_another_modules_private_names():
-    # The scikit-learn facade and its incremental mixin become one module (issue 11, step 8).
-    allowed = {("sklearn.py", "_sklearn_incremental", "_check_y")}
+    allowed: set[tuple[str, str, str]] = set()
     found = []
     for path in sorted((ROOT / "sqlnb").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
