@@ -44,6 +44,8 @@ def _table(family: str, seed: int = 0, n: int = 120) -> pd.DataFrame:
         X[:8] = np.arange(4)[np.arange(8) % 4, None]  # every code in every fold
     else:
         X = rng.poisson(1.0 + shift, size=(n, 4)).astype(float)
+        if family == "complement":  # a row of equal counts ties every class exactly under
+            X[(X == X[:, :1]).all(axis=1), 0] += 1  # norm=True: rounding would pick one
     frame = pd.DataFrame(X, columns=FEATURES)
     if family == "categorical":
         frame = frame.astype("int64")
