@@ -6,13 +6,20 @@
 {% if not arrays %}{% import family_template as family %}{% endif %}
 {% from 'scoring_helpers.sql' import chunked %}
 {% from 'common.sql' import num %}
+{% macro position() -%}
+{#- the row's (group and) fold as a position in the held-out models' order: it picks the
+    parameters (NULL where that model's training rows lack the class) #}
+CASE{% for key in keys %} WHEN {% for column in key_columns %}{{ column }} = {{ key[loop.index0] }}{{ " AND " if not loop.last }}{% endfor %} THEN {{ loop.index }}{% endfor %} END
+{%- endmacro %}
 {% macro in_order(value, condition=none, order='label') -%}
 list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
 {%- endmacro %}
 {% if arrays %}
-{#- Parameters as data: each class's weights and fallback per fold and candidate are bound
-    lists ($n) that one dot product per row applies; the row's fold picks them (a CASE,
-    evaluated only for that fold's rows). No join: parameters are never copied per row. #}
+{#- Parameters as data: each class's constants, weights and fallbacks per fold and
+    candidate are bound lists ($n) in the held-out models' order (folds, or groups and
+    folds), indexed by the row's position in it; one
+    dot product per row and class applies them. No join; for the Gaussian no CASE per
+    class either. #}
 {% set gaussian = arrays.kind == 'distance' %}
 {% macro mask() -%}
 {% if gaussian %}[{% for f in features %}CAST(__sqlnb_c{{ loop.index0 }} IS NULL AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]{% else %}list_transform(__sqlnb_x, lambda v: CAST(v IS NULL AS DOUBLE)){% endif %}
@@ -23,6 +30,7 @@ list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHE
 WITH labelled AS (
     SELECT
         __sqlnb_fold,
+        {{ position() }} AS __sqlnb_position,
         {{ target }} AS __sqlnb_y,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
 {% if gaussian %}
@@ -44,7 +52,8 @@ WITH labelled AS (
         {{ values }} AS __sqlnb_x
 {% endif %}
     FROM {{ source }}
-    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL{% for column in key_columns %} AND {{ column }} IS NOT NULL{% endfor %}
+
 ), prepared AS (
     SELECT
         *,
@@ -83,14 +92,27 @@ WITH labelled AS (
         __sqlnb_w,
 {% for g in candidates %}
 {% for c in g.classes %}
-        CASE __sqlnb_fold
+{% if gaussian %}
+        ${{ c.constants }}[__sqlnb_position] + list_dot_product(__sqlnb_x0, ${{ c.weights }}[__sqlnb_position])
+{% if not complete %}
+            + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ c.fallback }}[__sqlnb_position]) END
+{% endif %}
+{% else %}
+        {#- one bound list per key in a CASE: classes of the discrete families can tie
+            exactly, and with lists indexed per row (even by a constant index) such ties
+            changed winner between runs (a last-bit difference inside DuckDB) #}
+        {#- (the fold itself when there are no groups, as the first version did) #}
+        CASE {% if key_columns | length == 1 %}__sqlnb_fold{% else %}__sqlnb_position{% endif %}
+
 {% for k in c.folds %}
-            WHEN {{ k.fold }} THEN {{ k.constant }} + list_dot_product(__sqlnb_x0, ${{ k.weights }})
+            WHEN {% if key_columns | length == 1 %}{{ keys[k.position - 1][0] }}{% else %}{{ k.position }}{% endif %} THEN {{ k.constant }} + list_dot_product(__sqlnb_x0, ${{ k.weights }})
 {% if not complete %}
                 + CASE WHEN __sqlnb_complete THEN 0 ELSE list_dot_product(__sqlnb_missing, ${{ k.fallback }}) END
 {% endif %}
 {% endfor %}
-        END AS {{ c.jll }}{{ "," if not loop.last }}
+        END
+{% endif %}
+            AS {{ c.jll }}{{ "," if not loop.last }}
 {% endfor %}{{ "," if not loop.last }}
 {% endfor %}
     FROM incomplete
@@ -98,6 +120,7 @@ WITH labelled AS (
 WITH labelled AS (
     SELECT
         __sqlnb_fold,
+        {{ position() }} AS __sqlnb_position,
         {{ target }} AS __sqlnb_y,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
 {% for f in features %}
@@ -105,7 +128,8 @@ WITH labelled AS (
         {% if f.guard %}{{ num(f) }}{% else %}{{ f.column }}{% endif %} AS {{ f.column }}{{ "," if not loop.last }}
 {% endfor %}
     FROM {{ source }}
-    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL{% for column in key_columns %} AND {{ column }} IS NOT NULL{% endfor %}
+
 ), joint AS (
     SELECT
         __sqlnb_fold,
@@ -113,9 +137,9 @@ WITH labelled AS (
         __sqlnb_w,
 {% for g in candidates %}
 {% for c in g.classes %}
-        CASE __sqlnb_fold
+        CASE __sqlnb_position
 {% for k in c.folds %}
-            WHEN {{ k.fold }} THEN {{ chunked(family, k.model, g.p) | trim }}
+            WHEN {{ k.position }} THEN {{ chunked(family, k.model, g.p) | trim }}
 {% endfor %}
         END AS {{ c.jll }}{{ "," if not loop.last }}
 {% endfor %}{{ "," if not loop.last }}
@@ -148,15 +172,16 @@ WITH labelled AS (
     FROM maximum
 ), cells AS (
     -- per fold and true class, each candidate's predictions counted per predicted class
-    -- (compensated sums: all but independent of the order rows arrive in)
+    -- (compensated sums: all but independent of the order rows arrive in; a CASE inside
+    -- the sum rather than a FILTER, which DuckDB runs more slowly; NULL: no such row)
     SELECT
         __sqlnb_fold,
         __sqlnb_y,
 {% for g in candidates %}
 {% set candidate = loop.index0 %}
 {% for label in labels %}
-        fsum(__sqlnb_w) FILTER (WHERE __sqlnb_prediction_{{ candidate }} = {{ label }}) AS __sqlnb_weight_{{ candidate }}_{{ loop.index0 }},
-        {% if log_loss %}fsum(__sqlnb_w * __sqlnb_loss_{{ candidate }}) FILTER (WHERE __sqlnb_prediction_{{ candidate }} = {{ label }}){% else %}CAST(0 AS DOUBLE){% endif %} AS __sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
+        fsum(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN __sqlnb_w END) AS __sqlnb_weight_{{ candidate }}_{{ loop.index0 }},
+        {% if log_loss %}fsum(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN __sqlnb_w * __sqlnb_loss_{{ candidate }} END){% else %}CAST(0 AS DOUBLE){% endif %} AS __sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
 {% endfor %}
 {% endfor %}
     FROM per_row

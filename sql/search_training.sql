@@ -2,7 +2,67 @@
 -- the per-group statistics of fold k (its own rows) are replaced by those of every
 -- labelled row outside fold k, i.e. the pooled statistics minus the fold's. Parameter
 -- views over these tables then describe, per fold, the model fitted without that fold.
-{% set fold = t.groups[0].column %}
+-- With the user's groups before the fold, each (group, fold) gets its group's rows
+-- outside the fold, combined from the group's other folds.
+{% set fold = t.groups[-1].column %}
+{% set groups = t.groups[:-1] %}
+{% if groups %}
+{% set keys %}{% for g in groups %}{{ g.column }}, {% endfor %}{{ fold }}{% endset %}
+{% macro same_group(a, b) %}{% for g in groups %}{{ a }}.{{ g.column }} = {{ b }}.{{ g.column }} AND {% endfor %}{{ a }}.{{ fold }} <> {{ b }}.{{ fold }}{% endmacro %}
+{% macro key_columns(a) %}{% for g in groups %}{{ a }}.{{ g.column }}, {% endfor %}{{ a }}.{{ fold }}{% endmacro %}
+CREATE OR REPLACE TEMP TABLE {{ training_classes }} AS
+WITH keys AS (
+    SELECT DISTINCT {{ keys }} FROM {{ t.class_stats }}
+)
+SELECT {{ key_columns('k') }}, s.class, sum(s.n) AS n, sum(s.weight) AS weight
+FROM keys AS k
+JOIN {{ t.class_stats }} AS s ON {{ same_group('s', 'k') }}
+GROUP BY ALL
+HAVING sum(s.n) > 0;
+
+CREATE OR REPLACE TEMP TABLE {{ training_features }} AS
+WITH parts AS (
+    -- each (group, fold) with the statistics of the group's other folds
+    SELECT {{ key_columns('k') }}, s.* EXCLUDE ({{ keys }})
+    FROM {{ training_classes }} AS k
+    JOIN {{ t.feature_stats }} AS s ON {{ same_group('s', 'k') }} AND s.class = k.class
+){% if kind == 'moments' %}, totals AS (
+    SELECT
+        {{ keys }}, class, feature,
+        sum(weight) AS total_weight,
+        sum(n) AS total_n,
+        CASE WHEN sum(weight) = 0 THEN 0 ELSE sum(weight * mean) / sum(weight) END AS total_mean,
+        CASE WHEN sum(n) = 0 THEN 0 ELSE sum(n * n_mean) / sum(n) END AS total_n_mean
+    FROM parts
+    GROUP BY ALL
+){% endif %}
+
+SELECT
+{% if kind == 'moments' %}
+    -- the pairwise (Chan) combination of the other folds' moments
+    {{ key_columns('p') }}, p.class, p.feature,
+    sum(p.n) AS n,
+    any_value(c.total_weight) AS weight,
+    any_value(c.total_mean) AS mean,
+    sum(p.m2 + p.weight * (p.mean - c.total_mean) * (p.mean - c.total_mean)) AS m2,
+    any_value(c.total_n_mean) AS n_mean,
+    sum(p.n_m2 + p.n * (p.n_mean - c.total_n_mean) * (p.n_mean - c.total_n_mean)) AS n_m2
+FROM parts AS p
+JOIN totals AS c USING ({{ keys }}, class, feature)
+GROUP BY ALL
+{% elif kind == 'categories' %}
+    {{ keys }}, class, feature, category, sum(n) AS n, sum(count) AS count
+FROM parts
+GROUP BY ALL
+-- a category seen only in the held-out fold is unknown to that fold's model
+HAVING sum(n) > 0
+{% else %}
+    {{ keys }}, class, feature, sum(n) AS n, sum(count) AS count, sum(weight) AS weight
+FROM parts
+GROUP BY ALL
+{% endif %}
+;
+{% else %}
 CREATE OR REPLACE TEMP TABLE {{ training_classes }} AS
 WITH folds AS (
     SELECT DISTINCT {{ fold }} FROM {{ t.class_stats }}
@@ -53,6 +113,8 @@ LEFT JOIN {{ t.feature_stats }} AS g
 WHERE p.n - coalesce(g.n, 0) > 0
 {% endif %}
 ;
+
+{% endif %}
 
 DELETE FROM {{ t.feature_stats }};
 DELETE FROM {{ t.class_stats }};

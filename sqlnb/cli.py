@@ -233,6 +233,8 @@ def fit(database: str, model: str, source: str, target: str, family: str | None,
               help="A fixed hyperparameter, e.g. fit_prior=false.")
 @click.option("--cv", default="5", show_default=True, metavar="K|COLUMN",
               help="A number of folds (hashed), or a column of fold ids.")
+@click.option("--group-by", "group_by", multiple=True, metavar="COL",
+              help="Cross-validate a per-group model (one model per group of these columns).")
 @click.option("--scoring", "-s", multiple=True, metavar="A,B,...",
               help="Scorers (default accuracy); the first one chooses the best.")
 @click.option("--refit/--no-refit", default=True, show_default=True,
@@ -241,8 +243,8 @@ def fit(database: str, model: str, source: str, target: str, family: str | None,
 @progress_option
 def search(database: str, model: str, source: str, target: str, family: str,
            features: tuple[str, ...], weight: str | None, grid: tuple[str, ...],
-           params: tuple[str, ...], cv: str, scoring: tuple[str, ...], refit: bool,
-           as_json: bool, progress: bool) -> None:
+           params: tuple[str, ...], cv: str, group_by: tuple[str, ...],
+           scoring: tuple[str, ...], refit: bool, as_json: bool, progress: bool) -> None:
     """Cross-validate every candidate of the grid on SOURCE (two scans), print each
     candidate's mean scores, and with --refit fit MODEL with the best one."""
     values = _parse_pairs(grid, "--grid")
@@ -253,7 +255,9 @@ def search(database: str, model: str, source: str, target: str, family: str,
     con = _connect(database, create=refit)
     nb = sqlnb.NaiveBayes(model, con=con, family=family, progress=progress,
                           **_parse_pairs(params, "--param"))
+    groups = _split(group_by)
     result = nb.search(source, target, features=_split(features), weight=weight,
+                       group_by=(groups if len(groups) > 1 else groups[0]) if groups else None,
                        param_grid=values, cv=int(cv) if cv.isdigit() else cv,
                        scoring=scorers, refit=refit)
     columns = ["params", *[f"{kind}_test_{s}" for s in scorers for kind in ("mean", "rank")]]

@@ -123,5 +123,6 @@ def _natural_key(name: str) -> list[Any]:
 
 
 class UnsupportedError(SqlnbError, NotImplementedError):
-    """What was asked exists on DuckDB but not (yet) on the engine or SQL dialect asked
-    for; the message names what is DuckDB-only and what to do instead."""
+    """What was asked is not available (yet) for this case: it exists on DuckDB but not on
+    the engine or SQL dialect asked for, or an operation does not cover this kind of model
+    (a search of mixed, text or per-group models); the message says what to do instead."""

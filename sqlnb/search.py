@@ -20,6 +20,8 @@
    per candidate and fold in SQL.
 
 ``refit=True`` then fits the model on every row with the best candidate (one more scan).
+With ``group_by`` the fold is the last of the group columns: each (group, fold) trains on
+its group's rows in the other folds, in the same two scans.
 
 >>> import duckdb, sqlnb
 >>> con = duckdb.connect()
@@ -45,7 +47,12 @@ import duckdb
 
 from . import grouping, ownership
 from .dialect import DUCKDB
-from .errors import EmptyInputError, InvalidParameterError, UnknownColumnError
+from .errors import (
+    EmptyInputError,
+    InvalidParameterError,
+    UnknownColumnError,
+    UnsupportedError,
+)
 from .families import make_family
 from .scoring import with_chunks
 from .source import Source, resolve
@@ -180,20 +187,19 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
            refit: bool | str = True) -> SearchResult:
     """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`."""
     if model.family.composite:
-        raise InvalidParameterError(
-            'search is not available for family="auto" yet: search each part\'s family '
-            "separately, or fit the mixed model with chosen hyperparameters"
+        raise UnsupportedError(
+            'search does not cover family="auto" (mixed) models yet: search each part on '
+            "its own columns (a model of that family with features=[...]), then fit the "
+            "mixed model with the chosen var_smoothing and alpha"
         )
     if text is not None:
-        raise InvalidParameterError(
-            "search is not available for text models yet: tune alpha with the scikit-learn "
-            "facade and GridSearchCV, or fit one model per candidate"
+        raise UnsupportedError(
+            "search does not cover text models yet: tune alpha and the text options with "
+            "the scikit-learn facade and GridSearchCV, or fit one model per candidate and "
+            "compare them with evaluate() on held-out rows"
         )
-    if group_by is not None:
-        raise InvalidParameterError(
-            "search is not available for per-group models yet: search on a view filtered "
-            "to one group, or without group_by"
-        )
+    group_names = [] if group_by is None else [group_by] if isinstance(group_by, str) \
+        else list(group_by)
     scorers, single = _scorers(scoring)
     if isinstance(refit, str):
         if refit not in scorers:
@@ -228,9 +234,12 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
             )
         if not isinstance(target, str) or target not in columns:
             raise UnknownColumnError(f"target column {target!r} is not in the source")
+        if isinstance(cv, str) and cv in group_names:
+            raise InvalidParameterError(f"the fold column {cv!r} cannot also be a group column")
         if features is None:
             fold_column = cv if isinstance(cv, str) else None
-            features = [c for c in columns if c not in (target, weight, fold_column)]
+            features = [c for c in columns
+                        if c not in (target, weight, fold_column, *group_names)]
         elif isinstance(cv, str) and cv in features:
             raise InvalidParameterError(f"the fold column {cv!r} cannot also be a feature")
         families = _check_candidates(model, candidates, len(features))
@@ -247,7 +256,9 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
         for setting, members in _statistics_groups(candidates).items():
             scratch = model.scratch(f"__sqlnb_search_{model.name}", **dict(setting))
             try:
-                spec = scratch.input_spec(fold_src, target, features, weight, FOLD)
+                # the fold is the last group column, after the user's groups
+                spec = scratch.input_spec(fold_src, target, features, weight,
+                                          [*group_names, FOLD])
                 # the scratch model lives in a transaction that is always rolled back
                 with model.engine.rolled_back("search"):
                     # scan 1: each fold's statistics and the pooled ones
@@ -266,7 +277,7 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
         _results_relation(model, candidates, splits, scorers, keys),
         candidates, refit_metric, keys[scorers.index(refit_metric)], len(splits[0][1]))
     if refit is not False:
-        _refit(model, result.best_params_, source, target, features, weight)
+        _refit(model, result.best_params_, source, target, features, weight, group_by)
         result.best_estimator_ = model
     return result
 
@@ -292,6 +303,14 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             f"the fold column {cv!r} has {len(folds)} fold(s) with labelled rows: "
             "cross-validation needs at least 2"
         )
+    if len(groups) > 1:  # per-group models: each group is trained without each fold
+        lonely = scratch.pipeline.fetch("search_read.sql", what="single_fold_groups", **context)
+        if lonely:
+            raise EmptyInputError(
+                f"the labelled rows of group(s) {[tuple(g) for g in lonely]} all fall in one "
+                "fold, so no rows are left to train on when it is held out: use more rows "
+                "per group, fewer folds, or leave those groups out"
+            )
     kind = scratch.family.statistics_shape  # moments, categories or counts
     scratch.pipeline.run(
         "search_training.sql", kind=kind, pooled=scratch.tables,
@@ -300,7 +319,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         **context)
     labels = [label for _, label, _ in scratch.read_parameters()["classes"]]
     target_type = scratch.meta["target_type"]
-    fold_type = groups[0]["type"]
+    key_types = [g["type"] for g in groups]
     specs = _feature_specs(columns, features, scratch.family.per_category)
     models = []  # per candidate: each fold's held-out class models, by label
     written = None  # the per-feature options in the features table now
@@ -318,19 +337,23 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
                 "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categories"}
                for name in features]
-    fold_literals = [DUCKDB.lit(fold, fold_type) for fold in folds]
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
-    keys = [(fold,) for fold in folds]
+    # the held-out models' keys, (group..., fold), in order, as literals for the scoring
+    keys = [tuple(row) for row in
+            scratch.pipeline.fetch("search_read.sql", what="keys", **context)]
+    key_columns = [g["column"] for g in groups]
+    key_literals = [[DUCKDB.lit(value, sql_type) for value, sql_type in zip(key, key_types)]
+                    for key in keys]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
     complete = scratch.pipeline.fetch("search_read.sql", what="complete",
                                       pooled=scratch.tables, n_features=len(features))[0][0]
     arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
-                               fold_literals, labels, complete)
+                               labels, complete, len(features))
     if arrays is not None:
         candidates = [{"classes": [{"label": label, "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
-                                    "folds": per_fold}
-                                   for i, (label, per_fold) in enumerate(zip(label_literals,
-                                                                             classes))],
+                                    **lists}
+                                   for i, (label, lists) in enumerate(zip(label_literals,
+                                                                          classes))],
                        "max": DUCKDB.ident(f"__sqlnb_max_{g}")}
                       for g, classes in enumerate(arrays["candidates"])]
         # scan 2, parameters as data: each row's fold picks its held-out parameters
@@ -338,7 +361,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             "search_score.sql", **scratch.pipeline.context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
-                eps=EPS, arrays=arrays, complete=complete,
+                eps=EPS, arrays=arrays, complete=complete, keys=key_literals,
+                key_columns=key_columns,
                 any_float=any(f["guard"] for f in cleaned) and not complete,
                 labels=label_literals, log_loss=log_loss)),
             arrays["values"]).fetchall()
@@ -348,10 +372,10 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             classes = []
             for i, label in enumerate(labels):
                 per_fold = []
-                for fold, literal in zip(folds, fold_literals):
-                    class_model = by_fold.get((fold,), {}).get(label)
+                for position, key in enumerate(keys, start=1):
+                    class_model = by_fold.get(key, {}).get(label)
                     if class_model is not None:
-                        per_fold.append({"fold": literal,
+                        per_fold.append({"position": position,
                                          "model": with_chunks(_scoring_terms(class_model))})
                 classes.append({"label": label_literals[i], "folds": per_fold,
                                 "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
@@ -361,7 +385,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         rows = scratch.pipeline.fetch(
             "search_score.sql", source=src.sql, target=DUCKDB.ident(target), features=cleaned,
             weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
-            arrays=None, labels=label_literals, log_loss=log_loss)
+            arrays=None, labels=label_literals, log_loss=log_loss, keys=key_literals,
+            key_columns=key_columns)
     splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
     position = {fold: k for k, fold in enumerate(folds)}
     for candidate, fold, *scores in rows:
@@ -370,7 +395,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
 
 
 def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, Any]]]],
-                      folds: list[str], labels: list[Any], complete: bool
+                      labels: list[Any], complete: bool, n_features: int
                       ) -> dict[str, Any] | None:
     """Every candidate's held-out parameters per fold and class, for the scoring statement
     that keeps them as data (``None``: the compiled form, one literal per term).
@@ -412,10 +437,16 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
     for by_fold in models:
         classes = []
         for label in labels:
-            per_fold = []
-            for fold, key in zip(folds, by_fold):
+            constants: list[float | None] = []
+            weight_lists: list[list[float] | None] = []
+            fallbacks: list[list[float] | None] = []
+            for key in by_fold:
                 model = by_fold[key].get(label)
-                if model is None:  # a class the fold's training rows never saw: NULL
+                if model is None:  # a class the fold's training rows never saw: a NULL
+                    constants.append(None)  # constant (list_dot_product refuses NULLs)
+                    weight_lists.append([0.0] * (2 * n_features if kind == "distance"
+                                                 else n_features))
+                    fallbacks.append([0.0] * n_features)
                     continue
                 terms = model["terms"]
                 if kind == "distance":
@@ -441,10 +472,19 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
                     constant = float(model["constant"])
                 if not (finite(weights) and finite(fallback) and math.isfinite(constant)):
                     return None  # infinite logs (alpha = 0): the compiled form's arithmetic
-                per_fold.append({"fold": fold, "constant": DUCKDB.lit(constant),
-                                 "weights": bind(weights),
-                                 "fallback": None if complete else bind(fallback)})
-            classes.append(per_fold)
+                constants.append(constant)
+                weight_lists.append(weights)
+                fallbacks.append(fallback)
+            if kind == "distance":  # lists in key order, indexed by the row's position
+                classes.append({"constants": bind(constants), "weights": bind(weight_lists),
+                                "fallback": None if complete else bind(fallbacks)})
+            else:  # one constant list per key, picked in a CASE (see search_score.sql)
+                classes.append({"folds": [
+                    {"position": position, "constant": DUCKDB.lit(constant),
+                     "weights": bind(weights), "fallback": None if complete else bind(fallback)}
+                    for position, (constant, weights, fallback)
+                    in enumerate(zip(constants, weight_lists, fallbacks), start=1)
+                    if constant is not None]})
         candidates.append(classes)
     binarize = family.batch_options().get("binarize")
     return {"kind": kind, "values": values, "candidates": candidates,
@@ -524,13 +564,14 @@ def _literal(value: Any, kind: str) -> str:
 
 
 def _refit(model: NaiveBayes, best: dict[str, Any], source: Any, target: str,
-           features: list[str] | None, weight: str | None) -> None:
+           features: list[str] | None, weight: str | None,
+           group_by: str | list[str] | None) -> None:
     """Fit ``model`` on every row with the best hyperparameters; on failure the model and
     its hyperparameters stay as they were."""
     previous = model.family
     model.family = make_family(previous.name, **{**previous.params, **best})
     try:
-        model.fit(source, target, features=features, weight=weight)
+        model.fit(source, target, features=features, weight=weight, group_by=group_by)
     except BaseException:
         model.family = previous
         raise

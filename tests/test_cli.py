@@ -343,3 +343,24 @@ def test_search_prints_grid_search_cvs_means_and_refits_the_best(iris):
        cwd=where)
     got = read(where / "p.parquet")[[f"proba_{s}" for s in SPECIES]].to_numpy()
     np.testing.assert_allclose(got, oracle.best_estimator_.predict_proba(X), atol=1e-9)
+
+
+def test_search_by_group_scores_as_grid_search_cv_of_one_model_per_group(iris):
+    from sklearn.model_selection import GridSearchCV, PredefinedSplit
+
+    from tests.test_search import PerGroup
+
+    where, X, y = iris
+    folds = np.arange(len(y)) % 3
+    sides = np.where(np.arange(len(y)) % 2 == 0, "east", "west")
+    read(where / "iris.parquet").assign(fold=folds, side=sides).to_parquet(
+        where / "sides.parquet")
+    report = json.loads(ok("search", "m.duckdb", "flowers", "sides.parquet", "-t", "species",
+                           "--features", ",".join(FEATURES), "--group-by", "side",
+                           "--grid", "var_smoothing=[1e-9,0.5]", "--cv", "fold",
+                           "--scoring", "neg_log_loss", "--json", cwd=where))
+    oracle = GridSearchCV(PerGroup(GaussianNB()), {"estimator__var_smoothing": [1e-9, 0.5]},
+                          cv=PredefinedSplit(folds), scoring="neg_log_loss")
+    oracle.fit(np.column_stack([sides, X]).astype(object), y)
+    got = [c["mean_test_neg_log_loss"] for c in report["candidates"]]
+    np.testing.assert_allclose(got, oracle.cv_results_["mean_test_score"], atol=1e-9)
