@@ -178,7 +178,7 @@ def _child(prepare: Callable[..., Callable[[], Any]], args: tuple, calls: int,
                 break
         seconds = (time.perf_counter() - start) / done
         pipe.send((seconds, peak_rss(), None))
-    except BaseException as exc:  # reported in the results, not raised
+    except BaseException as exc:  # noqa: BLE001 -- reported in the results, not raised
         pipe.send((None, None, f"{type(exc).__name__}: {exc}"))
     finally:
         pipe.close()

@@ -48,13 +48,13 @@ def main() -> None:
     lines = [
         "## Parity with scikit-learn",
         "",
-        f"sqlnb {sqlnb.__version__}, scikit-learn {sklearn.__version__}, "
+        (f"sqlnb {sqlnb.__version__}, scikit-learn {sklearn.__version__}, "
         f"Python {platform.python_version()}, {platform.machine()}. "
         "Max |predict_proba difference| over all rows and classes; predictions compared "
-        "for identity. Count families use each feature discretised into 5 levels.",
+        "for identity. Count families use each feature discretised into 5 levels."),
         "",
-        "| family | dataset | identical predictions | max abs diff | weighted: identical | "
-        "weighted: max abs diff |",
+        ("| family | dataset | identical predictions | max abs diff | weighted: identical | "
+        "weighted: max abs diff |"),
         "|---|---|---|---|---|---|",
     ]
     for name in FAMILIES:

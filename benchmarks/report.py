@@ -33,11 +33,11 @@ def markdown(report: Report, machine: dict[str, str], plot: Path | None,
     lines = [
         "# sqlnb benchmark results",
         "",
-        f"Scale **{s.name}**, generated {now} by `python benchmarks/run.py --scale {s.name}`. "
+        (f"Scale **{s.name}**, generated {now} by `python benchmarks/run.py --scale {s.name}`. "
         f"Times are medians of {s.repeats} runs (each run in a fresh process, the steps of a "
         "case interleaved round by round, so a noisy machine slows them alike); ratios "
         "divide medians measured side by side in the same run. Peak RSS is the high-water "
-        "mark of the process that ran the step, setup included.",
+        "mark of the process that ran the step, setup included."),
         "",
         "## Machine",
         "",

@@ -18,7 +18,7 @@ SELECT
     count(*) AS n,
     {% if weight %}sum({{ weight }}){% else %}CAST(count(*) AS DOUBLE){% endif %} AS weight,
     {% if weight %}min({{ weight }}) AS min_weight,{% endif %}
-    {{ family.batch_columns(features, weight, **batch_options) }}
+    {{ family.batch_columns(features, weight, **batch_options) | trim | trim(',') }}
 FROM {{ source }}
 WHERE {{ target }} IS NOT NULL
 {% if t.get('groups') %}

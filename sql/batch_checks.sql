@@ -8,9 +8,8 @@
 SELECT feature, 'has missing values (NULL or NaN) and missing is ''error''' AS problem
 FROM (
     SELECT
-        unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
-        unnest({{ columns_of(features, '_n') }}) AS non_null,
-        n
+        n,
+        {{ sql.unpivot([('feature', (features | map(attribute='name') | map('lit') | list)), ('non_null', (features | map(attribute='alias')) | each('{}_n'))]) }}
     FROM {{ t.batch }}
 )
 WHERE non_null < n AND {{ reject_missing | lit }}

@@ -4,8 +4,7 @@
 SELECT DISTINCT feature
 FROM (
     SELECT
-        unnest({{ list_of(checks | map(attribute='name')) }}) AS feature,
-        unnest([{% for c in checks %}{{ c.column }}{{ ", " if not loop.last }}{% endfor %}]) AS total
+        {{ sql.unpivot([('feature', checks | map(attribute='name') | map('lit') | list), ('total', checks | map(attribute='column') | list)]) }}
     FROM {{ t.batch }}
 )
-WHERE NOT isfinite(total)
+WHERE NOT {{ sql.is_finite('total') }}

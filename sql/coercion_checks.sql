@@ -3,8 +3,8 @@
 -- category, 2 for a BOOLEAN one), and the smallest of them. NaN is a missing value.
 SELECT
 {% for f in features %}
-    {% set inexact %}{{ f.column }} IS NOT NULL AND (isfinite(CAST({{ f.column }} AS DOUBLE)) OR isinf(CAST({{ f.column }} AS DOUBLE))) AND coalesce(CAST(TRY_CAST({{ f.column }} AS {{ f.model_type }}) AS {{ f.source_type }}) <> {{ f.column }}, TRUE){% endset %}
+    {% set inexact %}{{ f.column }} IS NOT NULL AND ({{ sql.is_number('CAST(' ~ f.column ~ ' AS DOUBLE)') }}) AND coalesce(CAST(TRY_CAST({{ f.column }} AS {{ f.model_type }}) AS {{ f.source_type }}) <> {{ f.column }}, TRUE){% endset %}
     count(*) FILTER (WHERE {{ inexact }}),
-    CAST(min({{ f.column }}) FILTER (WHERE {{ inexact }}) AS VARCHAR){{ "," if not loop.last }}
+    CAST(min({{ f.column }}) FILTER (WHERE {{ inexact }}) AS {{ sql.type('VARCHAR') }}){{ "," if not loop.last }}
 {% endfor %}
 FROM {{ source }}

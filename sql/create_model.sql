@@ -3,34 +3,36 @@
 {% import family_template as family %}
 
 CREATE TABLE {{ t.meta }} (
-    schema_version INTEGER NOT NULL,
-    model          VARCHAR NOT NULL,
-    family         VARCHAR NOT NULL,
-    params         VARCHAR NOT NULL,   -- hyperparameters, JSON
-    target         VARCHAR NOT NULL,
-    target_type    VARCHAR NOT NULL,
-    weight         VARCHAR,            -- sample-weight column of the last fit, if any
-    features       VARCHAR NOT NULL,   -- JSON list of {"name", "type"}
-    classes        VARCHAR NOT NULL,   -- JSON list of the class labels, sorted
-    fitted_at      TIMESTAMP NOT NULL,
-    sqlnb_version  VARCHAR NOT NULL,
-    spec           VARCHAR,            -- JSON: input kind, parts, group columns (schema 2)
-    relations      VARCHAR             -- JSON list of the relations the model owns
+    schema_version {{ sql.type('INTEGER') }} NOT NULL,
+    model          {{ sql.type('VARCHAR') }} NOT NULL,
+    family         {{ sql.type('VARCHAR') }} NOT NULL,
+    params         {{ sql.type('VARCHAR') }} NOT NULL,   -- hyperparameters, JSON
+    target         {{ sql.type('VARCHAR') }} NOT NULL,
+    target_type    {{ sql.type('VARCHAR') }} NOT NULL,
+    weight         {{ sql.type('VARCHAR') }},            -- sample-weight column of the last fit, if any
+    features       {{ sql.type('VARCHAR') }} NOT NULL,   -- JSON list of {"name", "type"}
+    classes        {{ sql.type('VARCHAR') }} NOT NULL,   -- JSON list of the class labels, sorted
+    fitted_at      {{ sql.type('TIMESTAMP') }} NOT NULL,
+    sqlnb_version  {{ sql.type('VARCHAR') }} NOT NULL,
+    spec           {{ sql.type('VARCHAR') }},            -- JSON: input kind, parts, group columns (schema 2)
+    relations      {{ sql.type('VARCHAR') }}             -- JSON list of the relations the model owns
 );
 
 CREATE TABLE {{ t.class_stats }} (
-    class  {{ class_type }} NOT NULL PRIMARY KEY,
+    class  {{ class_type }} NOT NULL,
     n      BIGINT NOT NULL,   -- training rows of the class
-    weight DOUBLE NOT NULL    -- their summed sample weight (scikit-learn's class_count_)
+    -- their summed sample weight (scikit-learn's class_count_)
+    weight DOUBLE NOT NULL{{ sql.primary_key(['class']) }}
 );
 
 CREATE TABLE {{ t.features }} (
-    feature_index  INTEGER NOT NULL,
-    feature        VARCHAR NOT NULL PRIMARY KEY,
-    type           VARCHAR NOT NULL,   -- the column's DuckDB type at fit time
+    feature_index  {{ sql.type('INTEGER') }} NOT NULL,
+    feature        {{ sql.type('VARCHAR') }} NOT NULL,
+    type           {{ sql.type('VARCHAR') }} NOT NULL,   -- the column's DuckDB type at fit time
     alpha          DOUBLE,             -- additive smoothing (discrete families)
-    coding         VARCHAR,            -- categorical: 'integer' codes 0..k-1 or 'value'
-    min_categories BIGINT              -- categorical: lower bound on the number of categories
+    coding         {{ sql.type('VARCHAR') }},            -- categorical: 'integer' codes 0..k-1 or 'value'
+    -- categorical: lower bound on the number of categories
+    min_categories BIGINT{{ sql.primary_key(['feature']) }}
 );
 
 {{ family.stats_table(t, class_type) }}

@@ -1,4 +1,6 @@
 -- Remove relations the model owns (sqlnb/ownership.py decides which: never another's).
+{# a VERSIONED relation is the view over a table's current version (Spark); the versions
+    are listed after it, as tables #}
 {% for r in relations %}
-DROP {{ r.kind }} IF EXISTS {{ r.name | ident }};
+DROP {{ 'VIEW' if r.kind == 'VERSIONED' else r.kind }} IF EXISTS {{ r.name | ident }};
 {% endfor %}

@@ -10,7 +10,7 @@ SELECT
     weight,
 {% if priors is not none %}
     -- priors given by the user, in sorted class order
-    ln(CAST({{ list_of(priors) }} AS DOUBLE[])[row_number() OVER ({{ partition_by_group(t) }}{{ " " if t.get('groups') }}ORDER BY class)]) AS log_prior
+    ln({{ sql.double_at(priors | map('lit') | list, 'row_number() OVER (' ~ partition_by_group(t) ~ (' ' if t.get('groups')) ~ 'ORDER BY class)') }}) AS log_prior
 {% elif fit_prior %}
     -- empirical prior: the class's share of the total sample weight
     ln(weight) - ln(sum(weight) OVER ({{ partition_by_group(t) }})) AS log_prior

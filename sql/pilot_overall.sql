@@ -1,6 +1,6 @@
 -- The shift per feature (zero where the first rows had no finite value).
 SELECT
 {% for f in features %}
-    CASE WHEN isfinite({{ f.alias }}) THEN {{ f.alias }} ELSE 0 END{{ "," if not loop.last }}
+    CASE WHEN {{ sql.is_finite(f.alias) }} THEN {{ f.alias }} ELSE 0 END{{ "," if not loop.last }}
 {% endfor %}
 FROM {{ t.shifts }}

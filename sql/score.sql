@@ -19,7 +19,7 @@ WITH raw AS (
     {% endfor %}
     {% for c in robust %}
     {% set raw = ('__sqlnb_raw_' ~ c.index) | ident %}
-        CASE WHEN isfinite({{ raw }}) THEN {{ raw }} ELSE {{ chunked(family, c, p) | trim }} END AS {{ c.jll }}{{ "," if not loop.last }}
+        CASE WHEN {{ sql.is_finite(raw) }} THEN {{ raw }} ELSE {{ chunked(family, c, p) | trim }} END AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
     FROM raw
 {% else %}

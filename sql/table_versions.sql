@@ -5,7 +5,10 @@
     what = 'columns': a query whose plan gives a relation's column names and types;
     what = 'show':    the definition of a view (which version it reads);
     what = 'switch':  point the view at a version, in one statement;
-    what = 'drop':    drop one version.
+    what = 'drop':    drop one version;
+    what = 'copy':    a new version `into` holding the rows of `table` (an update's start);
+    what = 'drop_view': drop the view `table` (a staged write's scratch parameter views);
+    what = 'tables' / 'views': the names in `database` (views: temporary ones too).
 -#}
 {% if what == 'columns' -%}
 SELECT * FROM {{ table }}
@@ -15,4 +18,12 @@ SHOW CREATE TABLE {{ table }}
 CREATE OR REPLACE VIEW {{ view }} AS SELECT * FROM {{ table }}
 {%- elif what == 'drop' -%}
 DROP TABLE IF EXISTS {{ table }}
+{%- elif what == 'copy' -%}
+CREATE TABLE {{ into }} AS SELECT * FROM {{ table }}
+{%- elif what == 'tables' -%}
+SHOW TABLES IN {{ database }}
+{%- elif what == 'views' -%}
+SHOW VIEWS IN {{ database }}
+{%- elif what == 'drop_view' -%}
+DROP VIEW IF EXISTS {{ table }}
 {%- endif %}

@@ -2,5 +2,5 @@
 {% from 'common.sql' import list_of %}
 SELECT DISTINCT class
 FROM {{ t.batch }}
-WHERE NOT list_contains(CAST({{ list_of(classes) }} AS {{ class_type }}[]), class)
+WHERE class NOT IN ({% for c in classes %}{{ c | lit(class_type) }}{{ ", " if not loop.last }}{% endfor %})
 ORDER BY class

@@ -1,9 +1,9 @@
 -- Sample weights of the labelled rows, against scikit-learn's rules: how many are NULL,
--- NaN, infinite, negative or non-zero (isfinite/isinf rather than isnan: see common.sql).
+-- NaN, infinite, negative or non-zero (the engine's is_number: see sql/dialects/).
 SELECT
     count(*) FILTER (WHERE w IS NULL),
-    count(*) FILTER (WHERE NOT (isfinite(w) OR isinf(w))),
-    count(*) FILTER (WHERE isinf(w)),
+    count(*) FILTER (WHERE NOT ({{ sql.is_number('w') }})),
+    count(*) FILTER (WHERE {{ sql.is_infinite('w') }}),
     count(*) FILTER (WHERE w < 0),
     count(*) FILTER (WHERE w <> 0),
     count(*)

@@ -247,7 +247,26 @@ class SparkDialect(Dialect):
             return "STRING"
         if upper in self.shared_types or re.fullmatch(r"DECIMAL\(\d+, ?\d+\)", upper):
             return upper
+        if self.kind(upper) in ("integer", "float", "bool", "text"):  # a Spark name already
+            return upper
         raise ValueError(f"the type {sql_type} has no Spark SQL equivalent")
+
+    # Spark's type names (as DataFrame.dtypes spells them) with another DuckDB spelling.
+    spark_to_duckdb: ClassVar[dict[str, str]] = {
+        "STRING": "VARCHAR", "INT": "INTEGER", "LONG": "BIGINT", "SHORT": "SMALLINT",
+        "BYTE": "TINYINT", "TIMESTAMP_NTZ": "TIMESTAMP", "TIMESTAMP": "TIMESTAMP WITH TIME ZONE",
+    }
+
+    def portable_type(self, sql_type: str) -> str:
+        """A type recorded in a model's metadata as DuckDB spells it (what an export
+        writes): Spark's lowercase names are translated, DuckDB's pass unchanged.
+
+        >>> SPARK.portable_type("string"), SPARK.portable_type("decimal(10,2)")
+        ('VARCHAR', 'DECIMAL(10,2)')
+        """
+        if sql_type != sql_type.lower():
+            return sql_type
+        return self.spark_to_duckdb.get(sql_type.upper(), sql_type.upper())
 
     def ident(self, name: str) -> str:
         """As for DuckDB, with backticks; a name holding ``${`` is refused (see ``string``):

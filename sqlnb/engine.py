@@ -23,7 +23,7 @@ import contextlib
 import itertools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +52,7 @@ class Capabilities:
     stored_functions: bool = True   # scoring macros persisted in the database
     temp_tables: bool = True        # CREATE TEMP TABLE for batches
     models: bool = True             # a model's statistics tables can live here (fit, load)
+    duckdb_only: bool = True        # group_by, text/long/sparse input, macros… (DUCKDB_ONLY)
 
 
 class Engine:
@@ -97,6 +98,30 @@ class Engine:
 
     def release(self, source: Source) -> None:
         """Forget what ``source`` registered (when no lazy result still reads it)."""
+
+    def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
+        """Of ``names`` (lowercased), those taken in the current schema: name -> kind
+        (``TABLE``, ``VIEW``, ``MACRO``, ``MACRO TABLE``, or ``VERSIONED``: a view that
+        reads the current version of a table, see :meth:`SparkEngine.stage`). Never fails."""
+        return dict(self.fetch(self.render("relations.sql", names=names,
+                                           macro_names=macro_names)))
+
+    def column_names(self, table: str) -> set[str]:
+        """The column names of ``table`` (unquoted, of the current schema)."""
+        return {row[0] for row in self.fetch(self.render("relations.sql", columns_of=table))}
+
+    def versions(self, name: str) -> list[int]:
+        """The table versions of ``name`` (engines that write versions, see Spark)."""
+        return []
+
+    def column_list(self, table: str) -> list[str]:
+        """The column names of the (quoted) relation ``table``, in order; nothing runs."""
+        return list(self.relation(self.render("table_versions.sql", what="columns",
+                                              table=table)).columns)
+
+    def arrow(self, sql: str) -> Any:
+        """The rows of ``sql`` as a pyarrow Table (small results: statistics tables)."""
+        raise NotImplementedError
 
     def in_transaction(self) -> bool:
         """Whether a transaction is open on the connection (the caller's or ours)."""
@@ -154,6 +179,9 @@ class DuckDBEngine(Engine):
 
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
         return self.connection.sql(sql)
+
+    def arrow(self, sql: str) -> Any:
+        return self.connection.sql(sql).fetch_arrow_table()
 
     def source(self, obj: Any) -> Source:
         return resolve(self.connection, obj)
@@ -316,6 +344,12 @@ class RecordingEngine(Engine):
     def release(self, source: Source) -> None:
         self.inner.release(source)
 
+    def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
+        return self.inner.relations(names, macro_names)
+
+    def column_names(self, table: str) -> set[str]:
+        return self.inner.column_names(table)
+
     def in_transaction(self) -> bool:
         return True  # the recording runs inside one rolled-back transaction
 
@@ -336,6 +370,7 @@ _spark_names = itertools.count()
 _SPARK_READERS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv",
                   ".json": "json", ".ndjson": "json"}
 _VERSION_SUFFIX = "__v"
+_NEXT_SUFFIX = "__next"  # what an upsert writes before it takes the version's name
 
 
 class SparkEngine(Engine):
@@ -360,7 +395,7 @@ class SparkEngine(Engine):
 
     dialect = SPARK
     capabilities = Capabilities(upsert=False, transactions=False, stored_functions=False,
-                                temp_tables=False, models=False)
+                                temp_tables=False, duckdb_only=False)
 
     def __init__(self, session: Any, database: str | None = None) -> None:
         from pyspark.errors import AnalysisException
@@ -372,6 +407,7 @@ class SparkEngine(Engine):
         self.database = database or session.catalog.currentDatabase()
         self.missing_relation_errors = (AnalysisException,)
         self.unreadable_errors = (AnalysisException,)
+        self._writes: contextlib.ExitStack | None = None  # the versions a write stages
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str) -> None:
@@ -391,6 +427,9 @@ class SparkEngine(Engine):
     def relation(self, sql: str) -> Any:
         """A Spark DataFrame: nothing runs until an action (``collect``, ``write``…)."""
         return self.connection.sql(sql)
+
+    def arrow(self, sql: str) -> Any:
+        return self.connection.sql(sql).toArrow()
 
     def table(self, name: str) -> str:
         """``name`` in the engine's database, quoted: ```db`.`name```."""
@@ -471,8 +510,65 @@ class SparkEngine(Engine):
     @contextlib.contextmanager
     def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
         """No transaction: each statement commits on its own. What must be atomic is
-        written as a new table version and switched to last (:meth:`versioned`)."""
-        yield
+        written as new table versions (:meth:`stage`), switched to when the block ends
+        and dropped if it raises. A block inside another one joins it."""
+        if self._writes is not None:
+            yield
+            return
+        with contextlib.ExitStack() as writes:
+            self._writes = writes
+            try:
+                yield
+            finally:
+                self._writes = None
+
+    def stage(self, names: list[str], done: Callable[[bool], None]) -> int:
+        """Inside :meth:`transaction`: the tables ``names`` (the last one the switch, see
+        :meth:`versioned_together`) get a new version number, returned; the caller creates
+        each ``version_table(name, k)``. When the transaction's block ends the views are
+        switched to them (or, if it raised, they are dropped); then ``done(switched)`` runs.
+        """
+        if self._writes is None:
+            raise RuntimeError("SparkEngine.stage needs an open engine.transaction()")
+
+        def finished(exc_type: Any, exc: Any, tb: Any) -> bool:
+            done(exc_type is None)
+            return False
+
+        self._writes.push(finished)
+        targets = self._writes.enter_context(self.versioned_together(names))
+        version = targets[names[-1]]
+        return int(version[version.rindex(_VERSION_SUFFIX) + len(_VERSION_SUFFIX):-1])
+
+    def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
+        """As for DuckDB, from the catalog: a view switched between table versions is
+        ``VERSIONED``; Spark has no macros."""
+        tables, views = self._catalog()
+        found: dict[str, str] = {}
+        for name in names:
+            if name in views:
+                found[name] = "VERSIONED" if self._version_tables(name, tables) else "VIEW"
+            elif name in tables:
+                found[name] = "TABLE"
+        return found
+
+    def _catalog(self) -> tuple[dict[str, str], set[str]]:
+        """The names in the engine's database (lowercased: as written) and those of views,
+        temporary ones included: two cheap statements (``Catalog.listTables`` reads every
+        table's metadata)."""
+        database = self.dialect.ident(self.database)
+        tables = {row[1].lower(): row[1] for row in self.connection.sql(
+            self.render("table_versions.sql", what="tables", database=database)).collect()}
+        views = {row[1].lower() for row in self.connection.sql(
+            self.render("table_versions.sql", what="views", database=database)).collect()}
+        return tables, views
+
+    def column_names(self, table: str) -> set[str]:
+        query = self.render("table_versions.sql", what="columns", table=self.table(table))
+        try:
+            return set(self.connection.sql(query).columns)
+        except self.missing_relation_errors:
+            return set()
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -488,9 +584,7 @@ class SparkEngine(Engine):
     # ------------------------------------------------------------------ versions
     def current_version(self, name: str) -> int | None:
         """The version the view ``name`` reads (``name__v<k>``), or None if there is none."""
-        views = [t for t in self.connection.catalog.listTables(self.database)
-                 if t.name.lower() == name.lower() and t.tableType == "VIEW"]
-        if not views:
+        if name.lower() not in self._catalog()[1]:
             return None
         text = " ".join(str(v) for v in self.connection.sql(
             self.render("table_versions.sql", what="show", table=self.table(name))).first())
@@ -500,13 +594,20 @@ class SparkEngine(Engine):
 
     def versions(self, name: str) -> list[int]:
         """Every table version of ``name`` in the database, current or left over."""
+        return sorted({v for v, _ in self._version_tables(name)})
+
+    def _version_tables(self, name: str, tables: dict[str, str] | None = None
+                        ) -> list[tuple[int, str]]:
+        """Every table of a version of ``name``: (version, table name), the scratch tables
+        an upsert writes (``name__v<k>__next``) included. ``tables``: the catalog's names,
+        if read already."""
         prefix = (name + _VERSION_SUFFIX).lower()
         found = []
-        for table in self.connection.catalog.listTables(self.database):
-            lower = table.name.lower()
-            if lower.startswith(prefix) and lower[len(prefix):].isdigit():
-                found.append(int(lower[len(prefix):]))
-        return sorted(found)
+        for lower, table in (self._catalog()[0] if tables is None else tables).items():
+            rest = lower[len(prefix):].removesuffix(_NEXT_SUFFIX)
+            if lower.startswith(prefix) and rest.isdigit():
+                found.append((int(rest), table))
+        return found
 
     @contextlib.contextmanager
     def versioned(self, name: str) -> Iterator[str]:
@@ -533,12 +634,13 @@ class SparkEngine(Engine):
         """
         switch = names[-1]
         current = self.current_version(switch)
-        stale = {name: [v for v in self.versions(name) if v != current] for name in names}
-        for name, versions in stale.items():  # a failed or killed earlier write's tables
-            for version in versions:
+        stale = {name: [(v, t) for v, t in self._version_tables(name)
+                        if v != current or t.lower().endswith(_NEXT_SUFFIX)] for name in names}
+        for tables in stale.values():  # a failed or killed earlier write's tables
+            for _, table in tables:
                 self.execute(self.render("table_versions.sql", what="drop",
-                                         table=self.version_table(name, version)))
-        new = max([current or 0, *(v for vs in stale.values() for v in vs)]) + 1
+                                         table=self.table(table)))
+        new = max([current or 0, *(v for vs in stale.values() for v, _ in vs)]) + 1
         targets = {name: self.version_table(name, new) for name in names}
         try:
             yield targets
@@ -556,9 +658,10 @@ class SparkEngine(Engine):
                 self.execute(self.render("table_versions.sql", what="drop",
                                          table=self.version_table(name, current)))
 
-    def version_table(self, name: str, version: int) -> str:
-        """The quoted name of version ``version`` of the table ``name``."""
-        return self.table(f"{name}{_VERSION_SUFFIX}{version}")
+    def version_table(self, name: str, version: int, *, scratch: bool = False) -> str:
+        """The quoted name of version ``version`` of the table ``name`` (``scratch``: the
+        table an upsert writes before it replaces that version)."""
+        return self.table(f"{name}{_VERSION_SUFFIX}{version}{_NEXT_SUFFIX if scratch else ''}")
 
 
 def split_statements(sql: str) -> list[str]:
@@ -624,6 +727,30 @@ def require_models(engine: Engine, what: str) -> None:
             "connection, then score in Spark with "
             "spark.sql(model.to_sql('table', dialect='spark'))"
         )
+
+
+# What models on engines without ``Capabilities.duckdb_only`` cannot do yet, and instead.
+DUCKDB_ONLY = {
+    "group_by": "fit one model per group on a filtered source (df.where(...))",
+    "text": "fit a DuckDB connection, or tokenise in Spark (e.g. CountVectorizer) and fit "
+            "the count columns",
+    "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
+    "sparse input": "pivot the entries to columns, or fit on DuckDB",
+    "scoring macros": "score with predict(), or with spark.sql(model.to_sql('table', "
+                      "dialect='spark'))",
+    "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
+    "search": "run the search on a DuckDB connection (it fits scratch models inside a "
+              "rolled-back transaction), then fit the chosen model on Spark",
+}
+
+
+def require_duckdb(engine: Engine, feature: str) -> None:
+    """Refuse ``feature`` (a key of ``DUCKDB_ONLY``) on an engine that lacks it, saying
+    what to do instead."""
+    if not engine.capabilities.duckdb_only:
+        raise UnsupportedError(
+            f"{feature} is DuckDB-only for now (not on {engine.dialect.title}): "
+            f"{DUCKDB_ONLY[feature]}")
 
 
 def _is_spark_session(con: Any) -> bool:

@@ -162,7 +162,9 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
     try:
         with engine.transaction("merge"):
             ownership.claim(result, ownership.names(result.name, "base", "macros"))
-            if not accumulate:
+            if accumulate:
+                flow.stage(fresh=False)  # engines without transactions: a new version
+            else:
                 flow.create(spec["target_type"])
                 flow.run("copy_features.sql", source=sources[0].tables)
             for source in sources:
@@ -243,6 +245,8 @@ def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | N
     they changed; returns whether the model's parameters need new definitions."""
     ownership.claim(model, ownership.names(model.name, "base", "macros"))
     refreshed = stored is None or stored["params"] != jsonable(model.family.params)
+    if stored is not None:
+        model.pipeline.stage(fresh=False)  # engines without transactions: a new version
     if stored is None:
         model.pipeline.create(class_type)
         model.pipeline.run("insert_features.sql", features=features)

@@ -34,7 +34,7 @@ from . import (
 )
 from . import scoring as scoring_strategies
 from .dialect import Dialect
-from .engine import Engine, engine_for, require_models
+from .engine import Engine, engine_for, require_duckdb, require_models
 from .errors import (
     CoercedValuesWarning,
     IncompatibleModelError,
@@ -219,6 +219,7 @@ class NaiveBayes:
         """
         self.refuse_newer()
         if text is not None or text_options:
+            require_duckdb(self.engine, "text")
             if text is None or features is not None:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
@@ -232,6 +233,8 @@ class NaiveBayes:
             fit_text(self, source, target, text, weight=weight, options=text_options,
                      partial=False)
             return self
+        if group_by is not None:
+            require_duckdb(self.engine, "group_by")
         if group_by is not None and self.family.composite:
             raise InvalidParameterError(
                 "group_by is not available for family='auto' models yet: fit one model "
@@ -279,6 +282,7 @@ class NaiveBayes:
         with one row per document, or, when ``labels`` is None, from ``entries`` itself.
         Features are keys of any type (terms, hashed buckets…), stored as text.
         """
+        require_duckdb(self.engine, "long input")
         from .text import LongColumns, fit_long
         fit_long(self, entries, target, labels=labels, weight=weight,
                  columns=LongColumns(document, feature, value), partial=False)
@@ -288,6 +292,7 @@ class NaiveBayes:
                          weight: str | None = None, document: str = "document",
                          feature: str = "feature", value: str = "value") -> NaiveBayes:
         """Add a batch of long input to the model; new features join the model."""
+        require_duckdb(self.engine, "long input")
         from .text import LongColumns, fit_long
         fit_long(self, entries, target, labels=labels, weight=weight,
                  columns=LongColumns(document, feature, value), partial=True)
@@ -406,6 +411,7 @@ class NaiveBayes:
         ``rows`` has one row per sample: ``row``, the target and the optional weight.
         ``features`` names the feature indices 0..n-1.
         """
+        require_duckdb(self.engine, "sparse input")
         if not self.family.sparse_input:
             raise InvalidParameterError(
                 f"sparse input needs a count family, not {self.family.name}"
@@ -466,6 +472,7 @@ class NaiveBayes:
         with an already fitted vectorizer. See :mod:`sqlnb.text`.
         """
         if text is not None or text_options:
+            require_duckdb(self.engine, "text")
             if text is None or features is not None or classes is not None:
                 raise InvalidParameterError(
                     "text options need text=<column>; a text model takes no features or classes"
@@ -484,6 +491,7 @@ class NaiveBayes:
                            weight: str | None = None, row: str = "row",
                            classes: list[Any] | None = None) -> NaiveBayes:
         """:meth:`partial_fit` for sparse (long) input, as taken by :meth:`fit_sparse`."""
+        require_duckdb(self.engine, "sparse input")
         from .incremental import partial_fit_sparse
 
         return partial_fit_sparse(self, entries, rows, target, features=features,
@@ -712,6 +720,7 @@ class NaiveBayes:
         ``output='predict'`` gives a ``prediction`` column; the other outputs give a
         ``scores`` list per row, in class order.
         """
+        require_duckdb(self.engine, "sparse input")
         _ = self.meta  # raises NotFittedError early
         entries_src, rows_src = self.engine.source(entries), self.engine.source(rows)
         try:
@@ -749,6 +758,7 @@ class NaiveBayes:
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
+        require_duckdb(self.engine, "scoring macros")
         self.engine.refuse_open_transaction("create_macros")
         _ = self.meta  # raises NotFittedError early
         try:
@@ -794,6 +804,7 @@ class NaiveBayes:
         other classes: a relation (class, rank, feature, category, score); see
         ``sql/top_features.sql`` for each family's score.
         """
+        require_duckdb(self.engine, "top_features")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
         _ = self.meta  # raises NotFittedError early
@@ -821,6 +832,7 @@ class NaiveBayes:
 
         >>> model.search("t", "y", param_grid={"var_smoothing": [1e-9, 1e-3]})  # doctest: +SKIP
         """
+        require_duckdb(self.engine, "search")
         from .search import search
 
         return search(self, source, target, features=features, weight=weight, text=text,

@@ -65,15 +65,12 @@ def existing(model: NaiveBayes, candidates: list[str]) -> dict[str, str]:
     # duckdb_functions() lists every built-in function (~0.1 s): asked only about names a
     # macro can have
     macros = [n for n in names if n.endswith(MACRO_SUFFIXES)]
-    rows = model.engine.fetch(model.engine.render("relations.sql", names=names,
-                                                  macro_names=macros))
-    return {name: kind for name, kind in rows}
+    return model.engine.relations(names, macros)
 
 
 def _columns(model: NaiveBayes, table: str) -> set[str]:
     """The column names of ``table`` (of the current schema)."""
-    return {row[0] for row in model.engine.fetch(
-        model.engine.render("relations.sql", columns_of=table.lower()))}
+    return model.engine.column_names(table.lower())
 
 
 def owned(model: NaiveBayes) -> set[str]:
@@ -89,7 +86,7 @@ def owned(model: NaiveBayes) -> set[str]:
     columns = _columns(model, meta_name)
     if not META_COLUMNS <= columns:
         return set()  # a relation of that name, but not a model's metadata
-    if kind == "TABLE" and "relations" in columns:
+    if kind in ("TABLE", "VERSIONED") and "relations" in columns:
         rows = model.engine.fetch(model.engine.render("read_meta.sql", t=model.tables,
                                                       model=model.name, what="relations"))
         if rows and rows[0][0] is not None:
@@ -142,6 +139,9 @@ def release(model: NaiveBayes, candidates: list[str]) -> None:
     present = existing(model, candidates) if candidates else {}
     drops = [{"kind": present[name.lower()], "name": name} for name in candidates
              if name.lower() in present]
+    for name in [d["name"] for d in drops if d["kind"] == "VERSIONED"]:
+        drops += [{"kind": "TABLE", "name": f"{name}__v{version}"}
+                  for version in model.engine.versions(name)]
     if drops:
         model.pipeline.run("drop_relations.sql", relations=drops)
 

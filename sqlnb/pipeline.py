@@ -15,7 +15,9 @@ written once here:
    model's spec and owned relations) and the scoring macros.
 
 The caller runs these inside one ``engine.transaction``: if any step fails, nothing of the
-call is left behind.
+call is left behind. On an engine without transactions (Spark) the write goes to a new
+version of the statistics and metadata tables (:meth:`Pipeline.stage`), switched to when
+the transaction's block ends.
 
 >>> import duckdb, sqlnb
 >>> con = duckdb.connect()
@@ -43,6 +45,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
 
 
+# The tables a write on an engine without transactions versions; the metadata is the switch.
+VERSIONED_ROLES = ("features", "class_stats", "feature_stats", "meta")
+
+
 class Pipeline:
     """The fit flow of one model: its engine, family and relations (``tables``, quoted).
 
@@ -57,7 +63,9 @@ class Pipeline:
         self.name = name
         self.tables = tables
         self.owner = owner
-        self.sql_macros = sql_macros
+        self.sql_macros = sql_macros and engine.capabilities.stored_functions
+        self.stable = dict(tables)  # the names readers use, whatever a write stages
+        self._params_context: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ statements
     def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
@@ -98,12 +106,53 @@ class Pipeline:
     def create(self, class_type: str, *, text: bool = False) -> None:
         """Create the model's (empty) tables, releasing its earlier ones (and an earlier
         text model's); ``text`` adds the tables of a term model."""
-        ownership.release(self.owner, ownership.names(self.name, "base", "text"))
+        staged = self.stage(fresh=True)
+        kept = {f"{self.name}_{role}" for role in VERSIONED_ROLES} if staged else set()
+        ownership.release(self.owner, [name for name in ownership.names(self.name, "base", "text")
+                                       if name not in kept])
         self.run("create_model.sql", class_type=class_type)
         if text:
             ownership.release(self.owner, ownership.names(self.name, "text") + [
                 f"{self.name}_feature_stats", f"{self.name}_features"])
             self.run("text/create_text.sql", class_type=class_type)
+
+    def stage(self, *, fresh: bool) -> bool:
+        """On an engine without transactions, point the statistics and metadata tables at
+        a new version (created empty if ``fresh``, else as a copy of the current one) and
+        the parameter views at scratch ones over it: readers keep the current version until
+        the transaction's block ends and the engine switches to the new one. Returns whether
+        the write is staged (False on engines with transactions, which write in place)."""
+        if self.engine.capabilities.transactions:
+            return False
+        if "next_meta" in self.tables:
+            return True  # staged already by this write
+        names = [f"{self.name}_{role}" for role in VERSIONED_ROLES]
+        version = self.engine.stage(names, self._staged_write_done)
+        for role, name in zip(VERSIONED_ROLES, names):
+            target = self.engine.version_table(name, version)
+            if not fresh:
+                self.engine.execute(self.engine.render(
+                    "table_versions.sql", what="copy", table=self.stable[role], into=target))
+            self.tables[role] = target
+            self.tables["next_" + role] = self.engine.version_table(name, version, scratch=True)
+        for role in ("class_params", "feature_params"):
+            self.tables[role] = self.engine.version_table(f"{self.name}_{role}", version)
+        return True
+
+    def _staged_write_done(self, switched: bool) -> None:
+        """After a staged write: the names readers use again; the parameter views over
+        them (re)created if the write was switched to; the scratch views dropped."""
+        staged = "next_meta" in self.tables  # else staging failed before it changed them
+        scratch = [self.tables[role] for role in ("class_params", "feature_params")
+                   if staged]
+        self.tables.clear()
+        self.tables.update(self.stable)
+        context, self._params_context = self._params_context, None
+        if switched and context is not None:
+            self.run("params.sql", **context)
+        for view in scratch:
+            self.engine.execute(self.engine.render("table_versions.sql", what="drop_view",
+                                                   table=view))
 
     # ------------------------------------------------------------------ 2. batches
     def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]],
@@ -229,9 +278,11 @@ class Pipeline:
         n_classes = self.check_classes(self.family.min_classes,
                                        self.family.name + " naive Bayes")
         self.family.check_priors(n_classes)
-        if n_classes != known_classes:
-            self.run("params.sql", priors=self.family.prior_list(),
-                     fit_prior=self.family.fit_prior())
+        if n_classes != known_classes or "next_meta" in self.tables:
+            context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}
+            self.run("params.sql", **context)
+            if "next_meta" in self.tables:  # staged: the views readers use come after the switch
+                self._params_context = context
         self.check("checks.sql", features=features)
         self.write_meta(features, target, target_type, weight, kind)
         if self.sql_macros and scoring_macros:

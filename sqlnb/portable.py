@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from . import grouping, mixed, ownership, text
-from .dialect import DUCKDB
+from .dialect import DUCKDB, SPARK
 from .engine import engine_for, require_models
 from .errors import (
     ExportExistsError,
@@ -103,6 +103,8 @@ def export_model(model: NaiveBayes, path: str | os.PathLike, *,
         )
     _ = model.meta  # NotFittedError before anything is created on disk
     _check_target(target, overwrite)
+    if model.engine.dialect is not DUCKDB:
+        return export_model(_duckdb_copy(model), target, overwrite=overwrite)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial",
                                     dir=target.parent))
@@ -116,6 +118,27 @@ def export_model(model: NaiveBayes, path: str | os.PathLike, *,
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return target
+
+
+def _duckdb_copy(model: NaiveBayes) -> NaiveBayes:
+    """The model's tables (those it owns: its metadata and statistics) copied into a private
+    in-memory DuckDB, as the same model there: how a model on another engine is exported
+    (the files are written as a DuckDB model's are, so they are the same either way)."""
+    local = duckdb.connect()
+    roles = ["meta", *KNOWN_ROLES]
+    names = [f"{model.name}_{role}" for role in roles]
+    mine = ownership.owned(model)
+    present = ownership.existing(model, names)
+    for name in names:
+        if name.lower() in present and name.lower() in mine:
+            rows = model.engine.arrow(model.engine.render(
+                "table_versions.sql", what="columns", table=model.dialect.ident(name)))
+            local.register("__sqlnb_rows", rows)
+            local.execute(render("table_versions.sql", what="copy", into=DUCKDB.ident(name),
+                                 table=DUCKDB.ident("__sqlnb_rows")))
+            local.unregister("__sqlnb_rows")
+    return type(model)(model.name, con=local, family=model.family.name, sql_macros=False,
+                       **model.family.params)
 
 
 def _as_path(path: Any) -> Path:
@@ -202,6 +225,9 @@ def _write_files(model: NaiveBayes, directory: Path) -> dict[str, Any]:
             })
         kind = _kind(model, [t["role"] for t in tables])
     meta["fitted_at"] = _timestamp(meta.get("fitted_at"))
+    # a model fitted on Spark records Spark's type names: the files speak DuckDB's
+    meta["target_type"] = SPARK.portable_type(meta["target_type"])
+    meta["features"] = [{**f, "type": SPARK.portable_type(f["type"])} for f in meta["features"]]
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -255,7 +281,8 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
     engine.refuse_open_transaction("import_model")
     meta = manifest["meta"]
     tables = {t["role"]: t for t in manifest["tables"]}
-    _check_files(con, directory, tables)
+    # the files are checked by DuckDB wherever the model goes (they are on this machine)
+    _check_files(con if engine.dialect is DUCKDB else duckdb.connect(), directory, tables)
     model = _new_model(make_model, con, name or meta["model"], meta, sql_macros)
     roles = set(tables)
     grouped, terms = "group_columns" in roles, "analyzer" in roles
@@ -275,7 +302,7 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
                 parts = mixed.parts_of(model, features)
                 mixed.create_tables(model, parts, target_type)
             else:
-                model.pipeline.create(target_type, text=terms)
+                model.pipeline.create(model.dialect.type_name(target_type), text=terms)
             if grouped:
                 grouping.create_group_tables(model, groups, target_type)
             for role, table in tables.items():
@@ -496,7 +523,9 @@ def _load_table(model: NaiveBayes, directory: Path, table: dict[str, Any]) -> No
     """Copy one file into the table the import created for its role: the same columns, or
     the export is not one this sqlnb can read."""
     name = f"{model.name}_{table['role']}"
-    expected = [column for column, _ in model.pipeline.fetch("export_columns.sql", table_name=name)]
+    # the table the import writes (on Spark, the new version of it: see Pipeline.stage)
+    target = model.pipeline.tables.get(table["role"]) or model.dialect.ident(name)
+    expected = model.engine.column_list(target)
     if [c["name"] for c in table["columns"]] != expected:
         raise _incompatible(directory, f"the file {table['file']!r} has the columns "
                             f"{[c['name'] for c in table['columns']]}; this sqlnb's "
@@ -504,8 +533,8 @@ def _load_table(model: NaiveBayes, directory: Path, table: dict[str, Any]) -> No
     columns = [{"name": c["name"], "cast": c["type"] if c["stored_as"] == "text" else None}
                for c in table["columns"]]
     try:
-        model.pipeline.run("import_table.sql", role=table["role"], table=DUCKDB.ident(name),
-                   columns=columns, path=str(directory / table["file"]))
-    except duckdb.Error as exc:  # e.g. a key twice, a label its type cannot hold
+        model.pipeline.run("import_table.sql", role=table["role"], table=target,
+                           columns=columns, path=str(directory / table["file"]))
+    except (duckdb.Error, *model.engine.unreadable_errors) as exc:  # e.g. a key twice, a label its type cannot hold
         raise _incompatible(directory, f"the rows of {table['file']!r} do not make a valid "
                             f"{table['role']} table ({str(exc).splitlines()[0]})") from None

@@ -74,9 +74,16 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
     env.filters["lit"] = dialect.lit
     env.filters["kind"] = dialect.kind
     env.filters["comment"] = dialect.comment  # any text inside a SQL comment
+    env.filters["each"] = each
     env.globals["fn"] = dialect.functions
     env.globals["sql"] = Dispatcher(env, dialect)
     return env
+
+
+def each(values: Any, how: Any) -> list[str]:
+    """One SQL expression per value: ``how`` is a format string (``"{}_n"``) or a macro
+    taking the value. For the lists a template hands to ``sql.unpivot``."""
+    return [str(how(v)) if callable(how) else how.format(v) for v in values]
 
 
 def render(template: str, dialect: Dialect = DUCKDB, **context) -> str:

@@ -22,6 +22,18 @@ raise_error({{ message }})
 NOT isnan({{ x }})
 {%- endmacro %}
 
+{#- Whether the DOUBLE expression ``x`` is infinite. -#}
+{% macro is_infinite(x) -%}
+isinf({{ x }})
+{%- endmacro %}
+
+{#- A FROM-clause item joining each row to the integers 0 .. ``size`` - 1, as the
+    column ``alias``.code (it starts with its own comma where the engine needs one). -#}
+{% macro codes(size, alias) -%}
+,
+    LATERAL (SELECT unnest(range(CAST({{ size }} AS BIGINT))) AS code) AS {{ alias }}
+{%- endmacro %}
+
 {#- The natural logarithm of the gamma function (log(n!) = log_gamma(n + 1)). -#}
 {% macro log_gamma(x) -%}
 lgamma({{ x }})
@@ -46,4 +58,88 @@ ON CONFLICT ({{ keys | join(", ") }}) DO UPDATE SET
 {% for column in columns %}
     {{ column }} = {{ caller(column, table, "excluded") }}{{ ",\n" if not loop.last }}
 {%- endfor %}
+{%- endmacro %}
+
+{#- Select-list items that turn one row into one row per feature: ``columns`` is a list of
+    (name, values) pairs, ``values`` holding one SQL expression per feature (the same
+    number in each pair); item i of every list lands in the same output row. -#}
+{% macro unpivot(columns) -%}
+{% for name, values in columns %}
+unnest([{{ values | join(", ") }}]) AS {{ name }}{{ ",\n        " if not loop.last }}
+{%- endfor %}
+{%- endmacro %}
+
+{#- Whether the DOUBLE expression ``x`` is finite (neither NaN nor infinite). -#}
+{% macro is_finite(x) -%}
+isfinite({{ x }})
+{%- endmacro %}
+
+{#- A column type of the statistics tables, given by its DuckDB name. -#}
+{% macro type(name) -%}
+{{ name }}
+{%- endmacro %}
+
+{#- The key of a statistics table (after its last column), where the engine has keys. -#}
+{% macro primary_key(columns) -%}
+,
+    PRIMARY KEY ({{ columns | join(", ") }})
+{%- endmacro %}
+
+{#- Empty a table (the metadata row before it is written again). -#}
+{% macro delete_all(table) -%}
+DELETE FROM {{ table }}
+{%- endmacro %}
+
+{#- Add a column an older layout of a table lacks; one statement, ending with ";". -#}
+{% macro add_column(table, column, type) -%}
+ALTER TABLE {{ table }} ADD COLUMN IF NOT EXISTS {{ column }} {{ type }};
+{%- endmacro %}
+
+{#- A JSON list (text) of ``column``'s values in ``table``, sorted. -#}
+{% macro sorted_json_list(column, table) -%}
+(SELECT to_json(list({{ column }} ORDER BY {{ column }}))::VARCHAR FROM {{ table }})
+{%- endmacro %}
+
+{#- The time of the statement, without a time zone. -#}
+{% macro now() -%}
+current_timestamp::TIMESTAMP
+{%- endmacro %}
+
+{#- Element ``index`` (1-based) of the DOUBLE list ``values`` (SQL literals). -#}
+{% macro double_at(values, index) -%}
+CAST([{{ values | join(", ") }}] AS DOUBLE[])[{{ index }}]
+{%- endmacro %}
+
+{#- Insert into ``table`` the rows ``select`` (a SELECT list, without FROM) reads from the
+    Parquet file ``path``, in the file's order; ``columns`` are the (quoted) names. -#}
+{% macro insert_from_parquet(table, columns, select, path) -%}
+INSERT INTO {{ table }} BY NAME
+{{ select }}FROM read_parquet({{ path | lit }}, file_row_number = true)
+ORDER BY file_row_number
+{%- endmacro %}
+
+{#- Delete the rows of ``table`` where ``condition`` holds. ``into``: see upsert. -#}
+{% macro delete_where(table, condition, into=none) -%}
+DELETE FROM {{ table }}
+WHERE {{ condition }}
+{%- endmacro %}
+
+{#- Insert the rows of ``rows`` (a SELECT of the ``keys`` then the ``columns``) whose key
+    ``table`` does not hold yet; the others are left out. ``into``: see upsert. -#}
+{% macro insert_missing(table, keys, columns, rows, into=none) -%}
+INSERT INTO {{ table }} ({{ (keys + columns) | join(", ") }})
+{{ rows | trim }}
+ON CONFLICT ({{ keys | join(", ") }}) DO NOTHING
+{%- endmacro %}
+
+{#- Set ``columns`` of the rows of ``table`` (whose columns are ``all_columns``) to their
+    values in ``rows`` (a SELECT of the ``keys`` then the ``columns``), matched by key.
+    ``into``: see upsert. -#}
+{% macro update(table, keys, columns, rows, all_columns, into=none) -%}
+UPDATE {{ table }} AS __old
+SET {% for c in columns %}{{ c }} = __new.{{ c }}{{ ", " if not loop.last }}{% endfor +%}
+FROM (
+{{ rows | trim }}
+) AS __new ({{ (keys + columns) | join(", ") }})
+WHERE {% for k in keys %}__old.{{ k }} = __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %}
 {%- endmacro %}

@@ -1,9 +1,12 @@
 {#- Spark SQL's spelling of the statement shapes in sql/dialects/default.sql (only those
     that differ are defined here). What Spark lacks is written out from what it has. -#}
 
-{#- Spark has no temporary tables: CACHE TABLE materialises a query for the session. -#}
+{#- Spark has no temporary tables, and a CACHE TABLE view is re-resolved by name (the
+    shifts read the batch, which a rescan replaces): a small Parquet table, dropped when
+    the batch is merged (sql/drop_batch.sql) or by the next write of the same model. -#}
 {% macro temp_table(name) -%}
-CACHE TABLE {{ name }} AS
+DROP TABLE IF EXISTS {{ name }};
+CREATE TABLE {{ name }} USING parquet AS
 {%- endmacro %}
 
 {#- Spark has no lgamma: the Lanczos approximation (g = 7, nine coefficients), within a
@@ -26,7 +29,10 @@ CAST({{ x }} AS STRING)
     statistics and the incoming rows. A key on one side only keeps that side's values as
     they are (what an insert, or no conflict, leaves); a key on both takes the same update
     expressions as DuckDB's ON CONFLICT DO UPDATE, so both engines compute the same
-    doubles. The old table is only read: a failure leaves it as it was. -#}
+    doubles. The new table then takes the old one's name (the old one is dropped): a model's
+    tables on Spark are new versions of its own, not yet read by anyone (see
+    SparkEngine.stage), so replacing them is safe; a failure before the rename leaves the
+    old table as it was. -#}
 {% macro upsert(table, keys, columns, rows, into) -%}
 CREATE TABLE {{ into }} USING parquet AS
 SELECT
@@ -42,5 +48,106 @@ FROM (SELECT *, TRUE AS __sqlnb_stored FROM {{ table }}) AS __old
 FULL OUTER JOIN (SELECT *, TRUE AS __sqlnb_incoming FROM (
 {{ rows }}
 ) AS __rows ({{ (keys + columns) | join(", ") }})) AS __new
-ON {% for key in keys %}__old.{{ key }} <=> __new.{{ key }}{{ " AND " if not loop.last }}{% endfor %}
+ON {% for key in keys %}__old.{{ key }} <=> __new.{{ key }}{{ " AND " if not loop.last }}{% endfor %};
+DROP TABLE {{ table }};
+ALTER TABLE {{ into }} RENAME TO {{ table }}
+{%- endmacro %}
+
+{#- Several explode() in one SELECT are cross-joined, not zipped: one inline() of an array
+    of structs, one struct per feature, gives the zipped rows. -#}
+{% macro unpivot(columns) -%}
+inline(array(
+{%- for i in range(columns[0][1] | length) %}
+named_struct({% for name, values in columns %}{{ name | lit }}, {{ values[i] }}{{ ", " if not loop.last }}{% endfor %}){{ ",\n        " if not loop.last }}
+{%- endfor %}))
+{%- endmacro %}
+
+{#- Spark has no isfinite. -#}
+{% macro is_finite(x) -%}
+(NOT isnan({{ x }}) AND abs({{ x }}) < double('inf'))
+{%- endmacro %}
+
+{% macro is_infinite(x) -%}
+abs({{ x }}) = double('inf')
+{%- endmacro %}
+
+{#- size >= 1 here: sequence(0, -1) would count down. -#}
+{% macro codes(size, alias) -%}
+LATERAL VIEW explode(sequence(CAST(0 AS BIGINT), CAST({{ size }} AS BIGINT) - 1)) {{ alias }} AS code
+{%- endmacro %}
+
+{% set spark_types = {'VARCHAR': 'STRING', 'INTEGER': 'INT', 'TIMESTAMP': 'TIMESTAMP_NTZ',
+                      'HUGEINT': 'DECIMAL(38,0)'} %}
+{% macro type(name) -%}
+{{ spark_types.get(name, name) }}
+{%- endmacro %}
+
+{#- Spark tables have no keys: the upsert's join finds the rows of a key. -#}
+{% macro primary_key(columns) -%}
+{%- endmacro %}
+
+{% macro delete_all(table) -%}
+TRUNCATE TABLE {{ table }}
+{%- endmacro %}
+
+{#- A model on Spark is never of an older layout. -#}
+{% macro add_column(table, column, type) -%}
+{%- endmacro %}
+
+{% macro sorted_json_list(column, table) -%}
+(SELECT to_json(array_sort(collect_list({{ column }}))) FROM {{ table }})
+{%- endmacro %}
+
+{% macro now() -%}
+CAST(current_timestamp() AS TIMESTAMP_NTZ)
+{%- endmacro %}
+
+{% macro double_at(values, index) -%}
+element_at(array({% for v in values %}CAST({{ v }} AS DOUBLE){{ ", " if not loop.last }}{% endfor %}), {{ index }})
+{%- endmacro %}
+
+{#- Spark reads a file as a table named by its path; a statistics table's sums do not
+    depend on its rows' order on disk. -#}
+{% macro insert_from_parquet(table, columns, select, path) -%}
+INSERT INTO {{ table }} ({{ columns | join(", ") }})
+{{ select }}FROM parquet.{{ path | ident }}
+{%- endmacro %}
+
+{#- Spark has no DELETE, UPDATE or ON CONFLICT on plain tables: each writes the table's
+    new contents to ``into``, which then takes the table's name (as the upsert does; the
+    tables a write changes are its own new versions). -#}
+{% macro delete_where(table, condition, into) -%}
+CREATE TABLE {{ into }} AS
+SELECT * FROM {{ table }}
+WHERE NOT coalesce({{ condition }}, FALSE);
+DROP TABLE {{ table }};
+ALTER TABLE {{ into }} RENAME TO {{ table }}
+{%- endmacro %}
+
+{% macro insert_missing(table, keys, columns, rows, into) -%}
+CREATE TABLE {{ into }} AS
+SELECT {{ (keys + columns) | join(", ") }} FROM {{ table }}
+UNION ALL
+SELECT __new.* FROM (
+{{ rows | trim }}
+) AS __new ({{ (keys + columns) | join(", ") }})
+LEFT ANTI JOIN {{ table }} AS __old
+ON {% for k in keys %}__old.{{ k }} <=> __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %};
+DROP TABLE {{ table }};
+ALTER TABLE {{ into }} RENAME TO {{ table }}
+{%- endmacro %}
+
+{% macro update(table, keys, columns, rows, all_columns, into) -%}
+CREATE TABLE {{ into }} AS
+SELECT
+{% for c in all_columns %}
+    {% if c in columns %}CASE WHEN __new.__sqlnb_found THEN __new.{{ c }} ELSE __old.{{ c }} END{% else %}__old.{{ c }}{% endif %} AS {{ c }}{{ "," if not loop.last }}
+{% endfor %}
+FROM {{ table }} AS __old
+LEFT JOIN (SELECT *, TRUE AS __sqlnb_found FROM (
+{{ rows | trim }}
+) AS __rows ({{ (keys + columns) | join(", ") }})) AS __new
+ON {% for k in keys %}__old.{{ k }} = __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %};
+DROP TABLE {{ table }};
+ALTER TABLE {{ into }} RENAME TO {{ table }}
 {%- endmacro %}

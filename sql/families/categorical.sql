@@ -21,11 +21,11 @@ CREATE TABLE {{ t.feature_stats }} (
     {{ g.column }} {{ g.type }} NOT NULL,
 {% endfor %}
     class    {{ class_type }} NOT NULL,
-    feature  VARCHAR NOT NULL,
-    category VARCHAR NOT NULL,  -- the value, as text
+    feature  {{ sql.type('VARCHAR') }} NOT NULL,
+    category {{ sql.type('VARCHAR') }} NOT NULL,  -- the value, as text
     n        BIGINT NOT NULL,   -- rows with this value
-    count    DOUBLE NOT NULL,   -- their summed sample weight (scikit-learn's category_count_)
-    PRIMARY KEY ({{ by_group(t) }}class, feature, category)
+    -- their summed sample weight (scikit-learn's category_count_)
+    count    DOUBLE NOT NULL{{ sql.primary_key([by_group(t) ~ 'class', 'feature', 'category']) }}
 );
 {% endmacro %}
 
@@ -59,7 +59,7 @@ FROM (
         {{ target }} AS class,
         {% if weight %}{{ weight }} AS weight,{% endif %}
         {% for f in features %}
-        CAST({{ f.column }} AS VARCHAR) AS {{ f.alias }}{{ "," if not loop.last }}
+        {{ sql.as_text(f.column) }} AS {{ f.alias }}{{ "," if not loop.last }}
         {% endfor %}
     FROM {{ source }}
     WHERE {{ target }} IS NOT NULL
@@ -118,15 +118,15 @@ FROM (
 SELECT DISTINCT b.feature, 'has negative values, which are not category codes' AS problem
 FROM {{ t.batch }} AS b
 JOIN {{ t.features }} AS f USING (feature)
-WHERE f.coding = 'integer' AND TRY_CAST(b.category AS HUGEINT) < 0
+WHERE f.coding = 'integer' AND TRY_CAST(b.category AS {{ sql.type('HUGEINT') }}) < 0
 {% set coded = features | selectattr('coding', 'equalto', 'integer') | list %}
 {% if coded %}
 UNION ALL
 -- integer codes 0..k-1 make a domain of k categories: a stray large code (a zip code, an
 -- id) would make millions, so past max_categories the fit stops and says what to do
 SELECT b.feature,
-       'has the category code ' || max(TRY_CAST(b.category AS HUGEINT)) || ', so its '
-       || 'domain would be the codes 0 to ' || max(TRY_CAST(b.category AS HUGEINT))
+       'has the category code ' || max(TRY_CAST(b.category AS {{ sql.type('HUGEINT') }})) || ', so its '
+       || 'domain would be the codes 0 to ' || max(TRY_CAST(b.category AS {{ sql.type('HUGEINT') }}))
        || ', more than max_categories=' || any_value(limits.max_categories) || ': name it in '
        || 'value_columns to take its values as categories as they are (only the values '
        || 'seen), recode it to 0..k-1, or raise max_categories' AS problem
@@ -137,7 +137,7 @@ JOIN (VALUES
 {% endfor %}
 ) AS limits (feature, max_categories) USING (feature)
 GROUP BY b.feature
-HAVING max(TRY_CAST(b.category AS HUGEINT)) >= any_value(limits.max_categories)
+HAVING max(TRY_CAST(b.category AS {{ sql.type('HUGEINT') }})) >= any_value(limits.max_categories)
 {% endif %}
 {% endmacro %}
 
@@ -156,15 +156,15 @@ WITH observed AS (
     WHERE f.coding = 'value'
     UNION ALL
     -- integer codes: every code from 0 to the largest seen (or min_categories - 1)
-    SELECT {{ by_group(t, 'm.') }}m.feature, CAST(code.code AS VARCHAR)
+    SELECT {{ by_group(t, 'm.') }}m.feature, {{ sql.as_text('code.code') }}
     FROM (
-        SELECT {{ by_group(t, 'o.') }}o.feature, greatest(max(CAST(o.category AS HUGEINT)) + 1, coalesce(any_value(f.min_categories), 0)) AS size
+        SELECT {{ by_group(t, 'o.') }}o.feature, greatest(max(CAST(o.category AS {{ sql.type('HUGEINT') }})) + 1, coalesce(any_value(f.min_categories), 0)) AS size
         FROM observed AS o
         JOIN {{ t.features }} AS f USING (feature)
         WHERE f.coding = 'integer'
         GROUP BY {{ by_group(t, 'o.') }}o.feature
-    ) AS m,
-    LATERAL (SELECT unnest(range(CAST(m.size AS BIGINT))) AS code) AS code
+    ) AS m
+    {{ sql.codes('m.size', 'code') }}
 ), sizes AS (
     SELECT {{ by_group(t, 'd.') }}d.feature, greatest(count(*), coalesce(any_value(f.min_categories), 0)) AS n_categories
     FROM domain AS d

@@ -16,11 +16,11 @@ CREATE TABLE {{ t.feature_stats }} (
     {{ g.column }} {{ g.type }} NOT NULL,
 {% endfor %}
     class   {{ class_type }} NOT NULL,
-    feature VARCHAR NOT NULL,
+    feature {{ sql.type('VARCHAR') }} NOT NULL,
     n       BIGINT NOT NULL,   -- rows with a value
     count   DOUBLE NOT NULL,   -- weighted sum of the values (scikit-learn's feature_count_)
-    weight  DOUBLE,            -- summed sample weight of the rows with a value (NULL: sparse fit)
-    PRIMARY KEY ({{ by_group(t) }}class, feature)
+    -- summed sample weight of the rows with a value (NULL: sparse fit)
+    weight  DOUBLE{{ sql.primary_key([by_group(t) ~ 'class', 'feature']) }}
 );
 {% endmacro %}
 
@@ -48,10 +48,7 @@ CREATE TABLE {{ t.feature_stats }} (
 {% macro batch_counts(t, features) %}
 SELECT
     {{ by_group(t) }}class,
-    unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
-    unnest({{ columns_of(features, '_n') }}) AS n,
-    unnest([{% for f in features %}coalesce({{ f.alias }}_s, 0){{ ", " if not loop.last }}{% endfor %}]) AS count,
-    unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS weight
+    {{ sql.unpivot([('feature', (features | map(attribute='name') | map('lit') | list)), ('n', (features | map(attribute='alias')) | each('{}_n')), ('count', (features | map(attribute='alias')) | each('coalesce({}_s, 0)')), ('weight', (features | map(attribute='alias')) | each('coalesce({}_w, 0)'))]) }}
 FROM {{ t.batch }}
 {% endmacro %}
 
@@ -65,11 +62,12 @@ SELECT class, feature, n, count, weight FROM {{ source.feature_stats }}
 
 {# Zero counts for declared classes that have no rows yet (scikit-learn's `classes`). #}
 {% macro declare(t) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, n, count, weight)
+{% set rows %}
 SELECT c.class, f.feature, 0, 0, 0
 FROM {{ t.class_stats }} AS c
 CROSS JOIN {{ t.features }} AS f
-ON CONFLICT (class, feature) DO NOTHING;
+{% endset %}
+{{ sql.insert_missing(t.feature_stats, ['class', 'feature'], ['n', 'count', 'weight'], rows, t.get('next_feature_stats')) }};
 {% endmacro %}
 
 {# Add (sign = 1) or subtract (sign = -1) per class x feature counts. #}
@@ -90,8 +88,7 @@ FROM (
 SELECT DISTINCT feature, 'has negative values; {{ family }} naive Bayes needs non-negative counts' AS problem
 FROM (
     SELECT
-        unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
-        unnest({{ columns_of(features, '_min') }}) AS min_value
+        {{ sql.unpivot([('feature', (features | map(attribute='name') | map('lit') | list)), ('min_value', (features | map(attribute='alias')) | each('{}_min'))]) }}
     FROM {{ t.batch }}
 )
 WHERE min_value < 0 OR isnan(min_value)
@@ -100,7 +97,7 @@ WHERE min_value < 0 OR isnan(min_value)
 {% macro nan_check(t) %}
 SELECT feature, 'contains NaN or infinite values' AS problem
 FROM {{ t.feature_stats }}
-WHERE NOT isfinite(count)
+WHERE NOT {{ sql.is_finite('count') }}
 {% endmacro %}
 
 {# The per-feature weight: rows with a value, or (sparse fits, which have no missing

@@ -15,14 +15,14 @@ CREATE TABLE {{ t.feature_stats }} (
     {{ g.column }} {{ g.type }} NOT NULL,
 {% endfor %}
     class   {{ class_type }} NOT NULL,
-    feature VARCHAR NOT NULL,
+    feature {{ sql.type('VARCHAR') }} NOT NULL,
     n       BIGINT NOT NULL,   -- rows with a value
     weight  DOUBLE NOT NULL,   -- sum of sample weights of those rows
     mean    DOUBLE NOT NULL,   -- weighted mean
     m2      DOUBLE NOT NULL,   -- weighted sum of squared deviations from the mean
     n_mean  DOUBLE NOT NULL,   -- unweighted mean
-    n_m2    DOUBLE NOT NULL,   -- unweighted sum of squared deviations
-    PRIMARY KEY ({{ by_group(t) }}class, feature)
+    -- unweighted sum of squared deviations
+    n_m2    DOUBLE NOT NULL{{ sql.primary_key([by_group(t) ~ 'class', 'feature']) }}
 );
 {% endmacro %}
 
@@ -81,21 +81,15 @@ GROUP BY __src.{{ target }}
 
 {% macro shift(f) %}{% if f.get('class_shift') %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% else %}{{ f.shift | lit }}{% endif %}{% endmacro %}
 
-{# One row per feature of a batch row: its weight and the shifted sums s1, s2 (weighted)
-   and u1, u2 (unweighted; the same as s1, s2 when the batch has no weights). #}
-{% macro batch_sums(features, weighted, weight_name) -%}
+{# One row per feature of a batch row: the `leading` (name, values) columns, then its
+   weight and the shifted sums s1, s2 (weighted) and u1, u2 (unweighted; the same as s1, s2
+   when the batch has no weights). #}
+{% macro batch_sums(features, weighted, weight_name, leading) -%}
+{% set a = features | map(attribute='alias') | list %}
 {% if weighted %}
-unnest([{% for f in features %}coalesce({{ f.alias }}_w, 0){{ ", " if not loop.last }}{% endfor %}]) AS {{ weight_name }},
-        unnest({{ columns_of(features, '_s1') }}) AS s1,
-        unnest({{ columns_of(features, '_s2') }}) AS s2,
-        unnest({{ columns_of(features, '_u1') }}) AS u1,
-        unnest({{ columns_of(features, '_u2') }}) AS u2
+{{ sql.unpivot(leading + [(weight_name, a | each('coalesce({}_w, 0)')), ('s1', a | each('{}_s1')), ('s2', a | each('{}_s2')), ('u1', a | each('{}_u1')), ('u2', a | each('{}_u2'))]) }}
 {%- else %}
-unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]) AS {{ weight_name }},
-        unnest({{ columns_of(features, '_s1') }}) AS s1,
-        unnest({{ columns_of(features, '_s2') }}) AS s2,
-        unnest({{ columns_of(features, '_s1') }}) AS u1,
-        unnest({{ columns_of(features, '_s2') }}) AS u2
+{{ sql.unpivot(leading + [(weight_name, a | each('CAST({}_n AS DOUBLE)')), ('s1', a | each('{}_s1')), ('s2', a | each('{}_s2')), ('u1', a | each('{}_s1')), ('u2', a | each('{}_s2'))]) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -106,9 +100,7 @@ unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loo
 SELECT DISTINCT feature
 FROM (
     SELECT
-        unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
-        unnest([{% for f in features %}CAST({{ f.alias }}_n AS DOUBLE){{ ", " if not loop.last }}{% endfor %}]) AS n,
-        {{ batch_sums(features, weighted, 'w') }}
+        {{ batch_sums(features, weighted, 'w', [('feature', features | map(attribute='name') | map('lit') | list), ('n', features | map(attribute='alias') | each('CAST({}_n AS DOUBLE)'))]) }}
     FROM {{ t.batch }}
 )
 WHERE (w > 0 AND s2 > 0 AND s2 - s1 * s1 / w < 1e-3 * s2)
@@ -130,16 +122,15 @@ FROM {{ t.batch }};
 {{ upsert(t, batch_moments(t, features, weighted), sign) }}
 {% endmacro %}
 
+{# A rescanned feature's smallest and largest value in a class (NULL if not rescanned). #}
+{% macro lo_of(f) %}{% if f.get('class_shift') %}{{ f.alias }}_lo{% else %}CAST(NULL AS DOUBLE){% endif %}{% endmacro %}
+{% macro hi_of(f) %}{% if f.get('class_shift') %}{{ f.alias }}_hi{% else %}CAST(NULL AS DOUBLE){% endif %}{% endmacro %}
+
 {% macro batch_moments(t, features, weighted) %}
 WITH unpivoted AS (
     SELECT
         {{ by_group(t) }}class,
-        unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
-        unnest({{ columns_of(features, '_shift') }}) AS shift,
-        unnest([{% for f in features %}{% if f.get('class_shift') %}{{ f.alias }}_lo{% else %}CAST(NULL AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]) AS lo,
-        unnest([{% for f in features %}{% if f.get('class_shift') %}{{ f.alias }}_hi{% else %}CAST(NULL AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]) AS hi,
-        unnest({{ columns_of(features, '_n') }}) AS n,
-        {{ batch_sums(features, weighted, 'weight') }}
+        {{ batch_sums(features, weighted, 'weight', [('feature', features | map(attribute='name') | map('lit') | list), ('shift', features | map(attribute='alias') | each('{}_shift')), ('lo', features | each(lo_of)), ('hi', features | each(hi_of)), ('n', features | map(attribute='alias') | each('{}_n'))]) }}
     FROM {{ t.batch }}
 )
 SELECT
@@ -165,11 +156,12 @@ SELECT class, feature, n, weight, mean, m2, n_mean, n_m2 FROM {{ source.feature_
 
 {# Zero statistics for declared classes that have no rows yet (scikit-learn's `classes`). #}
 {% macro declare(t) %}
-INSERT INTO {{ t.feature_stats }} (class, feature, n, weight, mean, m2, n_mean, n_m2)
+{% set rows %}
 SELECT c.class, f.feature, 0, 0, 0, 0, 0, 0
 FROM {{ t.class_stats }} AS c
 CROSS JOIN {{ t.features }} AS f
-ON CONFLICT (class, feature) DO NOTHING;
+{% endset %}
+{{ sql.insert_missing(t.feature_stats, ['class', 'feature'], ['n', 'weight', 'mean', 'm2', 'n_mean', 'n_m2'], rows, t.get('next_feature_stats')) }};
 {% endmacro %}
 
 {#
@@ -223,11 +215,11 @@ CASE WHEN {{ n }} = 0 THEN 0 ELSE {% call non_negative(sign) %}
 {% macro checks(t, features) %}
 SELECT feature, 'contains NaN or infinite values' AS problem
 FROM {{ t.feature_stats }}
-WHERE NOT (isfinite(mean) AND isfinite(m2))
+WHERE NOT ({{ sql.is_finite('mean') }} AND {{ sql.is_finite('m2') }})
 UNION ALL
 -- with missing values, a class may have rows but none of a feature's values: no mean to
 -- use (a class declared with `classes` and no rows yet is fine, as in scikit-learn)
-SELECT s.feature, 'has no values (all missing) in class ' || CAST(s.class AS VARCHAR) AS problem
+SELECT s.feature, 'has no values (all missing) in class ' || {{ sql.as_text('s.class') }} AS problem
 FROM {{ t.feature_stats }} AS s
 JOIN {{ t.class_stats }} AS c USING (class)
 WHERE s.n = 0 AND c.n > 0

@@ -28,8 +28,7 @@ UNION ALL
 SELECT feature, 'has values that are not whole numbers, which are not counts' AS problem
 FROM (
     SELECT
-        unnest({{ list_of(features | map(attribute='name')) }}) AS feature,
-        unnest({{ columns_of(features, '_fractional') }}) AS fractional
+        {{ sql.unpivot([('feature', (features | map(attribute='name') | map('lit') | list)), ('fractional', (features | map(attribute='alias')) | each('{}_fractional'))]) }}
     FROM {{ t.batch }}
 )
 WHERE fractional > 0
@@ -40,7 +39,7 @@ WHERE fractional > 0
 UNION ALL
 SELECT DISTINCT feature, 'has a rate of zero (or no values) in a class: use alpha > 0' AS problem
 FROM {{ t.feature_params }}
-WHERE rate IS NULL OR NOT isfinite(rate) OR rate <= 0
+WHERE rate IS NULL OR NOT {{ sql.is_finite('rate') }} OR rate <= 0
 {% endmacro %}
 
 {% macro feature_params(t, p) %}
