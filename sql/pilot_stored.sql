@@ -3,7 +3,8 @@
 -- instead of a look at the batch's first rows (zero where no finite mean is known).
 SELECT
     feature,
-    coalesce(CASE WHEN isfinite(sum(n * n_mean) / sum(n)) THEN sum(n * n_mean) / sum(n) END, 0)
+    coalesce(CASE WHEN {{ sql.is_finite('sum(n * n_mean) / sum(n)') }}
+                  THEN sum(n * n_mean) / sum(n) END, 0)
 FROM {{ t.feature_stats }}
 WHERE n > 0
 GROUP BY feature
