@@ -1,16 +1,22 @@
 -- Score {{ source | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes),
 -- parameters as data: each row's features become one list, and each class's parameters
 -- are lists ({% if params_table %}rows of the model's parameter table{% else %}bound parameters, $n{% endif %}), so the statement grows with
--- features + classes, not with their product. Then {{ output | comment }}.
-{% set class_rows %}(SELECT list(__sqlnb_c ORDER BY __sqlnb_c.class_index) FROM {{ t.scoring_params }} AS __sqlnb_c){% endset %}
-{% from 'scoring_helpers.sql' import outputs %}
+-- features + classes, not with their product. The classes' joint log-likelihoods make one
+-- list per row, from which {{ output | comment }} is read. The input's columns pass through
+-- as `*`: few levels, none of which lists them, keep a one-row statement quick to plan.
 {% import 'array_terms.sql' as terms %}
+{% set helpers = ['__sqlnb_values', '__sqlnb_x', '__sqlnb_complete', '__sqlnb_jll'] %}
+{% if kind == 'counts' %}{% set helpers = helpers + ['__sqlnb_lgamma'] %}{% endif %}
+{% if params_table %}{% set helpers = helpers + ['__sqlnb_classes'] %}{% endif %}
+{% if params_table and kind == 'distance' %}{% set helpers = helpers + ['__sqlnb_shift'] %}{% endif %}
 WITH rows AS (
     SELECT
         *,
-        {{ terms.row_values(features, any_float, binarize) }} AS __sqlnb_values{% if params_table and kind == 'distance' %},
+        {{ terms.row_values(features, any_float, binarize) }} AS __sqlnb_values{% if params_table %},
+        -- the classes' parameter rows, in class order
+        (SELECT list(__sqlnb_c ORDER BY __sqlnb_c.class_index) FROM {{ t.scoring_params }} AS __sqlnb_c) AS __sqlnb_classes{% if kind == 'distance' %},
         -- one shift per feature, the same in every class row
-        (SELECT any_value(shift) FROM {{ t.scoring_params }}) AS __sqlnb_shift{% endif %}
+        (SELECT any_value(shift) FROM {{ t.scoring_params }}) AS __sqlnb_shift{% endif %}{% endif %}
 
     FROM {{ source }}
 ), scored AS (
@@ -19,12 +25,7 @@ WITH rows AS (
 {% if kind == 'distance' %}
         -- centred on one shift per feature, so that far from the origin the differences
         -- keep their digits (the shift cancels exactly in x - theta)
-{% if params_table %}
-        -- (the shift is the same in every class row)
-        list_transform(__sqlnb_values, lambda v, i: v - __sqlnb_shift[i]) AS __sqlnb_x,
-{% else %}
-        list_transform(__sqlnb_values, lambda v, i: v - {{ shift }}[i]) AS __sqlnb_x,
-{% endif %}
+        list_transform(__sqlnb_values, lambda v, i: v - {{ '__sqlnb_shift' if params_table else shift }}[i]) AS __sqlnb_x,
 {% else %}
         __sqlnb_values AS __sqlnb_x,
 {% endif %}
@@ -33,36 +34,49 @@ WITH rows AS (
 {% endif %}
         list_count(__sqlnb_values) = {{ features | length }} AS __sqlnb_complete
     FROM rows
-{% if params_table %}
-), joint_list AS (
-    -- every class in one expression, over the parameter table's rows
+), joint AS (
     SELECT
-    {% for column in keep %}
-        {{ column }},
-    {% endfor %}
-        list_transform({{ class_rows }}, lambda __sqlnb_c:
+        *,
+{% if params_table %}
+        -- every class in one expression, over the parameter table's rows
+        list_transform(__sqlnb_classes, lambda __sqlnb_c:
             CASE WHEN __sqlnb_complete THEN {{ terms.raw(table_class, kind, '__sqlnb_x', '__sqlnb_lgamma') }}
             ELSE {{ terms.careful(table_class, kind, '__sqlnb_x', missing, names) }} END
         ) AS __sqlnb_jll
-    FROM scored
-), joint AS (
-    SELECT
-    {% for column in keep %}
-        {{ column }},
-    {% endfor %}
-    {% for c in classes %}
-        __sqlnb_jll[{{ loop.index }}] AS {{ c.jll }}{{ "," if not loop.last }}
-    {% endfor %}
-    FROM joint_list
 {% else %}
-), joint AS (
-    SELECT
-    {% for column in keep %}
-        {{ column }},
-    {% endfor %}
-    {% for c in classes %}
-        CASE WHEN __sqlnb_complete THEN {{ terms.raw(c, kind, '__sqlnb_x', '__sqlnb_lgamma') }} ELSE {{ terms.careful(c, kind, '__sqlnb_x', missing, names) }} END AS {{ c.jll }}{{ "," if not loop.last }}
-    {% endfor %}
-    FROM scored
+        [
+{% for c in classes %}
+            CASE WHEN __sqlnb_complete THEN {{ terms.raw(c, kind, '__sqlnb_x', '__sqlnb_lgamma') }} ELSE {{ terms.careful(c, kind, '__sqlnb_x', missing, names) }} END{{ "," if not loop.last }}
+{% endfor %}
+        ] AS __sqlnb_jll
 {% endif %}
-{{ outputs(classes, keep, output, prediction) }}
+    FROM scored
+{% if output in ('proba', 'log_proba') %}
+), normalised AS (
+    -- log-sum-exp around the largest term
+    SELECT
+        *,
+        list_max(__sqlnb_jll) + ln(list_sum(list_transform(__sqlnb_jll, lambda v: exp(v - list_max(__sqlnb_jll))))) AS __sqlnb_lse
+    FROM joint
+{% set helpers = helpers + ['__sqlnb_lse'] %}
+{% endif %}
+)
+SELECT
+    {% if keep %}* EXCLUDE ({{ helpers | join(', ') }}),{% endif %}
+
+{% if output == 'predict' %}
+    -- argmax; ties go to the first class in sorted order
+    [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(__sqlnb_jll, list_max(__sqlnb_jll))] AS {{ prediction }}
+{% else %}
+{% for c in classes %}
+    {% if output == 'joint' %}
+    __sqlnb_jll[{{ loop.index }}]
+    {% elif output == 'log_proba' %}
+    __sqlnb_jll[{{ loop.index }}] - __sqlnb_lse
+    {% else %}
+    exp(__sqlnb_jll[{{ loop.index }}] - __sqlnb_lse)
+    {% endif %}
+    AS {{ c.output }}{{ "," if not loop.last }}
+{% endfor %}
+{% endif %}
+FROM {{ 'normalised' if output in ('proba', 'log_proba') else 'joint' }}

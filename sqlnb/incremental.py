@@ -214,6 +214,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
         if stored is None and sign < 0:
             raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
         spec = _batch_spec(model, src, target, features, weight, stored)
+        spec["stored_shift"] = stored is not None  # the Gaussian shift from the statistics
         class_type = stored["target_type"] if stored else spec["target_type"]
         batch = spec["features"]
         with engine.transaction("partial_fit" if sign > 0 else "forget"):

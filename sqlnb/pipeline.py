@@ -164,14 +164,26 @@ class Pipeline:
         for f, value in zip(features, overall):
             f["shift"] = float(value)
 
+    def stored_shift(self, features: list[dict[str, Any]]) -> bool:
+        """An update's shifts from the model's learned means (one small read); False, and
+        nothing set, when some feature has none yet. Any shift keeps the sums exact enough:
+        features whose sums cancel are rescanned around per-class means (``scan``)."""
+        known = dict(self.fetch("pilot_stored.sql"))
+        if not all(f["name"] in known for f in features):
+            return False
+        for f in features:
+            f["shift"] = float(known[f["name"]])
+        return True
+
     def scan(self, src: Source, spec: dict[str, Any]) -> None:
         """One batch of the source into the batch table (fit, partial_fit, forget).
 
-        Gaussian sums are taken around a shift from the first rows; NaN-bearing floats
+        Gaussian sums are taken around a shift from the first rows (an update's from the
+        model's learned means, ``spec["stored_shift"]``); NaN-bearing floats
         and cancelling sums are rescanned (see ``missing.scan_batch`` and below).
         """
         features = spec["features"]
-        if self.family.shifted:
+        if self.family.shifted and not (spec.get("stored_shift") and self.stored_shift(features)):
             self.shift(src, spec["target_sql"], features)
 
         def run_batch() -> None:

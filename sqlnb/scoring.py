@@ -102,7 +102,8 @@ def check_strategy(value: Any) -> str:
 def covered(model: NaiveBayes) -> bool:
     """Whether the arrays can score ``model`` (not yet: categorical and mixed columns,
     per-group models, text and long input)."""
-    return (model.family.array_kind is not None and not model.parameters().get("groups")
+    # the metadata row says whether there are groups: no need to read the parameters
+    return (model.family.array_kind is not None and not model.spec.grouped
             and not model.stored_input())
 
 

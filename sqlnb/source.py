@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import warnings
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,8 @@ class Source:
         behind on the connection (a service scoring DataFrames in a loop keeps none)."""
         if self.registered is None:
             return con.sql(sql)
+        if small(self.obj):
+            return self.eager(con, sql, None)
         name, obj = self.registered, self.obj
         self.release(con)
         self.obj = None
@@ -67,7 +70,40 @@ class Source:
         """:meth:`lazy` for a statement with bound parameters (``$n``). A relation's
         ``query`` binds none, so a Python object stays registered, and its helper view is
         dropped when the result is garbage collected: nothing outlives the result."""
+        if self.registered is not None and small(self.obj):
+            return self.eager(con, sql, parameters)
         return held_by(con.sql(sql, params=parameters), con, self)
+
+
+    def eager(self, con: duckdb.DuckDBPyConnection, sql: str,
+              parameters: list[Any] | None) -> duckdb.DuckDBPyRelation:
+        """The result of ``sql`` on a small in-memory input, computed now and returned as a
+        relation over it. A lazy relation binds its statement twice (when it is made and
+        when it runs), which for a few rows costs more than the scoring itself; the input
+        is in memory already, so its result may be too."""
+        try:
+            with warnings.catch_warnings():
+                # the copy it warns of is of a few rows
+                warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
+                result = con.execute(sql, parameters).to_arrow_table()
+        finally:
+            self.release(con)
+            self.obj = None
+        return con.from_arrow(result)
+
+
+# In-memory inputs of at most this many rows are scored at once (see ``Source.eager``).
+EAGER_ROWS = 50_000
+
+
+def small(obj: Any) -> bool:
+    """Whether ``obj`` is an in-memory table (Arrow, pandas, polars) of few rows."""
+    module = type(obj).__module__.split(".")[0]
+    if module == "pyarrow" and hasattr(obj, "num_rows"):
+        return obj.num_rows <= EAGER_ROWS
+    if module in ("pandas", "polars") and hasattr(obj, "shape"):
+        return obj.shape[0] <= EAGER_ROWS
+    return False
 
 
 def held_by(result: duckdb.DuckDBPyRelation, con: duckdb.DuckDBPyConnection,

@@ -66,3 +66,17 @@ def test_ordinary_gaussian_data():
     y = _classes(rng, 4000, 5)
     X = y[:, None] * 0.7 + rng.normal(size=(4000, 6))
     _assert_parity(X, y)
+
+
+def test_batches_far_from_zero_are_summed_around_the_learned_means():
+    # later batches take their shift from the model's statistics, not from their rows
+    rng = np.random.default_rng(6)
+    y = _classes(rng, 3000, 3)
+    X = 1e9 + y[:, None] * 1e3 + rng.normal(size=(3000, 3)) * np.array([1.0, 1e-2, 1e2])
+    ours = GaussianNB()
+    for rows in np.array_split(np.arange(3000), 5):
+        ours.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+    theirs = SkGaussianNB().fit(X, y)
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-6, atol=1e-300)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))

@@ -78,21 +78,35 @@ def test_a_lazy_result_keeps_reading_its_data_frame(con):
     assert [round(row[1]) for row in result.fetchall()] == [1, 0]  # read again
 
 
-def test_an_arrays_result_holds_its_data_frame_until_it_is_dropped(con):
+def test_an_arrays_result_holds_a_large_data_frame_until_it_is_dropped(con):
     import gc
 
+    import pandas as pd
+
+    from sqlnb.source import EAGER_ROWS
+
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i AS DOUBLE) AS x FROM range(20) r(i)")
+    model = sqlnb.NaiveBayes("m", con=con, scoring="arrays").fit("t", "y")
+    rows = EAGER_ROWS + 1  # larger inputs stay lazy
+    result = model.predict_proba(pd.DataFrame({"x": [1.0, 18.0] * (rows // 2 + 1)}))
+    # bound parameters need a named view: it lives exactly as long as the result
+    assert registered_views(con) == 1
+    assert [round(row[1]) for row in result.limit(2).fetchall()] == [1, 0]
+    assert [round(row[1]) for row in result.limit(2).fetchall()] == [1, 0]  # read again
+    del result
+    gc.collect()
+    assert registered_views(con) == 0
+
+
+def test_a_small_data_frame_is_scored_at_once_and_leaves_no_view(con):
     import pandas as pd
 
     con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i AS DOUBLE) AS x FROM range(20) r(i)")
     model = sqlnb.NaiveBayes("m", con=con, scoring="arrays").fit("t", "y")
     result = model.predict_proba(pd.DataFrame({"x": [1.0, 18.0]}))
-    # bound parameters need a named view: it lives exactly as long as the result
-    assert registered_views(con) == 1
+    assert registered_views(con) == 0
     assert [round(row[1]) for row in result.fetchall()] == [1, 0]
     assert [round(row[1]) for row in result.fetchall()] == [1, 0]  # read again
-    del result
-    gc.collect()
-    assert registered_views(con) == 0
 
 
 def stray_code_table(con):

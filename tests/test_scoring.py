@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -238,3 +239,38 @@ def test_a_partial_fit_elsewhere_is_seen_by_a_cached_model(con):
     sqlnb.load(con, "grow").partial_fit(frame_of(X[250:], y[250:]), "label")
 
     assert_like(scorer, GaussianNB().fit(X, y), X)
+
+
+def test_a_partial_fit_through_another_connection_to_the_file_is_seen(tmp_path):
+    X, y = small_digits()
+    path = str(tmp_path / "models.duckdb")
+    scorer = sqlnb.NaiveBayes("grow", con=duckdb.connect(path))  # macros and parameter table
+    scorer.partial_fit(frame_of(X[:250], y[:250]), "label")
+    scorer.predict(frame_of(X[:1])).fetchall()  # metadata and parameters cached
+    sqlnb.load(duckdb.connect(path), "grow").partial_fit(frame_of(X[250:], y[250:]), "label")
+
+    assert_like(scorer, GaussianNB().fit(X, y), X)
+
+
+def test_one_row_is_scored_with_the_parameters_of_the_latest_write(con):
+    X, y = small_digits()
+    scorer = sqlnb.NaiveBayes("grow", con=con)
+    scorer.partial_fit(frame_of(X[:250], y[:250]), "label")
+    first = scorer.predict_proba(frame_of(X[:1])).fetchall()
+    sqlnb.NaiveBayes("grow", con=con.cursor()).partial_fit(frame_of(X[250:], y[250:]), "label")
+    reference = GaussianNB().fit(X, y)
+
+    np.testing.assert_allclose(matrix(scorer.predict_proba(frame_of(X[:1])), "proba_",
+                                      scorer.classes_), reference.predict_proba(X[:1]), atol=1e-9)
+    assert first != scorer.predict_proba(frame_of(X[:1])).fetchall()
+
+
+def test_dropping_a_model_releases_its_cached_parameters(con):
+    X, y = small_digits()
+    model = sqlnb.NaiveBayes("gone", con=con).fit(frame_of(X, y), "label")
+    model.predict(frame_of(X[:1])).fetchall()
+    model.drop()
+
+    assert model.cached_fitted_at is None
+    with pytest.raises(sqlnb.errors.NotFittedError):
+        model.predict(frame_of(X[:1]))
