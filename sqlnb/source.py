@@ -74,7 +74,6 @@ class Source:
             return self.eager(con, sql, parameters)
         return held_by(con.sql(sql, params=parameters), con, self)
 
-
     def eager(self, con: duckdb.DuckDBPyConnection, sql: str,
               parameters: list[Any] | None) -> duckdb.DuckDBPyRelation:
         """The result of ``sql`` on a small in-memory input, computed now and returned as a
