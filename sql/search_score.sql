@@ -9,7 +9,7 @@
 {% macro position() -%}
 {#- the row's (group and) fold as a position in the held-out models' order: it picks the
     parameters (NULL where that model's training rows lack the class) #}
-CASE{% for key in keys %} WHEN {% for column in key_columns %}{{ column }} = {{ key[loop.index0] }}{{ " AND " if not loop.last }}{% endfor %} THEN {{ loop.index }}{% endfor %} END
+{% if consecutive %}{# folds 0..k-1 (hashed): the position is the fold plus one #}CAST(__sqlnb_fold AS INTEGER) + 1{% else %}CASE{% for key in keys %} WHEN {% for column in key_columns %}{{ column }} = {{ key[loop.index0] }}{{ " AND " if not loop.last }}{% endfor %} THEN {{ loop.index }}{% endfor %} END{% endif %}
 {%- endmacro %}
 {% macro in_order(value, condition=none, order='label') -%}
 list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
@@ -52,7 +52,7 @@ WITH labelled AS (
         {{ values }} AS __sqlnb_x
 {% endif %}
     FROM {{ source }}
-    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL{% for column in key_columns %} AND {{ column }} IS NOT NULL{% endfor %}
+    WHERE {{ target }} IS NOT NULL{% for column in nullable_keys %} AND {{ column }} IS NOT NULL{% endfor %}
 
 ), prepared AS (
     SELECT
@@ -128,7 +128,7 @@ WITH labelled AS (
         {% if f.guard %}{{ num(f) }}{% else %}{{ f.column }}{% endif %} AS {{ f.column }}{{ "," if not loop.last }}
 {% endfor %}
     FROM {{ source }}
-    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL{% for column in key_columns %} AND {{ column }} IS NOT NULL{% endfor %}
+    WHERE {{ target }} IS NOT NULL{% for column in nullable_keys %} AND {{ column }} IS NOT NULL{% endfor %}
 
 ), joint AS (
     SELECT

@@ -342,6 +342,12 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     keys = [tuple(row) for row in
             scratch.pipeline.fetch("search_read.sql", what="keys", **context)]
     key_columns = [g["column"] for g in groups]
+    # a hashed fold is never NULL; the user's fold and group columns may be
+    nullable_keys = key_columns[:-1] if isinstance(cv, int) else key_columns
+    # folds 0..k-1 and no groups (cv=int, or such a fold column): the fold gives the
+    # position in the held-out models' order without a CASE
+    consecutive = keys == [(k,) for k in range(len(keys))] and all(
+        type(key[0]) is int for key in keys)
     key_literals = [[DUCKDB.lit(value, sql_type) for value, sql_type in zip(key, key_types)]
                     for key in keys]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
@@ -362,7 +368,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
                 eps=EPS, arrays=arrays, complete=complete, keys=key_literals,
-                key_columns=key_columns,
+                key_columns=key_columns, nullable_keys=nullable_keys, consecutive=consecutive,
                 any_float=any(f["guard"] for f in cleaned) and not complete,
                 labels=label_literals, log_loss=log_loss)),
             arrays["values"]).fetchall()
@@ -386,7 +392,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             "search_score.sql", source=src.sql, target=DUCKDB.ident(target), features=cleaned,
             weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
             arrays=None, labels=label_literals, log_loss=log_loss, keys=key_literals,
-            key_columns=key_columns)
+            key_columns=key_columns, nullable_keys=nullable_keys, consecutive=consecutive)
     splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
     position = {fold: k for k, fold in enumerate(folds)}
     for candidate, fold, *scores in rows:
