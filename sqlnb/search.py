@@ -321,18 +321,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     target_type = scratch.meta["target_type"]
     key_types = [g["type"] for g in groups]
     specs = _feature_specs(columns, features, scratch.family.per_category)
-    models = []  # per candidate: each fold's held-out class models, by label
-    written = None  # the per-feature options in the features table now
-    for family in families:
-        scratch.family = family
-        options = family.feature_options(len(features))
-        rows = [{**o, **f} for f, o in zip(specs, options)]
-        if rows != written:  # e.g. alpha per feature; var_smoothing leaves them alone
-            scratch.pipeline.run("search_features.sql", features=rows)
-            written = rows
-        scratch.pipeline.run("params.sql", priors=family.prior_list(),
-                             fit_prior=family.fit_prior(), **context)
-        models.append(grouping.group_models(scratch, groups))
+    # per candidate: each fold's held-out class models, by label
+    models = _candidate_models(scratch, families, groups, context, specs, len(features))
     # floating-point columns of the numeric families: NaN becomes NULL (missing)
     cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
                 "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categories"}
@@ -398,6 +388,58 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     for candidate, fold, *scores in rows:
         splits[candidate].append((position[fold], *scores))
     return [(g, [s[1:] for s in sorted(splits[g])]) for g in range(len(families))]
+
+
+def _candidate_models(scratch: NaiveBayes, families: list[Any], groups: list[dict[str, Any]],
+                      context: dict[str, Any], specs: list[dict[str, Any]], n_features: int
+                      ) -> list[dict[tuple, dict[Any, dict[str, Any]]]]:
+    """Per candidate, each (group and) fold's held-out classes by label with their constant
+    and scoring terms, as :func:`sqlnb.grouping.group_models` reads one model's.
+
+    Candidates that share the per-feature options the features table holds (all of them
+    unless a grid varies a per-feature ``alpha`` or ``min_categories``) get their parameter
+    views, one pair named after each, in one statement, and are read in three: a handful of
+    statements instead of four per candidate."""
+    runs: list[tuple[list[dict[str, Any]], list[int]]] = []
+    for g, family in enumerate(families):
+        rows = [{**o, **f} for f, o in zip(specs, family.feature_options(n_features))]
+        if runs and runs[-1][0] == rows:
+            runs[-1][1].append(g)
+        else:
+            runs.append((rows, [g]))
+    order = {f["name"]: i for i, f in enumerate(scratch.meta["features"])}
+    flow = scratch.pipeline
+    models: list[dict[tuple, dict[Any, dict[str, Any]]]] = [{} for _ in families]
+    for rows, members in runs:
+        scratch.family = families[members[0]]
+        flow.run("search_features.sql", features=rows)
+        named = []
+        for g in members:
+            t = dict(context["t"])
+            for role in ("class_params", "feature_params"):
+                t[role] = DUCKDB.ident(f"{scratch.name}_{role}_{g}")
+            named.append({"t": t, "p": families[g].params, "priors": families[g].prior_list(),
+                          "fit_prior": families[g].fit_prior()})
+        flow.run("search_params.sql", what="views", candidates=named, **context)
+        classes = flow.fetch("search_params.sql", what="classes", candidates=named, **context)
+        constants: dict[int, dict[int, float]] = {}
+        for position, class_index, constant in flow.fetch(
+                "search_params.sql", what="constants", candidates=named, **context):
+            constants.setdefault(position, {})[class_index] = constant
+        terms: dict[int, list[tuple]] = {}
+        for position, *row in flow.fetch("search_params.sql", what="terms",
+                                          candidates=named, **context):
+            terms.setdefault(position, []).append(tuple(row))
+        for position, g in enumerate(members):
+            by_class = scratch.family.read_terms(terms.get(position, []),
+                                                 scratch.family.scoring_parameters[1:])
+            for class_index, label, *values in classes:
+                models[g].setdefault(tuple(values), {})[label] = {
+                    "constant": constants[position][class_index],
+                    "terms": sorted(by_class[class_index].values(),
+                                    key=lambda term: order[term["name"]]),
+                }
+    return models
 
 
 def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, Any]]]],

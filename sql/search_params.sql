@@ -1,0 +1,29 @@
+-- The parameters of every candidate of the cross-validation of model {{ model | comment }}
+-- at once: each candidate's parameter views (named after it) over the same held-out
+-- statistics, then, in one statement each, the classes, the constants and the terms of
+-- them all, the candidate first.
+{% import family_template as family %}
+{% if what == 'views' %}
+{% for c in candidates %}
+{% with t = c.t, p = c.p, priors = c.priors, fit_prior = c.fit_prior %}
+{% include 'params.sql' %}
+{% endwith %}
+{% endfor %}
+{% elif what == 'classes' %}
+{% with t = candidates[0].t %}
+{% include 'read_group_classes.sql' %}
+{% endwith %}
+{% else %}
+{% for c in candidates %}
+SELECT {{ loop.index0 | lit }} AS __sqlnb_candidate, *
+FROM (
+{% if what == 'constants' %}
+{{ family.class_constant(c.t) }}
+{% else %}
+{{ family.read_params(c.t) }}
+{% endif %}
+)
+{{ "UNION ALL" if not loop.last }}
+{% endfor %}
+ORDER BY 1, 2{{ ", 3" if what == 'terms' }}
+{% endif %}
