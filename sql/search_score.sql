@@ -172,15 +172,16 @@ WITH labelled AS (
     FROM maximum
 ), cells AS (
     -- per fold and true class, each candidate's predictions counted per predicted class
-    -- (compensated sums: all but independent of the order rows arrive in; a CASE inside
-    -- the sum rather than a FILTER, which DuckDB runs more slowly; NULL: no such row)
+    -- (compensated sums: all but independent of the order rows arrive in; without weights
+    -- exact counts; a CASE inside the aggregate rather than a FILTER, which DuckDB runs
+    -- more slowly; NULL: no such row)
     SELECT
         __sqlnb_fold,
         __sqlnb_y,
 {% for g in candidates %}
 {% set candidate = loop.index0 %}
 {% for label in labels %}
-        fsum(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN __sqlnb_w END) AS __sqlnb_weight_{{ candidate }}_{{ loop.index0 }},
+        {% if weight %}fsum(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN __sqlnb_w END){% else %}CAST(nullif(count(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN 1 END), 0) AS DOUBLE){% endif %} AS __sqlnb_weight_{{ candidate }}_{{ loop.index0 }},
         {% if log_loss %}fsum(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN __sqlnb_w * __sqlnb_loss_{{ candidate }} END){% else %}CAST(0 AS DOUBLE){% endif %} AS __sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
 {% endfor %}
 {% endfor %}
