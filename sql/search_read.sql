@@ -17,6 +17,10 @@ HAVING count(DISTINCT {{ t.groups[-1].column }}) < 2
 ORDER BY ALL
 LIMIT 5
 {% endif %}
+{% if what == 'labels' %}
+-- the classes of every labelled row, in class-index order
+SELECT class FROM {{ pooled.class_params }} ORDER BY class_index
+{% endif %}
 {% if what == 'complete' %}
 -- whether no labelled row misses a feature value: every class's feature counts equal its
 -- row count (a feature's count of rows with a value is at most the class's rows)

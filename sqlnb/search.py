@@ -317,7 +317,9 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
         training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
         **context)
-    labels = [label for _, label, _ in scratch.read_parameters()["classes"]]
+    # the pooled model's classes in class-index order (numpy.unique's)
+    labels = [row[0] for row in scratch.pipeline.fetch("search_read.sql", what="labels",
+                                                        pooled=scratch.tables)]
     target_type = scratch.meta["target_type"]
     key_types = [g["type"] for g in groups]
     specs = _feature_specs(columns, features, scratch.family.per_category)
