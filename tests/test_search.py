@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GridSearchCV, PredefinedSplit
 
 import sqlnb
+from sqlnb.engine import DuckDBEngine
 from sqlnb.errors import (
     EmptyInputError,
     InvalidDataError,
@@ -162,6 +163,48 @@ def test_a_grid_of_lists_runs_every_grid_in_order():
     assert result.candidates == oracle.cv_results_["params"]
     means = [m for (m,) in result.cv_results_.select("mean_test_score").fetchall()]
     assert means == pytest.approx(list(oracle.cv_results_["mean_test_score"]), rel=0, abs=1e-9)
+
+
+def test_per_feature_alphas_that_change_between_candidates_score_as_grid_search_cv():
+    # the candidates' per-feature options differ, then repeat: the features table is
+    # rewritten between the runs of candidates that share them
+    frame = _table("multinomial", seed=3)
+    grid = {"alpha": [[0.5, 1.0, 2.0, 3.0], 1.0, 0.2, [1.0, 1.0, 1.0, 0.1], [0.5, 1.0, 2.0, 3.0]]}
+    oracle = GridSearchCV(sk.MultinomialNB(), grid, cv=PredefinedSplit(frame["fold"].to_numpy()),
+                          scoring=SCORERS, refit=False)
+    oracle.fit(frame[FEATURES].to_numpy(), frame["y"].to_numpy())
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="multinomial")
+    result = model.search(frame, "y", features=FEATURES, cv="fold", param_grid=grid,
+                          scoring=SCORERS, refit=False)
+    for scorer in SCORERS:
+        column = f"mean_test_{scorer}"
+        means = [m for (m,) in result.cv_results_.select(column).fetchall()]
+        assert means == pytest.approx(list(oracle.cv_results_[column]), rel=0, abs=1e-9)
+
+
+def test_a_search_sends_as_many_statements_for_eight_candidates_as_for_two(monkeypatch):
+    # every candidate's parameters are created and read together, not statement by
+    # statement per candidate
+    calls = []
+    for method in ("execute", "fetch"):
+        original = getattr(DuckDBEngine, method)
+
+        def counted(self, *args, _original=original, **kwargs):
+            calls.append(1)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(DuckDBEngine, method, counted)
+    frame = _table("gaussian")
+
+    def statements(grid):
+        calls.clear()
+        sqlnb.NaiveBayes("m", con=duckdb.connect()).search(
+            frame, "y", features=FEATURES, cv="fold", param_grid=grid, refit=False)
+        return len(calls)
+
+    two = statements({"var_smoothing": [1e-9, 1e-3]})
+    eight = statements({"var_smoothing": [1e-11, 1e-9, 1e-7, 1e-5, 1e-3, 1e-2, 0.1, 1.0]})
+    assert eight == two
 
 
 def test_a_binarize_grid_scores_as_grid_search_cv_with_one_scan_pair_per_value():
