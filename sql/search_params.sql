@@ -1,7 +1,7 @@
 -- The parameters of every candidate of the cross-validation of model {{ model | comment }}
 -- at once: each candidate's parameter views (named after it) over the same held-out
 -- statistics, then, in one statement each, the classes, the constants and the terms of
--- them all, the candidate first.
+-- them all (and their log priors, for a mixed model's parts), the candidate first.
 {% import family_template as family %}
 {% if what == 'views' %}
 {% for c in candidates %}
@@ -19,6 +19,8 @@ SELECT {{ loop.index0 | lit }} AS __sqlnb_candidate, *
 FROM (
 {% if what == 'constants' %}
 {{ family.class_constant(c.t) }}
+{% elif what == 'priors' %}
+SELECT class_index, log_prior FROM {{ c.t.class_params }}
 {% else %}
 {{ family.read_params(c.t) }}
 {% endif %}

@@ -53,7 +53,7 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
-from .families import make_family
+from .families import PART_FAMILIES, make_family
 from .scoring import with_chunks
 from .source import Source, resolve
 from .spec import jsonable
@@ -67,6 +67,9 @@ FOLD = "__sqlnb_fold"
 # Hyperparameters that change the statistics, not only the parameter views: a search over
 # them costs its two scans once per distinct value.
 STATISTICS_PARAMETERS = ("binarize", "missing")
+# A mixed model's hyperparameters that decide which columns make each part and how they
+# are read: fixed for a search.
+MIXED_FIXED = ("families", "integers", "max_categories", "value_columns")
 # The Gaussian scoring expands each squared deviation around a centre shared by every
 # class and fold; past this many half-variances between a class mean and the centre the
 # expansion would cost digits, and the compiled form (exact squared deviations) is used.
@@ -163,6 +166,12 @@ def _check_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], n_fea
                     f"{name} naive Bayes has no hyperparameter {key!r}; it takes "
                     f"{', '.join(model.family.defaults)}"
                 )
+            if model.family.composite and key in MIXED_FIXED:
+                raise InvalidParameterError(
+                    f"a search of a mixed model cannot vary {key!r}, which decides the "
+                    "parts' columns and statistics: set it on the model and search the "
+                    "other hyperparameters (e.g. alpha, var_smoothing)"
+                )
         family = make_family(name, **{**model.family.params, **candidate})
         family.feature_options(n_features)  # alpha per feature, min_categories: checked now
         families.append(family)
@@ -186,11 +195,10 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
            cv: int | str = 5, scoring: str | list[str] | tuple[str, ...] = "accuracy",
            refit: bool | str = True) -> SearchResult:
     """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`."""
-    if model.family.composite:
+    if model.family.composite and group_by is not None:
         raise UnsupportedError(
-            'search does not cover family="auto" (mixed) models yet: search each part on '
-            "its own columns (a model of that family with features=[...]), then fit the "
-            "mixed model with the chosen var_smoothing and alpha"
+            'search does not cover per-group family="auto" (mixed) models, which cannot be '
+            "fitted per group yet: search without group_by, or one model per group"
         )
     if text is not None:
         raise UnsupportedError(
@@ -254,6 +262,13 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
         # candidates that share the statistics share their two scans: one pair of scans
         # per distinct value of the hyperparameters that change the statistics
         for setting, members in _statistics_groups(candidates).items():
+            if model.family.composite:
+                scored = _cross_validate_mixed(
+                    model, fold_src, [families[g] for g in members], setting, cv, target,
+                    weight, columns, features, "neg_log_loss" in scorers)
+                for g, (_, scores) in zip(members, scored):
+                    splits[g] = (g, scores)
+                continue
             scratch = model.scratch(f"__sqlnb_search_{model.name}", **dict(setting))
             try:
                 # the fold is the last group column, after the user's groups
@@ -282,13 +297,11 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
     return result
 
 
-def _cross_validate(scratch: NaiveBayes, src: Source,
-                    families: list[Any], cv: int | str, target: str, weight: str | None,
-                    columns: dict[str, str], features: list[str], log_loss: bool
-                    ) -> list[tuple[int, list[tuple]]]:
-    """Held-out statistics, every candidate's per-fold parameters, then the scoring scan:
-    per candidate, its split scores in fold order (``log_loss``: whether to compute the
-    probabilities that ``neg_log_loss`` needs)."""
+def _held_out(scratch: NaiveBayes, cv: int | str
+              ) -> tuple[list[Any], list[dict[str, Any]], dict[str, Any]]:
+    """The folds with labelled rows, the group columns (the fold last) and the template
+    context of the scratch model, whose per-group statistics become the held-out ones:
+    those of every labelled row (of the group) outside the fold."""
     groups = grouping.read_groups(scratch)
     t = grouping.group_tables(scratch, groups)
     context = grouping.group_context(scratch, t)
@@ -317,6 +330,18 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
         training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
         training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
         **context)
+    return folds, groups, context
+
+
+def _cross_validate(scratch: NaiveBayes, src: Source,
+                    families: list[Any], cv: int | str, target: str, weight: str | None,
+                    columns: dict[str, str], features: list[str], log_loss: bool
+                    ) -> list[tuple[int, list[tuple]]]:
+    """Held-out statistics, every candidate's per-fold parameters, then the scoring scan:
+    per candidate, its split scores in fold order (``log_loss``: whether to compute the
+    probabilities that ``neg_log_loss`` needs)."""
+    folds, groups, context = _held_out(scratch, cv)
+    kind = scratch.family.statistics_shape  # moments, categories or counts
     # the pooled model's classes in class-index order (numpy.unique's)
     labels = [row[0] for row in scratch.pipeline.fetch("search_read.sql", what="labels",
                                                         pooled=scratch.tables)]
@@ -385,15 +410,103 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
             arrays=None, labels=label_literals, log_loss=log_loss, keys=key_literals,
             key_columns=key_columns, nullable_keys=nullable_keys, consecutive=consecutive)
-    splits: dict[int, list[tuple]] = {g: [] for g in range(len(families))}
+    return _splits(rows, folds, len(families))
+
+
+def _cross_validate_mixed(model: NaiveBayes, src: Source, families: list[Any],
+                          setting: tuple, cv: int | str, target: str, weight: str | None,
+                          columns: dict[str, str], features: list[str], log_loss: bool
+                          ) -> list[tuple[int, list[tuple]]]:
+    """A mixed model's search: each part (the columns of one family) gets the held-out
+    statistics and every candidate's parameters of a scratch model of its family (one
+    statistics scan per part); each candidate's class model per fold is the parts' sum,
+    as :func:`sqlnb.mixed.compile_mixed` composes a fitted mixed model, and one scoring
+    scan scores every candidate."""
+    base = make_family(model.family.name, **{**model.family.params, **dict(setting)})
+    family_of = base.assign({name: columns[name] for name in features})
+    parts = [name for name in PART_FAMILIES if name in family_of.values()]
+    by_part = []  # per part: its family name and, per candidate, the class models by key
+    for part in parts:
+        part_features = [f for f in features if family_of[f] == part]
+        scratch = type(model)(f"__sqlnb_search_{model.name}_{part}", con=model.engine,
+                              family=part, sql_macros=False,
+                              **base.part_family(part).params)
+        try:
+            spec = scratch.input_spec(src, target, part_features, weight, [FOLD])
+            with model.engine.rolled_back("search"):
+                scratch.fit_within(src, spec)
+                folds, groups, context = _held_out(scratch, cv)
+                if not by_part:  # the classes and keys: the same rows in every part
+                    labels = [row[0] for row in scratch.pipeline.fetch(
+                        "search_read.sql", what="labels", pooled=scratch.tables)]
+                    keys = [tuple(row) for row in scratch.pipeline.fetch(
+                        "search_read.sql", what="keys", **context)]
+                    target_type = scratch.meta["target_type"]
+                    key_types = [g["type"] for g in groups]
+                specs = _feature_specs(columns, part_features, scratch.family.per_category)
+                by_part.append((part, _candidate_models(
+                    scratch, [f.part_family(part) for f in families], groups, context, specs,
+                    len(part_features), priors=families)))
+        finally:
+            ownership.done(scratch)
+    label_literals = [DUCKDB.lit(label, target_type) for label in labels]
+    rendered = []
+    for g, family in enumerate(families):
+        classes = []
+        for i, label in enumerate(labels):
+            per_fold = []
+            for position, key in enumerate(keys, start=1):
+                class_models = [models[g].get(key, {}).get(label) for _, models in by_part]
+                if class_models[0] is None:  # the fold's training rows lack the class
+                    continue
+                # each part's constant carries the log prior once: keep one of them
+                combined: dict[str, Any] = {
+                    "constant": math.fsum(m["constant"] for m in class_models)
+                    - (len(parts) - 1) * class_models[0]["log_prior"],
+                    "parts": [{"template": family.part_family(part).template,
+                               "p": family.part_family(part).params,
+                               "c": {"constant": 0.0,
+                                     "terms": _scoring_terms(m)["terms"]}}
+                              for (part, _), m in zip(by_part, class_models)]}
+                combined["chunks"] = [combined]  # the parts are one sum
+                per_fold.append({"position": position, "model": combined})
+            classes.append({"label": label_literals[i], "folds": per_fold,
+                            "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
+        rendered.append({"classes": classes, "p": family.params,
+                         "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
+    # floating-point columns of the numeric parts: NaN becomes NULL (missing)
+    cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
+                "guard": DUCKDB.kind(columns[name]) == "float"
+                and family_of[name] != "categorical"} for name in features]
+    key_columns = [g["column"] for g in groups]
+    consecutive = keys == [(k,) for k in range(len(keys))] and all(
+        type(key[0]) is int for key in keys)
+    rows = model.engine.fetch(render(
+        "search_score.sql", model=model.name, family_name=model.family.name,
+        family_template=model.family.template, source=src.sql, target=DUCKDB.ident(target),
+        features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
+        candidates=rendered, eps=EPS, arrays=None, labels=label_literals, log_loss=log_loss,
+        keys=[[DUCKDB.lit(v, t) for v, t in zip(key, key_types)] for key in keys],
+        key_columns=key_columns,
+        nullable_keys=key_columns[:-1] if isinstance(cv, int) else key_columns,
+        consecutive=consecutive))
+    return _splits(rows, folds, len(families))
+
+
+def _splits(rows: list[tuple], folds: list[Any], n_candidates: int
+            ) -> list[tuple[int, list[tuple]]]:
+    """The scoring statement's rows (candidate, fold, scores…) as each candidate's split
+    scores in fold order."""
+    splits: dict[int, list[tuple]] = {g: [] for g in range(n_candidates)}
     position = {fold: k for k, fold in enumerate(folds)}
     for candidate, fold, *scores in rows:
         splits[candidate].append((position[fold], *scores))
-    return [(g, [s[1:] for s in sorted(splits[g])]) for g in range(len(families))]
+    return [(g, [s[1:] for s in sorted(splits[g])]) for g in range(n_candidates)]
 
 
 def _candidate_models(scratch: NaiveBayes, families: list[Any], groups: list[dict[str, Any]],
-                      context: dict[str, Any], specs: list[dict[str, Any]], n_features: int
+                      context: dict[str, Any], specs: list[dict[str, Any]], n_features: int,
+                      priors: list[Any] | None = None
                       ) -> list[dict[tuple, dict[Any, dict[str, Any]]]]:
     """Per candidate, each (group and) fold's held-out classes by label with their constant
     and scoring terms, as :func:`sqlnb.grouping.group_models` reads one model's.
@@ -401,7 +514,9 @@ def _candidate_models(scratch: NaiveBayes, families: list[Any], groups: list[dic
     Candidates that share the per-feature options the features table holds (all of them
     unless a grid varies a per-feature ``alpha`` or ``min_categories``) get their parameter
     views, one pair named after each, in one statement, and are read in three: a handful of
-    statements instead of four per candidate."""
+    statements instead of four per candidate. ``priors``: each candidate's family whose
+    ``prior_list()`` and ``fit_prior()`` give the priors (a mixed model's, for its parts);
+    the classes then also carry their ``log_prior``."""
     runs: list[tuple[list[dict[str, Any]], list[int]]] = []
     for g, family in enumerate(families):
         rows = [{**o, **f} for f, o in zip(specs, family.feature_options(n_features))]
@@ -420,14 +535,20 @@ def _candidate_models(scratch: NaiveBayes, families: list[Any], groups: list[dic
             t = dict(context["t"])
             for role in ("class_params", "feature_params"):
                 t[role] = DUCKDB.ident(f"{scratch.name}_{role}_{g}")
-            named.append({"t": t, "p": families[g].params, "priors": families[g].prior_list(),
-                          "fit_prior": families[g].fit_prior()})
+            prior = families[g] if priors is None else priors[g]
+            named.append({"t": t, "p": families[g].params, "priors": prior.prior_list(),
+                          "fit_prior": prior.fit_prior()})
         flow.run("search_params.sql", what="views", candidates=named, **context)
         classes = flow.fetch("search_params.sql", what="classes", candidates=named, **context)
         constants: dict[int, dict[int, float]] = {}
         for position, class_index, constant in flow.fetch(
                 "search_params.sql", what="constants", candidates=named, **context):
             constants.setdefault(position, {})[class_index] = constant
+        log_priors: dict[tuple[int, int], float] = {}
+        if priors is not None:
+            log_priors = {(position, class_index): log_prior
+                          for position, class_index, log_prior in flow.fetch(
+                              "search_params.sql", what="priors", candidates=named, **context)}
         terms: dict[int, list[tuple]] = {}
         for position, *row in flow.fetch("search_params.sql", what="terms",
                                           candidates=named, **context):
@@ -440,6 +561,7 @@ def _candidate_models(scratch: NaiveBayes, families: list[Any], groups: list[dic
                     "constant": constants[position][class_index],
                     "terms": sorted(by_class[class_index].values(),
                                     key=lambda term: order[term["name"]]),
+                    "log_prior": log_priors.get((position, class_index)),
                 }
     return models
 

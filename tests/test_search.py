@@ -399,11 +399,21 @@ def test_bad_searches_raise_and_leave_the_model_unchanged(kwargs, error, message
     assert model.family.params["var_smoothing"] == 0.5
 
 
-def test_mixed_models_are_not_searched_yet_and_the_error_says_what_to_do():
+def test_per_group_mixed_models_are_not_searched_and_the_error_says_what_to_do():
+    frame = _mixed_table()
+    frame["region"] = np.where(np.arange(len(frame)) % 2 == 0, "north", "south")
     model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="auto")
-    with pytest.raises(UnsupportedError, match=r'family="auto" \(mixed\) models yet: search '
-                                               "each part on its own columns"):
-        model.search(_table("gaussian"), "y", param_grid={"alpha": [1.0]}, cv="fold")
+    with pytest.raises(UnsupportedError, match="search without group_by, or one model per"):
+        model.search(frame, "y", features=MIXED, group_by="region", cv="fold",
+                     param_grid={"alpha": [1.0]})
+
+
+def test_a_mixed_search_cannot_vary_what_decides_its_parts():
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="auto")
+    with pytest.raises(InvalidParameterError, match="cannot vary 'integers'.* set it on the"):
+        model.search(_mixed_table(), "y", features=MIXED, cv="fold",
+                     param_grid={"integers": ["gaussian", "poisson"]})
+    assert model.family.params["integers"] == "gaussian"
 
 
 def test_a_relation_with_the_scratch_models_name_is_never_dropped():
@@ -480,6 +490,92 @@ def test_a_gaussian_search_reads_a_parquet_file_twice(tmp_path):
                                           param_grid={"var_smoothing": [1e-9, 1e-3]},
                                           refit=False)
     assert _full_reads(con, path) == 2
+
+
+MIXED = ["f1", "f2", "s1", "s2", "b1", "b2"]
+
+
+def _mixed_table(seed: int = 0, n: int = 240) -> pd.DataFrame:
+    """Floats, strings and booleans (a Gaussian, a categorical and a Bernoulli part),
+    three classes, a weight and fold ids 0, 1, 2; every string in every training set."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    return pd.DataFrame({
+        "f1": rng.normal(y * 1.5, 1.0 + y * 0.3),
+        "f2": rng.normal(10.0 - y, 2.0),
+        "s1": np.array(["a", "b", "c", "d"])[(rng.integers(0, 3, n) + y) % 4],
+        "s2": np.where(rng.random(n) < 0.3 + 0.2 * y, "u", "v"),
+        "b1": rng.random(n) < 0.2 + 0.3 * y,
+        "b2": rng.random(n) < 0.5,
+        "y": np.array(["low", "mid", "high"])[y],
+        "w": rng.uniform(0.5, 2.0, n),
+        "fold": np.arange(n) % 3,
+    })
+
+
+class Product(ClassifierMixin, BaseEstimator):
+    """The oracle of a mixed search: scikit-learn's GaussianNB on the float columns,
+    CategoricalNB on the string columns (as codes) and BernoulliNB on the booleans, their
+    joint log-likelihoods added with the class log prior counted once; ``alpha`` is the
+    discrete parts' and ``var_smoothing`` the Gaussian part's."""
+
+    def __init__(self, alpha=1.0, var_smoothing=1e-9):
+        self.alpha = alpha
+        self.var_smoothing = var_smoothing
+
+    @staticmethod
+    def _parts(X):
+        codes = [np.searchsorted(["a", "b", "c", "d"], X[:, 2]),
+                 np.searchsorted(["u", "v"], X[:, 3])]
+        return X[:, :2].astype(float), np.column_stack(codes), X[:, 4:].astype(float)
+
+    def fit(self, X, y, sample_weight=None):
+        gaussian, categorical, bernoulli = self._parts(X)
+        self.parts_ = [sk.GaussianNB(var_smoothing=self.var_smoothing).fit(
+                           gaussian, y, sample_weight),
+                       sk.CategoricalNB(alpha=self.alpha).fit(categorical, y, sample_weight),
+                       sk.BernoulliNB(alpha=self.alpha).fit(bernoulli, y, sample_weight)]
+        self.classes_ = self.parts_[0].classes_
+        return self
+
+    def _joint(self, X):
+        jll = sum(part.predict_joint_log_proba(columns)
+                  for part, columns in zip(self.parts_, self._parts(X)))
+        return jll - 2 * self.parts_[1].class_log_prior_
+
+    def predict_proba(self, X):
+        jll = self._joint(X)
+        proba = np.exp(jll - jll.max(axis=1, keepdims=True))
+        return proba / proba.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self._joint(X), axis=1)]
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_a_mixed_search_scores_as_grid_search_cv_of_the_product_of_its_parts(weighted):
+    # alpha is every discrete part's, var_smoothing the Gaussian part's
+    frame = _mixed_table()
+    grid = {"alpha": [0.5, 2.0], "var_smoothing": [1e-9, 0.1]}
+    X = frame[MIXED].to_numpy(dtype=object)
+    oracle = GridSearchCV(Product(), grid, cv=PredefinedSplit(frame["fold"].to_numpy()),
+                          scoring=SCORERS, refit="neg_log_loss")
+    oracle.fit(X, frame["y"].to_numpy(),
+               **({"sample_weight": frame["w"].to_numpy()} if weighted else {}))
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="auto")
+    result = model.search(frame, "y", features=MIXED, weight="w" if weighted else None,
+                          cv="fold", param_grid=grid, scoring=SCORERS, refit="neg_log_loss")
+    assert model.families_ == {"f1": "gaussian", "f2": "gaussian", "s1": "categorical",
+                               "s2": "categorical", "b1": "bernoulli", "b2": "bernoulli"}
+    columns = [f"{kind}_test_{s}" for s in SCORERS for kind in ("split0", "split1", "split2",
+                                                                  "mean", "std")]
+    ours = result.cv_results_.select(", ".join(columns)).fetchall()
+    assert flat(ours) == pytest.approx(
+        flat(zip(*(oracle.cv_results_[c] for c in columns))), rel=0, abs=1e-9)
+    assert result.best_params_ == oracle.best_params_
+    proba = model.predict_proba(frame[MIXED]).df()[[f"proba_{c}" for c in model.classes_]]
+    assert flat(proba.itertuples(index=False)) == pytest.approx(
+        flat(oracle.best_estimator_.predict_proba(X)), rel=0, abs=1e-9)
 
 
 class PerGroup(ClassifierMixin, BaseEstimator):
