@@ -21,7 +21,9 @@
 
 ``refit=True`` then fits the model on every row with the best candidate (one more scan).
 With ``group_by`` the fold is the last of the group columns: each (group, fold) trains on
-its group's rows in the other folds, in the same two scans.
+its group's rows in the other folds, in the same two scans. A mixed model
+(``family="auto"``) gets step 1 and 2 once per part (the columns of one family, one scan
+each); each candidate's per-fold model is then the sum of the parts', scored in one scan.
 
 >>> import duckdb, sqlnb
 >>> con = duckdb.connect()
