@@ -578,6 +578,19 @@ def test_a_mixed_search_scores_as_grid_search_cv_of_the_product_of_its_parts(wei
         flat(oracle.best_estimator_.predict_proba(X)), rel=0, abs=1e-9)
 
 
+def test_a_mixed_search_reads_a_parquet_file_once_per_part_and_once_to_score(tmp_path):
+    # a Gaussian, a categorical and a Bernoulli part: three statistics scans, one scoring
+    frame = pd.concat([_mixed_table(seed=seed) for seed in range(40)], ignore_index=True)
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, row_group_size=2_400)  # the pilot reads the first group only
+    con = duckdb.connect()
+    con.execute("SET enable_external_file_cache = false")
+    con.execute("CALL enable_logging('FileSystem')")
+    sqlnb.NaiveBayes("m", con=con, family="auto").search(
+        str(path), "y", features=MIXED, cv=3, param_grid={"alpha": [0.5, 1.0]}, refit=False)
+    assert _full_reads(con, path) == 4
+
+
 class PerGroup(ClassifierMixin, BaseEstimator):
     """The oracle of a per-group search: a clone of ``estimator`` fitted on each group's
     rows (the group is the first column of X); a class a group lacks gets probability 0."""
