@@ -477,9 +477,10 @@ def _cross_validate_mixed(model: NaiveBayes, src: Source, families: list[Any],
         rendered.append({"classes": classes, "p": family.params,
                          "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
     # floating-point columns of the numeric parts: NaN becomes NULL (missing)
+    shape = {part: base.part_family(part).statistics_shape for part in parts}
     cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
                 "guard": DUCKDB.kind(columns[name]) == "float"
-                and family_of[name] != "categorical"} for name in features]
+                and shape[family_of[name]] != "categories"} for name in features]
     key_columns = [g["column"] for g in groups]
     consecutive = keys == [(k,) for k in range(len(keys))] and all(
         type(key[0]) is int for key in keys)
