@@ -18,3 +18,15 @@ error({{ message }})
 {% macro is_number(x) -%}
 isfinite({{ x }}) OR isinf({{ x }})
 {%- endmacro %}
+
+{#- A hashed lookup: casting to an ENUM of the keys finds the position of ``x`` in one probe
+    (a CASE compares it with every key in turn), and the position indexes a list of the
+    values. -#}
+{% macro lookup(x, keys, values, otherwise) -%}
+{%- if keys -%}
+CASE WHEN TRY_CAST({{ x }} AS ENUM({{ keys | join(", ") }})) IS NULL THEN {{ otherwise }}
+     ELSE [{{ values | join(", ") }}][enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | join(", ") }}))) + 1] END
+{%- else -%}
+{{ otherwise }}
+{%- endif -%}
+{%- endmacro %}
