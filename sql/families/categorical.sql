@@ -221,7 +221,7 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% set unseen = term.unseen | lit %}
 {% endif %}
 {# the same category order for every class, so the engine can share the lookup's key work #}
-{% set categories = term.categories | default([]) | sort(attribute='0') %}
+{% set categories = term.categories | default([]) | sort(attribute='0', case_sensitive=true) %}
         + CASE WHEN {{ term.column }} IS NULL THEN
         {% if p.missing | default('ignore') == 'ignore' %}
             0  -- a missing value leaves the feature out of the row's likelihood
