@@ -20,12 +20,12 @@ isfinite({{ x }}) OR isinf({{ x }})
 {%- endmacro %}
 
 {#- A hashed lookup: casting to an ENUM of the keys finds the position of ``x`` in one probe
-    (a CASE compares it with every key in turn), and the position indexes a list of the
-    values. -#}
+    (a CASE compares it with every key in turn); the position indexes a list of the values,
+    and a key that is none of them (NULL position) takes ``otherwise``, which COALESCE only
+    evaluates for those rows. -#}
 {% macro lookup(x, keys, values, otherwise) -%}
 {%- if keys -%}
-CASE WHEN TRY_CAST({{ x }} AS ENUM({{ keys | join(", ") }})) IS NULL THEN {{ otherwise }}
-     ELSE [{{ values | join(", ") }}][enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | join(", ") }}))) + 1] END
+coalesce([{{ values | join(", ") }}][enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | join(", ") }}))) + 1], {{ otherwise }})
 {%- else -%}
 {{ otherwise }}
 {%- endif -%}
