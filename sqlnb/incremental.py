@@ -158,6 +158,8 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
     (re)created from the first source's specification."""
     engine = result.engine
     spec = sources[0].meta
+    # the features' entries (with their Gaussian origins) the result keeps
+    features = result.meta["features"] if accumulate else spec["features"]
     flow = result.pipeline
     try:
         with engine.transaction("merge"):
@@ -169,9 +171,10 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
                 flow.run("copy_features.sql", source=sources[0].tables)
             for source in sources:
                 if not (accumulate and same_model(source, result)):
-                    flow.apply_model(source.tables)
+                    flow.apply_model(source.tables,
+                                     origins=(source.meta["features"], features))
             kind = sources[0].spec
-            flow.finish(spec["features"], spec["target"], spec["target_type"], None,
+            flow.finish(features, spec["target"], spec["target_type"], None,
                         kind={"input": kind.input, "groups": [list(g) for g in kind.groups]})
     finally:
         ownership.done(result)
@@ -215,6 +218,10 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
         spec = _batch_spec(model, src, target, features, weight, stored)
         spec["stored_shift"] = stored is not None  # the Gaussian shift from the statistics
+        if stored is not None:  # the batch's class means go relative to the model's origins
+            origins = {f["name"]: f.get("origin", 0.0) for f in stored["features"]}
+            for f in spec["features"]:
+                f["origin"] = origins[f["name"]]
         class_type = stored["target_type"] if stored else spec["target_type"]
         batch = spec["features"]
         with engine.transaction("partial_fit" if sign > 0 else "forget"):

@@ -163,6 +163,8 @@ class Pipeline:
         overall = self.fetch("pilot_overall.sql", features=features, **context)[0]
         for f, value in zip(features, overall):
             f["shift"] = float(value)
+            # a new model's origin: the stored class means are kept relative to it
+            f.setdefault("origin", f["shift"])
 
     def stored_shift(self, features: list[dict[str, Any]]) -> bool:
         """An update's shifts from the model's learned means (one small read); False, and
@@ -172,7 +174,8 @@ class Pipeline:
         if not all(f["name"] in known for f in features):
             return False
         for f in features:
-            f["shift"] = float(known[f["name"]])
+            # the stored means are relative to the feature's origin
+            f["shift"] = f.get("origin", 0.0) + float(known[f["name"]])
         return True
 
     def scan(self, src: Source, spec: dict[str, Any]) -> None:
@@ -251,9 +254,18 @@ class Pipeline:
         """Upsert a (checked) sparse batch with ``sign``."""
         self.run("merge_sparse.sql", sign=sign)
 
-    def apply_model(self, tables: dict[str, Any], *, sign: int = 1) -> None:
-        """Another model's statistics (its quoted ``tables``) as one more batch."""
-        self.run("merge_model.sql", source=tables, sign=sign)
+    def apply_model(self, tables: dict[str, Any], *, sign: int = 1,
+                    origins: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None,
+                    ) -> None:
+        """Another model's statistics (its quoted ``tables``) as one more batch;
+        ``origins``: its features' and this model's (metadata entries), whose Gaussian
+        origins differ by the amount the other model's relative means move."""
+        shifts = []
+        if origins is not None:
+            ours = {f["name"]: f.get("origin", 0.0) for f in origins[1]}
+            shifts = [(f["name"], f.get("origin", 0.0) - ours[f["name"]]) for f in origins[0]
+                      if f.get("origin", 0.0) != ours.get(f["name"], 0.0)]
+        self.run("merge_model.sql", source=tables, sign=sign, origin_shifts=shifts)
 
     # ------------------------------------------------------------------ 4. finish
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
@@ -313,11 +325,21 @@ class Pipeline:
             target=target,
             target_type=target_type,
             weight=weight,
-            features_json=json.dumps([{k: f[k] for k in feature_keys} for f in features]),
+            features_json=json.dumps([feature_entry(f, feature_keys) for f in features]),
             spec_json=json.dumps(kind),
             version=__version__,
             relations_json=ownership.relations_json(self.owner),
         )
+
+
+def feature_entry(f: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """A feature's entry in the metadata: ``keys`` and, for a Gaussian feature, the origin
+    its stored class means are relative to (absent when 0, as in every model saved
+    before origins were kept)."""
+    entry = {k: f[k] for k in keys}
+    if f.get("origin"):
+        entry["origin"] = float(f["origin"])
+    return entry
 
 
 def refuse(problems: list[tuple]) -> None:
