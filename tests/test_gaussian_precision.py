@@ -148,3 +148,30 @@ def test_probabilities_far_from_the_origin_are_as_exact_as_scikit_learn(offset):
                     - exact).max()
     assert ours <= max(theirs, len(y) * np.finfo(float).eps), \
         f"probabilities: sqlnb's largest error {ours:.2e}, scikit-learn's {theirs:.2e}"
+
+
+@pytest.mark.parametrize("copy", ["export", "pickle"])
+def test_a_copied_model_keeps_its_origins_and_updates_exactly(tmp_path, copy):
+    # the origins travel with the metadata: a copy updated at a 1e9 offset stays exact
+    import pickle
+
+    import duckdb
+    import pandas as pd
+
+    import sqlnb
+
+    X, y, _ = _data(1e9, False, seed=4)
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "y": y})
+    first, second = frame.iloc[:120], frame.iloc[120:]
+    if copy == "export":
+        model = sqlnb.NaiveBayes("m", con=duckdb.connect()).fit(first, "y")
+        model.export(tmp_path / "m")
+        copied = sqlnb.import_model(duckdb.connect(), tmp_path / "m")
+        copied.partial_fit(second, "y")
+        epsilon = copied.to_sklearn().epsilon_
+    else:
+        estimator = pickle.loads(pickle.dumps(GaussianNB().partial_fit(
+            first[["a", "b", "c"]].to_numpy(), first["y"].to_numpy(), classes=CLASSES)))
+        estimator.partial_fit(second[["a", "b", "c"]].to_numpy(), second["y"].to_numpy())
+        epsilon = estimator.epsilon_
+    assert _worst(epsilon, _exact_epsilon(X)) < 1e-14
