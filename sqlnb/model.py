@@ -677,7 +677,7 @@ class NaiveBayes:
             self.engine.release(src)
             raise
         keep = list(src.columns) if keep_input else []
-        if scoring_strategies.strategy(self) == "arrays":
+        if scoring_strategies.strategy(self, src) == "arrays":
             sql, parameters = scoring_strategies.array_score_sql(
                 self, src.sql, output, keep, OUTPUTS[output], columns=columns)
             return self.engine.lazy(src, sql, parameters)
