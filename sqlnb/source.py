@@ -196,6 +196,9 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
             "source must be a table or view name, a Parquet/CSV path or glob, a DuckDB "
             f"relation, a pandas/polars DataFrame or a pyarrow Table; got {type(source).__name__}"
         )
+    simple = _arrow_columns(source) if registered else None
+    if simple is not None:  # what DESCRIBE would say, known without asking
+        return Source(sql=sql, columns=simple, registered=registered, obj=source)
     try:
         rows = con.execute(render("describe_source.sql", source=sql)).fetchall()
     except duckdb.Error as exc:
@@ -206,6 +209,26 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
         raise UnknownColumnError(f"cannot read source {source!r}: {exc}") from exc
     return Source(sql=sql, columns={r[0]: r[1] for r in rows}, registered=registered,
                   obj=source if registered else None, paths=paths, reader=reader)
+
+
+# Arrow types whose DuckDB type is fixed: an Arrow table of only these needs no DESCRIBE.
+_ARROW_TYPES = {"double": "DOUBLE", "float": "FLOAT", "int64": "BIGINT", "int32": "INTEGER",
+                "int16": "SMALLINT", "int8": "TINYINT", "bool": "BOOLEAN", "string": "VARCHAR",
+                "large_string": "VARCHAR"}
+
+
+def _arrow_columns(obj: Any) -> dict[str, str] | None:
+    """The columns DuckDB sees in a pyarrow Table of simple types, read from its schema
+    (a one-row predict spends a millisecond asking DuckDB); None when not that simple."""
+    if type(obj).__module__.split(".")[0] != "pyarrow" or not hasattr(obj, "schema"):
+        return None
+    names = obj.schema.names
+    if len({n.lower() for n in names}) != len(names) or "" in names:
+        return None  # DuckDB renames clashing names: let it say how
+    types = [_ARROW_TYPES.get(str(field.type)) for field in obj.schema]
+    if None in types:
+        return None
+    return dict(zip(names, types))
 
 
 def _from_clause(*, reader: str | None = None, paths: list[str] | None = None,
