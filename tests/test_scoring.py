@@ -309,3 +309,20 @@ def test_dropping_a_model_releases_its_cached_parameters(con):
     assert model.cached_fitted_at is None
     with pytest.raises(sqlnb.errors.NotFittedError):
         model.predict(frame_of(X[:1]))
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+def test_a_missing_count_is_left_out_by_every_strategy(con, scoring):
+    X = as_counts(load("wine")[0]).astype(float)[:, :4]
+    y = load("wine")[1]
+    reference = MultinomialNB().fit(X, y)
+    model = sqlnb.NaiveBayes("m", con=con, family="multinomial", scoring=scoring).fit(
+        frame_of(X, y), "label")
+    rows = pa.table({"x0": [1.0, None], "x1": [2.0, 2.0], "x2": [0.0, 0.0], "x3": [3.0, 3.0]})
+
+    got = matrix(model.predict_joint_log_proba(rows), "jll_", model.classes_)
+    present = [1, 2, 3]  # the second row's x0 is missing: its term is left out
+    expected = reference.class_log_prior_ + reference.feature_log_prob_[:, present] @ [2, 0, 3]
+    np.testing.assert_allclose(got[1], expected, rtol=1e-12)
+    np.testing.assert_allclose(got[0], reference.predict_joint_log_proba([[1, 2, 0, 3]])[0],
+                               rtol=1e-12)
