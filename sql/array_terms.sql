@@ -6,13 +6,16 @@
     (Poisson only). -#}
 {#- `raw` is the fast form (a list function over the whole row), used when no feature is
     missing; `careful` treats each missing value as the model's `missing` setting says. -#}
+{#- list_dot_product refuses a list holding NULL even where the CASE around `raw` discards
+    its result (DuckDB evaluates it for the whole chunk, and moves or folds a CASE put
+    inside it), so its list has the missing values as 0: what the CASE keeps is unchanged. -#}
 {% macro raw(c, kind, x, lgamma) -%}
 {% if kind == 'distance' -%}
 {{ c.constant }} - list_distance(list_transform({{ x }}, lambda v, i: v * {{ c.scale }}[i]), {{ c.target }}) ** 2
 {%- elif kind == 'counts' -%}
-{{ c.constant }} + list_dot_product({{ x }}, {{ c.weights }}) - {{ lgamma }}
+{{ c.constant }} + list_dot_product(list_transform({{ x }}, lambda v: coalesce(v, 0)), {{ c.weights }}) - {{ lgamma }}
 {%- else -%}
-{{ c.constant }} + list_dot_product({{ x }}, {{ c.weights }})
+{{ c.constant }} + list_dot_product(list_transform({{ x }}, lambda v: coalesce(v, 0)), {{ c.weights }})
 {%- endif %}
 {%- endmacro %}
 {% macro careful(c, kind, x, missing, names) -%}

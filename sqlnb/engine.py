@@ -99,6 +99,10 @@ class Engine:
     def release(self, source: Source) -> None:
         """Forget what ``source`` registered (when no lazy result still reads it)."""
 
+    def known_rows(self, source: Source) -> int | None:
+        """How many rows ``source`` has if that is known without reading them, else None."""
+        return None
+
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         """Of ``names`` (lowercased), those taken in the current schema: name -> kind
         (``TABLE``, ``VIEW``, ``MACRO``, ``MACRO TABLE``, or ``VERSIONED``: a view that
@@ -197,6 +201,9 @@ class DuckDBEngine(Engine):
 
     def release(self, source: Source) -> None:
         source.release(self.connection)
+
+    def known_rows(self, source: Source) -> int | None:
+        return source.known_rows(self.connection)
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
@@ -343,6 +350,9 @@ class RecordingEngine(Engine):
 
     def release(self, source: Source) -> None:
         self.inner.release(source)
+
+    def known_rows(self, source: Source) -> int | None:
+        return self.inner.known_rows(source)
 
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         return self.inner.relations(names, macro_names)

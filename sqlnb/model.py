@@ -664,12 +664,18 @@ class NaiveBayes:
             raise UnknownColumnError(
                 f"the source lacks feature column(s) {missing} that model {self.name!r} uses"
             )
-        for f in meta["features"]:
-            try:
-                self.family.check_feature_type(f["name"], src.columns[f["name"]], self.dialect)
-            except InvalidDataError:
-                self.engine.release(src)
-                raise
+        # checked once per input signature and parameters read (a small predict's loop)
+        checked = self.parameters().setdefault("checked_types", [])
+        signature = (self.family, [(f["name"], src.columns[f["name"]]) for f in meta["features"]])
+        if not any(family is self.family and types == signature[1] for family, types in checked):
+            for f in meta["features"]:
+                try:
+                    self.family.check_feature_type(f["name"], src.columns[f["name"]],
+                                                   self.dialect)
+                except InvalidDataError:
+                    self.engine.release(src)
+                    raise
+            checked[:] = checked[-7:] + [signature]  # a few input schemas at most
         try:
             check_output_clashes(src.columns, self._output_names(output))
             columns = self.coerced_columns(src)
@@ -677,7 +683,7 @@ class NaiveBayes:
             self.engine.release(src)
             raise
         keep = list(src.columns) if keep_input else []
-        if scoring_strategies.strategy(self) == "arrays":
+        if scoring_strategies.strategy(self, src) == "arrays":
             sql, parameters = scoring_strategies.array_score_sql(
                 self, src.sql, output, keep, OUTPUTS[output], columns=columns)
             return self.engine.lazy(src, sql, parameters)

@@ -16,8 +16,9 @@ Two strategies give the same answers (to floating-point noise):
   ``list_distance``). The statement grows with features + classes, so planning stays
   small; per row it does a little more work (building the list).
 
-``"auto"`` (the default) takes the compiled form only for narrow models, where it wins
-on many rows (see ``COMPILED_MAX_TERMS``), and the arrays otherwise. Models the arrays do
+``"auto"`` (the default) takes the compiled form only for narrow models scoring many rows
+(or rows it cannot count cheaply), where it wins (see ``COMPILED_MAX_TERMS`` and
+``ARRAYS_MAX_ROWS``), and the arrays otherwise. Models the arrays do
 not cover yet (categorical and mixed columns, per-group models) always use the compiled
 form. Choose per model with ``NaiveBayes(..., scoring="arrays")``.
 
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from . import ownership
 from .dialect import DUCKDB, Dialect
 from .errors import InvalidParameterError
+from .source import Source
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -58,6 +60,10 @@ TABLE_CLASS = {name: f"__sqlnb_c.{name}" for name in
 # With at most this many features x classes, "auto" keeps the compiled form: its planning
 # is still short and its per-row work a little less (measured: benchmarks, issue 15).
 COMPILED_MAX_TERMS = 100
+# An input known to hold at most this many rows (an in-memory table, Parquet files whose
+# footers say so) is scored with the arrays even by a narrow model: the compiled form's
+# planning then costs more than its per-row savings (measured: docs/scoring.md).
+ARRAYS_MAX_ROWS = 10_000
 
 
 # Terms summed in one flat chain; longer sums are split into chunks. DuckDB's planner slows
@@ -114,8 +120,20 @@ def binarize_threshold(model: NaiveBayes) -> float | None:
     return None
 
 
-def strategy(model: NaiveBayes) -> str:
-    """The strategy that scores ``model``'s rows: ``"compiled"`` or ``"arrays"``."""
+def strategy(model: NaiveBayes, source: Any = None) -> str:
+    """The strategy that scores ``model``'s rows (of ``source``, if given: anything
+    ``predict`` takes, or a resolved :class:`sqlnb.source.Source`): ``"compiled"`` or
+    ``"arrays"``. With ``scoring="auto"`` a narrow model takes the arrays for a source
+    known to be small (see ``ARRAYS_MAX_ROWS``).
+
+    >>> import duckdb, sqlnb
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i AS DOUBLE) AS x "
+    ...                 "FROM range(20) r(i)")
+    >>> narrow = sqlnb.NaiveBayes("narrow", con=con).fit("t", "y")
+    >>> strategy(narrow, "t"), strategy(narrow, con.table("t").to_arrow_table())
+    ('compiled', 'arrays')
+    """
     chosen = getattr(model, "scoring", "auto")
     compiled = model.parameters()
     if not covered(model) or chosen == "compiled":
@@ -123,7 +141,23 @@ def strategy(model: NaiveBayes) -> str:
     if chosen == "arrays":
         return "arrays"
     terms = len(model.meta["features"]) * len(compiled["classes"])
-    return "compiled" if terms <= COMPILED_MAX_TERMS else "arrays"
+    if terms > COMPILED_MAX_TERMS:
+        return "arrays"
+    rows = _known_rows(model, source)
+    return "arrays" if rows is not None and rows <= ARRAYS_MAX_ROWS else "compiled"
+
+
+def _known_rows(model: NaiveBayes, source: Any) -> int | None:
+    """The number of rows of ``source`` if the engine knows it cheaply, else None."""
+    if source is None:
+        return None
+    if isinstance(source, Source):
+        return model.engine.known_rows(source)
+    src = model.engine.source(source)
+    try:
+        return model.engine.known_rows(src)
+    finally:
+        model.engine.release(src)
 
 
 def refresh(model: NaiveBayes) -> None:
@@ -278,6 +312,6 @@ def statement(model: NaiveBayes, source: Any, output: str = "predict") -> tuple[
     ``"log_proba"`` or ``"joint"``."""
     src = model.engine.source(source)
     keep = list(src.columns)
-    if strategy(model) == "arrays":
+    if strategy(model, src) == "arrays":
         return array_score_sql(model, src.sql, output, keep, OUTPUTS[output])
     return model.score_sql(src.sql, output, keep), []

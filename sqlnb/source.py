@@ -37,6 +37,22 @@ class Source:
     columns: dict[str, str]
     registered: str | None = None  # name of a view we created for a Python object
     obj: Any = None  # that Python object
+    paths: list[str] | None = None  # the files a reader reads (a file source)
+    reader: str | None = None  # that reader: read_parquet, read_csv…
+
+    def known_rows(self, con: duckdb.DuckDBPyConnection) -> int | None:
+        """How many rows the source has, when that is known without reading them: an
+        in-memory table's length, or the row counts in Parquet files' footers (one small
+        read of metadata). None for anything else (tables, views, CSV, relations)."""
+        if self.obj is not None:
+            return in_memory_rows(self.obj)
+        if self.reader != "read_parquet" or not self.paths:
+            return None
+        try:
+            rows = con.execute(render("parquet_rows.sql", paths=self.paths)).fetchall()
+        except duckdb.Error:
+            return None
+        return None if not rows or rows[0][0] is None else int(rows[0][0])
 
     def release(self, con: duckdb.DuckDBPyConnection) -> None:
         """Drop the helper view (only when no lazy result still needs it)."""
@@ -95,14 +111,20 @@ class Source:
 EAGER_ROWS = 50_000
 
 
-def small(obj: Any) -> bool:
-    """Whether ``obj`` is an in-memory table (Arrow, pandas, polars) of few rows."""
+def in_memory_rows(obj: Any) -> int | None:
+    """The number of rows of an in-memory table (Arrow, pandas, polars), else None."""
     module = type(obj).__module__.split(".")[0]
     if module == "pyarrow" and hasattr(obj, "num_rows"):
-        return obj.num_rows <= EAGER_ROWS
+        return int(obj.num_rows)
     if module in ("pandas", "polars") and hasattr(obj, "shape"):
-        return obj.shape[0] <= EAGER_ROWS
-    return False
+        return int(obj.shape[0])
+    return None
+
+
+def small(obj: Any) -> bool:
+    """Whether ``obj`` is an in-memory table (Arrow, pandas, polars) of few rows."""
+    rows = in_memory_rows(obj)
+    return rows is not None and rows <= EAGER_ROWS
 
 
 def held_by(result: duckdb.DuckDBPyRelation, con: duckdb.DuckDBPyConnection,
@@ -149,13 +171,15 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
     """Describe ``source`` and return how to select from it."""
     from .errors import InvalidDataError, UnknownColumnError
 
-    registered = None
+    registered, paths, reader = None, None, None
     if isinstance(source, (list, tuple)) and source and all(isinstance(s, (str, os.PathLike)) for s in source):
         paths = [os.fspath(s) for s in source]
-        sql = _from_clause(reader=_reader(paths[0]) or "read_parquet", paths=paths)
+        reader = _reader(paths[0]) or "read_parquet"
+        sql = _from_clause(reader=reader, paths=paths)
     elif isinstance(source, os.PathLike) or (isinstance(source, str) and _reader(source)):
-        path = os.fspath(source)
-        sql = _from_clause(reader=_reader(path) or "read_parquet", paths=[path])
+        paths = [os.fspath(source)]
+        reader = _reader(paths[0]) or "read_parquet"
+        sql = _from_clause(reader=reader, paths=paths)
     elif isinstance(source, str):
         sql = _from_clause(name=source)
     elif isinstance(source, duckdb.DuckDBPyRelation) or _is_python_table(source):
@@ -172,6 +196,9 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
             "source must be a table or view name, a Parquet/CSV path or glob, a DuckDB "
             f"relation, a pandas/polars DataFrame or a pyarrow Table; got {type(source).__name__}"
         )
+    simple = _arrow_columns(source) if registered else None
+    if simple is not None:  # what DESCRIBE would say, known without asking
+        return Source(sql=sql, columns=simple, registered=registered, obj=source)
     try:
         rows = con.execute(render("describe_source.sql", source=sql)).fetchall()
     except duckdb.Error as exc:
@@ -181,7 +208,27 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
             raise InvalidDataError(_OTHER_CONNECTION) from exc
         raise UnknownColumnError(f"cannot read source {source!r}: {exc}") from exc
     return Source(sql=sql, columns={r[0]: r[1] for r in rows}, registered=registered,
-                  obj=source if registered else None)
+                  obj=source if registered else None, paths=paths, reader=reader)
+
+
+# Arrow types whose DuckDB type is fixed: an Arrow table of only these needs no DESCRIBE.
+_ARROW_TYPES = {"double": "DOUBLE", "float": "FLOAT", "int64": "BIGINT", "int32": "INTEGER",
+                "int16": "SMALLINT", "int8": "TINYINT", "bool": "BOOLEAN", "string": "VARCHAR",
+                "large_string": "VARCHAR"}
+
+
+def _arrow_columns(obj: Any) -> dict[str, str] | None:
+    """The columns DuckDB sees in a pyarrow Table of simple types, read from its schema
+    (a one-row predict spends a millisecond asking DuckDB); None when not that simple."""
+    if type(obj).__module__.split(".")[0] != "pyarrow" or not hasattr(obj, "schema"):
+        return None
+    names = obj.schema.names
+    if len({n.lower() for n in names}) != len(names) or "" in names:
+        return None  # DuckDB renames clashing names: let it say how
+    types = [_ARROW_TYPES.get(str(field.type)) for field in obj.schema]
+    if None in types:
+        return None
+    return dict(zip(names, types))
 
 
 def _from_clause(*, reader: str | None = None, paths: list[str] | None = None,

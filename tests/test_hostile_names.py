@@ -21,6 +21,7 @@ import sqlnb
 import sqlnb.diagnostics
 import sqlnb.exchange
 import sqlnb.progress
+import sqlnb.source
 import sqlnb.text
 from sqlnb.sklearn import GaussianNB
 from sqlnb.templates import template_dir
@@ -72,6 +73,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
                                                                     features=features)
     sqlnb.merge(con, [name, "memory." + name], into=name + "w")
     sqlnb.load(con, name).predict(table).fetchall()
+    # the rows in a Parquet source's footers ("auto" scoring asks): no such file, no count
+    assert sqlnb.source.Source("", {}, paths=["f" + text + ".parquet"],
+                               reader="read_parquet").known_rows(con) is None
     model.fit(table, "y", features=features, group_by="g").predict_proba(table).fetchall()
     # a per-group model whose meta row has no spec (schema 1): its groups are read from its tables
     con.execute("UPDATE " + sqlnb.dialect.DUCKDB.ident(name + "_meta")

@@ -19,7 +19,7 @@ from sklearn.naive_bayes import BernoulliNB, ComplementNB, GaussianNB, Multinomi
 
 import sqlnb
 from sqlnb.errors import InvalidDataError, InvalidParameterError
-from sqlnb.scoring import strategy
+from sqlnb.scoring import ARRAYS_MAX_ROWS, strategy
 
 STRATEGIES = ["compiled", "arrays"]
 
@@ -197,6 +197,41 @@ def test_auto_keeps_the_compiled_form_for_narrow_models_only(con):
     assert strategy(wide) == "arrays"  # 64 features x 10 classes
 
 
+def test_auto_scores_a_small_in_memory_input_to_a_narrow_model_with_the_arrays(con):
+    X, y = load("iris")
+    narrow = sqlnb.NaiveBayes("narrow", con=con, sql_macros=False).fit(frame_of(X, y), "label")
+    rows = np.tile(X, (ARRAYS_MAX_ROWS // len(X) + 1, 1))  # just over the threshold
+    con.from_df(frame_of(X[:20])).create("few_rows")
+
+    assert strategy(narrow, frame_of(X[:20])) == "arrays"
+    assert strategy(narrow, pa.Table.from_pandas(frame_of(X[:20]))) == "arrays"
+    assert strategy(narrow, frame_of(rows)) == "compiled"
+    assert strategy(narrow, "few_rows") == "compiled"  # a table's size is not looked up
+    assert strategy(narrow) == "compiled"  # no source: the rule for large jobs
+
+
+def test_auto_counts_the_rows_of_parquet_files_from_their_footers(con, tmp_path):
+    X, y = load("iris")
+    narrow = sqlnb.NaiveBayes("narrow", con=con, sql_macros=False).fit(frame_of(X, y), "label")
+    small, large = tmp_path / "small.parquet", tmp_path / "large.parquet"
+    frame_of(X[:20]).to_parquet(small)
+    frame_of(np.tile(X, (ARRAYS_MAX_ROWS // len(X) + 1, 1))).to_parquet(large)
+
+    assert strategy(narrow, str(small)) == "arrays"
+    assert strategy(narrow, [str(small), str(small)]) == "arrays"  # 40 rows in all
+    assert strategy(narrow, str(large)) == "compiled"
+    assert strategy(narrow, str(tmp_path / "*.parquet")) == "compiled"  # both files
+
+
+def test_auto_on_a_small_input_to_a_narrow_model_matches_sklearn(con):
+    X, y = load("iris")
+    reference = GaussianNB().fit(X, y)
+    model = sqlnb.NaiveBayes("narrow", con=con, sql_macros=False).fit(frame_of(X, y), "label")
+
+    assert strategy(model, frame_of(X)) == "arrays"
+    assert_like(model, reference, X)
+
+
 def test_models_the_arrays_do_not_cover_use_the_compiled_form(con):
     frame = pd.DataFrame({"colour": ["red", "blue", "red", "green"], "label": [0, 1, 0, 1]})
     model = sqlnb.NaiveBayes("cat", con=con, family="categorical", scoring="arrays",
@@ -274,3 +309,20 @@ def test_dropping_a_model_releases_its_cached_parameters(con):
     assert model.cached_fitted_at is None
     with pytest.raises(sqlnb.errors.NotFittedError):
         model.predict(frame_of(X[:1]))
+
+
+@pytest.mark.parametrize("scoring", STRATEGIES)
+def test_a_missing_count_is_left_out_by_every_strategy(con, scoring):
+    X = as_counts(load("wine")[0]).astype(float)[:, :4]
+    y = load("wine")[1]
+    reference = MultinomialNB().fit(X, y)
+    model = sqlnb.NaiveBayes("m", con=con, family="multinomial", scoring=scoring).fit(
+        frame_of(X, y), "label")
+    rows = pa.table({"x0": [1.0, None], "x1": [2.0, 2.0], "x2": [0.0, 0.0], "x3": [3.0, 3.0]})
+
+    got = matrix(model.predict_joint_log_proba(rows), "jll_", model.classes_)
+    present = [1, 2, 3]  # the second row's x0 is missing: its term is left out
+    expected = reference.class_log_prior_ + reference.feature_log_prob_[:, present] @ [2, 0, 3]
+    np.testing.assert_allclose(got[1], expected, rtol=1e-12)
+    np.testing.assert_allclose(got[0], reference.predict_joint_log_proba([[1, 2, 0, 3]])[0],
+                               rtol=1e-12)
