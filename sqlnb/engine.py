@@ -106,6 +106,11 @@ class Engine:
         return dict(self.fetch(self.render("relations.sql", names=names,
                                            macro_names=macro_names)))
 
+    def table(self, name: str) -> str:
+        """The quoted name of the relation ``name`` where the engine keeps what it writes
+        (DuckDB: the current schema)."""
+        return self.dialect.ident(name)
+
     def column_names(self, table: str) -> set[str]:
         """The column names of ``table`` (unquoted, of the current schema)."""
         return {row[0] for row in self.fetch(self.render("relations.sql", columns_of=table))}
@@ -394,8 +399,8 @@ class SparkEngine(Engine):
     """
 
     dialect = SPARK
-    capabilities = Capabilities(upsert=False, transactions=False, stored_functions=False,
-                                temp_tables=False, duckdb_only=False)
+    capabilities = Capabilities(upsert=False, transactions=False, temp_tables=False,
+                                duckdb_only=False)
 
     def __init__(self, session: Any, database: str | None = None) -> None:
         from pyspark.errors import AnalysisException
@@ -542,14 +547,32 @@ class SparkEngine(Engine):
 
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         """As for DuckDB, from the catalog: a view switched between table versions is
-        ``VERSIONED``; Spark has no macros."""
+        ``VERSIONED``; a SQL function of the database (the scoring functions, asked only
+        of ``macro_names``) is ``FUNCTION``."""
         tables, views = self._catalog()
+        functions = self._functions() if macro_names else set()
         found: dict[str, str] = {}
         for name in names:
             if name in views:
                 found[name] = "VERSIONED" if self._version_tables(name, tables) else "VIEW"
             elif name in tables:
                 found[name] = "TABLE"
+            elif name in macro_names and name in functions:
+                found[name] = "FUNCTION"
+        return found
+
+    def _functions(self) -> set[str]:
+        """The (lowercased) names of the SQL functions of the engine's database. Spark
+        lists them qualified (``catalog.database.name``, the name as written, dots and
+        all): the prefix is cut at the database's name."""
+        database = self.dialect.ident(self.database)
+        prefix = "." + self.database.lower() + "."
+        found = set()
+        for row in self.connection.sql(self.render("table_versions.sql", what="functions",
+                                                   database=database)).collect():
+            qualified = row[0].lower()
+            if prefix in qualified:
+                found.add(qualified[qualified.index(prefix) + len(prefix):])
         return found
 
     def _catalog(self) -> tuple[dict[str, str], set[str]]:
@@ -736,8 +759,6 @@ DUCKDB_ONLY = {
             "the count columns",
     "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
     "sparse input": "pivot the entries to columns, or fit on DuckDB",
-    "scoring macros": "score with predict(), or with spark.sql(model.to_sql('table', "
-                      "dialect='spark'))",
     "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
     "search": "run the search on a DuckDB connection (it fits scratch models inside a "
               "rolled-back transaction), then fit the chosen model on Spark",

@@ -37,7 +37,7 @@ def create_macros(model: NaiveBayes) -> None:
     """
     model.invalidate()
     try:
-        arrays = scoring.covered(model)
+        arrays = _arrays(model)
         if arrays:  # the parameters as rows of <name>_scoring_params, rewritten here
             model.pipeline.run("scoring_params.sql", kind=model.family.array_kind)
         else:
@@ -55,7 +55,7 @@ def refresh_parameters(model: NaiveBayes, previous_version: Any) -> None:
     name = params_table_name(model.name)
     model.invalidate()
     try:
-        current = (scoring.covered(model)
+        current = (_arrays(model)
                    and name.lower() in ownership.existing(model, [name])
                    and model.pipeline.fetch("scoring_params_version.sql") == [(previous_version,)])
         if current:
@@ -64,6 +64,12 @@ def refresh_parameters(model: NaiveBayes, previous_version: Any) -> None:
         model.invalidate()
     if not current:
         create_macros(model)
+
+
+def _arrays(model: NaiveBayes) -> bool:
+    """Whether the macros read their parameters from ``<name>_scoring_params`` (DuckDB's
+    array form; Spark's functions always embed them)."""
+    return model.dialect.stored_scoring == "macros" and scoring.covered(model)
 
 
 def drop_macros(model: NaiveBayes) -> None:

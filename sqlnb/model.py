@@ -758,7 +758,6 @@ class NaiveBayes:
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
-        require_duckdb(self.engine, "scoring macros")
         self.engine.refuse_open_transaction("create_macros")
         _ = self.meta  # raises NotFittedError early
         try:

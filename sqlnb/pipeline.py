@@ -66,6 +66,9 @@ class Pipeline:
         self.sql_macros = sql_macros and engine.capabilities.stored_functions
         self.stable = dict(tables)  # the names readers use, whatever a write stages
         self._params_context: dict[str, Any] | None = None
+        # a staged write's scoring functions: (re)created (True) or dropped (False) after
+        # the switch, from the parameters of the new version
+        self._functions_after_switch: bool | None = None
 
     # ------------------------------------------------------------------ statements
     def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
@@ -148,11 +151,16 @@ class Pipeline:
         self.tables.clear()
         self.tables.update(self.stable)
         context, self._params_context = self._params_context, None
+        functions, self._functions_after_switch = self._functions_after_switch, None
         if switched and context is not None:
             self.run("params.sql", **context)
         for view in scratch:
             self.engine.execute(self.engine.render("table_versions.sql", what="drop_view",
                                                    table=view))
+        if switched and functions is not None:
+            # the scoring functions embed the parameters of the version readers now see
+            self.owner.invalidate()
+            (macros.create_macros if functions else macros.drop_macros)(self.owner)
 
     # ------------------------------------------------------------------ 2. batches
     def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]],
@@ -285,7 +293,9 @@ class Pipeline:
                 self._params_context = context
         self.check("checks.sql", features=features)
         self.write_meta(features, target, target_type, weight, kind)
-        if self.sql_macros and scoring_macros:
+        if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
+            self._functions_after_switch = self.sql_macros and scoring_macros
+        elif self.sql_macros and scoring_macros:
             if n_classes == known_classes and known_version is not None:
                 macros.refresh_parameters(self.owner, known_version)
             else:

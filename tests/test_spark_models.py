@@ -228,7 +228,6 @@ def test_what_is_duckdb_only_says_so_on_spark_and_what_to_do_instead(spark, rows
         "text": lambda: model.fit(rows, "y", text="y"),
         "long input": lambda: model.fit_long(rows, "y"),
         "sparse input": lambda: model.fit_sparse(rows, rows, "y", features=FEATURES),
-        "scoring macros": model.create_macros,
         "top_features": model.top_features,
         "search": lambda: model.search(rows, "y", param_grid={"alpha": [1.0]}),
     }
