@@ -119,6 +119,9 @@ class Engine:
         """The table versions of ``name`` (engines that write versions, see Spark)."""
         return []
 
+    def drop_stale_views(self, names: list[str]) -> None:
+        """Drop the scratch views a killed writer left (engines that write versions)."""
+
     def column_list(self, table: str) -> list[str]:
         """The column names of the (quoted) relation ``table``, in order; nothing runs."""
         return list(self.relation(self.render("table_versions.sql", what="columns",
@@ -680,6 +683,15 @@ class SparkEngine(Engine):
             for name in names:
                 self.execute(self.render("table_versions.sql", what="drop",
                                          table=self.version_table(name, current)))
+
+    def drop_stale_views(self, names: list[str]) -> None:
+        """Drop the views ``<name>__v<k>`` of ``names`` that a killed writer left behind
+        (a staged write's scratch parameter views, see ``Pipeline.stage``)."""
+        prefixes = [(name + _VERSION_SUFFIX).lower() for name in names]
+        for view in sorted(self._catalog()[1]):
+            if any(view.startswith(p) and view[len(p):].isdigit() for p in prefixes):
+                self.execute(self.render("table_versions.sql", what="drop_view",
+                                         table=self.table(view)))
 
     def version_table(self, name: str, version: int, *, scratch: bool = False) -> str:
         """The quoted name of version ``version`` of the table ``name`` (``scratch``: the

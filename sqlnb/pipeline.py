@@ -130,6 +130,8 @@ class Pipeline:
         if "next_meta" in self.tables:
             return True  # staged already by this write
         names = [f"{self.name}_{role}" for role in VERSIONED_ROLES]
+        scratch_views = [f"{self.name}_{role}" for role in ("class_params", "feature_params")]
+        self.engine.drop_stale_views(scratch_views)  # a killed writer's
         version = self.engine.stage(names, self._staged_write_done)
         for role, name in zip(VERSIONED_ROLES, names):
             target = self.engine.version_table(name, version)

@@ -15,7 +15,7 @@ import pytest
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
 import sqlnb
-from sqlnb.engine import DUCKDB_ONLY
+from sqlnb.engine import DUCKDB_ONLY, SparkEngine
 from sqlnb.errors import InvalidDataError, UnsupportedError
 
 pytest.importorskip("pyspark.sql")
@@ -215,9 +215,39 @@ def test_a_partial_fit_that_fails_midway_leaves_the_spark_model_as_it_was(spark,
     # table) are dropped by the next write
     spark.sql("CREATE TABLE sm_failed_feature_stats__v7 AS SELECT * FROM sm_failed_feature_stats")
     spark.sql("CREATE TABLE sm_failed_class_stats__v2__next AS SELECT 1 AS x")
+    spark.sql("CREATE VIEW sm_failed_class_params__v7 AS SELECT 1 AS x")  # a scratch view
     model.partial_fit(rows.where("id < 3"), "y")
     assert [model.engine.versions(name) for name in names] == [[8]] * 4
-    assert not [t.name for t in spark.catalog.listTables() if t.name.endswith("__next")]
+    assert not [t.name for t in spark.catalog.listTables()
+                if t.name.endswith("__next") or t.name.startswith("sm_failed_class_params__")]
+
+
+def test_models_live_in_the_database_their_engine_names(spark, rows):
+    """Two models called ``twin`` in two databases: each its own tables and functions."""
+    for database in ("sd_one", "sd_two"):
+        spark.sql(f"CREATE DATABASE IF NOT EXISTS {database}")
+    one = sqlnb.NaiveBayes("twin", con=SparkEngine(spark, database="sd_one"),
+                           family="multinomial").fit(rows.where("y <> 'c'"), "y", features=FEATURES)
+    two = sqlnb.NaiveBayes("twin", con=SparkEngine(spark, database="sd_two"),
+                           family="multinomial").fit(rows, "y", features=FEATURES)
+    assert (one.classes_, two.classes_) == (["a", "b"], ["a", "b", "c"])
+    current = spark.catalog.currentDatabase()
+    assert not [t.name for t in spark.catalog.listTables(current) if t.name.startswith("twin")]
+    assert spark.catalog.tableExists("twin_meta", "sd_one")
+    rows.createOrReplaceTempView("twin_rows")
+    assert {r[0] for r in spark.sql("SELECT sd_one.twin_predict(struct(x0, x1, x2)) "
+                                    "FROM twin_rows").collect()} == {"a", "b"}
+    spark.catalog.dropTempView("twin_rows")
+
+    one.partial_fit(rows.where("y <> 'c' AND id < 6"), "y")  # the other one is untouched
+    reopened = sqlnb.load(SparkEngine(spark, database="sd_two"), "twin")
+    assert _sorted(reopened.predict_proba(rows).collect()) == \
+        _sorted(two.predict_proba(rows).collect())
+    one.drop()
+    assert not spark.catalog.tableExists("twin_meta", "sd_one")
+    assert not spark.catalog.functionExists("sd_one.twin_predict")
+    assert spark.catalog.functionExists("sd_two.twin_predict")
+    assert sqlnb.load(SparkEngine(spark, database="sd_two"), "twin").classes_ == ["a", "b", "c"]
 
 
 # ---------------------------------------------------------------- what stays DuckDB-only
