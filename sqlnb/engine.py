@@ -806,6 +806,13 @@ def engine_for(con: Any) -> Engine:
             f"con = duckdb.connect({str(con)!r})"
         )
     if _is_spark_session(con):
+        if type(con).__module__.startswith("pyspark.sql.connect"):
+            raise UnsupportedError(
+                "a Spark Connect session (SparkSession.builder.remote(...)) is not supported "
+                "yet: sqlnb drops the temporary views of its sources once a statement is "
+                "analysed, which Spark Connect defers to execution. Run sqlnb in a classic "
+                "session (a driver started with spark-submit or pyspark on the cluster); "
+                "see docs/spark.md")
         return SparkEngine(con)
     raise InvalidParameterError(
         f"con must be a DuckDB connection (duckdb.connect(...)) or a SparkSession, got "
