@@ -80,6 +80,8 @@ def test_scoring_functions_are_owned_by_the_model(spark):
     assert spark.sql("SELECT sf_taken_predict(2D)").first()[0] == 2.0  # left alone
 
     model = sqlnb.NaiveBayes("sf_dropped", con=spark).fit(frame, "y", features=["spend"])
+    spark.sql("DROP FUNCTION sf_dropped_predict")
+    model.create_macros()  # recreates the functions
     assert spark.catalog.functionExists("sf_dropped_predict")
     model.drop()
     assert not [f for f in ("joint_log_likelihood", "predict", "predict_proba",
