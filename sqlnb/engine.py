@@ -440,7 +440,13 @@ class SparkEngine(Engine):
         return self.connection.sql(sql).toArrow()
 
     def table(self, name: str) -> str:
-        """``name`` in the engine's database, quoted: ```db`.`name```."""
+        """``name`` in the engine's database, quoted: ```db`.`name```. Spark's session
+        catalog names tables with letters, digits and ``_`` only: another name (a model's,
+        which prefixes its tables' names) is refused before anything is written."""
+        if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+            raise InvalidParameterError(
+                f"{name!r} cannot name a table in Spark's catalog, which allows only letters, "
+                "digits and _ in table names: name the model with those only")
         return self.dialect.ident(self.database) + "." + self.dialect.ident(name)
 
     # ------------------------------------------------------------------ sources

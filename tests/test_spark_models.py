@@ -16,7 +16,7 @@ from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, Gaussi
 
 import sqlnb
 from sqlnb.engine import DUCKDB_ONLY, SparkEngine
-from sqlnb.errors import InvalidDataError, UnsupportedError
+from sqlnb.errors import InvalidDataError, InvalidParameterError, UnsupportedError
 
 pytest.importorskip("pyspark.sql")
 
@@ -248,6 +248,12 @@ def test_models_live_in_the_database_their_engine_names(spark, rows):
     assert not spark.catalog.functionExists("sd_one.twin_predict")
     assert spark.catalog.functionExists("sd_two.twin_predict")
     assert sqlnb.load(SparkEngine(spark, database="sd_two"), "twin").classes_ == ["a", "b", "c"]
+
+
+def test_a_model_name_spark_cannot_give_a_table_is_refused_before_any_write(spark, rows):
+    with pytest.raises(InvalidParameterError, match="only letters, digits and _"):
+        sqlnb.NaiveBayes("churn model", con=spark).fit(rows, "y", features=FEATURES)
+    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("churn")]
 
 
 # ---------------------------------------------------------------- what stays DuckDB-only
