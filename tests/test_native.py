@@ -214,3 +214,25 @@ def test_drop_removes_every_relation(con):
     left = con.sql("SELECT table_name FROM information_schema.tables "
                    "WHERE table_name LIKE 'gone%'").fetchall()
     assert left == []
+
+
+def test_categories_that_differ_only_in_case_or_spaces_are_told_apart(con):
+    # Scoring looks a value up by exact text (DuckDB: a cast to an ENUM of the categories):
+    # no folding of case, spaces or quotes; a value outside the domain is unseen.
+    values = np.array(["", "a", "A", "a ", " a", "it's", "back\\slash", "é", "e\u0301"])
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 600)
+    codes = (y * 2 + rng.integers(0, 5, 600)) % len(values)
+    frame = pd.DataFrame({"v": values[codes], "y": y})
+    model = sqlnb.NaiveBayes("exact", con=con, family="categorical", alpha=0.5).fit(frame, "y")
+    # CategoricalNB on the codes of the distinct values
+    reference = CategoricalNB(alpha=0.5).fit(codes.reshape(-1, 1), y)
+    got = model.predict_proba(frame).df()[["proba_0", "proba_1", "proba_2"]].to_numpy()
+    np.testing.assert_allclose(got, reference.predict_proba(codes.reshape(-1, 1)), atol=1e-12)
+    # "a\t" and "B" were never seen: both score as the unseen category, like each other
+    fresh = model.predict_proba(pd.DataFrame({"v": ["a\t", "B"]})).df()
+    assert fresh.iloc[0, -3:].tolist() == fresh.iloc[1, -3:].tolist()
+    # the standalone statement (to_sql) uses the same lookup
+    standalone = con.sql(model.to_sql("frame", output="predict_proba")).df()
+    np.testing.assert_allclose(standalone[["proba_0", "proba_1", "proba_2"]].to_numpy(), got,
+                               atol=1e-12)

@@ -143,3 +143,14 @@ FROM (
 ) AS __new ({{ (keys + columns) | join(", ") }})
 WHERE {% for k in keys %}__old.{{ k }} = __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %}
 {%- endmacro %}
+
+{#- The value paired with text ``x`` (non-NULL): ``values[i]`` when ``x`` equals ``keys[i]``
+    (distinct SQL string literals), else ``otherwise``. -#}
+{% macro lookup(x, keys, values, otherwise) -%}
+{%- if keys -%}
+CASE {{ x }}
+{%- for k in keys %} WHEN {{ k }} THEN {{ values[loop.index0] }}{% endfor %} ELSE {{ otherwise }} END
+{%- else -%}
+{{ otherwise }}
+{%- endif -%}
+{%- endmacro %}

@@ -18,3 +18,15 @@ error({{ message }})
 {% macro is_number(x) -%}
 isfinite({{ x }}) OR isinf({{ x }})
 {%- endmacro %}
+
+{#- A hashed lookup: casting to an ENUM of the keys finds the position of ``x`` in one probe
+    (a CASE compares it with every key in turn); the position indexes a list of the values,
+    and a key that is none of them (NULL position) takes ``otherwise``, which COALESCE only
+    evaluates for those rows. -#}
+{% macro lookup(x, keys, values, otherwise) -%}
+{%- if keys -%}
+coalesce([{{ values | join(", ") }}][enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | join(", ") }}))) + 1], {{ otherwise }})
+{%- else -%}
+{{ otherwise }}
+{%- endif -%}
+{%- endmacro %}

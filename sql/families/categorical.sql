@@ -213,23 +213,22 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
 {% for term in c.terms %}
-        + CASE {{ sql.as_text(term.column) }}
-        {% for category, coef in term.categories | default([]) %}
-            WHEN {{ category | lit }} THEN {{ coef | lit }}
-        {% endfor %}
+{% if p.unseen == 'error' %}
+{% set unseen = sql.raise_error("'unseen category in feature ' || " ~ (term.name | lit)) %}
+{% elif p.unseen == 'ignore' %}
+{% set unseen = '0' %}
+{% else %}
+{% set unseen = term.unseen | lit %}
+{% endif %}
+{# the same category order for every class, so the engine can share the lookup's key work #}
+{% set categories = term.categories | default([]) | sort(attribute='0', case_sensitive=true) %}
+        + CASE WHEN {{ term.column }} IS NULL THEN
         {% if p.missing | default('ignore') == 'ignore' %}
-            -- a missing value leaves the feature out of the row's likelihood
-            ELSE CASE WHEN {{ term.column }} IS NULL THEN 0
+            0  -- a missing value leaves the feature out of the row's likelihood
         {% else %}
-            ELSE CASE WHEN {{ term.column }} IS NULL THEN {{ sql.raise_error(('missing value (NULL) in feature ' ~ term.name) | lit) }}
+            {{ sql.raise_error(('missing value (NULL) in feature ' ~ term.name) | lit) }}
         {% endif %}
-        {% if p.unseen == 'error' %}
-            ELSE {{ sql.raise_error("'unseen category in feature ' || " ~ (term.name | lit)) }} END
-        {% elif p.unseen == 'ignore' %}
-            ELSE 0 END
-        {% else %}
-            ELSE {{ term.unseen | lit }} END
-        {% endif %}
-          END
+          ELSE {{ sql.lookup(sql.as_text(term.column), categories | map(attribute='0') | map('lit') | list,
+                             categories | map(attribute='1') | map('lit') | list, unseen) }} END
 {% endfor %}
 {% endmacro %}
