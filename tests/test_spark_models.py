@@ -200,12 +200,17 @@ def test_a_partial_fit_that_fails_midway_leaves_the_spark_model_as_it_was(spark,
     model = sqlnb.NaiveBayes("sm_failed", con=spark, family="multinomial").fit(
         rows, "y", features=FEATURES)
     before = _sorted(model.predict_proba(rows).collect())
+    rows.createOrReplaceTempView("failed_rows")
+    functions = "SELECT id, sm_failed_predict_proba(struct(x0, x1, x2)) FROM failed_rows"
+    functions_before = _sorted(spark.sql(functions).collect())
     # the last row's negative count fails the batch checks, after the new version of the
     # statistics was created and the batch scanned
     bad = rows.union(spark.createDataFrame([(99, 1, -5, 0, "a", 1.0)], SCHEMA))
     with pytest.raises(InvalidDataError, match="negative"):
         model.partial_fit(bad, "y")
     assert _sorted(model.predict_proba(rows).collect()) == before
+    assert _sorted(spark.sql(functions).collect()) == functions_before  # not rewritten
+    spark.catalog.dropTempView("failed_rows")
     assert _sorted(sqlnb.load(spark, "sm_failed").predict_proba(rows).collect()) == before
     names = [f"sm_failed_{role}" for role in ("meta", "class_stats", "features",
                                               "feature_stats")]
