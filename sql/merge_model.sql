@@ -10,4 +10,8 @@ FROM {{ source.class_stats }}
 {% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.weight', new ~ '.weight', sign) }}{% endif %}
 {%- endcall %};
 
+{% if family_statistics_shape == 'moments' %}
+{{ family.merge_model(t, source, sign, origin_shifts | default([])) }}
+{% else %}
 {{ family.merge_model(t, source, sign) }}
+{% endif %}

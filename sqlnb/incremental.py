@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import ownership
+from . import ownership, scoring
 from .dialect import Dialect
 from .errors import (
     InvalidDataError,
@@ -158,6 +158,8 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
     (re)created from the first source's specification."""
     engine = result.engine
     spec = sources[0].meta
+    # the features' entries (with their Gaussian origins) the result keeps
+    features = result.meta["features"] if accumulate else spec["features"]
     flow = result.pipeline
     try:
         with engine.transaction("merge"):
@@ -169,9 +171,10 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
                 flow.run("copy_features.sql", source=sources[0].tables)
             for source in sources:
                 if not (accumulate and same_model(source, result)):
-                    flow.apply_model(source.tables)
+                    flow.apply_model(source.tables,
+                                     origins=(source.meta["features"], features))
             kind = sources[0].spec
-            flow.finish(spec["features"], spec["target"], spec["target_type"], None,
+            flow.finish(features, spec["target"], spec["target_type"], None,
                         kind={"input": kind.input, "groups": [list(g) for g in kind.groups]})
     finally:
         ownership.done(result)
@@ -203,47 +206,65 @@ def check_updatable(model: NaiveBayes) -> None:
 def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None) -> NaiveBayes:
-    model.engine.refuse_open_transaction("partial_fit" if sign > 0 else "forget")
     check_labels("classes", classes)
     check_labels("keep_classes", keep_classes)
-    stored = stored_meta(model)  # the one read of the metadata before the write
-    check_updatable(model)
     engine = model.engine
-    src = engine.source(source)
     try:
-        if stored is None and sign < 0:
-            raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
-        spec = _batch_spec(model, src, target, features, weight, stored)
-        spec["stored_shift"] = stored is not None  # the Gaussian shift from the statistics
-        class_type = stored["target_type"] if stored else spec["target_type"]
-        batch = spec["features"]
+        # Everything, reads included, in the one transaction (refused first if the caller
+        # has one open): the metadata and the catalog are read once, in its snapshot.
         with engine.transaction("partial_fit" if sign > 0 else "forget"):
-            refreshed = _prepare(model, batch, stored, classes, class_type)
-            flow = model.pipeline
-            flow.scan(src, spec)
-            flow.check("batch_checks.sql", features=batch)
-            _check_declared(model, classes, class_type)
-            flow.apply(batch, weighted=weight is not None, sign=sign, checked=True)
-            if sign < 0:
-                _after_forget(model, class_type, keep_classes)
-            # the parameter views read the statistics: they stay current unless the
-            # hyperparameters or the classes changed
-            flow.finish(batch, spec["target"], class_type, weight,
-                        known_classes=None if stored is None or refreshed
-                        else len(stored["classes"]),
-                        known_version=None if stored is None else stored["fitted_at"])
+            stored = stored_meta(model)  # the one read of the metadata
+            check_updatable(model)
+            if stored is None and sign < 0:
+                raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
+            src = engine.source(source)
+            try:
+                _update_within(model, src, target, features, weight, classes, sign,
+                               keep_classes, stored)
+            finally:
+                engine.release(src)
     finally:
-        engine.release(src)
         ownership.done(model)
     model.invalidate()
     return model
+
+
+def _update_within(model: NaiveBayes, src: Source, target: str, features: list[str] | None,
+                   weight: str | None, classes: list[Any] | None, sign: int,
+                   keep_classes: list[Any] | None, stored: dict[str, Any] | None) -> None:
+    """One partial_fit or forget inside its transaction, ``stored`` the metadata before."""
+    spec = _batch_spec(model, src, target, features, weight, stored)
+    spec["stored_shift"] = stored is not None  # the Gaussian shift from the statistics
+    if stored is not None:  # the batch's class means go relative to the model's origins
+        origins = {f["name"]: f.get("origin", 0.0) for f in stored["features"]}
+        for f in spec["features"]:
+            f["origin"] = origins[f["name"]]
+    class_type = stored["target_type"] if stored else spec["target_type"]
+    batch = spec["features"]
+    # whether the scoring arrays cover the model: its kind, which an update keeps
+    arrays = stored is not None and scoring.covered(model)
+    refreshed = _prepare(model, batch, stored, classes, class_type)
+    flow = model.pipeline
+    flow.scan(src, spec)
+    flow.check_batch(batch)
+    _check_declared(model, classes, class_type)
+    flow.apply(batch, weighted=weight is not None, sign=sign, checked=True)
+    if sign < 0:
+        _after_forget(model, class_type, keep_classes)
+    # the parameter views read the statistics: they stay current unless the
+    # hyperparameters or the classes changed
+    flow.finish(batch, spec["target"], class_type, weight,
+                known_classes=None if stored is None or refreshed
+                else len(stored["classes"]),
+                known_version=None if stored is None else stored["fitted_at"],
+                known_arrays=arrays)
 
 
 def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | None,
              classes: list[Any] | None, class_type: str) -> bool:
     """Create the model's tables on the first call, else refresh its hyperparameters if
     they changed; returns whether the model's parameters need new definitions."""
-    ownership.claim(model, ownership.names(model.name, "base", "macros"))
+    ownership.claim(model, ownership.names(model.name, "base", "macros"), meta=stored)
     refreshed = stored is None or stored["params"] != jsonable(model.family.params)
     if stored is not None:
         model.pipeline.stage(fresh=False)  # engines without transactions: a new version

@@ -48,14 +48,18 @@ def create_macros(model: NaiveBayes) -> None:
         model.invalidate()
 
 
-def refresh_parameters(model: NaiveBayes, previous_version: Any) -> None:
+def refresh_parameters(model: NaiveBayes, previous_version: Any, *,
+                       covered: bool | None = None) -> None:
     """After an update that changed no class, feature or hyperparameter: rewrite only the
     parameter table the macros read, when the macros read one and it holds the version
-    before the update (so they were written with it); else re-create the macros."""
+    before the update (so they were written with it); else re-create the macros.
+    ``covered``: whether the arrays cover the model, if the caller knows (no metadata
+    read)."""
     name = params_table_name(model.name)
     model.invalidate()
     try:
-        current = (_arrays(model)
+        current = ((_arrays(model) if covered is None
+                    else covered and model.dialect.stored_scoring == "macros")
                    and name.lower() in ownership.existing(model, [name])
                    and model.pipeline.fetch("scoring_params_version.sql") == [(previous_version,)])
         if current:

@@ -537,7 +537,10 @@ class NaiveBayes:
             meta_name = f"{self.name}_meta"
             local = getattr(self, "catalog", None) is None  # not a model of an attached db
             rows: list[tuple] = []
-            if local and meta_name.lower() not in ownership.existing(self, [meta_name]):
+            # the kind of relation holding it (ownership reads its record from a table)
+            self.meta_kind = (ownership.existing(self, [meta_name]).get(meta_name.lower())
+                              if local else None)
+            if local and self.meta_kind is None:
                 pass  # asked of the catalog: a failed read would abort a transaction
             else:
                 try:

@@ -18,7 +18,7 @@ Names are compared case-insensitively, as DuckDB resolves identifiers.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import NameConflictError
 from .families import FAMILIES, PART_FAMILIES
@@ -73,10 +73,15 @@ def _columns(model: NaiveBayes, table: str) -> set[str]:
     return model.engine.column_names(table.lower())
 
 
-def owned(model: NaiveBayes) -> set[str]:
-    """The lowercased names of the relations the model owns (see the module docstring)."""
+def owned(model: NaiveBayes, meta: dict[str, Any] | None = None) -> set[str]:
+    """The lowercased names of the relations the model owns (see the module docstring).
+    ``meta``: the metadata row the caller has just read with ``model.meta`` (in the same
+    transaction), whose record then answers without another look at the catalog."""
     if getattr(model, "owned_relations", None) is not None:  # inside a write that claimed names
         return model.owned_relations
+    if (meta is not None and meta.get("relations") is not None
+            and getattr(model, "meta_kind", None) in ("TABLE", "VERSIONED")):
+        return {name.lower() for name in json.loads(meta["relations"])}
     # The meta relation is looked up alone first: without it the model owns nothing, and a
     # new model's write skips the wide lookup below (duckdb_functions() costs ~20 ms).
     meta_name = f"{model.name}_meta"
@@ -105,14 +110,15 @@ def owned(model: NaiveBayes) -> set[str]:
     return {name.lower() for name in names(model.name, *kinds)}
 
 
-def claim(model: NaiveBayes, needed: list[str]) -> None:
+def claim(model: NaiveBayes, needed: list[str], *, meta: dict[str, Any] | None = None) -> None:
     """Before a write: the names it creates must be free or the model's own.
 
     Raises ``NameConflictError`` (nothing is changed) for a name taken by a relation the
-    model does not own. Until the write ends, the claimed names count as owned.
+    model does not own. Until the write ends, the claimed names count as owned. ``meta``:
+    as in :func:`owned`.
     """
     model.owned_relations = None
-    mine = owned(model)
+    mine = owned(model, meta)
     # the model may replace what it owns: only the other names are looked up
     others = [name for name in needed if name.lower() not in mine]
     present = existing(model, others) if others else {}

@@ -65,6 +65,8 @@ class Pipeline:
         self.owner = owner
         self.sql_macros = sql_macros and engine.capabilities.stored_functions
         self.stable = dict(tables)  # the names readers use, whatever a write stages
+        # the problems scan() found in the batch table it wrote (None: not asked)
+        self._batch_problems: list[tuple] | None = None
         self._params_context: dict[str, Any] | None = None
         # a staged write's scoring functions: (re)created (True) or dropped (False) after
         # the switch, from the parameters of the new version
@@ -173,6 +175,8 @@ class Pipeline:
         overall = self.fetch("pilot_overall.sql", features=features, **context)[0]
         for f, value in zip(features, overall):
             f["shift"] = float(value)
+            # a new model's origin: the stored class means are kept relative to it
+            f.setdefault("origin", f["shift"])
 
     def stored_shift(self, features: list[dict[str, Any]]) -> bool:
         """An update's shifts from the model's learned means (one small read); False, and
@@ -182,7 +186,8 @@ class Pipeline:
         if not all(f["name"] in known for f in features):
             return False
         for f in features:
-            f["shift"] = float(known[f["name"]])
+            # the stored means are relative to the feature's origin
+            f["shift"] = f.get("origin", 0.0) + float(known[f["name"]])
         return True
 
     def scan(self, src: Source, spec: dict[str, Any]) -> None:
@@ -193,20 +198,61 @@ class Pipeline:
         and cancelling sums are rescanned (see ``missing.scan_batch`` and below).
         """
         features = spec["features"]
+        self._batch_problems = None
         if self.family.shifted and not (spec.get("stored_shift") and self.stored_shift(features)):
             self.shift(src, spec["target_sql"], features)
+
+        weighted = spec["weight"] is not None
 
         def run_batch() -> None:
             self.run("batch.sql", source=src.sql, target=spec["target_sql"],
                      weight=spec["weight_sql"], features=features,
                      batch_options=self.family.batch_options())
 
-        scan_batch(run_batch, self.fetch, features, lambda f: self.family.name,
+        looks: list[dict[str, Any]] = []
+
+        def look(template: str, checks: list[dict[str, Any]]) -> list[tuple]:
+            # scan_batch's look for non-finite sums, asked with the batch's other questions
+            looks.append(self._probe(features, weighted, checks))
+            return [(name,) for name in looks[-1]["nan"]]
+
+        scan_batch(run_batch, look, features, lambda f: self.family.name,
                    self.engine.dialect)
-        if self.fetch("batch_size.sql")[0][0] == 0:
+        if not looks or looks[-1]["nan"]:  # no look yet, or the batch was run again
+            looks.append(self._probe(features, weighted, []))
+        probe = looks[-1]
+        if probe["size"] == 0:
             self.refuse_empty(src, spec)
-        if self.family.shifted:
-            self._rescan_cancelling(src, spec)
+        self._batch_problems = probe["problems"]
+        if probe["cancelling"]:
+            self._rescan_cancelling(src, spec, probe["cancelling"])
+
+    def _probe(self, features: list[dict[str, Any]], weighted: bool,
+               checks: list[dict[str, Any]]) -> dict[str, Any]:
+        """``batch_probe.sql``'s answers about the batch table just written: the features
+        with non-finite sums (of ``checks``), its size, the cancelling features and the
+        problems that refuse it."""
+        answer: dict[str, Any] = {"nan": [], "size": 0, "cancelling": set(), "problems": []}
+        for kind, feature, problem in self.fetch("batch_probe.sql", features=features,
+                                                 weighted=weighted, checks=checks,
+                                                 shifted=self.family.shifted):
+            if kind == "nan":
+                answer["nan"].append(feature)
+            elif kind == "size":
+                answer["size"] = int(feature)
+            elif kind == "cancelling":
+                answer["cancelling"].add(feature)
+            else:
+                answer["problems"].append((feature, problem))
+        return answer
+
+    def check_batch(self, features: list[dict[str, Any]], **context: Any) -> None:
+        """Refuse the batch if it has problems (missing values under missing='error', the
+        family's own checks): as :meth:`scan` found them, else asked now."""
+        problems, self._batch_problems = self._batch_problems, None
+        if problems is None:
+            problems = self.fetch("batch_checks.sql", features=features, **context)
+        refuse(problems)
 
     def refuse_empty(self, src: Source, spec: dict[str, Any]) -> None:
         """The error for a batch without a labelled row: no rows, or only NULL targets."""
@@ -215,8 +261,9 @@ class Pipeline:
             raise EmptyInputError("the source has no rows")
         raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
 
-    def _rescan_cancelling(self, src: Source, spec: dict[str, Any]) -> None:
-        """Scan again, around per-class shifts, if some feature's sums cancelled too much.
+    def _rescan_cancelling(self, src: Source, spec: dict[str, Any],
+                           cancelling: set[str]) -> None:
+        """Scan again, around per-class shifts, the features whose sums cancelled too much.
 
         The first scan sums every feature around one shift (no join: it runs at the speed
         of a plain scan). Where a class lies far from that shift relative to its spread,
@@ -224,10 +271,7 @@ class Pipeline:
         """
         features = spec["features"]
         weighted = spec["weight"] is not None
-        cancelling = {row[0] for row in self.fetch("batch_cancelling.sql", features=features,
-                                                   weighted=weighted)}
-        if not cancelling:
-            return
+        self._batch_problems = None  # a new batch table: its checks are asked again
         rescan = [f for f in features if f["name"] in cancelling]
         self.run("class_shifts.sql", features=rescan, weighted=weighted)
         for f in rescan:
@@ -254,22 +298,31 @@ class Pipeline:
               checked: bool = False, **context: Any) -> None:
         """Check the batch (unless ``checked``), then upsert its statistics with ``sign``."""
         if not checked:
-            self.check("batch_checks.sql", features=features, **context)
+            self.check_batch(features, **context)
         self.run("merge.sql", features=features, weighted=weighted, sign=sign, **context)
 
     def apply_sparse(self, *, sign: int = 1) -> None:
         """Upsert a (checked) sparse batch with ``sign``."""
         self.run("merge_sparse.sql", sign=sign)
 
-    def apply_model(self, tables: dict[str, Any], *, sign: int = 1) -> None:
-        """Another model's statistics (its quoted ``tables``) as one more batch."""
-        self.run("merge_model.sql", source=tables, sign=sign)
+    def apply_model(self, tables: dict[str, Any], *, sign: int = 1,
+                    origins: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None,
+                    ) -> None:
+        """Another model's statistics (its quoted ``tables``) as one more batch;
+        ``origins``: its features' and this model's (metadata entries), whose Gaussian
+        origins differ by the amount the other model's relative means move."""
+        shifts = []
+        if origins is not None:
+            ours = {f["name"]: f.get("origin", 0.0) for f in origins[1]}
+            shifts = [(f["name"], f.get("origin", 0.0) - ours[f["name"]]) for f in origins[0]
+                      if f.get("origin", 0.0) != ours.get(f["name"], 0.0)]
+        self.run("merge_model.sql", source=tables, sign=sign, origin_shifts=shifts)
 
     # ------------------------------------------------------------------ 4. finish
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
                weight: str | None, *, scoring_macros: bool = True,
                kind: dict[str, Any] | None = None, known_classes: int | None = None,
-               known_version: Any = None) -> None:
+               known_version: Any = None, known_arrays: bool | None = None) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
@@ -281,7 +334,8 @@ class Pipeline:
         ``known_version``: that model's ``fitted_at``; if its scoring macros read their
         numbers from the parameter table and that table still holds this version, only the
         table is rewritten (the macros' text names features and classes, which are the same).
-        Otherwise the macros are re-created.
+        Otherwise the macros are re-created. ``known_arrays``: whether the scoring arrays
+        cover that model (its kind, which the update keeps), if the caller knows.
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.run("drop_batch.sql")
@@ -299,7 +353,7 @@ class Pipeline:
             self._functions_after_switch = self.sql_macros and scoring_macros
         elif self.sql_macros and scoring_macros:
             if n_classes == known_classes and known_version is not None:
-                macros.refresh_parameters(self.owner, known_version)
+                macros.refresh_parameters(self.owner, known_version, covered=known_arrays)
             else:
                 macros.create_macros(self.owner)
         elif not scoring_macros:
@@ -325,11 +379,21 @@ class Pipeline:
             target=target,
             target_type=target_type,
             weight=weight,
-            features_json=json.dumps([{k: f[k] for k in feature_keys} for f in features]),
+            features_json=json.dumps([feature_entry(f, feature_keys) for f in features]),
             spec_json=json.dumps(kind),
             version=__version__,
             relations_json=ownership.relations_json(self.owner),
         )
+
+
+def feature_entry(f: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """A feature's entry in the metadata: ``keys`` and, for a Gaussian feature, the origin
+    its stored class means are relative to (absent when 0, as in every model saved
+    before origins were kept)."""
+    entry = {k: f[k] for k in keys}
+    if f.get("origin"):
+        entry["origin"] = float(f["origin"])
+    return entry
 
 
 def refuse(problems: list[tuple]) -> None:

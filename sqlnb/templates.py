@@ -39,12 +39,17 @@ class Dispatcher:
     def __init__(self, env: jinja2.Environment, dialect: Dialect) -> None:
         self._env = env
         self._dialect = dialect
+        self._loaded: list[Any] | None = None
 
     @property
     def _modules(self) -> list[Any]:
-        names = [f"dialects/{self._dialect.name}.sql", "dialects/default.sql"]
-        return [self._env.get_template(name).module for name in names
-                if (template_dir() / name).is_file()]
+        # looked up once: a statement calls these macros hundreds of times, and each look
+        # at the files costs system calls
+        if self._loaded is None:
+            names = [f"dialects/{self._dialect.name}.sql", "dialects/default.sql"]
+            self._loaded = [self._env.get_template(name).module for name in names
+                            if (template_dir() / name).is_file()]
+        return self._loaded
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -65,6 +70,7 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
+        auto_reload=False,  # the package's templates do not change while it runs
     )
     # `indent` re-indents after every line break, also inside string literals (a category
     # "a\nb" would become "a\n    b"): statements are left unindented rather than altered.

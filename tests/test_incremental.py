@@ -527,3 +527,48 @@ def test_the_sql_macros_follow_an_update_that_adds_no_class_or_feature(con, sign
     facade = model.predict_proba("second_batch").df().sort_values(FEATURES)
     assert np.abs(from_macros - expected).max() < 1e-9
     assert np.abs(facade[[f"proba_{k}" for k in (0, 1, 2)]].to_numpy() - expected).max() < 1e-9
+
+
+# ---------------------------------------------------------------------- far from the origin
+def _exact_epsilon(x: np.ndarray) -> float:
+    """var_smoothing (1e-9) x the variance of the doubles ``x``, exactly (then rounded)."""
+    from fractions import Fraction
+
+    values = [Fraction(v) for v in x]
+    mean = sum(values) / len(values)
+    return float(Fraction(1e-9) * sum((v - mean) ** 2 for v in values) / len(values))
+
+
+def _offset_day(seed: int, offset: float) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 300)
+    return pd.DataFrame({"x": offset + y * 0.5 + rng.normal(0.0, 0.1, 300), "y": y})
+
+
+@pytest.mark.parametrize("into", ["week", "day1"])
+def test_merging_models_with_different_origins_keeps_epsilon_exact(into):
+    # each model keeps its class means relative to its own first batch's mean (its origin):
+    # merging moves one onto the other's, and epsilon_ stays exact at a 1e9 offset
+    con = duckdb.connect()
+    days = [_offset_day(1, 1e9), _offset_day(2, 1e9 + 7.0)]
+    for i, day in enumerate(days):
+        sqlnb.NaiveBayes(f"day{i}", con=con).fit(day, "y")
+    origins = [sqlnb.load(con, f"day{i}").meta["features"][0]["origin"] for i in range(2)]
+    assert origins[1] - origins[0] == pytest.approx(7.0, abs=0.1)
+    merged = sqlnb.merge(con, ["day0", "day1"], into=into).to_sklearn()
+    whole = pd.concat(days)
+    assert merged.epsilon_ == pytest.approx(_exact_epsilon(whole["x"].to_numpy()), rel=1e-14)
+    reference = skl.GaussianNB().fit(whole[["x"]].to_numpy(), whole["y"].to_numpy())
+    np.testing.assert_allclose(merged.theta_, reference.theta_, rtol=1e-14)
+    # the weighted class means themselves are doubles near 1e9 (as in scikit-learn's
+    # partial_fit): the 3.5 between the days' means enters var_ with ~8 digits
+    np.testing.assert_allclose(merged.var_, reference.var_, rtol=1e-7)
+
+
+def test_forgetting_at_a_huge_offset_keeps_epsilon_exact():
+    con = duckdb.connect()
+    days = [_offset_day(3, 1e9), _offset_day(4, 1e9 + 3.0)]
+    model = sqlnb.NaiveBayes("m", con=con).fit(pd.concat(days), "y")
+    model.forget(days[0], "y")
+    assert model.to_sklearn().epsilon_ == pytest.approx(
+        _exact_epsilon(days[1]["x"].to_numpy()), rel=1e-12)

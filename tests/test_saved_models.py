@@ -12,6 +12,7 @@ import json
 import pathlib
 
 import duckdb
+import numpy as np
 import pytest
 
 import sqlnb
@@ -124,3 +125,22 @@ def test_a_schema_2_row_without_a_spec_column_reads_its_kind_from_its_tables():
     reloaded = sqlnb.load(con, "m")
     assert (reloaded.spec.schema_version, reloaded.spec.group_names) == (2, ["store"])
     assert reloaded.predict_proba("t").order("x, store, y").fetchall() == before
+
+
+def test_a_saved_gaussian_model_keeps_its_absolute_class_means_when_updated(saved):
+    """Before origins, the class means were stored as they are (origin 0): an update folds
+    the batch in on that origin, so the parameters are those of the doubled rows."""
+    from sklearn.naive_bayes import GaussianNB
+
+    features = EXPECTED["m_gaussian"]["how"]["features"]
+    model = sqlnb.load(saved, "m_gaussian")
+    assert all("origin" not in f for f in model.meta["features"])
+    model.partial_fit("train_columns", "label", features=features)
+    rows = saved.execute(f"SELECT {', '.join(features)}, label FROM train_columns").fetchnumpy()
+    X = np.column_stack([rows[f] for f in features])
+    reference = GaussianNB().fit(np.vstack([X, X]), np.concatenate([rows["label"]] * 2))
+    ours = model.to_sklearn()
+    np.testing.assert_allclose(ours.theta_, reference.theta_, rtol=1e-12)
+    np.testing.assert_allclose(ours.var_, reference.var_, rtol=1e-9)
+    assert ours.epsilon_ == pytest.approx(reference.epsilon_, rel=1e-9)
+    assert all("origin" not in f for f in sqlnb.load(saved, "m_gaussian").meta["features"])

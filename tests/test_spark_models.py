@@ -8,6 +8,8 @@ each fits a tiny table.
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import numpy as np
 import pandas as pd
@@ -155,13 +157,29 @@ def test_a_model_fitted_on_spark_exports_with_duckdbs_type_names(spark, rows, tm
 
 
 # ---------------------------------------------------------------- updates
+def _absolute(rows, columns: list[str], features_json: str) -> list[tuple]:
+    """Statistics rows with a Gaussian n_mean as an absolute value: each model stores its
+    class means relative to its features' origins (recorded in its metadata)."""
+    if "n_mean" not in columns:
+        return [tuple(r) for r in rows]
+    origin = {f["name"]: f.get("origin", 0.0) for f in json.loads(features_json)}
+    at, feature = columns.index("n_mean"), columns.index("feature")
+    return [tuple(v + origin[r[feature]] if i == at else v for i, v in enumerate(r))
+            for r in rows]
+
+
 def _stats(spark, name: str) -> list[tuple]:
-    return _sorted(spark.sql(f"SELECT * FROM {name}_feature_stats").collect()) + \
+    features = spark.sql(f"SELECT features FROM {name}_meta").collect()[0][0]
+    stats = spark.sql(f"SELECT * FROM {name}_feature_stats")
+    return _sorted(_absolute(stats.collect(), stats.columns, features)) + \
         _sorted(spark.sql(f"SELECT * FROM {name}_class_stats").collect())
 
 
 def _duck_stats(con, name: str) -> list[tuple]:
-    return _sorted(con.execute(f"SELECT * FROM {name}_feature_stats").fetchall()) + \
+    features = con.execute(f"SELECT features FROM {name}_meta").fetchall()[0][0]
+    stats = con.execute(f"SELECT * FROM {name}_feature_stats")
+    columns = [d[0] for d in stats.description]
+    return _sorted(_absolute(stats.fetchall(), columns, features)) + \
         _sorted(con.execute(f"SELECT * FROM {name}_class_stats").fetchall())
 
 

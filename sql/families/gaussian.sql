@@ -126,11 +126,16 @@ FROM {{ t.batch }};
 {% macro lo_of(f) %}{% if f.get('class_shift') %}{{ f.alias }}_lo{% else %}CAST(NULL AS DOUBLE){% endif %}{% endmacro %}
 {% macro hi_of(f) %}{% if f.get('class_shift') %}{{ f.alias }}_hi{% else %}CAST(NULL AS DOUBLE){% endif %}{% endmacro %}
 
+{#- n_mean is kept relative to the feature's origin (see feature_origin): the class means
+    near a large offset then keep their digits, and the overall variance pooled from them
+    (var_smoothing's epsilon) with them. #}
+{% macro feature_origin(f) %}{{ f.get('origin', 0.0) | lit }}{% endmacro %}
+
 {% macro batch_moments(t, features, weighted) %}
 WITH unpivoted AS (
     SELECT
         {{ by_group(t) }}class,
-        {{ batch_sums(features, weighted, 'weight', [('feature', features | map(attribute='name') | map('lit') | list), ('shift', features | map(attribute='alias') | each('{}_shift')), ('lo', features | each(lo_of)), ('hi', features | each(hi_of)), ('n', features | map(attribute='alias') | each('{}_n'))]) }}
+        {{ batch_sums(features, weighted, 'weight', [('feature', features | map(attribute='name') | map('lit') | list), ('shift', features | map(attribute='alias') | each('{}_shift')), ('origin', features | each(feature_origin)), ('lo', features | each(lo_of)), ('hi', features | each(hi_of)), ('n', features | map(attribute='alias') | each('{}_n'))]) }}
     FROM {{ t.batch }}
 )
 SELECT
@@ -141,15 +146,30 @@ SELECT
     -- the batch's own moments, from sums taken around the shift
     CASE WHEN weight = 0 THEN 0 WHEN lo = hi THEN lo ELSE shift + s1 / weight END AS mean,
     CASE WHEN weight = 0 OR lo = hi THEN 0 ELSE greatest(s2 - s1 * s1 / weight, 0) END AS m2,
-    CASE WHEN n = 0 THEN 0 WHEN lo = hi THEN lo ELSE shift + u1 / n END AS n_mean,
+    -- relative to the origin: shift - origin is exact when both are close
+    CASE WHEN n = 0 THEN 0 WHEN lo = hi THEN lo - origin ELSE (shift - origin) + u1 / n END AS n_mean,
     CASE WHEN n = 0 OR lo = hi THEN 0 ELSE greatest(u2 - u1 * u1 / n, 0) END AS n_m2
 FROM unpivoted
 {% endmacro %}
 
-{# Fold another model's statistics (same features) into this one. #}
-{% macro merge_model(t, source, sign=1) %}
+{# Fold another model's statistics (same features) into this one. `origin_shifts`: the
+   (feature, source origin - this model's origin) pairs that are not zero, which move the
+   source's relative n_mean onto this model's origins. #}
+{% macro merge_model(t, source, sign=1, origin_shifts=[]) %}
 {% set moments %}
-SELECT class, feature, n, weight, mean, m2, n_mean, n_m2 FROM {{ source.feature_stats }}
+SELECT
+    class, feature, n, weight, mean, m2,
+{% if origin_shifts %}
+    n_mean + CASE feature
+{% for feature, delta in origin_shifts %}
+        WHEN {{ feature | lit }} THEN {{ delta | lit }}
+{% endfor %}
+        ELSE 0 END AS n_mean,
+{% else %}
+    n_mean,
+{% endif %}
+    n_m2
+FROM {{ source.feature_stats }}
 {% endset %}
 {{ upsert(t, moments, sign) }}
 {% endmacro %}
