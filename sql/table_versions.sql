@@ -8,7 +8,8 @@
     what = 'drop':    drop one version;
     what = 'copy':    a new version `into` holding the rows of `table` (an update's start);
     what = 'drop_view': drop the view `table` (a staged write's scratch parameter views);
-    what = 'tables' / 'views': the names in `database` (views: temporary ones too).
+    what = 'tables' / 'views': the names in `database` (views: temporary ones too);
+    what = 'functions': the SQL functions of `database` (and temporary ones).
 -#}
 {% if what == 'columns' -%}
 SELECT * FROM {{ table }}
@@ -24,6 +25,8 @@ CREATE TABLE {{ into }} AS SELECT * FROM {{ table }}
 SHOW TABLES IN {{ database }}
 {%- elif what == 'views' -%}
 SHOW VIEWS IN {{ database }}
+{%- elif what == 'functions' -%}
+SHOW USER FUNCTIONS IN {{ database }}
 {%- elif what == 'drop_view' -%}
 DROP VIEW IF EXISTS {{ table }}
 {%- endif %}

@@ -176,7 +176,10 @@ def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
 
     ``arrays``: macros whose text names the features and classes but no fitted number;
     they read the parameters from ``<name>_scoring_params`` at each call (families with an
-    ``array_kind``). Otherwise every parameter is a literal of the macros' text."""
+    ``array_kind``). Otherwise every parameter is a literal of the macros' text. Engines
+    whose dialect stores SQL functions instead (Spark) get :func:`functions_sql`'s."""
+    if model.dialect.stored_scoring == "functions":
+        return functions_sql(model)
     if arrays:
         classes = compiled_classes(model)
         meta_features = model.meta["features"]
@@ -205,6 +208,32 @@ def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
         "scoring_macros.sql", classes=classes, m=quoted,
         key_clash=_key_clash_message(model.name, clash) if clash else None,
         model_comment=comment_text(model.name), **form)
+
+
+def functions_sql(model: NaiveBayes) -> str:
+    """The statements (re)creating the model's scoring functions in Spark SQL
+    (``scoring_functions.sql``): each takes the row's features as a STRUCT, every
+    parameter a literal of its text, in the engine's database."""
+    classes = compiled_classes(model, row=ROW)
+    keys = [c["key"].lower() for c in classes]
+    clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
+    dialect = model.dialect
+    unquotable = [c["key"] for c in classes if "${" in c["key"]]
+    message = _key_clash_message(model.name, clash) if clash else None
+    if unquotable and not clash:  # Spark would substitute a variable into the field name
+        message = (f"model {model.name}: class labels {unquotable} hold '${{', which Spark "
+                   f"SQL cannot quote as a STRUCT field: use {model.name}_predict (the label) "
+                   f"or {model.name}_joint_log_likelihood (an array in class order), or "
+                   "relabel the classes")
+    fields = [{"name": dialect.ident(f["name"]), "type": dialect.type_name(f["type"])}
+              for f in model.meta["features"]]
+    quoted = {role: model.engine.table(function)
+              for role, function in macro_names(model.name).items()}
+    return model.pipeline.render(
+        "scoring_functions.sql", classes=classes, m=quoted, row=dialect.ident(ROW),
+        fields=fields, label_type=dialect.type_name(model.meta["target_type"]),
+        key_clash=message,
+        model_comment=comment_text(model.name))
 
 
 def _key_clash_message(name: str, labels: list[str]) -> str:

@@ -80,7 +80,7 @@ def class_priors(model: NaiveBayes) -> list[dict[str, Any]]:
     """Each class's prior probability, training rows and weight, classes in sorted order."""
     rows = model.engine.fetch(model.engine.render(
         "class_priors.sql", model=model.name,
-        class_params=model.dialect.ident(f"{model.name}_class_params")))
+        class_params=model.engine.table(f"{model.name}_class_params")))
     return [dict(zip(("class", "prior", "n", "weight"), row)) for row in rows]
 
 
@@ -111,8 +111,8 @@ def feature_distribution(model: NaiveBayes, feature: str) -> dict[str, Any]:
     shape, value, label = described_by
     keys, found = model.engine.fetch_with_names(model.engine.render(
         "feature_distribution.sql", model=model.name, feature=feature, shape=shape,
-        value=value, params=model.dialect.ident(f"{model.name}_{view}"),
-        class_params=model.dialect.ident(f"{model.name}_class_params")))
+        value=value, params=model.engine.table(f"{model.name}_{view}"),
+        class_params=model.engine.table(f"{model.name}_class_params")))
     rows = [dict(zip(keys, row)) for row in found]
     if not rows:  # a text model's parameters are per term, not per column
         raise UnknownColumnError(f"model {model.name!r} has no parameters for {feature!r}")

@@ -44,6 +44,9 @@ class Dialect:
     name = "duckdb"
     title = "DuckDB"  # in generated SQL's comments: "runs on any DuckDB connection"
     identifier_quote = '"'
+    # How a model's scoring is stored for SQL clients: DuckDB macros taking the row
+    # (scoring_macros.sql), or SQL functions taking a STRUCT (scoring_functions.sql).
+    stored_scoring = "macros"
     # Type names (as the engine describes a column) and their kind; see ``kind``.
     type_kinds: ClassVar[dict[str, str]] = {
         **dict.fromkeys(("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
@@ -200,6 +203,7 @@ class SparkDialect(Dialect):
 
     name = "spark"
     title = "Spark SQL"
+    stored_scoring = "functions"
     identifier_quote = "`"
     # As Spark describes columns (DataFrame.dtypes, DESCRIBE) and as its SQL spells them.
     type_kinds: ClassVar[dict[str, str]] = {

@@ -110,6 +110,11 @@ class Engine:
         return dict(self.fetch(self.render("relations.sql", names=names,
                                            macro_names=macro_names)))
 
+    def table(self, name: str) -> str:
+        """The quoted name of the relation ``name`` where the engine keeps what it writes
+        (DuckDB: the current schema)."""
+        return self.dialect.ident(name)
+
     def column_names(self, table: str) -> set[str]:
         """The column names of ``table`` (unquoted, of the current schema)."""
         return {row[0] for row in self.fetch(self.render("relations.sql", columns_of=table))}
@@ -117,6 +122,9 @@ class Engine:
     def versions(self, name: str) -> list[int]:
         """The table versions of ``name`` (engines that write versions, see Spark)."""
         return []
+
+    def drop_stale_views(self, names: list[str]) -> None:
+        """Drop the scratch views a killed writer left (engines that write versions)."""
 
     def column_list(self, table: str) -> list[str]:
         """The column names of the (quoted) relation ``table``, in order; nothing runs."""
@@ -404,8 +412,8 @@ class SparkEngine(Engine):
     """
 
     dialect = SPARK
-    capabilities = Capabilities(upsert=False, transactions=False, stored_functions=False,
-                                temp_tables=False, duckdb_only=False)
+    capabilities = Capabilities(upsert=False, transactions=False, temp_tables=False,
+                                duckdb_only=False)
 
     def __init__(self, session: Any, database: str | None = None) -> None:
         from pyspark.errors import AnalysisException
@@ -442,7 +450,13 @@ class SparkEngine(Engine):
         return self.connection.sql(sql).toArrow()
 
     def table(self, name: str) -> str:
-        """``name`` in the engine's database, quoted: ```db`.`name```."""
+        """``name`` in the engine's database, quoted: ```db`.`name```. Spark's session
+        catalog names tables with letters, digits and ``_`` only: another name (a model's,
+        which prefixes its tables' names) is refused before anything is written."""
+        if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+            raise InvalidParameterError(
+                f"{name!r} cannot name a table in Spark's catalog, which allows only letters, "
+                "digits and _ in table names: name the model with those only")
         return self.dialect.ident(self.database) + "." + self.dialect.ident(name)
 
     # ------------------------------------------------------------------ sources
@@ -552,14 +566,32 @@ class SparkEngine(Engine):
 
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         """As for DuckDB, from the catalog: a view switched between table versions is
-        ``VERSIONED``; Spark has no macros."""
+        ``VERSIONED``; a SQL function of the database (the scoring functions, asked only
+        of ``macro_names``) is ``FUNCTION``."""
         tables, views = self._catalog()
+        functions = self._functions() if macro_names else set()
         found: dict[str, str] = {}
         for name in names:
             if name in views:
                 found[name] = "VERSIONED" if self._version_tables(name, tables) else "VIEW"
             elif name in tables:
                 found[name] = "TABLE"
+            elif name in macro_names and name in functions:
+                found[name] = "FUNCTION"
+        return found
+
+    def _functions(self) -> set[str]:
+        """The (lowercased) names of the SQL functions of the engine's database. Spark
+        lists them qualified (``catalog.database.name``, the name as written, dots and
+        all): the prefix is cut at the database's name."""
+        database = self.dialect.ident(self.database)
+        prefix = "." + self.database.lower() + "."
+        found = set()
+        for row in self.connection.sql(self.render("table_versions.sql", what="functions",
+                                                   database=database)).collect():
+            qualified = row[0].lower()
+            if prefix in qualified:
+                found.add(qualified[qualified.index(prefix) + len(prefix):])
         return found
 
     def _catalog(self) -> tuple[dict[str, str], set[str]]:
@@ -668,6 +700,15 @@ class SparkEngine(Engine):
                 self.execute(self.render("table_versions.sql", what="drop",
                                          table=self.version_table(name, current)))
 
+    def drop_stale_views(self, names: list[str]) -> None:
+        """Drop the views ``<name>__v<k>`` of ``names`` that a killed writer left behind
+        (a staged write's scratch parameter views, see ``Pipeline.stage``)."""
+        prefixes = [(name + _VERSION_SUFFIX).lower() for name in names]
+        for view in sorted(self._catalog()[1]):
+            if any(view.startswith(p) and view[len(p):].isdigit() for p in prefixes):
+                self.execute(self.render("table_versions.sql", what="drop_view",
+                                         table=self.table(view)))
+
     def version_table(self, name: str, version: int, *, scratch: bool = False) -> str:
         """The quoted name of version ``version`` of the table ``name`` (``scratch``: the
         table an upsert writes before it replaces that version)."""
@@ -746,8 +787,6 @@ DUCKDB_ONLY = {
             "the count columns",
     "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
     "sparse input": "pivot the entries to columns, or fit on DuckDB",
-    "scoring macros": "score with predict(), or with spark.sql(model.to_sql('table', "
-                      "dialect='spark'))",
     "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
     "search": "run the search on a DuckDB connection (it fits scratch models inside a "
               "rolled-back transaction), then fit the chosen model on Spark",
@@ -783,6 +822,13 @@ def engine_for(con: Any) -> Engine:
             f"con = duckdb.connect({str(con)!r})"
         )
     if _is_spark_session(con):
+        if type(con).__module__.startswith("pyspark.sql.connect"):
+            raise UnsupportedError(
+                "a Spark Connect session (SparkSession.builder.remote(...)) is not supported "
+                "yet: sqlnb drops the temporary views of its sources once a statement is "
+                "analysed, which Spark Connect defers to execution. Run sqlnb in a classic "
+                "session (a driver started with spark-submit or pyspark on the cluster); "
+                "see docs/spark.md")
         return SparkEngine(con)
     raise InvalidParameterError(
         f"con must be a DuckDB connection (duckdb.connect(...)) or a SparkSession, got "

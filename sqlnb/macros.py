@@ -37,7 +37,7 @@ def create_macros(model: NaiveBayes) -> None:
     """
     model.invalidate()
     try:
-        arrays = scoring.covered(model)
+        arrays = _arrays(model)
         if arrays:  # the parameters as rows of <name>_scoring_params, rewritten here
             model.pipeline.run("scoring_params.sql", kind=model.family.array_kind)
         else:
@@ -58,7 +58,8 @@ def refresh_parameters(model: NaiveBayes, previous_version: Any, *,
     name = params_table_name(model.name)
     model.invalidate()
     try:
-        current = ((scoring.covered(model) if covered is None else covered)
+        current = ((_arrays(model) if covered is None
+                    else covered and model.dialect.stored_scoring == "macros")
                    and name.lower() in ownership.existing(model, [name])
                    and model.pipeline.fetch("scoring_params_version.sql") == [(previous_version,)])
         if current:
@@ -67,6 +68,12 @@ def refresh_parameters(model: NaiveBayes, previous_version: Any, *,
         model.invalidate()
     if not current:
         create_macros(model)
+
+
+def _arrays(model: NaiveBayes) -> bool:
+    """Whether the macros read their parameters from ``<name>_scoring_params`` (DuckDB's
+    array form; Spark's functions always embed them)."""
+    return model.dialect.stored_scoring == "macros" and scoring.covered(model)
 
 
 def drop_macros(model: NaiveBayes) -> None:

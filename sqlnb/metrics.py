@@ -92,7 +92,7 @@ def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) ->
 
 def _metrics(engine: Engine, relation: str, scoring: str | None, target: str,
              prediction: str, probas: list[dict[str, str]]) -> dict[str, Any]:
-    confusion = engine.dialect.ident(f"__sqlnb_confusion_{os.getpid()}_{next(_counter)}")
+    confusion = engine.table(f"__sqlnb_confusion_{os.getpid()}_{next(_counter)}")
     context = {"relation": relation, "scoring": scoring, "target": target, "prediction": prediction,
                "probas": probas, "eps": EPS, "confusion": confusion}
     # A scratch table, dropped at the end: inside a caller's transaction it simply joins it.

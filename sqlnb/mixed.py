@@ -221,10 +221,10 @@ def _parts(model: NaiveBayes, features: list[dict[str, Any]],
             continue
         sub = model.family.part_family(family)
         t = dict(model.tables)
-        t["feature_stats"] = model.dialect.ident(f"{model.name}_{family}_stats")
-        t["feature_params"] = model.dialect.ident(f"{model.name}_{family}_params")
+        t["feature_stats"] = model.engine.table(f"{model.name}_{family}_stats")
+        t["feature_params"] = model.engine.table(f"{model.name}_{family}_params")
         if sub.long_batch:  # the other parts share one batch table (one scan)
-            t["batch"] = model.dialect.ident(f"__sqlnb_batch_{model.name}_{family}")
+            t["batch"] = model.engine.table(f"__sqlnb_batch_{model.name}_{family}")
         parts.append({"family": family, "sub": sub, "features": members, "t": t})
     return parts
 

@@ -135,18 +135,19 @@ class NaiveBayes:
     # ------------------------------------------------------------------ naming
     @property
     def tables(self) -> dict[str, str]:
-        """The model's relations, by role, already quoted for SQL."""
+        """The model's relations, by role, already quoted for SQL (on Spark, in the
+        engine's database)."""
         roles = ("meta", "class_stats", "features", "feature_stats", "class_params",
                  "feature_params")
-        names = {role: self.dialect.ident(f"{self.name}_{role}") for role in roles}
-        names["batch"] = self.dialect.ident(f"__sqlnb_batch_{self.name}")
-        names["shifts"] = self.dialect.ident(f"__sqlnb_shifts_{self.name}")
+        names = {role: self.engine.table(f"{self.name}_{role}") for role in roles}
+        names["batch"] = self.engine.table(f"__sqlnb_batch_{self.name}")
+        names["shifts"] = self.engine.table(f"__sqlnb_shifts_{self.name}")
         # term models (text and long input): see sqlnb/text.py
-        names["analyzer"] = self.dialect.ident(f"{self.name}_analyzer")
-        names["vocabulary"] = self.dialect.ident(f"{self.name}_vocabulary")
-        names["terms"] = self.dialect.ident(f"__sqlnb_terms_{self.name}")
+        names["analyzer"] = self.engine.table(f"{self.name}_analyzer")
+        names["vocabulary"] = self.engine.table(f"{self.name}_vocabulary")
+        names["terms"] = self.engine.table(f"__sqlnb_terms_{self.name}")
         # the parameters the scoring macros read (see sqlnb/macros.py)
-        names["scoring_params"] = self.dialect.ident(f"{self.name}_scoring_params")
+        names["scoring_params"] = self.engine.table(f"{self.name}_scoring_params")
         return names
 
     @property
@@ -767,7 +768,6 @@ class NaiveBayes:
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
-        require_duckdb(self.engine, "scoring macros")
         self.engine.refuse_open_transaction("create_macros")
         _ = self.meta  # raises NotFittedError early
         try:

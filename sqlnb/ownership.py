@@ -149,7 +149,8 @@ def release(model: NaiveBayes, candidates: list[str]) -> None:
         drops += [{"kind": "TABLE", "name": f"{name}__v{version}"}
                   for version in model.engine.versions(name)]
     if drops:
-        model.pipeline.run("drop_relations.sql", relations=drops)
+        model.pipeline.run("drop_relations.sql", relations=[
+            {**drop, "name": model.engine.table(drop["name"])} for drop in drops])
 
 
 def done(model: NaiveBayes) -> None:

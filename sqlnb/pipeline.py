@@ -68,6 +68,9 @@ class Pipeline:
         # the problems scan() found in the batch table it wrote (None: not asked)
         self._batch_problems: list[tuple] | None = None
         self._params_context: dict[str, Any] | None = None
+        # a staged write's scoring functions: (re)created (True) or dropped (False) after
+        # the switch, from the parameters of the new version
+        self._functions_after_switch: bool | None = None
 
     # ------------------------------------------------------------------ statements
     def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
@@ -129,6 +132,8 @@ class Pipeline:
         if "next_meta" in self.tables:
             return True  # staged already by this write
         names = [f"{self.name}_{role}" for role in VERSIONED_ROLES]
+        scratch_views = [f"{self.name}_{role}" for role in ("class_params", "feature_params")]
+        self.engine.drop_stale_views(scratch_views)  # a killed writer's
         version = self.engine.stage(names, self._staged_write_done)
         for role, name in zip(VERSIONED_ROLES, names):
             target = self.engine.version_table(name, version)
@@ -150,11 +155,16 @@ class Pipeline:
         self.tables.clear()
         self.tables.update(self.stable)
         context, self._params_context = self._params_context, None
+        functions, self._functions_after_switch = self._functions_after_switch, None
         if switched and context is not None:
             self.run("params.sql", **context)
         for view in scratch:
             self.engine.execute(self.engine.render("table_versions.sql", what="drop_view",
                                                    table=view))
+        if switched and functions is not None:
+            # the scoring functions embed the parameters of the version readers now see
+            self.owner.invalidate()
+            (macros.create_macros if functions else macros.drop_macros)(self.owner)
 
     # ------------------------------------------------------------------ 2. batches
     def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]],
@@ -339,7 +349,9 @@ class Pipeline:
                 self._params_context = context
         self.check("checks.sql", features=features)
         self.write_meta(features, target, target_type, weight, kind)
-        if self.sql_macros and scoring_macros:
+        if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
+            self._functions_after_switch = self.sql_macros and scoring_macros
+        elif self.sql_macros and scoring_macros:
             if n_classes == known_classes and known_version is not None:
                 macros.refresh_parameters(self.owner, known_version, covered=known_arrays)
             else:

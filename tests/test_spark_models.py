@@ -17,8 +17,8 @@ import pytest
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
 import sqlnb
-from sqlnb.engine import DUCKDB_ONLY
-from sqlnb.errors import InvalidDataError, UnsupportedError
+from sqlnb.engine import DUCKDB_ONLY, SparkEngine
+from sqlnb.errors import InvalidDataError, InvalidParameterError, UnsupportedError
 
 pytest.importorskip("pyspark.sql")
 
@@ -218,12 +218,17 @@ def test_a_partial_fit_that_fails_midway_leaves_the_spark_model_as_it_was(spark,
     model = sqlnb.NaiveBayes("sm_failed", con=spark, family="multinomial").fit(
         rows, "y", features=FEATURES)
     before = _sorted(model.predict_proba(rows).collect())
+    rows.createOrReplaceTempView("failed_rows")
+    functions = "SELECT id, sm_failed_predict_proba(struct(x0, x1, x2)) FROM failed_rows"
+    functions_before = _sorted(spark.sql(functions).collect())
     # the last row's negative count fails the batch checks, after the new version of the
     # statistics was created and the batch scanned
     bad = rows.union(spark.createDataFrame([(99, 1, -5, 0, "a", 1.0)], SCHEMA))
     with pytest.raises(InvalidDataError, match="negative"):
         model.partial_fit(bad, "y")
     assert _sorted(model.predict_proba(rows).collect()) == before
+    assert _sorted(spark.sql(functions).collect()) == functions_before  # not rewritten
+    spark.catalog.dropTempView("failed_rows")
     assert _sorted(sqlnb.load(spark, "sm_failed").predict_proba(rows).collect()) == before
     names = [f"sm_failed_{role}" for role in ("meta", "class_stats", "features",
                                               "feature_stats")]
@@ -233,9 +238,45 @@ def test_a_partial_fit_that_fails_midway_leaves_the_spark_model_as_it_was(spark,
     # table) are dropped by the next write
     spark.sql("CREATE TABLE sm_failed_feature_stats__v7 AS SELECT * FROM sm_failed_feature_stats")
     spark.sql("CREATE TABLE sm_failed_class_stats__v2__next AS SELECT 1 AS x")
+    spark.sql("CREATE VIEW sm_failed_class_params__v7 AS SELECT 1 AS x")  # a scratch view
     model.partial_fit(rows.where("id < 3"), "y")
     assert [model.engine.versions(name) for name in names] == [[8]] * 4
-    assert not [t.name for t in spark.catalog.listTables() if t.name.endswith("__next")]
+    assert not [t.name for t in spark.catalog.listTables()
+                if t.name.endswith("__next") or t.name.startswith("sm_failed_class_params__")]
+
+
+def test_models_live_in_the_database_their_engine_names(spark, rows):
+    """Two models called ``twin`` in two databases: each its own tables and functions."""
+    for database in ("sd_one", "sd_two"):
+        spark.sql(f"CREATE DATABASE IF NOT EXISTS {database}")
+    one = sqlnb.NaiveBayes("twin", con=SparkEngine(spark, database="sd_one"),
+                           family="multinomial").fit(rows.where("y <> 'c'"), "y", features=FEATURES)
+    two = sqlnb.NaiveBayes("twin", con=SparkEngine(spark, database="sd_two"),
+                           family="multinomial").fit(rows, "y", features=FEATURES)
+    assert (one.classes_, two.classes_) == (["a", "b"], ["a", "b", "c"])
+    current = spark.catalog.currentDatabase()
+    assert not [t.name for t in spark.catalog.listTables(current) if t.name.startswith("twin")]
+    assert spark.catalog.tableExists("twin_meta", "sd_one")
+    rows.createOrReplaceTempView("twin_rows")
+    assert {r[0] for r in spark.sql("SELECT sd_one.twin_predict(struct(x0, x1, x2)) "
+                                    "FROM twin_rows").collect()} == {"a", "b"}
+    spark.catalog.dropTempView("twin_rows")
+
+    one.partial_fit(rows.where("y <> 'c' AND id < 6"), "y")  # the other one is untouched
+    reopened = sqlnb.load(SparkEngine(spark, database="sd_two"), "twin")
+    assert _sorted(reopened.predict_proba(rows).collect()) == \
+        _sorted(two.predict_proba(rows).collect())
+    one.drop()
+    assert not spark.catalog.tableExists("twin_meta", "sd_one")
+    assert not spark.catalog.functionExists("sd_one.twin_predict")
+    assert spark.catalog.functionExists("sd_two.twin_predict")
+    assert sqlnb.load(SparkEngine(spark, database="sd_two"), "twin").classes_ == ["a", "b", "c"]
+
+
+def test_a_model_name_spark_cannot_give_a_table_is_refused_before_any_write(spark, rows):
+    with pytest.raises(InvalidParameterError, match="only letters, digits and _"):
+        sqlnb.NaiveBayes("churn model", con=spark).fit(rows, "y", features=FEATURES)
+    assert not [t.name for t in spark.catalog.listTables() if t.name.startswith("churn")]
 
 
 # ---------------------------------------------------------------- what stays DuckDB-only
@@ -246,7 +287,6 @@ def test_what_is_duckdb_only_says_so_on_spark_and_what_to_do_instead(spark, rows
         "text": lambda: model.fit(rows, "y", text="y"),
         "long input": lambda: model.fit_long(rows, "y"),
         "sparse input": lambda: model.fit_sparse(rows, rows, "y", features=FEATURES),
-        "scoring macros": model.create_macros,
         "top_features": model.top_features,
         "search": lambda: model.search(rows, "y", param_grid={"alpha": [1.0]}),
     }
