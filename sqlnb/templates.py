@@ -14,6 +14,7 @@ CREATE OR REPLACE TEMP TABLE "batch" AS
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -61,9 +62,29 @@ class Dispatcher:
         raise AttributeError(f"no dialect macro {name!r} in sql/dialects/")
 
 
+def bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Jinja's cache of compiled templates in a private per-user temporary directory
+    (Jinja creates it with mode 0700 and refuses one another user owns), so a new process
+    does not parse the templates again (~0.25 s for a first search). Entries are keyed by
+    the template's path and checked against its source, so an edited or upgraded template
+    is compiled afresh. ``SQLNB_TEMPLATE_CACHE=0`` turns it off, ``SQLNB_TEMPLATE_CACHE=<dir>``
+    puts it in an existing directory of one's choosing; a temporary directory that cannot
+    hold it turns it off too."""
+    setting = os.environ.get("SQLNB_TEMPLATE_CACHE", "")
+    if setting == "0":
+        return None
+    try:
+        if setting:
+            return jinja2.FileSystemBytecodeCache(setting)
+        return jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
+
+
 @cache
 def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
     env = jinja2.Environment(
+        bytecode_cache=bytecode_cache(),
         loader=jinja2.FileSystemLoader(str(template_dir())),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
