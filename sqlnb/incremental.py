@@ -37,6 +37,7 @@ from .errors import (
     NotFittedError,
     UnknownColumnError,
 )
+from .pipeline import feature_origins
 from .source import Source
 from .spec import jsonable
 from .validation import check_labels, check_weights
@@ -236,7 +237,7 @@ def _update_within(model: NaiveBayes, src: Source, target: str, features: list[s
     spec = _batch_spec(model, src, target, features, weight, stored)
     spec["stored_shift"] = stored is not None  # the Gaussian shift from the statistics
     if stored is not None:  # the batch's class means go relative to the model's origins
-        origins = {f["name"]: f.get("origin", 0.0) for f in stored["features"]}
+        origins = feature_origins(stored["features"])
         for f in spec["features"]:
             f["origin"] = origins[f["name"]]
     class_type = stored["target_type"] if stored else spec["target_type"]

@@ -313,9 +313,9 @@ class Pipeline:
         origins differ by the amount the other model's relative means move."""
         shifts = []
         if origins is not None:
-            ours = {f["name"]: f.get("origin", 0.0) for f in origins[1]}
-            shifts = [(f["name"], f.get("origin", 0.0) - ours[f["name"]]) for f in origins[0]
-                      if f.get("origin", 0.0) != ours.get(f["name"], 0.0)]
+            theirs, ours = feature_origins(origins[0]), feature_origins(origins[1])
+            shifts = [(name, origin - ours.get(name, 0.0)) for name, origin in theirs.items()
+                      if origin != ours.get(name, 0.0)]
         self.run("merge_model.sql", source=tables, sign=sign, origin_shifts=shifts)
 
     # ------------------------------------------------------------------ 4. finish
@@ -394,6 +394,12 @@ def feature_entry(f: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     if f.get("origin"):
         entry["origin"] = float(f["origin"])
     return entry
+
+
+def feature_origins(entries: list[dict[str, Any]]) -> dict[str, float]:
+    """Feature name -> the origin its stored class means are relative to, from metadata
+    entries (0 where none is recorded)."""
+    return {f["name"]: f.get("origin", 0.0) for f in entries}
 
 
 def refuse(problems: list[tuple]) -> None:
