@@ -39,7 +39,7 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
-from .source import Source, held_by, resolve
+from .source import PreparedStatements, Source, held_by, in_memory, resolve, schema_key
 from .templates import render
 
 
@@ -102,6 +102,20 @@ class Engine:
     def known_rows(self, source: Source) -> int | None:
         """How many rows ``source`` has if that is known without reading them, else None."""
         return None
+
+    def in_memory(self, obj: Any) -> Source | None:
+        """``obj`` as an unregistered source that :meth:`run_prepared` can score (a small
+        Arrow table), or None: then :meth:`source` registers it as usual."""
+        return None
+
+    def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str]) -> Any:
+        """The result of a statement planned once per ``key`` and run on ``source`` (from
+        :meth:`in_memory`); ``statement(source_sql)`` gives its text (see
+        :class:`sqlnb.source.PreparedStatements`)."""
+        raise NotImplementedError
+
+    def forget_prepared(self) -> None:
+        """Free the statements :meth:`run_prepared` planned."""
 
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         """Of ``names`` (lowercased), those taken in the current schema: name -> kind
@@ -178,6 +192,7 @@ class DuckDBEngine(Engine):
     def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
         self.connection = connection
         self._depth = 0
+        self._prepared = PreparedStatements()
 
     def execute(self, sql: str) -> None:
         self.connection.execute(sql)
@@ -212,6 +227,17 @@ class DuckDBEngine(Engine):
 
     def known_rows(self, source: Source) -> int | None:
         return source.known_rows(self.connection)
+
+    def in_memory(self, obj: Any) -> Source | None:
+        return in_memory(obj)
+
+    def run_prepared(self, key: Any, source: Source,
+                     statement: Callable[[str], str]) -> duckdb.DuckDBPyRelation:
+        table, source.obj = source.obj, None
+        return self._prepared.run(self.connection, (key, schema_key(table)), table, statement)
+
+    def forget_prepared(self) -> None:
+        self._prepared.clear(self.connection)
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
@@ -361,6 +387,15 @@ class RecordingEngine(Engine):
 
     def known_rows(self, source: Source) -> int | None:
         return self.inner.known_rows(source)
+
+    def in_memory(self, obj: Any) -> Source | None:
+        return self.inner.in_memory(obj)
+
+    def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str]) -> Any:
+        return self.inner.run_prepared(key, source, statement)
+
+    def forget_prepared(self) -> None:
+        self.inner.forget_prepared()
 
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         return self.inner.relations(names, macro_names)

@@ -174,6 +174,9 @@ class NaiveBayes:
         self._meta = None
         self._compiled = None
         self._term_input = None
+        engine = getattr(self, "engine", None)
+        if engine is not None:
+            engine.forget_prepared()  # statements planned with what was read
 
     @property
     def cached_fitted_at(self) -> Any:
@@ -256,10 +259,8 @@ class NaiveBayes:
         finally:
             self.engine.release(src)
             ownership.done(self)
-        self._meta = None
-        self._compiled = None
+        self.invalidate()
         self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
-        self._term_input = None
         return self
 
     def refuse_newer(self) -> None:
@@ -443,9 +444,7 @@ class NaiveBayes:
             self.engine.release(entries_src)
             self.engine.release(rows_src)
             ownership.done(self)
-        self._meta = None
-        self._compiled = None
-        self._term_input = None
+        self.invalidate()
         return self
 
     # ------------------------------------------------------------------ incremental
@@ -525,8 +524,7 @@ class NaiveBayes:
         sources = ([self] if incremental.stored_meta(self) is not None else []) + list(others)
         merged = merge(self.engine, sources, into=self.name)
         self.family = merged.family
-        self._meta = None
-        self._compiled = None
+        self.invalidate()
         return self
 
     # ------------------------------------------------------------------ metadata
@@ -657,7 +655,9 @@ class NaiveBayes:
         if self.stored_input():
             from .text import score_terms
             return score_terms(self, source, output, OUTPUTS[output])
-        src = self.engine.source(source)
+        # a small Arrow table is first looked at without registering it: the arrays
+        # strategy scores it with a statement planned once (scoring.prepared_scores)
+        src = self.engine.in_memory(source) or self.engine.source(source)
         missing = [f for f in self.features_ if f not in src.columns]
         missing += grouping.missing_group_columns(self, src.columns)
         if missing:
@@ -684,7 +684,12 @@ class NaiveBayes:
             self.engine.release(src)
             raise
         keep = list(src.columns) if keep_input else []
-        if scoring_strategies.strategy(self, src) == "arrays":
+        arrays = scoring_strategies.strategy(self, src) == "arrays"
+        if arrays and not src.sql:
+            return scoring_strategies.prepared_scores(self, src, output, keep)
+        if not src.sql:  # scored by a statement of its own: register it after all
+            src = self.engine.source(source)
+        if arrays:
             sql, parameters = scoring_strategies.array_score_sql(
                 self, src.sql, output, keep, OUTPUTS[output], columns=columns)
             return self.engine.lazy(src, sql, parameters)
@@ -877,9 +882,7 @@ class NaiveBayes:
         with self.engine.transaction("drop"):
             # only what the model owns: never a user's relation or another model's
             ownership.release(self, ownership.every_name(self.name))
-        self._meta = None
-        self._compiled = None
-        self._term_input = None
+        self.invalidate()
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.family.params.items()

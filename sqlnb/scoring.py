@@ -197,14 +197,17 @@ def _params_table_fresh(model: NaiveBayes) -> bool:
     return rows == [(model.meta["fitted_at"],)]
 
 
-def _parameters(model: NaiveBayes) -> dict[str, Any]:
+def _parameters(model: NaiveBayes, table: bool = True) -> dict[str, Any]:
     """Each class's parameters as lists in the model's feature order (cached with the
-    compiled parameters, which every write of this object resets)."""
+    compiled parameters, which every write of this object resets): the parameter table's
+    rows when it holds this version (unless not ``table``), else lists to bind."""
     compiled = model.parameters()
-    if "arrays" in compiled:
+    if "arrays" in compiled and (table or not compiled["arrays"].get("table")):
         return compiled["arrays"]
+    if "bound_arrays" in compiled and not table:
+        return compiled["bound_arrays"]
     kind = model.family.array_kind
-    if _params_table_fresh(model):
+    if table and _params_table_fresh(model):
         # the parameter table the macros read holds this version's lists: nothing to bind
         # but the feature names (for the error a missing value raises with missing="error")
         error_on_missing = model.family.params.get("missing", "ignore") == "error"
@@ -263,17 +266,24 @@ def _parameters(model: NaiveBayes) -> dict[str, Any]:
         per_class.append(slots)
     arrays = {"kind": kind, "values": values, "classes": per_class, "names": names,
               "shift": shift_slot}
-    compiled["arrays"] = arrays
+    compiled["arrays" if table else "bound_arrays"] = arrays
     return arrays
 
 
 def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
                     output_prefix: str | None, prediction: str = "prediction",
-                    columns: dict[str, str] | None = None) -> tuple[str, list[Any]]:
-    """The arrays strategy's statement for a FROM-clause fragment, and its parameters."""
-    arrays = _parameters(model)
+                    columns: dict[str, str] | None = None,
+                    literal: bool = False) -> tuple[str, list[Any]]:
+    """The arrays strategy's statement for a FROM-clause fragment, and its parameters
+    (none if ``literal``: the lists are then written in the statement, for a statement
+    planned once and run many times, see :func:`prepared_scores`)."""
+    arrays = _parameters(model, table=not literal)
     columns = columns or {}
     dialect = model.dialect
+
+    def slot(n: int) -> str:
+        return _list_literal(dialect, arrays["values"][n - 1]) if literal else f"${n}"
+
     features = [{"name": f["name"], "column": columns.get(f["name"], dialect.ident(f["name"])),
                  "double": f["name"] not in columns and f["type"].upper() == "DOUBLE"}
                 for f in model.meta["features"]]
@@ -281,7 +291,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
     for c, slots in zip(model.parameters()["compiled"], arrays["classes"]):
         out = (None if output_prefix is None
                else dialect.ident(f"{output_prefix}{c['label_value']}"))
-        bound = {name: f"${slot}" for name, slot in slots.items()}
+        bound = {name: slot(n) for name, n in slots.items()}
         classes.append({**bound, "label": c["label"], "jll": c["jll"], "output": out})
     binarize = binarize_threshold(model)
     sql = model.engine.render(
@@ -295,15 +305,44 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
             classes=classes,
             kind=arrays["kind"],
             missing=model.family.params.get("missing", "ignore"),
-            names=None if arrays["names"] is None else f"${arrays['names']}",
+            names=None if arrays["names"] is None else slot(arrays["names"]),
             params_table=arrays.get("table", False),
             table_class=TABLE_CLASS,
-            shift=None if arrays["shift"] is None else f"${arrays['shift']}",
+            shift=None if arrays["shift"] is None else slot(arrays["shift"]),
             binarize=binarize,
             prediction=dialect.ident(prediction),
         ),
     )
-    return sql, arrays["values"]
+    return sql, [] if literal else arrays["values"]
+
+
+def _list_literal(dialect: Dialect, value: Any) -> str:
+    """A bound value written as SQL: a number, or a list of numbers or of names."""
+    if isinstance(value, list):
+        return "[" + ", ".join(dialect.lit(v) for v in value) + "]"
+    return dialect.lit(value)
+
+
+def prepared_scores(model: NaiveBayes, source: Source, output: str, keep: list[str],
+                    prediction: str = "prediction") -> Any:
+    """The arrays strategy's result on a small in-memory ``source`` (from
+    ``engine.in_memory``), by a statement the engine planned once for this model version,
+    output and input schema and runs again on each new input (see
+    :class:`sqlnb.source.PreparedStatements`). Its parameters are written in it as literals:
+    DuckDB folds them once, when it plans, instead of binding lists at every call.
+
+    The key holds a token of the parameters this object has read, which every write and
+    every change of version seen by :func:`refresh` replaces: a statement planned for
+    other parameters is never run again."""
+    compiled = model.parameters()
+    token = compiled.setdefault("prepared_token", object())
+    key = (token, output, tuple(keep), prediction)
+
+    def statement(source_sql: str) -> str:
+        return array_score_sql(model, source_sql, output, keep, OUTPUTS[output],
+                               prediction=prediction, literal=True)[0]
+
+    return model.engine.run_prepared(key, source, statement)
 
 
 def statement(model: NaiveBayes, source: Any, output: str = "predict") -> tuple[str, list[Any]]:

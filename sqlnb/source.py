@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 import warnings
 import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +112,135 @@ class Source:
 
 # In-memory inputs of at most this many rows are scored at once (see ``Source.eager``).
 EAGER_ROWS = 50_000
+
+
+def in_memory(obj: Any) -> Source | None:
+    """``obj`` as a source that is not registered anywhere, when it is a small pyarrow Table
+    whose DuckDB column types its schema tells (what :class:`PreparedStatements` scores);
+    else None. Its ``sql`` is empty: only a prepared statement's input slot reads it."""
+    if type(obj).__module__.split(".")[0] != "pyarrow" or not small(obj):
+        return None
+    columns = _arrow_columns(obj)
+    if columns is None:
+        return None
+    return Source(sql="", columns=columns, obj=obj)
+
+
+class _Slot:
+    """The input of a prepared statement. DuckDB reads an object with the Arrow C stream
+    interface afresh at each execution, so the plan made over one table serves every
+    table of the same schema put here before the statement runs."""
+
+    def __init__(self) -> None:
+        self.table: Any = None
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self.table.__arrow_c_stream__(requested_schema)
+
+
+def schema_key(obj: Any) -> tuple:
+    """What a prepared statement's input must keep: its columns' names and Arrow types."""
+    return tuple((field.name, str(field.type)) for field in obj.schema)
+
+
+class PreparedStatements:
+    """Statements planned once on a connection (``PREPARE``) and run again (``EXECUTE``)
+    on new in-memory inputs: for a few rows, parsing, binding and planning a statement
+    cost several times more than running it.
+
+    Each statement reads a view of its own over an input slot; ``run`` puts the caller's
+    table in the slot, executes, and empties the slot again (nothing holds the rows
+    afterwards). The statements are keyed by the caller (which puts whatever makes the
+    statement's text differ in the key); the oldest beyond ``LIMIT`` are freed, and all of
+    them by :meth:`clear` or when this object goes.
+
+    >>> import duckdb, pyarrow as pa
+    >>> con, statements = duckdb.connect(), PreparedStatements()
+    >>> double = lambda source: f"SELECT x * 2 AS y FROM {source}"
+    >>> statements.run(con, "double", pa.table({"x": [1, 2]}), double).fetchall()
+    [(2,), (4,)]
+    >>> statements.run(con, "double", pa.table({"x": [5]}), double).fetchall()
+    [(10,)]
+    >>> statements.clear(con)
+    """
+
+    LIMIT = 16
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Hashable, tuple[str, _Slot]] = OrderedDict()
+        self._lock = threading.Lock()
+        # (name, its DEALLOCATE) of each statement, shared with the finalizer (which
+        # renders nothing: it may run at any moment, during another call)
+        self._names: list[tuple[str, str]] = []
+        self._finalizer: Any = None
+
+    def run(self, con: duckdb.DuckDBPyConnection, key: Hashable, table: Any,
+            statement: Callable[[str], str]) -> duckdb.DuckDBPyRelation:
+        """The result of the statement ``key`` names on ``table`` (a pyarrow Table), as a
+        relation over it; ``statement(source_sql)`` gives its text the first time."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                entry = self._prepare(con, table, statement)
+                self._entries[key] = entry
+                while len(self._entries) > self.LIMIT:
+                    _, old = self._entries.popitem(last=False)
+                    self._free(con, old[0])
+            else:
+                self._entries.move_to_end(key)
+            name, slot = entry
+            slot.table = table
+            try:
+                with warnings.catch_warnings():
+                    # the copy it warns of is of a few rows
+                    warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
+                    result = con.execute(render("execute_prepared.sql", name=name)).to_arrow_table()
+            finally:
+                slot.table = None
+        return con.from_arrow(result)
+
+    def _prepare(self, con: duckdb.DuckDBPyConnection, table: Any,
+                 statement: Callable[[str], str]) -> tuple[str, _Slot]:
+        name = f"__sqlnb_prepared_{os.getpid()}_{next(_counter)}"
+        slot = _Slot()
+        slot.table = table
+        con.register(name, slot)
+        try:
+            con.execute(render("prepare.sql", name=name,
+                               statement=statement(_from_clause(name=name))))
+        except BaseException:
+            con.unregister(name)
+            raise
+        finally:
+            slot.table = None
+        self._names.append((name, render("deallocate.sql", name=name)))
+        if self._finalizer is None:
+            self._finalizer = weakref.finalize(self, _free_all, con, self._names)
+        return name, slot
+
+    def _free(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
+        freed = [entry for entry in self._names if entry[0] == name]
+        self._names[:] = [entry for entry in self._names if entry[0] != name]
+        _free_all(con, freed)
+
+    def clear(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Free every statement (and its view): the next ``run`` plans again."""
+        with self._lock:
+            self._entries.clear()
+            _free_all(con, self._names)
+
+
+def _free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> None:
+    """Deallocate prepared statements and drop their views (nothing left if the connection
+    was closed first)."""
+    while names:
+        name, deallocate = names.pop()
+        try:
+            # a relation-API call: leaves the connection's pending DB-API result alone
+            con.sql(deallocate)
+            con.unregister(name)
+        except duckdb.Error:
+            pass
 
 
 def in_memory_rows(obj: Any) -> int | None:

@@ -56,6 +56,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         arrays = sqlnb.NaiveBayes(name, con=con, family=family, scoring="arrays",
                                   missing=missing).fit(table, "y", features=columns)
         arrays.predict_proba(table).fetchall()  # parameters as data
+        # a small Arrow table: a statement planned once (PREPARE), run on each new table
+        rows = con.sql("SELECT * FROM " + sqlnb.dialect.DUCKDB.ident(table)).to_arrow_table()
+        arrays.predict_proba(rows).fetchall()
     model = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features)
     model.top_features(2).fetchall()
     sqlnb.diagnostics.class_priors(model)

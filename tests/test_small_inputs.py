@@ -3,7 +3,11 @@ what it must."""
 
 from __future__ import annotations
 
+import gc
+from typing import Any
+
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -48,3 +52,80 @@ def test_a_text_column_is_refused_after_numeric_inputs_were_scored():
 
     with pytest.raises(InvalidDataError, match="needs numbers"):
         model.predict(pa.table({"x": ["1.5"]}))
+
+
+# ------------------------------------------------------------- statements planned once
+def iris_model(con: duckdb.DuckDBPyConnection, **options) -> tuple[sqlnb.NaiveBayes, Any]:
+    from sklearn.datasets import load_iris
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = load_iris(return_X_y=True)
+    columns = {f"x{i}": X[:, i] for i in range(4)}
+    model = sqlnb.NaiveBayes("iris", con=con, **options).fit(pa.table({**columns, "y": y}), "y")
+    return model, GaussianNB().fit(X, y)
+
+
+def prepared(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [row[0] for row in con.execute(
+        "SELECT name FROM duckdb_prepared_statements() ORDER BY name").fetchall()]
+
+
+def test_each_arrow_table_is_scored_with_its_own_rows():
+    con = duckdb.connect()
+    model, reference = iris_model(con)
+    rows = np.array([[5.0, 3.4, 1.5, 0.2], [6.0, 2.7, 4.5, 1.5], [7.0, 3.0, 6.0, 2.2]])
+
+    # one statement is planned for the first table and run again on the next ones
+    for batch in (rows[:1], rows[1:], rows[::-1]):
+        table = pa.table({f"x{i}": batch[:, i] for i in range(4)})
+        got = model.predict_proba(table).fetchall()
+        assert [row[:4] for row in got] == [tuple(row) for row in batch]
+        np.testing.assert_allclose([row[4:] for row in got],
+                                   reference.predict_proba(batch), rtol=1e-9, atol=1e-12)
+    assert len(prepared(con)) == 1
+
+
+def test_a_refit_by_another_object_is_not_scored_with_the_old_statement():
+    con = duckdb.connect()
+    model, _ = iris_model(con)
+    row = pa.table({"x0": [5.0], "x1": [3.4], "x2": [1.5], "x3": [0.2]})
+    assert model.predict(row).fetchall()[0][-1] == 0
+
+    # the same model name, refitted elsewhere with class 0 renamed
+    other = pa.table({"x0": [5.0, 5.1, 7.0, 6.9], "x1": [3.4, 3.5, 3.0, 3.1],
+                      "x2": [1.5, 1.4, 6.0, 5.9], "x3": [0.2, 0.3, 2.2, 2.1],
+                      "y": [9, 9, 1, 1]})
+    sqlnb.NaiveBayes("iris", con=con.cursor()).fit(other, "y")
+
+    assert model.predict(row).fetchall()[0][-1] == 9
+
+
+def test_planned_statements_are_freed_with_the_parameters_they_hold():
+    con = duckdb.connect()
+    model, _ = iris_model(con)
+    row = pa.table({"x0": [5.0], "x1": [3.4], "x2": [1.5], "x3": [0.2]})
+    model.predict(row).fetchall()
+    model.predict_proba(row).fetchall()
+    assert len(prepared(con)) == 2
+
+    model.invalidate()  # what every write of this object and a newer version do
+    assert prepared(con) == []
+    model.predict(row).fetchall()
+    del model
+    gc.collect()
+    assert prepared(con) == []
+    assert con.execute("SELECT view_name FROM duckdb_views() "
+                       "WHERE starts_with(view_name, '__sqlnb')").fetchall() == []
+
+
+def test_a_planned_statement_runs_inside_the_callers_transaction_and_leaves_it_open():
+    con = duckdb.connect()
+    model, _ = iris_model(con)
+    row = pa.table({"x0": [5.0], "x1": [3.4], "x2": [1.5], "x3": [0.2]})
+    con.begin()
+    con.execute("CREATE TABLE mine AS SELECT 1 AS x")
+
+    assert model.predict(row).fetchall()[0][-1] == 0
+    con.rollback()  # still the caller's: nothing committed it
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'mine'"
+                       ).fetchall() == [(0,)]

@@ -1,0 +1,2 @@
+{#- Free a statement planned by prepare.sql. -#}
+DEALLOCATE PREPARE {{ name | ident }}
