@@ -108,10 +108,11 @@ class Engine:
         Arrow table), or None: then :meth:`source` registers it as usual."""
         return None
 
-    def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str]) -> Any:
+    def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
+                     relation: bool = True) -> Any:
         """The result of a statement planned once per ``key`` and run on ``source`` (from
-        :meth:`in_memory`); ``statement(source_sql)`` gives its text (see
-        :class:`sqlnb.source.PreparedStatements`)."""
+        :meth:`in_memory`): a relation over it, or if not ``relation`` an Arrow table;
+        ``statement(source_sql)`` gives its text (see :class:`sqlnb.source.PreparedStatements`)."""
         raise NotImplementedError
 
     def forget_prepared(self) -> None:
@@ -231,10 +232,11 @@ class DuckDBEngine(Engine):
     def in_memory(self, obj: Any) -> Source | None:
         return in_memory(obj)
 
-    def run_prepared(self, key: Any, source: Source,
-                     statement: Callable[[str], str]) -> duckdb.DuckDBPyRelation:
+    def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
+                     relation: bool = True) -> Any:
         table, source.obj = source.obj, None
-        return self._prepared.run(self.connection, (key, schema_key(table)), table, statement)
+        result = self._prepared.run(self.connection, (key, schema_key(table)), table, statement)
+        return self.connection.from_arrow(result) if relation else result
 
     def forget_prepared(self) -> None:
         self._prepared.clear(self.connection)
@@ -391,8 +393,9 @@ class RecordingEngine(Engine):
     def in_memory(self, obj: Any) -> Source | None:
         return self.inner.in_memory(obj)
 
-    def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str]) -> Any:
-        return self.inner.run_prepared(key, source, statement)
+    def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
+                     relation: bool = True) -> Any:
+        return self.inner.run_prepared(key, source, statement, relation)
 
     def forget_prepared(self) -> None:
         self.inner.forget_prepared()

@@ -646,9 +646,12 @@ class NaiveBayes:
         return compiler.score_sql(self, source_sql, output, keep, prediction=prediction,
                                   columns=columns)
 
-    def scored(self, source: Any, output: str, keep_input: bool = True) -> duckdb.DuckDBPyRelation:
+    def scored(self, source: Any, output: str, keep_input: bool = True,
+               arrow: bool = False) -> Any:
         """The source's rows (unless not ``keep_input``) with the ``output`` columns
-        (``predict``, ``proba``, ``log_proba`` or ``joint``): what ``predict*`` return."""
+        (``predict``, ``proba``, ``log_proba`` or ``joint``): what ``predict*`` return, a
+        relation. With ``arrow``, a small Arrow input's result may come back as the Arrow
+        table itself (the scikit-learn facade reads it without a relation around it)."""
         scoring_strategies.refresh(self)  # another cursor may have refitted the model
         self.parameters()  # metadata and parameters, read together
         meta = self.meta
@@ -686,7 +689,8 @@ class NaiveBayes:
         keep = list(src.columns) if keep_input else []
         arrays = scoring_strategies.strategy(self, src) == "arrays"
         if arrays and not src.sql:
-            return scoring_strategies.prepared_scores(self, src, output, keep)
+            return scoring_strategies.prepared_scores(self, src, output, keep,
+                                                      relation=not arrow)
         if not src.sql:  # scored by a statement of its own: register it after all
             src = self.engine.source(source)
         if arrays:

@@ -324,7 +324,7 @@ def _list_literal(dialect: Dialect, value: Any) -> str:
 
 
 def prepared_scores(model: NaiveBayes, source: Source, output: str, keep: list[str],
-                    prediction: str = "prediction") -> Any:
+                    prediction: str = "prediction", relation: bool = True) -> Any:
     """The arrays strategy's result on a small in-memory ``source`` (from
     ``engine.in_memory``), by a statement the engine planned once for this model version,
     output and input schema and runs again on each new input (see
@@ -333,7 +333,8 @@ def prepared_scores(model: NaiveBayes, source: Source, output: str, keep: list[s
 
     The key holds a token of the parameters this object has read, which every write and
     every change of version seen by :func:`refresh` replaces: a statement planned for
-    other parameters is never run again."""
+    other parameters is never run again. Returns a relation over the result, or if not
+    ``relation`` the result itself (an Arrow table)."""
     compiled = model.parameters()
     token = compiled.setdefault("prepared_token", object())
     key = (token, output, tuple(keep), prediction)
@@ -342,7 +343,7 @@ def prepared_scores(model: NaiveBayes, source: Source, output: str, keep: list[s
         return array_score_sql(model, source_sql, output, keep, OUTPUTS[output],
                                prediction=prediction, literal=True)[0]
 
-    return model.engine.run_prepared(key, source, statement)
+    return model.engine.run_prepared(key, source, statement, relation)
 
 
 def statement(model: NaiveBayes, source: Any, output: str = "predict") -> tuple[str, list[Any]]:

@@ -324,8 +324,12 @@ class _SqlnbNB(ClassifierMixin, BaseEstimator):
         model = self._model
         _, staged = self._stage(X)
         if "dense" in staged:
-            relation = model.scored(staged["dense"], output, keep_input=False)
-            result = relation.fetchnumpy()
+            scored = model.scored(staged["dense"], output, keep_input=False, arrow=True)
+            if isinstance(scored, pa.Table):  # scored by a statement planned once
+                result = {name: column.to_numpy() for name, column
+                          in zip(scored.column_names, scored.columns)}
+            else:
+                result = scored.fetchnumpy()
         else:
             relation = model.score_sparse(staged["entries"], staged["rows"], output, row=ROW)
             result = relation.fetchnumpy()

@@ -157,10 +157,10 @@ class PreparedStatements:
     >>> import duckdb, pyarrow as pa
     >>> con, statements = duckdb.connect(), PreparedStatements()
     >>> double = lambda source: f"SELECT x * 2 AS y FROM {source}"
-    >>> statements.run(con, "double", pa.table({"x": [1, 2]}), double).fetchall()
-    [(2,), (4,)]
-    >>> statements.run(con, "double", pa.table({"x": [5]}), double).fetchall()
-    [(10,)]
+    >>> statements.run(con, "double", pa.table({"x": [1, 2]}), double).to_pydict()
+    {'y': [2, 4]}
+    >>> statements.run(con, "double", pa.table({"x": [5]}), double).to_pydict()
+    {'y': [10]}
     >>> statements.clear(con)
     """
 
@@ -175,9 +175,9 @@ class PreparedStatements:
         self._finalizer: Any = None
 
     def run(self, con: duckdb.DuckDBPyConnection, key: Hashable, table: Any,
-            statement: Callable[[str], str]) -> duckdb.DuckDBPyRelation:
+            statement: Callable[[str], str]) -> Any:
         """The result of the statement ``key`` names on ``table`` (a pyarrow Table), as a
-        relation over it; ``statement(source_sql)`` gives its text the first time."""
+        pyarrow Table; ``statement(source_sql)`` gives its text the first time."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
@@ -197,7 +197,7 @@ class PreparedStatements:
                     result = con.execute(render("execute_prepared.sql", name=name)).to_arrow_table()
             finally:
                 slot.table = None
-        return con.from_arrow(result)
+        return result
 
     def _prepare(self, con: duckdb.DuckDBPyConnection, table: Any,
                  statement: Callable[[str], str]) -> tuple[str, _Slot]:
