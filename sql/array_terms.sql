@@ -9,8 +9,13 @@
 {#- list_dot_product refuses a list holding NULL even where the CASE around `raw` discards
     its result (DuckDB evaluates it for the whole chunk, and moves or folds a CASE put
     inside it), so its list has the missing values as 0: what the CASE keeps is unchanged. -#}
+{#- kind 'expanded' (score_arrays.sql only) is the Gaussian as two native inner products
+    over `<x>_square` (x'^2) and `<x>_zero` (x'), missing values as 0 in both: no lambda
+    reads a class's parameters (DuckDB would copy them for every row). -#}
 {% macro raw(c, kind, x, lgamma) -%}
-{% if kind == 'distance' -%}
+{% if kind == 'expanded' -%}
+{{ c.constant }} - list_inner_product({{ x }}_square, {{ c.square }}) + list_inner_product({{ x }}_zero, {{ c.linear }})
+{%- elif kind == 'distance' -%}
 {{ c.constant }} - list_distance(list_transform({{ x }}, lambda v, i: v * {{ c.scale }}[i]), {{ c.target }}) ** 2
 {%- elif kind == 'counts' -%}
 {{ c.constant }} + list_dot_product(list_transform({{ x }}, lambda v: coalesce(v, 0)), {{ c.weights }}) - {{ lgamma }}

@@ -7,6 +7,7 @@
 {% import 'array_terms.sql' as terms %}
 {% set helpers = ['__sqlnb_values', '__sqlnb_x', '__sqlnb_complete', '__sqlnb_jll'] %}
 {% if kind == 'counts' %}{% set helpers = helpers + ['__sqlnb_lgamma'] %}{% endif %}
+{% if expanded %}{% set helpers = helpers + ['__sqlnb_x_zero', '__sqlnb_x_square'] %}{% endif %}
 {% if params_table %}{% set helpers = helpers + ['__sqlnb_classes'] %}{% endif %}
 {% if params_table and kind == 'distance' %}{% set helpers = helpers + ['__sqlnb_shift'] %}{% endif %}
 WITH rows AS (
@@ -34,6 +35,16 @@ WITH rows AS (
 {% endif %}
         list_count(__sqlnb_values) = {{ features | length }} AS __sqlnb_complete
     FROM rows
+{% if expanded %}
+), centred AS (
+    -- the centred row and its squares, a missing value as 0 (list_inner_product refuses
+    -- NULL); the rows that have one are scored by the careful form
+    SELECT
+        *,
+        list_transform(__sqlnb_x, lambda v: coalesce(v, 0)) AS __sqlnb_x_zero,
+        list_transform(__sqlnb_x, lambda v: coalesce(v * v, 0)) AS __sqlnb_x_square
+    FROM scored
+{% endif %}
 ), joint AS (
     SELECT
         *,
@@ -46,11 +57,11 @@ WITH rows AS (
 {% else %}
         [
 {% for c in classes %}
-            CASE WHEN __sqlnb_complete THEN {{ terms.raw(c, kind, '__sqlnb_x', '__sqlnb_lgamma') }} ELSE {{ terms.careful(c, kind, '__sqlnb_x', missing, names) }} END{{ "," if not loop.last }}
+            CASE WHEN __sqlnb_complete THEN {{ terms.raw(c, 'expanded' if expanded else kind, '__sqlnb_x', '__sqlnb_lgamma') }} ELSE {{ terms.careful(c, kind, '__sqlnb_x', missing, names) }} END{{ "," if not loop.last }}
 {% endfor %}
         ] AS __sqlnb_jll
 {% endif %}
-    FROM scored
+    FROM {{ 'centred' if expanded else 'scored' }}
 {% if output in ('proba', 'log_proba') %}
 ), normalised AS (
     -- log-sum-exp around the largest term

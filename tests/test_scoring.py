@@ -326,3 +326,36 @@ def test_a_missing_count_is_left_out_by_every_strategy(con, scoring):
     np.testing.assert_allclose(got[1], expected, rtol=1e-12)
     np.testing.assert_allclose(got[0], reference.predict_joint_log_proba([[1, 2, 0, 3]])[0],
                                rtol=1e-12)
+
+
+# The arrays score a Gaussian as inner products (sum a x'^2 - sum 2 a m x' + sum a m^2)
+# when that keeps the digits, and from differences otherwise.
+def test_gaussian_inner_products_keep_the_digits_of_the_digits_model(con):
+    X, y = load("digits")  # many pixels constant in a class: variances of epsilon
+    reference = GaussianNB().fit(X, y)
+    model = sqlnb.NaiveBayes("d", con=con, scoring="arrays", sql_macros=False).fit(
+        frame_of(X, y), "label")
+    rows = pa.Table.from_pandas(frame_of(X[:300]))
+
+    np.testing.assert_allclose(matrix(model.predict_proba(rows), "proba_", model.classes_),
+                               reference.predict_proba(X[:300]), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        matrix(model.predict_joint_log_proba(rows), "jll_", model.classes_),
+        reference.predict_joint_log_proba(X[:300]), rtol=1e-9)
+
+
+def test_a_feature_constant_at_different_values_per_class_is_scored_from_differences(con):
+    # x0 is 0 in class 0 and 1000 in class 1: variance epsilon in both, so the inner
+    # products would cancel ~1e9-sized terms; the differences keep every digit
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1], 20)
+    X = np.column_stack([y * 1000.0, rng.normal(size=40) + y])
+    reference = GaussianNB().fit(X, y)
+    model = sqlnb.NaiveBayes("c", con=con, scoring="arrays", sql_macros=False).fit(
+        frame_of(X, y), "label")
+    rows = np.array([[0.0, 0.3], [1000.0, 0.7], [0.0, 1.2]])
+
+    np.testing.assert_allclose(
+        matrix(model.predict_joint_log_proba(pa.Table.from_pandas(frame_of(rows))), "jll_",
+               [0, 1]),
+        reference.predict_joint_log_proba(rows), rtol=1e-12)
