@@ -207,6 +207,14 @@ def _parameters(model: NaiveBayes, table: bool = True) -> dict[str, Any]:
     if "bound_arrays" in compiled and not table:
         return compiled["bound_arrays"]
     kind = model.family.array_kind
+    if table and kind == "distance":
+        # the Gaussian's inner products beat the table's rows (read by a lambda per class
+        # and row) by more than binding the lists costs: 1,000 features x 5 classes,
+        # 1,000 rows, 0.43 against 0.63 s (benchmarks/results/latency.md, fourth round)
+        bound = _parameters(model, table=False)
+        if bound["expanded"]:
+            compiled["arrays"] = bound
+            return bound
     if table and _params_table_fresh(model):
         # the parameter table the macros read holds this version's lists: nothing to bind
         # but the feature names (for the error a missing value raises with missing="error")
