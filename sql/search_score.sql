@@ -3,6 +3,7 @@
 -- held-out model for every candidate, then scikit-learn's metrics per candidate and fold,
 -- aggregated in SQL (weighted by the sample weight when there is one, as GridSearchCV
 -- forwards sample_weight to its scorers).
+{% set text = text | default(none) %}
 {% if not arrays and not text %}{% import family_template as family %}{% endif %}
 {% from 'scoring_helpers.sql' import chunked %}
 {% from 'common.sql' import num %}

@@ -374,7 +374,7 @@ BAD_SEARCHES = [
     ({"cv": 200}, EmptyInputError, "got no labelled rows"),
     ({"scoring": "roc_auc"}, InvalidParameterError, "unknown scorer"),
     ({"refit": "f1_macro"}, InvalidParameterError, "must name one of the scorers"),
-    ({"text": "x0"}, UnsupportedError, "does not cover text models yet: tune alpha"),
+    ({"text": "x0"}, InvalidParameterError, "a text search takes text=<column> and no"),
     ({"group_by": "fold"}, InvalidParameterError, "cannot also be a group column"),
 ]
 
