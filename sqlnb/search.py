@@ -200,10 +200,11 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
            cv: int | str = 5, scoring: str | list[str] | tuple[str, ...] = "accuracy",
            refit: bool | str = True, **text_options: Any) -> SearchResult:
     """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`."""
-    if model.family.composite and group_by is not None:
+    if model.family.composite and group_by is not None and refit is not False:
         raise UnsupportedError(
-            'search does not cover per-group family="auto" (mixed) models, which cannot be '
-            "fitted per group yet: search without group_by, or one model per group"
+            'a per-group family="auto" (mixed) model cannot be fitted yet, so its search '
+            "cannot refit: pass refit=False, then fit one mixed model per group (a filtered "
+            "source each) with best_params_"
         )
     if text_options and text is None:
         raise InvalidParameterError(
@@ -278,7 +279,7 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
             if model.family.composite:
                 scored = _cross_validate_mixed(
                     model, fold_src, [families[g] for g in members], setting, cv, target,
-                    weight, columns, features, "neg_log_loss" in scorers)
+                    weight, columns, features, "neg_log_loss" in scorers, group_names)
                 for g, (_, scores) in zip(members, scored):
                     splits[g] = (g, scores)
                 continue
@@ -428,8 +429,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
 
 def _cross_validate_mixed(model: NaiveBayes, src: Source, families: list[Any],
                           setting: tuple, cv: int | str, target: str, weight: str | None,
-                          columns: dict[str, str], features: list[str], log_loss: bool
-                          ) -> list[tuple[int, list[tuple]]]:
+                          columns: dict[str, str], features: list[str], log_loss: bool,
+                          group_names: list[str]) -> list[tuple[int, list[tuple]]]:
     """A mixed model's search: each part (the columns of one family) gets the held-out
     statistics and every candidate's parameters of a scratch model of its family (one
     statistics scan per part); each candidate's class model per fold is the parts' sum,
@@ -445,7 +446,9 @@ def _cross_validate_mixed(model: NaiveBayes, src: Source, families: list[Any],
                               family=part, sql_macros=False,
                               **base.part_family(part).params)
         try:
-            spec = scratch.input_spec(src, target, part_features, weight, [FOLD])
+            # (per group: the fold is the last group column, each part keyed alike)
+            spec = scratch.input_spec(src, target, part_features, weight,
+                                      [*group_names, FOLD])
             with model.engine.rolled_back("search"):
                 scratch.fit_within(src, spec)
                 folds, groups, context = _held_out(scratch, cv)
