@@ -264,3 +264,15 @@ def test_a_column_family_cannot_search_text():
     with pytest.raises(InvalidParameterError, match="needs a count family"):
         sqlnb.NaiveBayes("m", con=duckdb.connect()).search(
             _corpus(), "y", text="body", cv="fold", param_grid={"var_smoothing": [1.0]})
+
+
+def test_documents_with_a_null_fold_only_train_as_predefined_splits_minus_one():
+    frame = _corpus(seed=9)
+    frame["fold"] = frame["fold"].astype("Int64")
+    frame.loc[frame.index % 7 == 0, "fold"] = pd.NA
+    grid = {"alpha": [0.1, 1.0], "min_df": [1, 2]}
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="multinomial")
+    result = model.search(frame, "y", text="body", param_grid=grid, cv="fold",
+                          scoring=SCORERS, refit=False)
+    _assert_scores_equal(result, _oracle("multinomial", frame.assign(
+        fold=frame["fold"].fillna(-1).astype(int)), grid, False, refit=False))
