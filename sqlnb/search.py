@@ -25,6 +25,14 @@ its group's rows in the other folds, in the same two scans. A mixed model
 (``family="auto"``) gets step 1 and 2 once per part (the columns of one family, one scan
 each); each candidate's per-fold model is then the sum of the parts', scored in one scan.
 
+A text column (``text=``) gets its own two scans (``sql/search_text.sql``): per fold,
+class and term the statistics of one tokenising scan; each fold's vocabulary and
+statistics from its training documents (as ``GridSearchCV`` refits ``CountVectorizer``
+per training set); every candidate's coefficients from the family's parameter views with
+the fold as the group; one scoring scan that joins each document's terms with its fold's
+coefficients. Grids over the text options that change the terms cost two scans per
+distinct combination.
+
 >>> import duckdb, sqlnb
 >>> con = duckdb.connect()
 >>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i % 7 + 3 * (i % 2) AS DOUBLE) "
@@ -966,9 +974,11 @@ def _cross_validate_text(model: NaiveBayes, src: Source, settings: list[tuple[An
                     )
                 flow.run("search_text.sql", what="training_terms", **context)
                 scratch.family = settings[members[0]][0]
-                named = [{"index": position, "alpha": f.alphas(1)[0], "p": f.params,
-                          "priors": f.prior_list(), "fit_prior": f.fit_prior()}
-                         for position, (f, _) in ((m, settings[m]) for m in members)]
+                named = []
+                for position in members:  # the candidate's column in the scoring statement
+                    f = settings[position][0]
+                    named.append({"index": position, "alpha": f.alphas(1)[0], "p": f.params,
+                                  "priors": f.prior_list(), "fit_prior": f.fit_prior()})
                 flow.run("search_text.sql", what="candidates", candidates=named, **context)
             label_literals = [DUCKDB.lit(label, target_type) for label in labels]
             rendered = [{"classes": [{"label": label,
