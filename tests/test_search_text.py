@@ -20,7 +20,12 @@ from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.pipeline import Pipeline
 
 import sqlnb
-from sqlnb.errors import InvalidDataError, InvalidParameterError, UnsupportedError
+from sqlnb.errors import (
+    InvalidDataError,
+    InvalidParameterError,
+    NameConflictError,
+    UnsupportedError,
+)
 from tests.conftest import flat
 
 SCORERS = ["accuracy", "neg_log_loss", "f1_macro"]
@@ -276,3 +281,12 @@ def test_documents_with_a_null_fold_only_train_as_predefined_splits_minus_one():
                           scoring=SCORERS, refit=False)
     _assert_scores_equal(result, _oracle("multinomial", frame.assign(
         fold=frame["fold"].fillna(-1).astype(int)), grid, False, refit=False))
+
+
+def test_a_relation_with_the_scratch_models_name_is_never_dropped():
+    con = duckdb.connect()
+    con.execute('CREATE TABLE "__sqlnb_search_m_vocabulary" AS SELECT 1 AS keep')
+    with pytest.raises(NameConflictError):
+        sqlnb.NaiveBayes("m", con=con, family="multinomial").search(
+            _corpus(), "y", text="body", cv="fold", param_grid={"alpha": [1.0]})
+    assert con.sql('SELECT * FROM "__sqlnb_search_m_vocabulary"').fetchall() == [(1,)]
