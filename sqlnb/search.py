@@ -788,10 +788,12 @@ def _text_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], column
                      text_options: dict[str, Any]) -> list[tuple[Any, Analyzer]]:
     """Each candidate's family and analyzer (the model's hyperparameters and the fixed text
     options, overridden by the candidate), validated before anything is written."""
-    # (complement's norm is the family's, not tf-idf's)
-    tfidf = [key for key in ("tfidf", *Analyzer.TFIDF_ONLY)
-             if key in text_options or (key not in model.family.defaults
-                                        and any(key in c for c in candidates))]
+    # (complement's norm is the family's, not tf-idf's; tfidf=False is the counts)
+    tfidf = ["tfidf"] if text_options.get("tfidf") or any(c.get("tfidf")
+                                                          for c in candidates) else []
+    tfidf += [key for key in Analyzer.TFIDF_ONLY
+              if key in text_options or (key not in model.family.defaults
+                                         and any(key in c for c in candidates))]
     if tfidf:
         raise UnsupportedError(
             f"a text search covers CountVectorizer's counts, not tf-idf weighting "
