@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from common import text  # noqa: E402  (benchmarks/ on sys.path)
+from common import text  # benchmarks/ is on sys.path (above)
 
 GRID = {"alpha": [0.1, 0.5, 1.0]}
 FOLDS = 5
@@ -89,11 +89,11 @@ def main() -> None:
     if which == "all":
         runs: dict[str, list[dict]] = {"sqlnb": [], "sklearn": []}
         for _ in range(3):
-            for step in runs:
+            for step, results in runs.items():
                 out = subprocess.run([sys.executable, __file__, str(n), step], check=True,
                                      capture_output=True, text=True).stdout
                 print(out.strip())
-                runs[step].append(json.loads(out.strip().splitlines()[-1]))
+                results.append(json.loads(out.strip().splitlines()[-1]))
         wall = {s: statistics.median(r["seconds"] for r in runs[s]) for s in runs}
         cpu = {s: statistics.median(r["cpu_seconds"] for r in runs[s]) for s in runs}
         print(f"medians: sqlnb {wall['sqlnb']:.3f} s wall, {cpu['sqlnb']:.2f} s CPU; "
