@@ -257,7 +257,6 @@ def _update_within(model: NaiveBayes, src: Source, target: str, features: list[s
     flow.finish(batch, spec["target"], class_type, weight,
                 known_classes=None if stored is None or refreshed
                 else len(stored["classes"]),
-                known_version=None if stored is None else stored["fitted_at"],
                 known_arrays=arrays)
 
 

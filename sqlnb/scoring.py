@@ -182,21 +182,6 @@ def refresh(model: NaiveBayes) -> None:
         model.invalidate()
 
 
-def _params_table_fresh(model: NaiveBayes) -> bool:
-    """Whether ``<name>_scoring_params`` (written with the macros) holds the parameters of
-    the model version ``model`` has read: then ``predict`` reads them from there."""
-    if getattr(model, "catalog", None) is not None or not getattr(model, "sql_macros", True):
-        return False
-    name = f"{model.name}_scoring_params"
-    if name.lower() not in ownership.existing(model, [name]):
-        return False
-    try:
-        rows = model.pipeline.fetch("scoring_params_version.sql")
-    except model.engine.unreadable_errors:
-        return False
-    return rows == [(model.meta["fitted_at"],)]
-
-
 def _parameters(model: NaiveBayes) -> dict[str, Any]:
     """Each class's parameters as lists in the model's feature order (cached with the
     compiled parameters, which every write of this object resets)."""
@@ -204,15 +189,6 @@ def _parameters(model: NaiveBayes) -> dict[str, Any]:
     if "arrays" in compiled:
         return compiled["arrays"]
     kind = model.family.array_kind
-    if _params_table_fresh(model):
-        # the parameter table the macros read holds this version's lists: nothing to bind
-        # but the feature names (for the error a missing value raises with missing="error")
-        error_on_missing = model.family.params.get("missing", "ignore") == "error"
-        arrays = {"kind": kind, "table": True, "classes": [{} for _ in compiled["compiled"]],
-                  "values": [[f["name"] for f in model.meta["features"]]] if error_on_missing
-                  else [], "names": 1 if error_on_missing else None, "shift": None}
-        compiled["arrays"] = arrays
-        return arrays
     classes = compiled["compiled"]
     # DuckDB refuses a parameter the statement does not use: bind only what it reads
     error_on_missing = model.family.params.get("missing", "ignore") == "error"
