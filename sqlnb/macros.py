@@ -28,9 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "create_macros",
     "drop_macros",
-    "keep_or_create_macros",
     "macro_names",
     "params_table_name",
+    "read_current_view",
 ]
 
 
@@ -58,22 +58,11 @@ def create_macros(model: NaiveBayes) -> None:
         model.invalidate()
 
 
-def keep_or_create_macros(model: NaiveBayes, *, covered: bool | None = None) -> None:
-    """After an update that changed no class, feature or hyperparameter: macros that read
-    the parameter view are current as they are (the view reads the statistics), so
-    nothing is written; macros that embed their numbers (or none) are (re)created.
-    ``covered``: whether the arrays cover the model, if the caller knows (no metadata
-    read)."""
-    name = params_table_name(model.name)
-    model.invalidate()
-    try:
-        current = ((_arrays(model) if covered is None
-                    else covered and model.dialect.stored_scoring == "macros")
-                   and ownership.existing(model, [name]).get(name.lower()) == "VIEW")
-    finally:
-        model.invalidate()
-    if not current:
-        create_macros(model)
+def read_current_view(model: NaiveBayes) -> bool:
+    """Whether ``model``'s scoring macros read the parameter view, as the look at the
+    catalog that came with its metadata read found (so an update that changes no class,
+    feature or hyperparameter leaves them as they are: they read the new statistics)."""
+    return _arrays(model) and getattr(model, "scoring_params_kind", None) == "VIEW"
 
 
 def _arrays(model: NaiveBayes) -> bool:

@@ -322,7 +322,7 @@ class Pipeline:
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
                weight: str | None, *, scoring_macros: bool = True,
                kind: dict[str, Any] | None = None, known_classes: int | None = None,
-               known_arrays: bool | None = None) -> None:
+               macros_current: bool = False) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
@@ -331,10 +331,9 @@ class Pipeline:
         ``known_classes``: the number of classes of an update's model before the batch,
         when its hyperparameters are unchanged: if the batch added or removed no class, the
         parameter views (which read the statistics) are current and are left as they are,
-        and so are scoring macros that read the parameter view (their text names only
-        features and classes). Otherwise the macros are re-created. ``known_arrays``:
-        whether the scoring arrays cover that model (its kind, which the update keeps), if
-        the caller knows.
+        and so are its scoring macros if ``macros_current`` (they read the parameter view,
+        and their text names only features and classes). Otherwise the macros are
+        re-created.
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.run("drop_batch.sql")
@@ -352,10 +351,8 @@ class Pipeline:
         if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
             self._functions_after_switch = self.sql_macros and scoring_macros
         elif self.sql_macros and scoring_macros:
-            if structural:
+            if structural or not macros_current:
                 macros.create_macros(self.owner)
-            else:
-                macros.keep_or_create_macros(self.owner, covered=known_arrays)
         elif not scoring_macros:
             macros.drop_macros(self.owner)
         elif structural and self.engine.capabilities.stored_functions:
