@@ -6,6 +6,9 @@
 -- numbers) read its result at their next call.
 {% import family_template as family %}
 CREATE OR REPLACE VIEW {{ t.scoring_params }} AS
+{% if family.scoring_params is defined %}
+{{ family.scoring_params(t, p) | trim }};
+{% else %}
 WITH terms AS (
 {{ family.read_params(t) | trim }}
 ), constants AS (
@@ -52,3 +55,4 @@ JOIN constants AS k USING (class_index)
 JOIN {{ t.class_params }} AS c USING (class_index)
 CROSS JOIN (SELECT fitted_at FROM {{ t.meta }}) AS m
 GROUP BY ordered.class_index;
+{% endif %}

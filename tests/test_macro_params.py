@@ -248,3 +248,19 @@ def test_macros_skipped_by_an_update_are_recreated_by_the_next_one():
     labels, proba = macro_scores(con, "m", "every", [0, 1, 2, 3])
     assert labels == oracle.predict(X).tolist()
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
+def test_gaussian_macros_follow_priors_smoothing_and_weights_as_scikit_learn():
+    X, y = data("gaussian", n=200)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    con = duckdb.connect()
+    frame = pd.DataFrame({**{f"x{i}": X[:, i] for i in range(X.shape[1])}, "y": y, "w": w})
+    con.register("train", frame)
+    priors = [0.1, 0.2, 0.3, 0.4]
+    sqlnb.NaiveBayes("m", con=con, priors=priors, var_smoothing=0.05).fit(
+        "train", "y", weight="w")
+    oracle = GaussianNB(priors=priors, var_smoothing=0.05).fit(X, y, sample_weight=w)
+    con.execute("CREATE TABLE every AS SELECT * EXCLUDE (w) FROM train")
+    labels, proba = macro_scores(con, "m", "every", [0, 1, 2, 3])
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
