@@ -355,7 +355,7 @@ class Pipeline:
                 macros.create_macros(self.owner)
         elif not scoring_macros:
             macros.drop_macros(self.owner)
-        elif structural and self.engine.capabilities.stored_functions:
+        elif structural and self.engine.dialect.stored_scoring == "macros":
             # a write without macros that changes the classes: macros an earlier write
             # left name the old ones, so the view they read goes (they fail, never answer
             # stale), and the next write with macros creates them again

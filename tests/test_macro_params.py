@@ -264,3 +264,14 @@ def test_gaussian_macros_follow_priors_smoothing_and_weights_as_scikit_learn():
     labels, proba = macro_scores(con, "m", "every", [0, 1, 2, 3])
     assert labels == oracle.predict(X).tolist()
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
+def test_macros_left_by_a_write_without_macros_fail_rather_than_miss_a_new_class():
+    X, y = data("gaussian", n=200)
+    con = duckdb.connect()
+    load(con, "first", X[y < 3], y[y < 3])
+    load(con, "second", X[y == 3], y[y == 3])
+    sqlnb.NaiveBayes("m", con=con).fit("first", "y")
+    sqlnb.NaiveBayes("m", con=con, sql_macros=False).partial_fit("second", "y")
+    with pytest.raises(duckdb.CatalogException, match="m_scoring_params"):
+        con.execute("SELECT m_predict(t) FROM second AS t").fetchall()
