@@ -2,7 +2,7 @@
 
 Run it with ``python examples/search.py``. It writes a small Parquet file of generated
 word counts to a temporary folder, searches alpha in two scans of that file, and refits the
-model with the best value.
+model with the best value; then it searches a text column's alpha and n-gram range.
 """
 
 import tempfile
@@ -51,3 +51,27 @@ print("best:", search.best_params_, "score:", round(search.best_score_, 5))
 
 # The model is fitted with the best alpha, as GridSearchCV's best_estimator_.
 print(model, model.predict(str(reviews)).limit(3).fetchall())
+
+# Text: the same search over a column of short reviews, each fold with its own vocabulary
+# (as GridSearchCV refits CountVectorizer on every training set); the grid may vary the
+# text options too, at two scans per distinct way of counting terms.
+texts = workdir / "texts.parquet"
+con.execute(f"""
+    COPY (
+        SELECT
+            CASE WHEN i % 5 < 3 THEN 'positive' ELSE 'negative' END AS sentiment,
+            concat_ws(' ',
+                      CASE WHEN (i % 5 < 3) = (random() < 0.8) THEN 'good' ELSE 'boring' END,
+                      ['movie', 'plot', 'great', 'bad', 'acting'][1 + CAST(random() * 5 AS INTEGER) % 5],
+                      CASE WHEN random() < 0.3 + 0.3 * (i % 5 < 3)::INTEGER THEN 'not bad'
+                           ELSE 'the end' END,
+                      'scene' || CAST(floor(random() * 40) AS INTEGER)) AS review
+        FROM range(2000) AS t(i)
+    ) TO '{texts}' (FORMAT parquet)
+""")
+text_model = sqlnb.NaiveBayes("review_words", con=con, family="multinomial")
+text_search = text_model.search(
+    str(texts), "sentiment", text="review", stop_words=["the"],
+    param_grid={"alpha": [0.1, 1.0], "ngram_range": [(1, 1), (1, 2)]}, cv=5)
+print(text_search.cv_results_.select("params, round(mean_test_score, 4) AS accuracy"))
+print("best:", text_search.best_params_)

@@ -3,7 +3,8 @@
 -- held-out model for every candidate, then scikit-learn's metrics per candidate and fold,
 -- aggregated in SQL (weighted by the sample weight when there is one, as GridSearchCV
 -- forwards sample_weight to its scorers).
-{% if not arrays %}{% import family_template as family %}{% endif %}
+{% set text = text | default(none) %}
+{% if not arrays and not text %}{% import family_template as family %}{% endif %}
 {% from 'scoring_helpers.sql' import chunked %}
 {% from 'common.sql' import num %}
 {% macro position() -%}
@@ -14,7 +15,77 @@
 {% macro in_order(value, condition=none, order='label') -%}
 list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
 {%- endmacro %}
-{% if arrays %}
+{% if text %}
+{#- Text: each document's terms, joined with its fold's coefficients (one column per
+    candidate and class); a term outside the fold's vocabulary finds none and is
+    ignored, as the fold's CountVectorizer ignores it. #}
+{% import 'text/analyzer.sql' as analyzer %}
+{% from 'families/counts.sql' import value %}
+WITH text_documents AS MATERIALIZED (
+    SELECT
+        row_number() OVER () AS __sqlnb_doc,
+        __sqlnb_fold,
+        {{ target }} AS __sqlnb_y,
+        {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
+        {{ analyzer.tokens(text.column, text.a) }} AS __sqlnb_tokens
+    FROM {{ source }}
+    WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
+), document_terms AS (
+    SELECT __sqlnb_doc, __sqlnb_fold, cell.key AS term, cell.value AS count
+    FROM (
+        SELECT __sqlnb_doc, __sqlnb_fold, unnest(map_entries(list_aggr({{ analyzer.terms('__sqlnb_tokens', text.a) }}, 'histogram'))) AS cell
+        FROM text_documents
+    )
+), term_coefficients AS (
+    SELECT
+        __sqlnb_fold,
+        term,
+{% for g in candidates %}
+{% set candidate = loop.index0 %}
+{% for c in g.classes %}
+        sum(CASE WHEN candidate = {{ candidate }} AND class = {{ c.label }} THEN coef END) AS {{ c.coef }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
+{% endfor %}
+{% endfor %}
+    FROM {{ text.coefficients }}
+    GROUP BY __sqlnb_fold, term
+), fold_constants AS (
+    -- NULL where the fold's training documents lack the class
+    SELECT
+        __sqlnb_fold,
+{% for g in candidates %}
+{% set candidate = loop.index0 %}
+{% for c in g.classes %}
+        sum(CASE WHEN candidate = {{ candidate }} AND class = {{ c.label }} THEN constant END) AS {{ c.constant }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
+{% endfor %}
+{% endfor %}
+    FROM {{ text.constants }}
+    GROUP BY __sqlnb_fold
+), term_sums AS (
+    SELECT
+        d.__sqlnb_doc,
+{% for g in candidates %}
+{% set candidate = loop.index0 %}
+{% for c in g.classes %}
+        sum({{ value({'column': analyzer.tf('d.count', text.a)}, text.binarize) }} * k.{{ c.coef }}) AS {{ c.sum }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
+{% endfor %}
+{% endfor %}
+    FROM document_terms AS d
+    JOIN term_coefficients AS k ON k.__sqlnb_fold = d.__sqlnb_fold AND k.term = d.term
+    GROUP BY d.__sqlnb_doc
+), joint AS (
+    SELECT
+        d.__sqlnb_fold,
+        d.__sqlnb_y,
+        d.__sqlnb_w,
+{% for g in candidates %}
+{% for c in g.classes %}
+        k.{{ c.constant }} + coalesce(s.{{ c.sum }}, 0) AS {{ c.jll }}{{ "," if not loop.last }}
+{% endfor %}{{ "," if not loop.last }}
+{% endfor %}
+    FROM text_documents AS d
+    JOIN fold_constants AS k ON k.__sqlnb_fold = d.__sqlnb_fold
+    LEFT JOIN term_sums AS s ON s.__sqlnb_doc = d.__sqlnb_doc
+{% elif arrays %}
 {#- Parameters as data: each class's constants, weights and fallbacks per fold and
     candidate are bound lists ($n) in the held-out models' order (folds, or groups and
     folds), indexed by the row's position in it; one

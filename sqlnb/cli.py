@@ -227,6 +227,10 @@ def fit(database: str, model: str, source: str, target: str, family: str | None,
 @click.option("--features", multiple=True, metavar="A,B,...",
               help="Feature columns (default: every other column).")
 @click.option("--weight", "-w", default=None, help="A sample-weight column.")
+@click.option("--text", default=None,
+              help="A text column, tokenised in SQL (each fold gets its own vocabulary).")
+@click.option("--text-option", "text_options", multiple=True, metavar="NAME=VALUE",
+              help="A fixed CountVectorizer option for --text, e.g. ngram_range=[1,2].")
 @click.option("--grid", "-g", "grid", multiple=True, required=True, metavar="NAME=[V,...]",
               help="A hyperparameter and its values, e.g. alpha=[0.1,1.0]; repeatable.")
 @click.option("--param", "-p", "params", multiple=True, metavar="NAME=VALUE",
@@ -242,11 +246,14 @@ def fit(database: str, model: str, source: str, target: str, family: str | None,
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @progress_option
 def search(database: str, model: str, source: str, target: str, family: str,
-           features: tuple[str, ...], weight: str | None, grid: tuple[str, ...],
+           features: tuple[str, ...], weight: str | None, text: str | None,
+           text_options: tuple[str, ...], grid: tuple[str, ...],
            params: tuple[str, ...], cv: str, group_by: tuple[str, ...],
            scoring: tuple[str, ...], refit: bool, as_json: bool, progress: bool) -> None:
     """Cross-validate every candidate of the grid on SOURCE (two scans), print each
     candidate's mean scores, and with --refit fit MODEL with the best one."""
+    options = _parse_pairs(text_options, "--text-option")
+    _check_text(text, options)
     values = _parse_pairs(grid, "--grid")
     for name, value in values.items():
         if not isinstance(value, list):
@@ -256,10 +263,11 @@ def search(database: str, model: str, source: str, target: str, family: str,
     nb = sqlnb.NaiveBayes(model, con=con, family=family, progress=progress,
                           **_parse_pairs(params, "--param"))
     groups = _split(group_by)
-    result = nb.search(source, target, features=_split(features), weight=weight,
+    result = nb.search(source, target, features=_split(features) if text is None else None,
+                       weight=weight, text=text,
                        group_by=(groups if len(groups) > 1 else groups[0]) if groups else None,
                        param_grid=values, cv=int(cv) if cv.isdigit() else cv,
-                       scoring=scorers, refit=refit)
+                       scoring=scorers, refit=refit, **options)
     columns = ["params", *[f"{kind}_test_{s}" for s in scorers for kind in ("mean", "rank")]]
     rows = result.cv_results_.select(*[duckdb.ColumnExpression(c) for c in columns]).fetchall()
     if as_json:

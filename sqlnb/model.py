@@ -833,7 +833,7 @@ class NaiveBayes:
                weight: str | None = None, text: str | None = None,
                group_by: str | list[str] | None = None, param_grid: Any,
                cv: int | str = 5, scoring: str | list[str] | tuple[str, ...] = "accuracy",
-               refit: bool | str = True) -> Any:
+               refit: bool | str = True, **text_options: Any) -> Any:
         """Cross-validated grid search over derived hyperparameters, in two scans.
 
         ``cv`` is a number of folds (assigned by a hash of each row) or the name of a
@@ -842,6 +842,10 @@ class NaiveBayes:
         ``refit`` the model is then fitted on every row with the best candidate. See
         :mod:`sqlnb.search` and ``docs/search.md``.
 
+        ``text="body"`` searches a text model (multinomial, complement, bernoulli):
+        ``text_options`` are the fixed ``CountVectorizer`` options, and ``param_grid`` may
+        vary them too; each fold's vocabulary comes from its training documents.
+
         >>> model.search("t", "y", param_grid={"var_smoothing": [1e-9, 1e-3]})  # doctest: +SKIP
         """
         require_duckdb(self.engine, "search")
@@ -849,7 +853,7 @@ class NaiveBayes:
 
         return search(self, source, target, features=features, weight=weight, text=text,
                       group_by=group_by, param_grid=param_grid, cv=cv, scoring=scoring,
-                      refit=refit)
+                      refit=refit, **text_options)
 
     def to_sklearn(self) -> Any:
         """A fitted ``sklearn.naive_bayes`` estimator equal to this model.

@@ -25,6 +25,14 @@ its group's rows in the other folds, in the same two scans. A mixed model
 (``family="auto"``) gets step 1 and 2 once per part (the columns of one family, one scan
 each); each candidate's per-fold model is then the sum of the parts', scored in one scan.
 
+A text column (``text=``) gets its own two scans (``sql/search_text.sql``): per fold,
+class and term the statistics of one tokenising scan; each fold's vocabulary and
+statistics from its training documents (as ``GridSearchCV`` refits ``CountVectorizer``
+per training set); every candidate's coefficients from the family's parameter views with
+the fold as the group; one scoring scan that joins each document's terms with its fold's
+coefficients. Grids over the text options that change the terms cost two scans per
+distinct combination.
+
 >>> import duckdb, sqlnb
 >>> con = duckdb.connect()
 >>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i % 7 + 3 * (i % 2) AS DOUBLE) "
@@ -51,6 +59,7 @@ from . import grouping, ownership
 from .dialect import DUCKDB
 from .errors import (
     EmptyInputError,
+    InvalidDataError,
     InvalidParameterError,
     UnknownColumnError,
     UnsupportedError,
@@ -60,6 +69,8 @@ from .scoring import with_chunks
 from .source import Source, resolve
 from .spec import jsonable
 from .templates import render
+from .text import TERM_FAMILIES, Analyzer, check_re2
+from .validation import check_label_type, check_weight_type, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -195,19 +206,25 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
            weight: str | None = None, text: str | None = None,
            group_by: str | list[str] | None = None, param_grid: Any,
            cv: int | str = 5, scoring: str | list[str] | tuple[str, ...] = "accuracy",
-           refit: bool | str = True) -> SearchResult:
+           refit: bool | str = True, **text_options: Any) -> SearchResult:
     """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`."""
-    if model.family.composite and group_by is not None:
+    if model.family.composite and group_by is not None and refit is not False:
         raise UnsupportedError(
-            'search does not cover per-group family="auto" (mixed) models, which cannot be '
-            "fitted per group yet: search without group_by, or one model per group"
+            'a per-group family="auto" (mixed) model cannot be fitted yet, so its search '
+            "cannot refit: pass refit=False, then fit one mixed model per group (a filtered "
+            "source each) with best_params_"
         )
-    if text is not None:
+    if text_options and text is None:
+        raise InvalidParameterError(
+            f"text options ({', '.join(sorted(text_options))}) need text=<column>"
+        )
+    if text is not None and group_by is not None:
         raise UnsupportedError(
-            "search does not cover text models yet: tune alpha and the text options with "
-            "the scikit-learn facade and GridSearchCV, or fit one model per candidate and "
-            "compare them with evaluate() on held-out rows"
+            "a text model is not fitted per group, so its search takes no group_by: "
+            "search each group's documents (a filtered source) with its own model"
         )
+    if text is not None and features is not None:
+        raise InvalidParameterError("a text search takes text=<column> and no features")
     group_names = [] if group_by is None else [group_by] if isinstance(group_by, str) \
         else list(group_by)
     scorers, single = _scorers(scoring)
@@ -231,6 +248,9 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
             f"cv={cv} folds: cross-validation needs at least 2 folds"
         )
     model.engine.refuse_open_transaction("search")
+    if text is not None:
+        return _search_text(model, source, target, text, weight, candidates, cv, scorers,
+                            single, refit, refit_metric, text_options)
     src = resolve(model.con, source)
     try:
         columns = src.columns
@@ -267,7 +287,7 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
             if model.family.composite:
                 scored = _cross_validate_mixed(
                     model, fold_src, [families[g] for g in members], setting, cv, target,
-                    weight, columns, features, "neg_log_loss" in scorers)
+                    weight, columns, features, "neg_log_loss" in scorers, group_names)
                 for g, (_, scores) in zip(members, scored):
                     splits[g] = (g, scores)
                 continue
@@ -417,8 +437,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
 
 def _cross_validate_mixed(model: NaiveBayes, src: Source, families: list[Any],
                           setting: tuple, cv: int | str, target: str, weight: str | None,
-                          columns: dict[str, str], features: list[str], log_loss: bool
-                          ) -> list[tuple[int, list[tuple]]]:
+                          columns: dict[str, str], features: list[str], log_loss: bool,
+                          group_names: list[str]) -> list[tuple[int, list[tuple]]]:
     """A mixed model's search: each part (the columns of one family) gets the held-out
     statistics and every candidate's parameters of a scratch model of its family (one
     statistics scan per part); each candidate's class model per fold is the parts' sum,
@@ -434,7 +454,9 @@ def _cross_validate_mixed(model: NaiveBayes, src: Source, families: list[Any],
                               family=part, sql_macros=False,
                               **base.part_family(part).params)
         try:
-            spec = scratch.input_spec(src, target, part_features, weight, [FOLD])
+            # (per group: the fold is the last group column, each part keyed alike)
+            spec = scratch.input_spec(src, target, part_features, weight,
+                                      [*group_names, FOLD])
             with model.engine.rolled_back("search"):
                 scratch.fit_within(src, spec)
                 folds, groups, context = _held_out(scratch, cv)
@@ -750,3 +772,234 @@ def _refit(model: NaiveBayes, best: dict[str, Any], source: Any, target: str,
     except BaseException:
         model.family = previous
         raise
+
+
+# ---------------------------------------------------------------------- text
+# The CountVectorizer options a text search may fix or vary (tf-idf weighting is not
+# searched: its idf and norms would need each training set's documents again).
+TEXT_OPTIONS = ("lowercase", "token_pattern", "ngram_range", "stop_words", "min_df", "max_df",
+                "max_features", "binary")
+# Of those, the ones that only choose the vocabulary among the counted terms: candidates
+# that differ only in them share both scans.
+PRUNING_OPTIONS = ("min_df", "max_df", "max_features")
+
+
+def _text_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], column: str,
+                     text_options: dict[str, Any]) -> list[tuple[Any, Analyzer]]:
+    """Each candidate's family and analyzer (the model's hyperparameters and the fixed text
+    options, overridden by the candidate), validated before anything is written."""
+    # (complement's norm is the family's, not tf-idf's; tfidf=False is the counts)
+    tfidf = ["tfidf"] if text_options.get("tfidf") or any(c.get("tfidf")
+                                                          for c in candidates) else []
+    tfidf += [key for key in Analyzer.TFIDF_ONLY
+              if key in text_options or (key not in model.family.defaults
+                                         and any(key in c for c in candidates))]
+    if tfidf:
+        raise UnsupportedError(
+            f"a text search covers CountVectorizer's counts, not tf-idf weighting "
+            f"({', '.join(tfidf)}): search the counts, or tune tf-idf with the scikit-learn "
+            "facade and GridSearchCV"
+        )
+    Analyzer.from_options(column, text_options)
+    name = model.family.name
+    checked: set[str] = set()
+    out = []
+    for candidate in candidates:
+        for key in candidate:
+            if key not in model.family.defaults and key not in TEXT_OPTIONS:
+                raise InvalidParameterError(
+                    f"a text search of {name} naive Bayes has no hyperparameter {key!r}; it "
+                    f"takes {', '.join(model.family.defaults)} and the text options "
+                    f"{', '.join(TEXT_OPTIONS)}"
+                )
+        family = make_family(name, **{**model.family.params,
+                                      **{k: v for k, v in candidate.items()
+                                         if k not in TEXT_OPTIONS}})
+        alpha = family.params["alpha"]
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            raise InvalidParameterError(
+                f"a text model takes a single alpha (its features are only known after "
+                f"fitting), got {alpha!r}"
+            )
+        family.alphas(1)
+        analyzer = Analyzer.from_options(
+            column, {**text_options, **{k: v for k, v in candidate.items() if k in TEXT_OPTIONS}})
+        if analyzer.token_pattern not in checked:
+            check_re2(model, analyzer.token_pattern)
+            checked.add(analyzer.token_pattern)
+        out.append((family, analyzer))
+    return out
+
+
+def _search_text(model: NaiveBayes, source: Any, target: str, column: str, weight: str | None,
+                 candidates: list[dict[str, Any]], cv: int | str, scorers: list[str],
+                 single: bool, refit: bool | str, refit_metric: str,
+                 text_options: dict[str, Any]) -> SearchResult:
+    """A text model's search: per distinct counting setting (the text options that change
+    which terms a document has, and ``binarize``) one scan for every fold's term statistics
+    and one scoring scan; each fold's vocabulary is built from its training documents."""
+    if not model.family.sparse_input:
+        raise InvalidParameterError(
+            f"a text search needs a count family ({', '.join(TERM_FAMILIES)}), "
+            f"not {model.family.name}"
+        )
+    settings = _text_candidates(model, candidates, column, text_options)
+    src = resolve(model.con, source)
+    try:
+        columns = src.columns
+        if FOLD in columns:
+            raise InvalidParameterError(
+                f"the source has a column {FOLD!r}, a name search keeps for itself: rename it"
+            )
+        for what, name in (("target", target), ("text", column), ("weight", weight)):
+            if name is not None and (not isinstance(name, str) or name not in columns):
+                raise UnknownColumnError(f"{what} column {name!r} is not in the source")
+        if isinstance(cv, str) and cv not in columns:
+            raise UnknownColumnError(
+                f"fold column {cv!r} is not in the source (columns: {', '.join(columns)})"
+            )
+        if isinstance(cv, str) and cv in (target, column, weight):
+            raise InvalidParameterError(
+                f"the fold column {cv!r} cannot also be the target, text or weight column")
+        if DUCKDB.kind(columns[column]) != "text":
+            raise InvalidDataError(
+                f"text column {column!r} has type {columns[column]}, not VARCHAR")
+        target_type = columns[target]
+        check_label_type(target, target_type, DUCKDB)
+        if weight is not None:
+            check_weight_type(weight, columns[weight], DUCKDB)
+            check_weights(model.engine, src.sql, DUCKDB.ident(target), weight,
+                          DUCKDB.ident(weight))
+        fold_type = columns[cv] if isinstance(cv, str) else "INTEGER"
+        fold_src = Source(
+            sql=render("search_folds.sql", source=src.sql,
+                       n_folds=cv if isinstance(cv, int) else None,
+                       fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
+                       hashed=[DUCKDB.ident(c) for c in (target, column, weight) if c]).strip(),
+            columns={**columns, FOLD: fold_type})
+        # candidates that count the same terms share their two scans
+        groups: dict[tuple, list[int]] = {}
+        for g, (family, analyzer) in enumerate(settings):
+            options = {k: v for k, v in json.loads(analyzer.to_json()).items()
+                       if k not in PRUNING_OPTIONS}
+            key = (json.dumps(options, sort_keys=True), family.params.get("binarize"))
+            groups.setdefault(key, []).append(g)
+        splits: list[tuple[int, list[tuple]]] = [(g, []) for g in range(len(candidates))]
+        folds: list[Any] = []
+        for members in groups.values():
+            folds, scored = _cross_validate_text(
+                model, fold_src, [settings[g] for g in members], cv, target, column, weight,
+                target_type, fold_type, "neg_log_loss" in scorers)
+            for g, (_, scores) in zip(members, scored):
+                splits[g] = (g, scores)
+    finally:
+        src.release(model.con)
+    keys = ["score"] if single else scorers
+    result = SearchResult(
+        _results_relation(model, candidates, splits, scorers, keys),
+        candidates, refit_metric, keys[scorers.index(refit_metric)], len(folds))
+    if refit is not False:
+        best = result.best_params_
+        previous = model.family
+        model.family = make_family(previous.name, **{
+            **previous.params, **{k: v for k, v in best.items() if k not in TEXT_OPTIONS}})
+        try:
+            model.fit(source, target, text=column, weight=weight, **{
+                **text_options, **{k: v for k, v in best.items() if k in TEXT_OPTIONS}})
+        except BaseException:
+            model.family = previous
+            raise
+        result.best_estimator_ = model
+    return result
+
+
+def _cross_validate_text(model: NaiveBayes, src: Source, settings: list[tuple[Any, Analyzer]],
+                         cv: int | str, target: str, column: str, weight: str | None,
+                         target_type: str, fold_type: str, log_loss: bool
+                         ) -> tuple[list[Any], list[tuple[int, list[tuple]]]]:
+    """The two scans of the candidates that count the same terms: the folds, and per
+    candidate its split scores in fold order."""
+    family, analyzer = settings[0]
+    scratch = model.scratch(f"__sqlnb_search_{model.name}",
+                            **{k: v for k, v in family.params.items() if k == "binarize"})
+    t = {**scratch.tables, "groups": [{"column": DUCKDB.ident(FOLD), "type": fold_type}]}
+    context: dict[str, Any] = {
+        "t": t, "source": src.sql, "target": DUCKDB.ident(target),
+        "weight": DUCKDB.ident(weight) if weight else None, "column": DUCKDB.ident(column),
+        "a": analyzer.sql(), "binarize": family.params.get("binarize"),
+        "class_type": target_type, "fold_type": fold_type,
+        "coefficients": DUCKDB.ident(f"__sqlnb_search_{model.name}_coefficients"),
+        "constants": DUCKDB.ident(f"__sqlnb_search_{model.name}_constants"),
+    }
+    flow = scratch.pipeline
+    try:
+        with model.engine.rolled_back("search"):
+            ownership.claim(scratch, ownership.names(scratch.name, "base", "text"))
+            # scan 1: every fold's per class and term statistics
+            flow.run("search_text.sql", what="statistics", **context)
+            flow.run("search_text.sql", what="training_classes", **context)
+            folds = [row[0] for row in flow.fetch("search_text.sql", what="folds", **context)]
+            if isinstance(cv, int) and len(folds) < cv:
+                raise EmptyInputError(
+                    f"with cv={cv}, {cv - len(folds)} fold(s) got no labelled documents: use "
+                    "fewer folds or more documents"
+                )
+            if len(folds) < 2:
+                raise InvalidParameterError(
+                    f"the fold column {cv!r} has {len(folds)} fold(s) with labelled "
+                    "documents: cross-validation needs at least 2"
+                )
+            documents = dict(flow.fetch("search_text.sql", what="training_documents",
+                                        **context))
+            labels = [row[0] for row in flow.fetch("search_text.sql", what="labels",
+                                                   **context)]
+            flow.run("search_text.sql", what="scores_tables", **context)
+            # candidates that prune the vocabulary alike share its tables
+            runs: dict[tuple, list[int]] = {}
+            for position, (_, a) in enumerate(settings):
+                runs.setdefault(tuple(json.dumps(getattr(a, k)) for k in PRUNING_OPTIONS),
+                                []).append(position)
+            for members in runs.values():
+                a = settings[members[0]][1]
+                bounds = []
+                for fold in folds:
+                    low, high = a.doc_bounds(documents[fold])
+                    bounds.append({"fold": DUCKDB.lit(fold, fold_type), "low": low,
+                                   "high": high})
+                flow.run("search_text.sql", what="vocabulary", bounds=bounds,
+                         max_features=a.max_features, **context)
+                empty = flow.fetch("search_text.sql", what="empty_vocabularies", **context)
+                if empty:
+                    raise InvalidDataError(
+                        f"the training documents of fold(s) {sorted(r[0] for r in empty)} "
+                        "leave no terms after pruning: try a lower min_df or a higher max_df"
+                    )
+                flow.run("search_text.sql", what="training_terms", **context)
+                scratch.family = settings[members[0]][0]
+                named = []
+                for position in members:  # the candidate's column in the scoring statement
+                    f = settings[position][0]
+                    named.append({"index": position, "alpha": f.alphas(1)[0], "p": f.params,
+                                  "priors": f.prior_list(), "fit_prior": f.fit_prior()})
+                flow.run("search_text.sql", what="candidates", candidates=named, **context)
+            label_literals = [DUCKDB.lit(label, target_type) for label in labels]
+            rendered = [{"classes": [{"label": label,
+                                      "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
+                                      "coef": DUCKDB.ident(f"__sqlnb_coef_{g}_{i}"),
+                                      "constant": DUCKDB.ident(f"__sqlnb_constant_{g}_{i}"),
+                                      "sum": DUCKDB.ident(f"__sqlnb_sum_{g}_{i}")}
+                                     for i, label in enumerate(label_literals)],
+                         "max": DUCKDB.ident(f"__sqlnb_max_{g}")}
+                        for g in range(len(settings))]
+            # scan 2: every document by its fold's model, for every candidate
+            rows = flow.fetch(
+                "search_score.sql", source=src.sql, target=DUCKDB.ident(target),
+                weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
+                arrays=None, labels=label_literals, log_loss=log_loss,
+                text={"column": DUCKDB.ident(column), "a": analyzer.sql(),
+                      "binarize": family.params.get("binarize"),
+                      "coefficients": context["coefficients"],
+                      "constants": context["constants"]})
+    finally:
+        ownership.done(scratch)
+    return folds, _splits(rows, folds, len(settings))

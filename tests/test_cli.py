@@ -364,3 +364,27 @@ def test_search_by_group_scores_as_grid_search_cv_of_one_model_per_group(iris):
     oracle.fit(np.column_stack([sides, X]).astype(object), y)
     got = [c["mean_test_neg_log_loss"] for c in report["candidates"]]
     np.testing.assert_allclose(got, oracle.cv_results_["mean_test_score"], atol=1e-9)
+
+
+def test_search_over_a_text_column_scores_as_grid_search_cv_over_the_pipeline(tmp_path):
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.model_selection import GridSearchCV, PredefinedSplit
+    from sklearn.naive_bayes import MultinomialNB
+    from sklearn.pipeline import Pipeline
+
+    from tests.test_search_text import _corpus
+
+    frame = _corpus(seed=3)
+    frame.to_parquet(tmp_path / "mail.parquet")
+    report = json.loads(ok("search", "m.duckdb", "mail", "mail.parquet", "-t", "y",
+                           "-f", "multinomial", "--text", "body",
+                           "--text-option", "ngram_range=[1,2]",
+                           "--grid", "alpha=[0.1,1.0]", "--grid", "min_df=[1,2]",
+                           "--cv", "fold", "--json", cwd=tmp_path))
+    oracle = GridSearchCV(Pipeline([("vec", CountVectorizer(ngram_range=(1, 2))),
+                                    ("nb", MultinomialNB())]),
+                          {"nb__alpha": [0.1, 1.0], "vec__min_df": [1, 2]},
+                          cv=PredefinedSplit(frame["fold"].to_numpy())).fit(frame["body"],
+                                                                            frame["y"])
+    got = [c["mean_test_accuracy"] for c in report["candidates"]]
+    np.testing.assert_allclose(got, oracle.cv_results_["mean_test_score"], atol=1e-9)

@@ -110,6 +110,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     text_model.predict_proba(table).fetchall()
     sqlnb.text.top_terms(text_model, 2).fetchall()
     text_model.fit(table, "y", text="body")
+    sqlnb.NaiveBayes(name, con=con, family="bernoulli").search(  # each fold's vocabulary
+        table, "y", text="body", cv="k", scoring=["accuracy", "neg_log_loss"],
+        param_grid={"alpha": [0.5, 1.0], "max_features": [None, 2]}, refit=False)
     with tempfile.TemporaryDirectory() as scratch:  # a hostile path, and model name
         folder = text_model.export(Path(scratch) / ("p" + text))
         moved = sqlnb.import_model(con, folder, name=name + "i")

@@ -374,7 +374,7 @@ BAD_SEARCHES = [
     ({"cv": 200}, EmptyInputError, "got no labelled rows"),
     ({"scoring": "roc_auc"}, InvalidParameterError, "unknown scorer"),
     ({"refit": "f1_macro"}, InvalidParameterError, "must name one of the scorers"),
-    ({"text": "x0"}, UnsupportedError, "does not cover text models yet: tune alpha"),
+    ({"text": "x0"}, InvalidParameterError, "a text search takes text=<column> and no"),
     ({"group_by": "fold"}, InvalidParameterError, "cannot also be a group column"),
 ]
 
@@ -399,11 +399,12 @@ def test_bad_searches_raise_and_leave_the_model_unchanged(kwargs, error, message
     assert model.family.params["var_smoothing"] == 0.5
 
 
-def test_per_group_mixed_models_are_not_searched_and_the_error_says_what_to_do():
+def test_a_per_group_mixed_search_cannot_refit_and_the_error_says_what_to_do():
+    # per-group mixed models cannot be fitted, so there is no best estimator to refit
     frame = _mixed_table()
     frame["region"] = np.where(np.arange(len(frame)) % 2 == 0, "north", "south")
     model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="auto")
-    with pytest.raises(UnsupportedError, match="search without group_by, or one model per"):
+    with pytest.raises(UnsupportedError, match="pass refit=False, then fit one mixed model"):
         model.search(frame, "y", features=MIXED, group_by="region", cv="fold",
                      param_grid={"alpha": [1.0]})
 
@@ -595,9 +596,12 @@ class PerGroup(ClassifierMixin, BaseEstimator):
     """The oracle of a per-group search: a clone of ``estimator`` fitted on each group's
     rows (the group is the first column of X); a class a group lacks gets probability 0."""
 
-    def __init__(self, estimator=None):
+    def __init__(self, estimator=None, as_float=True):
         self.estimator = estimator
+        self.as_float = as_float
 
+    def _columns(self, X, rows):
+        return X[rows, 1:].astype(float) if self.as_float else X[rows, 1:]
     def fit(self, X, y, sample_weight=None):
         self.classes_ = np.unique(y)
         self.models_ = {}
@@ -605,7 +609,7 @@ class PerGroup(ClassifierMixin, BaseEstimator):
             rows = X[:, 0] == group
             extra = {} if sample_weight is None else {"sample_weight": sample_weight[rows]}
             self.models_[group] = clone(self.estimator).fit(
-                X[rows, 1:].astype(float), y[rows], **extra)
+                self._columns(X, rows), y[rows], **extra)
         return self
 
     def predict_proba(self, X):
@@ -613,7 +617,7 @@ class PerGroup(ClassifierMixin, BaseEstimator):
         for group, model in self.models_.items():
             rows = X[:, 0] == group
             columns = np.searchsorted(self.classes_, model.classes_)
-            proba[np.ix_(rows, columns)] = model.predict_proba(X[rows, 1:].astype(float))
+            proba[np.ix_(rows, columns)] = model.predict_proba(self._columns(X, rows))
         return proba
 
     def predict(self, X):
@@ -671,3 +675,29 @@ def test_a_group_in_a_single_fold_is_refused():
     with pytest.raises(EmptyInputError, match="all fall in one fold"):
         model.search(frame, "y", features=FEATURES, group_by="region", cv="fold",
                      param_grid={"var_smoothing": [1e-9]})
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_a_per_group_mixed_search_scores_as_grid_search_cv_of_one_product_per_group(weighted):
+    # each group's model is the product of its parts; the group key is (group, fold)
+    frame = _mixed_table(seed=2, n=360)
+    frame[REGION] = np.where(np.arange(len(frame)) % 4 < 2, "nor'th", "south")
+    frame = frame[~((frame[REGION] == "south") & (frame["y"] == "mid") & (frame["fold"] == 0))]
+    frame = frame.reset_index(drop=True)  # south's fold-0 rows lack "mid"
+    grid = {"alpha": [0.5, 2.0], "var_smoothing": [1e-9, 0.1]}
+    oracle = GridSearchCV(PerGroup(Product(), as_float=False),
+                          {f"estimator__{k}": v for k, v in grid.items()},
+                          cv=PredefinedSplit(frame["fold"].to_numpy()), scoring=SCORERS,
+                          refit=False)
+    oracle.fit(frame[[REGION, *MIXED]].to_numpy(dtype=object), frame["y"].to_numpy(),
+               **({"sample_weight": frame["w"].to_numpy()} if weighted else {}))
+    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="auto")
+    result = model.search(frame, "y", features=MIXED, group_by=REGION, cv="fold",
+                          weight="w" if weighted else None, param_grid=grid,
+                          scoring=SCORERS, refit=False)
+    columns = [f"{kind}_test_{s}" for s in SCORERS for kind in ("split0", "split1", "split2",
+                                                                  "mean", "std", "rank")]
+    ours = result.cv_results_.select(", ".join(columns)).fetchall()
+    assert flat(ours) == pytest.approx(
+        flat(zip(*(oracle.cv_results_[c] for c in columns))), rel=0, abs=1e-9)
+    assert result.best_estimator_ is None
