@@ -152,6 +152,32 @@ def test_categorical_on_raw_strings(con):
     np.testing.assert_allclose(got, reference.predict_proba(codes), atol=1e-9)
 
 
+def test_seen_missing_and_unseen_categories_scored_in_one_statement(con):
+    # the compiled lookup sends a NULL and an unseen category to two extra list entries
+    frame = pd.DataFrame({"colour": ["red", "blue", "red", "green", "blue", "red"],
+                          "size": ["S", "M", "M", "L", "S", "L"], "y": [1, 0, 1, 0, 0, 0]})
+    model = sqlnb.NaiveBayes("mixed_rows", con=con, family="categorical",
+                             scoring="compiled").fit(frame, "y")
+    fresh = pd.DataFrame({"colour": ["blue", None, "purple"], "size": ["M", "M", "M"]})
+    got = model.predict_proba(fresh).df()[["proba_0", "proba_1"]].to_numpy()
+
+    def codes(column: str, values: list[str]) -> np.ndarray:
+        return np.searchsorted(np.unique(frame[column]), values).reshape(-1, 1)
+
+    both = CategoricalNB().fit(np.hstack([codes("colour", frame["colour"]),
+                                          codes("size", frame["size"])]), frame["y"])
+    size_only = CategoricalNB().fit(codes("size", frame["size"]), frame["y"])
+    # the NULL colour leaves the feature out; 'purple' adds log(alpha / (n_class + 3 alpha))
+    unseen = np.log(1.0 / (np.array([4.0, 2.0]) + 3.0))  # class sizes 4 and 2
+    purple = size_only.predict_joint_log_proba(codes("size", ["M"])) + unseen
+    expected = np.vstack([
+        both.predict_proba(np.hstack([codes("colour", ["blue"]), codes("size", ["M"])])),
+        size_only.predict_proba(codes("size", ["M"])),
+        np.exp(purple - np.logaddexp.reduce(purple, axis=1, keepdims=True)),
+    ])
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
 def test_unseen_category_is_smoothed_by_default_and_error_on_request(con):
     frame = pd.DataFrame({"colour": ["red", "blue", "red", "green"], "y": [1, 0, 1, 0]})
     model = sqlnb.NaiveBayes("unseen", con=con, family="categorical").fit(frame, "y")

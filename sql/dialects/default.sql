@@ -144,13 +144,13 @@ FROM (
 WHERE {% for k in keys %}__old.{{ k }} = __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %}
 {%- endmacro %}
 
-{#- The value paired with text ``x`` (non-NULL): ``values[i]`` when ``x`` equals ``keys[i]``
-    (distinct SQL string literals), else ``otherwise``. -#}
-{% macro lookup(x, keys, values, otherwise) -%}
-{%- if keys -%}
-CASE {{ x }}
+{#- The value paired with text ``x``: ``values[i]`` when ``x`` equals ``keys[i]`` (distinct
+    SQL string literals), ``missing`` when ``x`` is NULL, else ``otherwise``. ``constant``
+    says both fallbacks are literals (a dialect may then evaluate them eagerly). -#}
+{% macro lookup(x, keys, values, otherwise, missing, constant=false) -%}
+CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE
+{%- if keys %} CASE {{ x }}
 {%- for k in keys %} WHEN {{ k }} THEN {{ values[loop.index0] }}{% endfor %} ELSE {{ otherwise }} END
-{%- else -%}
-{{ otherwise }}
-{%- endif -%}
+{%- else %} {{ otherwise }}
+{%- endif %} END
 {%- endmacro %}

@@ -20,13 +20,24 @@ isfinite({{ x }}) OR isinf({{ x }})
 {%- endmacro %}
 
 {#- A hashed lookup: casting to an ENUM of the keys finds the position of ``x`` in one probe
-    (a CASE compares it with every key in turn); the position indexes a list of the values,
-    and a key that is none of them (NULL position) takes ``otherwise``, which COALESCE only
-    evaluates for those rows. -#}
-{% macro lookup(x, keys, values, otherwise) -%}
-{%- if keys -%}
-coalesce([{{ values | join(", ") }}][enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | join(", ") }}))) + 1], {{ otherwise }})
+    (a CASE compares it with every key in turn); the position indexes a list of the values.
+    With ``constant`` (``missing`` and ``otherwise`` are literals), NULL and unknown keys
+    index two more list entries, so the whole position is one expression that DuckDB
+    computes once per row even when several lookups (one per class) share ``x`` and
+    ``keys``; otherwise the position picks a value or NULL, and COALESCE evaluates the
+    fallback (an error, say) only for the rows that need it. -#}
+{% macro lookup(x, keys, values, otherwise, missing, constant=false) -%}
+{%- set fallback -%}
+CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE {{ otherwise }} END
+{%- endset -%}
+{%- set position -%}
+enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | join(", ") }}))) + 1
+{%- endset -%}
+{%- if keys and constant -%}
+[{{ (values + [missing, otherwise]) | join(", ") }}][coalesce({{ position }}, CASE WHEN {{ x }} IS NULL THEN {{ keys | length + 1 }} ELSE {{ keys | length + 2 }} END)]
+{%- elif keys -%}
+coalesce([{{ values | join(", ") }}][{{ position }}], {{ fallback }})
 {%- else -%}
-{{ otherwise }}
+{{ fallback }}
 {%- endif -%}
 {%- endmacro %}

@@ -220,15 +220,17 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% else %}
 {% set unseen = term.unseen | lit %}
 {% endif %}
-{# the same category order for every class, so the engine can share the lookup's key work #}
+{% if p.missing | default('ignore') == 'ignore' %}
+{# a missing value leaves the feature out of the row's likelihood #}
+{% set missing = '0' %}
+{% else %}
+{% set missing = sql.raise_error(('missing value (NULL) in feature ' ~ term.name) | lit) %}
+{% endif %}
+{# the same category order for every class, so the engine computes the lookup's position
+   once per row and feature, not once per class #}
 {% set categories = term.categories | default([]) | sort(attribute='0', case_sensitive=true) %}
-        + CASE WHEN {{ term.column }} IS NULL THEN
-        {% if p.missing | default('ignore') == 'ignore' %}
-            0  -- a missing value leaves the feature out of the row's likelihood
-        {% else %}
-            {{ sql.raise_error(('missing value (NULL) in feature ' ~ term.name) | lit) }}
-        {% endif %}
-          ELSE {{ sql.lookup(sql.as_text(term.column), categories | map(attribute='0') | map('lit') | list,
-                             categories | map(attribute='1') | map('lit') | list, unseen) }} END
+        + {{ sql.lookup(sql.as_text(term.column), categories | map(attribute='0') | map('lit') | list,
+                        categories | map(attribute='1') | map('lit') | list, unseen, missing,
+                        p.unseen != 'error' and missing == '0') }}
 {% endfor %}
 {% endmacro %}

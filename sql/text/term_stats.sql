@@ -15,8 +15,8 @@ WITH wide AS (
     SELECT
         chunk,
 {% for c in labels %}
-        count(*) FILTER (WHERE class = {{ c }}) AS count_{{ loop.index0 }},
-        sum(weight) FILTER (WHERE class = {{ c }}) AS value_{{ loop.index0 }}{{ "," if not loop.last }}
+        count(*) FILTER (WHERE class = {{ c }}) AS count_{{ loop.index0 }}{% if weight %},
+        sum(weight) FILTER (WHERE class = {{ c }}) AS value_{{ loop.index0 }}{% endif %}{{ "," if not loop.last }}
 {% endfor %}
     FROM (
         SELECT
@@ -34,13 +34,14 @@ WITH wide AS (
             chunk,
             unnest([{% for c in labels %}{{ c }}{{ ", " if not loop.last }}{% endfor %}]) AS class,
             unnest([{% for c in labels %}count_{{ loop.index0 }}{{ ", " if not loop.last }}{% endfor %}]) AS count,
-            unnest([{% for c in labels %}value_{{ loop.index0 }}{{ ", " if not loop.last }}{% endfor %}]) AS value
+            unnest([{% for c in labels %}{% if weight %}value_{{ loop.index0 }}{% else %}CAST(count_{{ loop.index0 }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]) AS value
         FROM wide
     )
     WHERE count > 0
 {% else %}
 WITH chunks AS (
-    SELECT class, chunk, count(*) AS count, sum(weight) AS value
+    -- unweighted, the value is the count: one aggregate fewer over every occurrence
+    SELECT class, chunk, count(*) AS count, {% if weight %}sum(weight){% else %}CAST(count(*) AS DOUBLE){% endif %} AS value
     FROM (
         SELECT
             {{ target }} AS class,
