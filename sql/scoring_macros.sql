@@ -37,8 +37,9 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
             'weights': '__sqlnb_c.weights', 'fallback': '__sqlnb_c.fallback'} %}
 {% set names %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
-    -- the parameters are data: one row per class of {{ params_table_name | comment }}, read at
-    -- every call (so a refit shows at once); the row is named once, its features become a list
+    -- the parameters are data: one row per class of the view {{ params_table_name | comment }},
+    -- derived from the statistics at every call (so any update shows at once); the row is
+    -- named once, its features become a list
     list_transform([{
         'v': list_transform([r], lambda {{ row | ident }}: {{ terms.row_values(features, any_float, binarize) }})[1],
         'p': (SELECT list(__sqlnb_c ORDER BY __sqlnb_c.class_index) FROM {{ t.scoring_params }} AS __sqlnb_c)

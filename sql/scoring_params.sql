@@ -1,10 +1,14 @@
--- The parameter table the scoring macros of model {{ model | comment }} read: one row per
--- class, each parameter a list in the model's feature order (the same numbers as the
--- arrays strategy binds, see sqlnb/scoring.py). Rewritten, inside the write's
--- transaction, whenever the model's statistics change; the macros' text does not depend
--- on these numbers, so it stays valid while the features and classes stay the same.
+-- The parameters the scoring macros of model {{ model | comment }} read: one row per class,
+-- each parameter a list in the model's feature order (the same numbers as the arrays
+-- strategy binds, see sqlnb/scoring.py). A view over the statistics tables, so it is
+-- current by construction: a write that adds no class or feature changes only the
+-- statistics, and the macros (whose text names the features and classes, not these
+-- numbers) read its result at their next call.
 {% import family_template as family %}
-CREATE OR REPLACE TABLE {{ t.scoring_params }} AS
+CREATE OR REPLACE VIEW {{ t.scoring_params }} AS
+{% if family.scoring_params is defined %}
+{{ family.scoring_params(t, p) | trim }};
+{% else %}
 WITH terms AS (
 {{ family.read_params(t) | trim }}
 ), constants AS (
@@ -23,7 +27,7 @@ WITH terms AS (
 SELECT
     ordered.class_index,
     any_value(c.class) AS class,
-    -- the model version these numbers belong to (predict reads them only while it holds)
+    -- the model version these numbers belong to (always the current one)
     any_value(m.fitted_at) AS fitted_at,
 {% if kind == 'distance' %}
     any_value(k.constant) AS constant,
@@ -50,5 +54,5 @@ FROM ordered
 JOIN constants AS k USING (class_index)
 JOIN {{ t.class_params }} AS c USING (class_index)
 CROSS JOIN (SELECT fitted_at FROM {{ t.meta }}) AS m
-GROUP BY ordered.class_index
-ORDER BY ordered.class_index;
+GROUP BY ordered.class_index;
+{% endif %}

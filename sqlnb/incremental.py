@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import ownership, scoring
+from . import macros, ownership
 from .dialect import Dialect
 from .errors import (
     InvalidDataError,
@@ -242,8 +242,9 @@ def _update_within(model: NaiveBayes, src: Source, target: str, features: list[s
             f["origin"] = origins[f["name"]]
     class_type = stored["target_type"] if stored else spec["target_type"]
     batch = spec["features"]
-    # whether the scoring arrays cover the model: its kind, which an update keeps
-    arrays = stored is not None and scoring.covered(model)
+    # whether the scoring macros read the parameter view (as the metadata read found):
+    # then, if the classes stay the same, they are current as they are
+    current = stored is not None and macros.read_current_view(model)
     refreshed = _prepare(model, batch, stored, classes, class_type)
     flow = model.pipeline
     flow.scan(src, spec)
@@ -257,8 +258,7 @@ def _update_within(model: NaiveBayes, src: Source, target: str, features: list[s
     flow.finish(batch, spec["target"], class_type, weight,
                 known_classes=None if stored is None or refreshed
                 else len(stored["classes"]),
-                known_version=None if stored is None else stored["fitted_at"],
-                known_arrays=arrays)
+                macros_current=current)
 
 
 def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | None,

@@ -1,8 +1,8 @@
 """The scoring macros a model owns: created, refreshed and dropped with its writes.
 
-After every fit, sqlnb (re)creates in the model's database a few DuckDB macros that embed
-the fitted parameters (or read them from ``<name>_scoring_params``), so any DuckDB client
-can score rows without sqlnb installed::
+A fit creates in the model's database a few DuckDB macros that embed the fitted
+parameters or read them from the view ``<name>_scoring_params`` (over the statistics
+tables, so they are never stale), so any DuckDB client can score rows without sqlnb::
 
     SELECT *, churn_predict(t) AS prediction FROM customers t;
     SELECT churn_predict_proba(p).yes FROM read_parquet('new/*.parquet') p;
@@ -17,7 +17,7 @@ renders ``to_sql``); this module decides when to write them and owns the objects
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import ownership, scoring
 from .compiler import macro_names, macros_sql, params_table_name
@@ -25,59 +25,54 @@ from .compiler import macro_names, macros_sql, params_table_name
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
 
-__all__ = ["create_macros", "drop_macros", "macro_names", "params_table_name",
-           "refresh_parameters"]
+__all__ = [
+    "create_macros",
+    "drop_macros",
+    "macro_names",
+    "params_table_name",
+    "read_current_view",
+]
 
 
 def create_macros(model: NaiveBayes) -> None:
-    """(Re)create the model's scoring macros from its current parameter views.
+    """(Re)create the model's scoring macros (and the parameter view they read).
 
-    Called at the end of every fit, inside the fit's transaction, so the macros always
-    agree with the statistics tables: both commit or roll back together.
+    Called at the end of a fit that changed what the macros' text names (features,
+    classes, hyperparameters), inside the fit's transaction, so the macros always agree
+    with the statistics tables: both commit or roll back together.
     """
     model.invalidate()
     try:
+        name = params_table_name(model.name)
         arrays = _arrays(model)
-        if arrays:  # the parameters as rows of <name>_scoring_params, rewritten here
+        if arrays:  # the parameters as rows of the view <name>_scoring_params
+            if ownership.existing(model, [name]).get(name.lower()) == "TABLE":
+                # a model written before the view: its parameter table goes
+                ownership.release(model, [name])
             model.pipeline.run("scoring_params.sql", kind=model.family.array_kind)
         else:
-            ownership.release(model, [params_table_name(model.name)])
+            ownership.release(model, [name])
         model.engine.execute(macros_sql(model, arrays=arrays))
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
         model.invalidate()
 
 
-def refresh_parameters(model: NaiveBayes, previous_version: Any, *,
-                       covered: bool | None = None) -> None:
-    """After an update that changed no class, feature or hyperparameter: rewrite only the
-    parameter table the macros read, when the macros read one and it holds the version
-    before the update (so they were written with it); else re-create the macros.
-    ``covered``: whether the arrays cover the model, if the caller knows (no metadata
-    read)."""
-    name = params_table_name(model.name)
-    model.invalidate()
-    try:
-        current = ((_arrays(model) if covered is None
-                    else covered and model.dialect.stored_scoring == "macros")
-                   and name.lower() in ownership.existing(model, [name])
-                   and model.pipeline.fetch("scoring_params_version.sql") == [(previous_version,)])
-        if current:
-            model.pipeline.run("scoring_params.sql", kind=model.family.array_kind)
-    finally:
-        model.invalidate()
-    if not current:
-        create_macros(model)
+def read_current_view(model: NaiveBayes) -> bool:
+    """Whether ``model``'s scoring macros read the parameter view, as the look at the
+    catalog that came with its metadata read found (so an update that changes no class,
+    feature or hyperparameter leaves them as they are: they read the new statistics)."""
+    return _arrays(model) and getattr(model, "scoring_params_kind", None) == "VIEW"
 
 
 def _arrays(model: NaiveBayes) -> bool:
-    """Whether the macros read their parameters from ``<name>_scoring_params`` (DuckDB's
-    array form; Spark's functions always embed them)."""
+    """Whether the macros read their parameters from the view ``<name>_scoring_params``
+    (DuckDB's array form; Spark's functions always embed them)."""
     return model.dialect.stored_scoring == "macros" and scoring.covered(model)
 
 
 def drop_macros(model: NaiveBayes) -> None:
     """Remove the scoring macros the model owns (a text model has none), and the
-    parameter table they read."""
+    parameter view they read."""
     ownership.release(model, [*macro_names(model.name).values(),
                               params_table_name(model.name)])

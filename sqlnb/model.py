@@ -535,9 +535,12 @@ class NaiveBayes:
             meta_name = f"{self.name}_meta"
             local = getattr(self, "catalog", None) is None  # not a model of an attached db
             rows: list[tuple] = []
-            # the kind of relation holding it (ownership reads its record from a table)
-            self.meta_kind = (ownership.existing(self, [meta_name]).get(meta_name.lower())
-                              if local else None)
+            # the kind of relation holding it (ownership reads its record from a table),
+            # and of the parameter view the scoring macros read (asked in the same look)
+            params_name = f"{self.name}_scoring_params"
+            kinds = ownership.existing(self, [meta_name, params_name]) if local else {}
+            self.meta_kind = kinds.get(meta_name.lower())
+            self.scoring_params_kind = kinds.get(params_name.lower())
             if local and self.meta_kind is None:
                 pass  # asked of the catalog: a failed read would abort a transaction
             else:

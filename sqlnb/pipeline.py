@@ -322,7 +322,7 @@ class Pipeline:
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
                weight: str | None, *, scoring_macros: bool = True,
                kind: dict[str, Any] | None = None, known_classes: int | None = None,
-               known_version: Any = None, known_arrays: bool | None = None) -> None:
+               macros_current: bool = False) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
@@ -330,19 +330,18 @@ class Pipeline:
         the input kind and group columns the metadata records (see :mod:`sqlnb.spec`).
         ``known_classes``: the number of classes of an update's model before the batch,
         when its hyperparameters are unchanged: if the batch added or removed no class, the
-        parameter views (which read the statistics) are current and are left as they are.
-        ``known_version``: that model's ``fitted_at``; if its scoring macros read their
-        numbers from the parameter table and that table still holds this version, only the
-        table is rewritten (the macros' text names features and classes, which are the same).
-        Otherwise the macros are re-created. ``known_arrays``: whether the scoring arrays
-        cover that model (its kind, which the update keeps), if the caller knows.
+        parameter views (which read the statistics) are current and are left as they are,
+        and so are its scoring macros if ``macros_current`` (they read the parameter view,
+        and their text names only features and classes). Otherwise the macros are
+        re-created.
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.run("drop_batch.sql")
         n_classes = self.check_classes(self.family.min_classes,
                                        self.family.name + " naive Bayes")
         self.family.check_priors(n_classes)
-        if n_classes != known_classes or "next_meta" in self.tables:
+        structural = n_classes != known_classes
+        if structural or "next_meta" in self.tables:
             context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}
             self.run("params.sql", **context)
             if "next_meta" in self.tables:  # staged: the views readers use come after the switch
@@ -352,12 +351,15 @@ class Pipeline:
         if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
             self._functions_after_switch = self.sql_macros and scoring_macros
         elif self.sql_macros and scoring_macros:
-            if n_classes == known_classes and known_version is not None:
-                macros.refresh_parameters(self.owner, known_version, covered=known_arrays)
-            else:
+            if structural or not macros_current:
                 macros.create_macros(self.owner)
         elif not scoring_macros:
             macros.drop_macros(self.owner)
+        elif structural and self.engine.dialect.stored_scoring == "macros":
+            # a write without macros that changes the classes: macros an earlier write
+            # left name the old ones, so the view they read goes (they fail, never answer
+            # stale), and the next write with macros creates them again
+            ownership.release(self.owner, [macros.params_table_name(self.name)])
 
     def check_classes(self, needed: int, what: str = "this model") -> int:
         """A model needs ``needed`` classes (two for most families); returns how many."""

@@ -182,48 +182,15 @@ def refresh(model: NaiveBayes) -> None:
         model.invalidate()
 
 
-def _params_table_fresh(model: NaiveBayes) -> bool:
-    """Whether ``<name>_scoring_params`` (written with the macros) holds the parameters of
-    the model version ``model`` has read: then ``predict`` reads them from there."""
-    if getattr(model, "catalog", None) is not None or not getattr(model, "sql_macros", True):
-        return False
-    name = f"{model.name}_scoring_params"
-    if name.lower() not in ownership.existing(model, [name]):
-        return False
-    try:
-        rows = model.pipeline.fetch("scoring_params_version.sql")
-    except model.engine.unreadable_errors:
-        return False
-    return rows == [(model.meta["fitted_at"],)]
-
-
-def _parameters(model: NaiveBayes, table: bool = True) -> dict[str, Any]:
+def _parameters(model: NaiveBayes) -> dict[str, Any]:
     """Each class's parameters as lists in the model's feature order (cached with the
-    compiled parameters, which every write of this object resets): the parameter table's
-    rows when it holds this version (unless not ``table``), else lists to bind."""
+    compiled parameters, which every write of this object resets), bound or written into
+    the statement: never read from ``<name>_scoring_params``, a view that would derive them
+    from the statistics again in every statement."""
     compiled = model.parameters()
-    if "arrays" in compiled and (table or not compiled["arrays"].get("table")):
+    if "arrays" in compiled:
         return compiled["arrays"]
-    if "bound_arrays" in compiled and not table:
-        return compiled["bound_arrays"]
     kind = model.family.array_kind
-    if table and kind == "distance":
-        # the Gaussian's inner products beat the table's rows (read by a lambda per class
-        # and row) by more than binding the lists costs: 1,000 features x 5 classes,
-        # 1,000 rows, 0.43 against 0.63 s (benchmarks/results/latency.md, fourth round)
-        bound = _parameters(model, table=False)
-        if bound["expanded"]:
-            compiled["arrays"] = bound
-            return bound
-    if table and _params_table_fresh(model):
-        # the parameter table the macros read holds this version's lists: nothing to bind
-        # but the feature names (for the error a missing value raises with missing="error")
-        error_on_missing = model.family.params.get("missing", "ignore") == "error"
-        arrays = {"kind": kind, "table": True, "classes": [{} for _ in compiled["compiled"]],
-                  "values": [[f["name"] for f in model.meta["features"]]] if error_on_missing
-                  else [], "names": 1 if error_on_missing else None, "shift": None}
-        compiled["arrays"] = arrays
-        return arrays
     classes = compiled["compiled"]
     # DuckDB refuses a parameter the statement does not use: bind only what it reads
     error_on_missing = model.family.params.get("missing", "ignore") == "error"
@@ -293,7 +260,7 @@ def _parameters(model: NaiveBayes, table: bool = True) -> dict[str, Any]:
         per_class.append(slots)
     arrays = {"kind": kind, "values": values, "classes": per_class, "names": names,
               "shift": shift_slot, "expanded": expanded}
-    compiled["arrays" if table else "bound_arrays"] = arrays
+    compiled["arrays"] = arrays
     return arrays
 
 
@@ -327,7 +294,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
     """The arrays strategy's statement for a FROM-clause fragment, and its parameters
     (none if ``literal``: the lists are then written in the statement, for a statement
     planned once and run many times, see :func:`prepared_scores`)."""
-    arrays = _parameters(model, table=not literal)
+    arrays = _parameters(model)
     columns = columns or {}
     dialect = model.dialect
 

@@ -1,8 +1,9 @@
-"""Scoring macros that read their parameters from a table (`<name>_scoring_params`).
+"""Scoring macros that read their parameters from a view (`<name>_scoring_params`).
 
 scikit-learn is the oracle: every family's macros predict its labels and its
 probabilities within 1e-9; the macros' text carries no fitted number, so it does not grow
-with features x classes and a refit or partial fit shows through them at once.
+with features x classes, and the view reads the statistics, so a refit or partial fit
+shows through them at once without rewriting anything but the statistics.
 """
 
 from __future__ import annotations
@@ -60,11 +61,13 @@ def test_every_familys_macros_agree_with_scikit_learn(family):
 
 @pytest.mark.parametrize("family", ["gaussian", "multinomial", "complement", "bernoulli",
                                     "poisson"])
-def test_array_families_keep_their_parameters_in_a_table(family):
+def test_array_families_read_their_parameters_from_a_view(family):
     X, y = data(family)
     con = duckdb.connect()
     load(con, "train", X, y)
     model = sqlnb.NaiveBayes("m", con=con, family=family).fit("train", "y")
+    assert con.execute("SELECT count(*) FROM duckdb_views() "
+                       "WHERE view_name = 'm_scoring_params'").fetchone()[0] == 1
     assert con.execute("SELECT count(*) FROM m_scoring_params").fetchone()[0] == 4
     # the macros agree with predict_proba (Poisson has no scikit-learn twin)
     expected = np.array([r[-4:] for r in model.predict_proba("train").fetchall()])
@@ -111,29 +114,28 @@ def test_a_missing_value_is_left_out_by_the_macros_as_by_predict():
     np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
 
 
-def test_dropping_the_model_drops_its_parameter_table():
+def test_dropping_the_model_drops_its_parameter_view():
     X, y = data("gaussian")
     con = duckdb.connect()
     load(con, "train", X, y)
     model = sqlnb.NaiveBayes("m", con=con).fit("train", "y")
     model.drop()
-    assert con.execute("SELECT count(*) FROM duckdb_tables() "
-                       "WHERE table_name = 'm_scoring_params'").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM duckdb_views() "
+                       "WHERE view_name = 'm_scoring_params'").fetchone()[0] == 0
 
 
 @pytest.mark.parametrize("family", ["gaussian", "multinomial", "bernoulli"])
 @pytest.mark.parametrize("sql_macros", [True, False])
-def test_predict_reads_the_table_or_binds_the_lists_with_the_same_answers(family, sql_macros):
-    """With macros, the arrays strategy reads `<name>_scoring_params` (but for a Gaussian
-    it can score by inner products, whose lists it binds); without, it binds the lists:
-    both give scikit-learn's labels and probabilities."""
+def test_predict_binds_the_lists_with_or_without_macros(family, sql_macros):
+    """The arrays strategy binds the lists (cached per model version) rather than reading
+    the macros' view, which derives them at each read: both give scikit-learn's answers."""
     X, y = data(family)
     con = duckdb.connect()
     load(con, "train", X, y)
     model = sqlnb.NaiveBayes("m", con=con, family=family, scoring="arrays",
                              sql_macros=sql_macros).fit("train", "y")
     sql, _ = scoring.statement(model, "train", "proba")
-    assert ("m_scoring_params" in sql) is (sql_macros and family != "gaussian")
+    assert "m_scoring_params" not in sql
     oracle = ORACLES[family]().fit(X, y)
     assert [r[-1] for r in model.predict("train").fetchall()] == oracle.predict(X).tolist()
     proba = np.array([r[-4:] for r in model.predict_proba("train").fetchall()])
@@ -156,18 +158,28 @@ def test_a_table_left_by_an_earlier_fit_is_not_read_after_a_fit_without_macros()
     np.testing.assert_allclose(proba, oracle.predict_proba(X[100:] + 3.0), rtol=0, atol=1e-9)
 
 
-def test_predict_through_the_table_keeps_the_source_row_order():
-    """The parameter table is read by a scalar subquery: the rows still come back in the
-    source's order on a parallel scan."""
+def older_parameter_table(con, name: str) -> None:
+    """What a model written before the view has: the same rows, stored as a table."""
+    con.execute(f"CREATE TABLE {name}_copy AS SELECT * FROM {name}_scoring_params")
+    con.execute(f"DROP VIEW {name}_scoring_params")
+    con.execute(f"ALTER TABLE {name}_copy RENAME TO {name}_scoring_params")
+
+
+def test_an_update_replaces_an_older_parameter_table_by_the_view():
+    X, y = data("gaussian", n=200)
     con = duckdb.connect()
-    con.execute("CREATE TABLE big AS SELECT i AS id, (i * 7919) % 1000 / 100.0 AS a, "
-                "(i * 104729) % 997 / 50.0 AS b, i % 3 AS y FROM range(300000) r(i)")
-    model = sqlnb.NaiveBayes("m", con=con, family="multinomial", scoring="arrays").fit(
-        "big", "y", features=["a", "b"])
-    sql, _ = scoring.statement(model, "big")
-    assert "m_scoring_params" in sql
-    ids = [row[0] for row in model.predict("big").fetchall()]
-    assert ids == list(range(300000))
+    load(con, "first", X[:100], y[:100])
+    load(con, "second", X[100:], y[100:])
+    load(con, "every", X, y)
+    sqlnb.NaiveBayes("m", con=con).fit("first", "y")
+    older_parameter_table(con, "m")
+    sqlnb.load(con, "m").partial_fit("second", "y")
+    assert con.execute("SELECT count(*) FROM duckdb_views() "
+                       "WHERE view_name = 'm_scoring_params'").fetchone()[0] == 1
+    oracle = GaussianNB().fit(X, y)
+    labels, proba = macro_scores(con, "m", "every", [0, 1, 2, 3])
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
 
 
 def macro_texts(con, name: str) -> list[str]:
@@ -177,7 +189,7 @@ def macro_texts(con, name: str) -> list[str]:
 
 
 @pytest.mark.parametrize("family", ["gaussian", "multinomial"])
-def test_an_update_without_new_classes_rewrites_only_the_parameter_table(family):
+def test_an_update_without_new_classes_writes_only_the_statistics(family):
     X, y = data(family, n=200)
     con = duckdb.connect()
     load(con, "first", X[:100], y[:100])
@@ -185,23 +197,41 @@ def test_an_update_without_new_classes_rewrites_only_the_parameter_table(family)
     load(con, "every", X, y)
     model = sqlnb.NaiveBayes("m", con=con, family=family).partial_fit("first", "y")
     texts = macro_texts(con, "m")
-    stamp = con.execute("SELECT DISTINCT fitted_at FROM m_scoring_params").fetchall()
     rendered, run = [], model.pipeline.run
     model.pipeline.run = lambda template, **context: (rendered.append(template),
                                                       run(template, **context))[1]
     model.partial_fit("second", "y")
-    assert "scoring_params.sql" in rendered and "scoring_macros.sql" not in rendered
+    assert "merge.sql" in rendered
+    assert not {"scoring_params.sql", "scoring_macros.sql", "params.sql"} & set(rendered)
     assert macro_texts(con, "m") == texts  # the same macros ...
-    assert con.execute("SELECT DISTINCT fitted_at FROM m_scoring_params").fetchall() != stamp
     oracle = ORACLES[family]().fit(X, y)  # ... answering with the updated parameters
     labels, proba = macro_scores(con, "m", "every", list(oracle.classes_))
     assert labels == oracle.predict(X).tolist()
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
 
 
+def test_a_plain_sql_client_sees_a_partial_fit_through_the_macros(tmp_path):
+    """A second connection that only runs SQL (no sqlnb) scores with the statistics of
+    the last committed update, though the update wrote no macro or parameter table."""
+    X, y = data("gaussian", n=200)
+    con = duckdb.connect(str(tmp_path / "models.duckdb"))
+    load(con, "first", X[:100], y[:100])
+    load(con, "second", X[100:], y[100:])
+    load(con, "every", X, y)
+    model = sqlnb.NaiveBayes("m", con=con).partial_fit("first", "y")
+    client = con.cursor()
+    before, _ = macro_scores(client, "m", "every", [0, 1, 2, 3])
+    assert before == GaussianNB().fit(X[:100], y[:100]).predict(X).tolist()
+    model.partial_fit("second", "y")
+    oracle = GaussianNB().fit(X, y)
+    labels, proba = macro_scores(client, "m", "every", [0, 1, 2, 3])
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
 def test_macros_skipped_by_an_update_are_recreated_by_the_next_one():
-    # an update without macros leaves the old table behind; the next update with macros
-    # must not trust it (its classes may have changed meanwhile)
+    # an update without macros that adds a class takes the view away from the old
+    # macros (they name the old classes); the next update with macros creates them again
     X, y = data("gaussian", n=240)
     learned = np.r_[np.flatnonzero(y[:80] != 3), np.arange(80, 240)]  # no class 3 at first
     X, y = X[learned], y[learned]
@@ -218,3 +248,30 @@ def test_macros_skipped_by_an_update_are_recreated_by_the_next_one():
     labels, proba = macro_scores(con, "m", "every", [0, 1, 2, 3])
     assert labels == oracle.predict(X).tolist()
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
+def test_gaussian_macros_follow_priors_smoothing_and_weights_as_scikit_learn():
+    X, y = data("gaussian", n=200)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    con = duckdb.connect()
+    frame = pd.DataFrame({**{f"x{i}": X[:, i] for i in range(X.shape[1])}, "y": y, "w": w})
+    con.register("train", frame)
+    priors = [0.1, 0.2, 0.3, 0.4]
+    sqlnb.NaiveBayes("m", con=con, priors=priors, var_smoothing=0.05).fit(
+        "train", "y", weight="w")
+    oracle = GaussianNB(priors=priors, var_smoothing=0.05).fit(X, y, sample_weight=w)
+    con.execute("CREATE TABLE every AS SELECT * EXCLUDE (w) FROM train")
+    labels, proba = macro_scores(con, "m", "every", [0, 1, 2, 3])
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
+def test_macros_left_by_a_write_without_macros_fail_rather_than_miss_a_new_class():
+    X, y = data("gaussian", n=200)
+    con = duckdb.connect()
+    load(con, "first", X[y < 3], y[y < 3])
+    load(con, "second", X[y == 3], y[y == 3])
+    sqlnb.NaiveBayes("m", con=con).fit("first", "y")
+    sqlnb.NaiveBayes("m", con=con, sql_macros=False).partial_fit("second", "y")
+    with pytest.raises(duckdb.CatalogException, match="m_scoring_params"):
+        con.execute("SELECT m_predict(t) FROM second AS t").fetchall()

@@ -97,14 +97,23 @@ GROUP BY __src.{{ target }}
 -- Features whose batch sums lose more than three digits to cancellation in some class
 -- (m2 = S2 - S1^2 / W below S2 / 1000: the shift is far from the class's values,
 -- relative to their spread). Sums that are exactly zero lost nothing.
+{% set names = features | map(attribute='name') | map('lit') | list %}
 SELECT DISTINCT feature
 FROM (
     SELECT
-        {{ batch_sums(features, weighted, 'w', [('feature', features | map(attribute='name') | map('lit') | list), ('n', features | map(attribute='alias') | each('CAST({}_n AS DOUBLE)'))]) }}
+{% if weighted %}
+        {{ batch_sums(features, weighted, 'w', [('feature', names), ('n', features | map(attribute='alias') | each('CAST({}_n AS DOUBLE)'))]) }}
+{% else %}
+        {#- without weights the unweighted sums are the weighted ones: asked once (a
+            quarter of this query's planning) #}
+        {{ sql.unpivot([('feature', names), ('w', features | map(attribute='alias') | each('CAST({}_n AS DOUBLE)')), ('s1', features | map(attribute='alias') | each('{}_s1')), ('s2', features | map(attribute='alias') | each('{}_s2'))]) }}
+{% endif %}
     FROM {{ t.batch }}
 )
 WHERE (w > 0 AND s2 > 0 AND s2 - s1 * s1 / w < 1e-3 * s2)
+{% if weighted %}
    OR (n > 0 AND u2 > 0 AND u2 - u1 * u1 / n < 1e-3 * u2)
+{% endif %}
 {% endmacro %}
 
 {% macro class_shifts(t, features, weighted) %}
@@ -305,4 +314,54 @@ GROUP BY c.class_index
     {# a missing value also takes back the feature's -0.5 log(2 pi var) from the constant #}
         + {{ missing_aware(term, quadratic, p.missing, '0.5 * ln(2 * pi() * ' ~ (term.var | lit) ~ ')') }}
 {% endfor %}
+{% endmacro %}
+
+{#- The rows of the scoring macros' parameter view (sql/scoring_params.sql): the same
+    numbers as feature_params and class_constant, in one pass over the statistics (the
+    view is derived at every macro call, and the parameter views joined twice cost twice
+    the planning). Models without groups only: the arrays do not cover per-group models. #}
+{% macro scoring_params(t, p) %}
+WITH stats AS (
+    SELECT
+        s.class,
+        f.feature_index,
+        s.mean AS theta,
+        CASE WHEN s.weight = 0 THEN 0 ELSE s.m2 / s.weight END AS spread,
+        s.n,
+        s.n_mean,
+        s.n_m2,
+        sum(s.n) OVER per_feature AS total_n,
+        sum(s.n * s.n_mean) OVER per_feature / sum(s.n) OVER per_feature AS overall_mean,
+        -- one shift per feature (the mean of the class means): x - shift keeps its digits
+        avg(s.mean) OVER per_feature AS shift
+    FROM {{ t.feature_stats }} AS s
+    JOIN {{ t.features }} AS f USING (feature)
+    WINDOW per_feature AS (PARTITION BY s.feature)
+), smoothing AS (
+    -- var_smoothing times the largest unweighted variance of a feature over all rows
+    SELECT {{ p.var_smoothing | lit }} * max(variance) AS epsilon
+    FROM (
+        SELECT (sum(n_m2) + sum(n * (n_mean - overall_mean) * (n_mean - overall_mean)))
+               / any_value(total_n) AS variance
+        FROM stats
+        GROUP BY feature_index
+    ) AS overall_variance
+), terms AS (
+    SELECT stats.*, spread + smoothing.epsilon AS var
+    FROM stats CROSS JOIN smoothing
+)
+SELECT
+    c.class_index,
+    c.class,
+    (SELECT fitted_at FROM {{ t.meta }}) AS fitted_at,
+    any_value(c.log_prior) - 0.5 * sum(ln(2 * pi() * var)) AS constant,
+    any_value(c.log_prior) - 0.5 * sum(ln(2 * pi() * var)) AS full_constant,
+    list(shift ORDER BY feature_index) AS shift,
+    list(CASE WHEN var > 0 THEN sqrt(0.5 / var) ELSE CAST('inf' AS DOUBLE) END ORDER BY feature_index) AS scale,
+    list((theta - shift) * CASE WHEN var > 0 THEN sqrt(0.5 / var) ELSE CAST('inf' AS DOUBLE) END ORDER BY feature_index) AS target,
+    -- a missing value gives back its 0.5 ln(2 pi var) from the constant
+    list(CASE WHEN var > 0 THEN 0.5 * ln(2 * pi() * var) ELSE CAST('inf' AS DOUBLE) END ORDER BY feature_index) AS fallback
+FROM terms
+JOIN {{ t.class_params }} AS c USING (class)
+GROUP BY c.class_index, c.class
 {% endmacro %}
