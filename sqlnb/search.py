@@ -309,14 +309,22 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
                 splits[g] = (g, scores)
     finally:
         src.release(model.con)
-    keys = ["score"] if single else scorers
-    result = SearchResult(
-        _results_relation(model, candidates, splits, scorers, keys),
-        candidates, refit_metric, keys[scorers.index(refit_metric)], len(splits[0][1]))
+    result = _search_result(model, candidates, splits, scorers, single, refit_metric,
+                            len(splits[0][1]))
     if refit is not False:
         _refit(model, result.best_params_, source, target, features, weight, group_by)
         result.best_estimator_ = model
     return result
+
+
+def _search_result(model: NaiveBayes, candidates: list[dict[str, Any]],
+                   splits: list[tuple[int, list[tuple]]], scorers: list[str], single: bool,
+                   refit_metric: str, n_folds: int) -> SearchResult:
+    """The search's answer over the candidates' split scores (``score`` columns when one
+    scorer was asked for by name alone, as GridSearchCV names them)."""
+    keys = ["score"] if single else scorers
+    return SearchResult(_results_relation(model, candidates, splits, scorers, keys),
+                        candidates, refit_metric, keys[scorers.index(refit_metric)], n_folds)
 
 
 def _held_out(scratch: NaiveBayes, cv: int | str
@@ -894,10 +902,8 @@ def _search_text(model: NaiveBayes, source: Any, target: str, column: str, weigh
                 splits[g] = (g, scores)
     finally:
         src.release(model.con)
-    keys = ["score"] if single else scorers
-    result = SearchResult(
-        _results_relation(model, candidates, splits, scorers, keys),
-        candidates, refit_metric, keys[scorers.index(refit_metric)], len(folds))
+    result = _search_result(model, candidates, splits, scorers, single, refit_metric,
+                            len(folds))
     if refit is not False:
         best = result.best_params_
         previous = model.family
