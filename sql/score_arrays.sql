@@ -1,6 +1,6 @@
 -- Score {{ source | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes),
 -- parameters as data: each row's features become one list, and each class's parameters
--- are lists ({% if params_table %}rows of the model's parameter table{% else %}bound parameters, $n{% endif %}), so the statement grows with
+-- are lists (bound parameters, $n, or literals in a planned statement), so the statement grows with
 -- features + classes, not with their product. The classes' joint log-likelihoods make one
 -- list per row, from which {{ output | comment }} is read. The input's columns pass through
 -- as `*`: few levels, none of which lists them, keep a one-row statement quick to plan.
@@ -8,17 +8,10 @@
 {% set helpers = ['__sqlnb_values', '__sqlnb_x', '__sqlnb_complete', '__sqlnb_jll'] %}
 {% if kind == 'counts' %}{% set helpers = helpers + ['__sqlnb_lgamma'] %}{% endif %}
 {% if expanded %}{% set helpers = helpers + ['__sqlnb_x_zero', '__sqlnb_x_square'] %}{% endif %}
-{% if params_table %}{% set helpers = helpers + ['__sqlnb_classes'] %}{% endif %}
-{% if params_table and kind == 'distance' %}{% set helpers = helpers + ['__sqlnb_shift'] %}{% endif %}
 WITH rows AS (
     SELECT
         *,
-        {{ terms.row_values(features, any_float, binarize) }} AS __sqlnb_values{% if params_table %},
-        -- the classes' parameter rows, in class order
-        (SELECT list(__sqlnb_c ORDER BY __sqlnb_c.class_index) FROM {{ t.scoring_params }} AS __sqlnb_c) AS __sqlnb_classes{% if kind == 'distance' %},
-        -- one shift per feature, the same in every class row
-        (SELECT any_value(shift) FROM {{ t.scoring_params }}) AS __sqlnb_shift{% endif %}{% endif %}
-
+        {{ terms.row_values(features, any_float, binarize) }} AS __sqlnb_values
     FROM {{ source }}
 ), scored AS (
     SELECT
@@ -26,7 +19,7 @@ WITH rows AS (
 {% if kind == 'distance' %}
         -- centred on one shift per feature, so that far from the origin the differences
         -- keep their digits (the shift cancels exactly in x - theta)
-        list_transform(__sqlnb_values, lambda v, i: v - {{ '__sqlnb_shift' if params_table else shift }}[i]) AS __sqlnb_x,
+        list_transform(__sqlnb_values, lambda v, i: v - {{ shift }}[i]) AS __sqlnb_x,
 {% else %}
         __sqlnb_values AS __sqlnb_x,
 {% endif %}
@@ -48,19 +41,11 @@ WITH rows AS (
 ), joint AS (
     SELECT
         *,
-{% if params_table %}
-        -- every class in one expression, over the parameter table's rows
-        list_transform(__sqlnb_classes, lambda __sqlnb_c:
-            CASE WHEN __sqlnb_complete THEN {{ terms.raw(table_class, kind, '__sqlnb_x', '__sqlnb_lgamma') }}
-            ELSE {{ terms.careful(table_class, kind, '__sqlnb_x', missing, names) }} END
-        ) AS __sqlnb_jll
-{% else %}
         [
 {% for c in classes %}
             CASE WHEN __sqlnb_complete THEN {{ terms.raw(c, 'expanded' if expanded else kind, '__sqlnb_x', '__sqlnb_lgamma') }} ELSE {{ terms.careful(c, kind, '__sqlnb_x', missing, names) }} END{{ "," if not loop.last }}
 {% endfor %}
         ] AS __sqlnb_jll
-{% endif %}
     FROM {{ 'centred' if expanded else 'scored' }}
 {% if output in ('proba', 'log_proba') %}
 ), normalised AS (

@@ -54,9 +54,6 @@ OUTPUTS = {
     "joint": "jll_",
 }
 STRATEGIES = ("auto", "compiled", "arrays")
-# A class's parameters as fields of a row of ``<name>_scoring_params`` (sql/array_terms.sql).
-TABLE_CLASS = {name: f"__sqlnb_c.{name}" for name in
-               ("constant", "full_constant", "scale", "target", "weights", "fallback")}
 # With at most this many features x classes, "auto" keeps the compiled form: its planning
 # is still short and its per-row work a little less (measured: benchmarks, issue 15).
 COMPILED_MAX_TERMS = 100
@@ -324,8 +321,6 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
             expanded=arrays.get("expanded", False),
             missing=model.family.params.get("missing", "ignore"),
             names=None if arrays["names"] is None else slot(arrays["names"]),
-            params_table=arrays.get("table", False),
-            table_class=TABLE_CLASS,
             shift=None if arrays["shift"] is None else slot(arrays["shift"]),
             binarize=binarize,
             prediction=dialect.ident(prediction),
