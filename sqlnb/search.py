@@ -327,6 +327,20 @@ def _search_result(model: NaiveBayes, candidates: list[dict[str, Any]],
                         candidates, refit_metric, keys[scorers.index(refit_metric)], n_folds)
 
 
+def _check_folds(folds: list[Any], cv: int | str, rows: str) -> None:
+    """Refuse a search whose labelled ``rows`` fall in too few folds."""
+    if isinstance(cv, int) and len(folds) < cv:
+        raise EmptyInputError(
+            f"with cv={cv}, {cv - len(folds)} fold(s) got no labelled {rows}: use fewer "
+            f"folds or more {rows}"
+        )
+    if len(folds) < 2:
+        raise InvalidParameterError(
+            f"the fold column {cv!r} has {len(folds)} fold(s) with labelled {rows}: "
+            "cross-validation needs at least 2"
+        )
+
+
 def _held_out(scratch: NaiveBayes, cv: int | str
               ) -> tuple[list[Any], list[dict[str, Any]], dict[str, Any]]:
     """The folds with labelled rows, the group columns (the fold last) and the template
@@ -336,16 +350,7 @@ def _held_out(scratch: NaiveBayes, cv: int | str
     t = grouping.group_tables(scratch, groups)
     context = grouping.group_context(scratch, t)
     folds = [row[0] for row in scratch.pipeline.fetch("search_read.sql", what="folds", **context)]
-    if isinstance(cv, int) and len(folds) < cv:
-        raise EmptyInputError(
-            f"with cv={cv}, {cv - len(folds)} fold(s) got no labelled rows: use fewer folds "
-            "or more rows"
-        )
-    if len(folds) < 2:
-        raise InvalidParameterError(
-            f"the fold column {cv!r} has {len(folds)} fold(s) with labelled rows: "
-            "cross-validation needs at least 2"
-        )
+    _check_folds(folds, cv, "rows")
     if len(groups) > 1:  # per-group models: each group is trained without each fold
         lonely = scratch.pipeline.fetch("search_read.sql", what="single_fold_groups", **context)
         if lonely:
@@ -945,16 +950,7 @@ def _cross_validate_text(model: NaiveBayes, src: Source, settings: list[tuple[An
             flow.run("search_text.sql", what="statistics", **context)
             flow.run("search_text.sql", what="training_classes", **context)
             folds = [row[0] for row in flow.fetch("search_text.sql", what="folds", **context)]
-            if isinstance(cv, int) and len(folds) < cv:
-                raise EmptyInputError(
-                    f"with cv={cv}, {cv - len(folds)} fold(s) got no labelled documents: use "
-                    "fewer folds or more documents"
-                )
-            if len(folds) < 2:
-                raise InvalidParameterError(
-                    f"the fold column {cv!r} has {len(folds)} fold(s) with labelled "
-                    "documents: cross-validation needs at least 2"
-                )
+            _check_folds(folds, cv, "documents")
             documents = dict(flow.fetch("search_text.sql", what="training_documents",
                                         **context))
             labels = [row[0] for row in flow.fetch("search_text.sql", what="labels",
