@@ -7,22 +7,24 @@
 {% from 'common.sql' import list_of %}
 
 {# The list of tokens of one document (NULL documents give an empty list). #}
-{% macro tokens(column, a, lowercase=true) -%}
+{% macro tokens(column, a) -%}
 list_filter(
-    regexp_extract_all({% if a.lowercase and lowercase %}lower({{ column }}){% else %}{{ column }}{% endif %}, {{ a.pattern | lit }}, {{ a.group | lit }}),
+    regexp_extract_all({% if a.lowercase %}lower({{ column }}){% else %}{{ column }}{% endif %}, {{ a.pattern | lit }}, {{ a.group | lit }}),
     lambda token: token IS NOT NULL{% if a.stop_words %} AND NOT list_contains({{ list_of(a.stop_words) }}::VARCHAR[], token){% endif %}
 
 )
 {%- endmacro %}
 
-{# A document's space-separated chunks, lowercased if asked: see sqlnb.text.splits_at_spaces. #}
+{# A document's space-separated chunks, as written: see sqlnb.text.splits_at_spaces. #}
 {% macro chunks(column, a) -%}
-string_split({% if a.lowercase %}lower({{ column }}){% else %}{{ column }}{% endif %}, ' ')
+string_split({{ column }}, ' ')
 {%- endmacro %}
 
-{# The tokens of one chunk (already lowercased). #}
+{# The tokens of one distinct chunk. Lowercasing is per character, so lowercasing each
+   distinct chunk gives the tokens lowercasing the whole document would, for far less
+   work than lowercasing every document. #}
 {% macro chunk_tokens(chunk, a) -%}
-{{ tokens(chunk, a, lowercase=false) }}
+{{ tokens(chunk, a) }}
 {%- endmacro %}
 
 {# The terms of one document: its n-grams for n in ngram_range, from a token list (the
