@@ -48,37 +48,32 @@ WITH documents AS MATERIALIZED (
     FROM cells AS c
 {% endif %}
 {% endif %}
-), coefficients AS (
-    -- one row per term, one coefficient column per class (CASE rather than FILTER: see
-    -- term_stats.sql)
-    SELECT
-        feature AS term,
-{% for c in classes %}
-        sum(CASE WHEN class_index = {{ c.index | lit }} THEN coef END) AS {{ c.coef }}{{ "," if not loop.last }}
-{% endfor %}
-    FROM (
-        {{ family.read_params(t) }}
-    )
-    -- the coefficients are read when this statement runs, the class constants below were
-    -- read with the metadata: refuse to mix two fits of the model
-    WHERE (SELECT CASE WHEN max(fitted_at) = CAST({{ fitted_at | lit }} AS TIMESTAMP) THEN TRUE
-                  ELSE error('the model was refitted after this scoring relation was made: score again') END
-           FROM {{ t.meta }})
-    GROUP BY feature
+{# The coefficients are read when the statement runs, the class constants below were read
+   with the metadata: refuse to mix two fits of the model. #}
+{% set same_fit %}
+(SELECT CASE WHEN max(fitted_at) = CAST({{ fitted_at | lit }} AS TIMESTAMP) THEN TRUE
+             ELSE error('the model was refitted after this scoring relation was made: score again') END
+     FROM {{ t.meta }})
+{%- endset %}
 {% if chunks %}
 ), chunk_coefficients AS (
-    -- per distinct chunk, the summed coefficients of the known terms in it
+    -- per distinct chunk, one column per class: the summed coefficients of the known terms
+    -- in it, pivoted from the (term, class) parameters in the same aggregate (CASE rather
+    -- than FILTER: see term_stats.sql)
     SELECT
-        chunk,
+        t.chunk,
 {% for c in classes %}
-        sum(k.{{ c.coef }}) AS {{ c.coef }}{{ "," if not loop.last }}
+        sum(CASE WHEN k.class_index = {{ c.index | lit }} THEN k.coef END) AS {{ c.coef }}{{ "," if not loop.last }}
 {% endfor %}
     FROM (
         SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) }}) AS term
         FROM (SELECT DISTINCT chunk FROM chunk_cells)
     ) AS t
-    JOIN coefficients AS k USING (term)
-    GROUP BY chunk
+    JOIN (
+        {{ family.read_params(t) }}
+    ) AS k ON k.feature = t.term
+    WHERE {{ same_fit }}
+    GROUP BY t.chunk
 ), sums AS (
     SELECT
         c.doc,
@@ -89,6 +84,18 @@ WITH documents AS MATERIALIZED (
     JOIN chunk_coefficients AS k USING (chunk)
     GROUP BY c.doc
 {% else %}
+), coefficients AS (
+    -- one row per term, one coefficient column per class
+    SELECT
+        feature AS term,
+{% for c in classes %}
+        sum(CASE WHEN class_index = {{ c.index | lit }} THEN coef END) AS {{ c.coef }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM (
+        {{ family.read_params(t) }}
+    )
+    WHERE {{ same_fit }}
+    GROUP BY feature
 ), sums AS (
     SELECT
         w.doc,
