@@ -79,7 +79,7 @@ WITH documents AS MATERIALIZED (
     -- fewer rows than the cells (5,000 against 1M here): with a column per class it would
     -- build on the cells, the join would then emit them in chunk order, and the sums per
     -- document below would lose their locality (2x slower). A filter counts as selective
-    -- (a fifth of the rows), which tips the choice up to ~60 classes; wider, the plan is
+    -- (a fifth of the rows), which tips the choice up to ~50 classes; wider, the plan is
     -- as before.
     HAVING count(*) > 0
 ), sums AS (
