@@ -45,6 +45,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--floor", action="store_true",
+                        help="also time macros of the same shape that score nothing")
     args = parser.parse_args()
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
@@ -59,6 +61,11 @@ def main() -> None:
         "select * all rows": render("select_all.sql", table="all_rows"),
         "macro all rows": render("macro_latency.sql", macro=predict, table="all_rows"),
     }
+    if args.floor:  # macros of the same shape that score nothing
+        con.execute(render("macro_floor.sql", model=MODEL, features=DIGITS_FEATURES))
+        for shape in ("floor_row", "floor_read"):
+            steps[f"{shape} one row"] = render("macro_latency.sql", macro=f"{MODEL}_{shape}",
+                                               table="one_row")
     figures: dict[str, list[float]] = {name: [] for name in steps}
     refresh_digits = getattr(sqlnb.macros, "refresh_params", None)
     if refresh_digits is not None:  # the digits table's refresh alone, as a write runs it
