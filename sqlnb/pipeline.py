@@ -71,6 +71,14 @@ class Pipeline:
         # a staged write's scoring functions: (re)created (True) or dropped (False) after
         # the switch, from the parameters of the new version
         self._functions_after_switch: bool | None = None
+        # an update's Gaussian shifts, read once from the learned means and kept while the
+        # features and their origins stay (any shift near the data keeps the sums exact
+        # enough, and the same shifts keep the batch scan's text, so its plan, the same)
+        self._update_shifts: tuple[tuple, dict[str, float]] | None = None
+        # whether the statements an update repeats are planned once per text (set for an
+        # update's duration), and the schema key of the write slot its scan reads
+        self.planning = False
+        self.slot_key: Any = None
 
     # ------------------------------------------------------------------ statements
     def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
@@ -102,6 +110,20 @@ class Pipeline:
 
     def fetch_with_names(self, template: str, **context: Any) -> tuple[list[str], list[tuple]]:
         return self.engine.fetch_with_names(self.render(template, **context))
+
+    def run_planned(self, template: str, key: Any = None, **context: Any) -> None:
+        """:meth:`run` of a statement an update repeats: planned once per text (and
+        ``key``, the schema of the input slot it reads) where the engine can."""
+        sql = self.render(template, **context)
+        if self.planning:
+            self.engine.execute_planned(sql, key)
+        else:
+            self.engine.execute(sql)
+
+    def fetch_planned(self, template: str, key: Any = None, **context: Any) -> list[tuple]:
+        """:meth:`fetch`, planned once per text (see :meth:`run_planned`)."""
+        sql = self.render(template, **context)
+        return self.engine.fetch_planned(sql, key) if self.planning else self.engine.fetch(sql)
 
     def check(self, template: str, **context: Any) -> None:
         """Run a checks query; any (feature, problem) row it returns is an error."""
@@ -182,9 +204,14 @@ class Pipeline:
         """An update's shifts from the model's learned means (one small read); False, and
         nothing set, when some feature has none yet. Any shift keeps the sums exact enough:
         features whose sums cancel are rescanned around per-class means (``scan``)."""
-        known = dict(self.fetch("pilot_stored.sql"))
-        if not all(f["name"] in known for f in features):
-            return False
+        origins = tuple((f["name"], f.get("origin", 0.0)) for f in features)
+        if self._update_shifts is not None and self._update_shifts[0] == origins:
+            known = self._update_shifts[1]
+        else:
+            known = {name: float(mean) for name, mean in self.fetch("pilot_stored.sql")}
+            if not all(f["name"] in known for f in features):
+                return False
+            self._update_shifts = (origins, known)
         for f in features:
             # the stored means are relative to the feature's origin
             f["shift"] = f.get("origin", 0.0) + float(known[f["name"]])
@@ -205,9 +232,13 @@ class Pipeline:
         weighted = spec["weight"] is not None
 
         def run_batch() -> None:
-            self.run("batch.sql", source=src.sql, target=spec["target_sql"],
-                     weight=spec["weight_sql"], features=features,
-                     batch_options=self.family.batch_options())
+            context = {"source": src.sql, "target": spec["target_sql"],
+                       "weight": spec["weight_sql"], "features": features,
+                       "batch_options": self.family.batch_options()}
+            if spec.get("planned"):  # an update's scan of a table or the write slot
+                self.run_planned("batch.sql", self.slot_key, **context)
+            else:
+                self.run("batch.sql", **context)
 
         looks: list[dict[str, Any]] = []
 
@@ -233,9 +264,9 @@ class Pipeline:
         with non-finite sums (of ``checks``), its size, the cancelling features and the
         problems that refuse it."""
         answer: dict[str, Any] = {"nan": [], "size": 0, "cancelling": set(), "problems": []}
-        for kind, feature, problem in self.fetch("batch_probe.sql", features=features,
-                                                 weighted=weighted, checks=checks,
-                                                 shifted=self.family.shifted):
+        for kind, feature, problem in self.fetch_planned("batch_probe.sql", features=features,
+                                                         weighted=weighted, checks=checks,
+                                                         shifted=self.family.shifted):
             if kind == "nan":
                 answer["nan"].append(feature)
             elif kind == "size":
@@ -299,7 +330,8 @@ class Pipeline:
         """Check the batch (unless ``checked``), then upsert its statistics with ``sign``."""
         if not checked:
             self.check_batch(features, **context)
-        self.run("merge.sql", features=features, weighted=weighted, sign=sign, **context)
+        self.run_planned("merge.sql", features=features, weighted=weighted, sign=sign,
+                         **context)
 
     def apply_sparse(self, *, sign: int = 1) -> None:
         """Upsert a (checked) sparse batch with ``sign``."""
@@ -346,7 +378,7 @@ class Pipeline:
             self.run("params.sql", **context)
             if "next_meta" in self.tables:  # staged: the views readers use come after the switch
                 self._params_context = context
-        self.check("checks.sql", features=features)
+        refuse(self.fetch_planned("checks.sql", features=features))
         self.write_meta(features, target, target_type, weight, kind)
         if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
             self._functions_after_switch = self.sql_macros and scoring_macros
@@ -363,7 +395,7 @@ class Pipeline:
 
     def check_classes(self, needed: int, what: str = "this model") -> int:
         """A model needs ``needed`` classes (two for most families); returns how many."""
-        n_classes = self.fetch("class_count.sql")[0][0]
+        n_classes = self.fetch_planned("class_count.sql")[0][0]
         if n_classes < needed:
             raise InvalidDataError(
                 f"{what} needs at least {needed} classes; the target has {n_classes}"
