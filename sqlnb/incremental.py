@@ -27,6 +27,7 @@ Derived parameters are views over the statistics, so they are always current.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from . import macros, ownership
@@ -44,6 +45,13 @@ from .validation import check_labels, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
+
+
+# What an update keeps per model object between calls: its Gaussian shifts, read once
+# from the learned means (see Pipeline.stored_shift: any shift near the data is exact
+# enough, and the same shifts keep the batch scan's text, so its plan, the same), and the
+# batch table's columns of each planned scan (Pipeline._planned_batch).
+_UPDATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 # ---------------------------------------------------------------------- public API
@@ -246,6 +254,7 @@ def _update_within(model: NaiveBayes, src: Source, target: str, features: list[s
     ``planned``: the source's text is the same at every call (its scan is planned once)."""
     spec = _batch_spec(model, src, target, features, weight, stored)
     spec["planned"] = planned
+    spec["update_cache"] = _UPDATES.setdefault(model, {})
     spec["stored_shift"] = stored is not None  # the Gaussian shift from the statistics
     if stored is not None:  # the batch's class means go relative to the model's origins
         origins = feature_origins(stored["features"])

@@ -30,6 +30,7 @@ the transaction's block ends.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from . import macros, ownership
@@ -44,6 +45,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
     from .model import NaiveBayes
 
+
+# Column types the batch table of a planned scan is created with as they are (no quotes, so
+# no user text: an ENUM's labels, say, send the scan the unplanned way).
+PLAIN_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_ ]*(\(\d+(, ?\d+)?\))?")
 
 # The tables a write on an engine without transactions versions; the metadata is the switch.
 VERSIONED_ROLES = ("features", "class_stats", "feature_stats", "meta")
@@ -71,10 +76,6 @@ class Pipeline:
         # a staged write's scoring functions: (re)created (True) or dropped (False) after
         # the switch, from the parameters of the new version
         self._functions_after_switch: bool | None = None
-        # an update's Gaussian shifts, read once from the learned means and kept while the
-        # features and their origins stay (any shift near the data keeps the sums exact
-        # enough, and the same shifts keep the batch scan's text, so its plan, the same)
-        self._update_shifts: tuple[tuple, dict[str, float]] | None = None
         # whether the statements an update repeats are planned once per text (set for an
         # update's duration), and the schema key of the write slot its scan reads
         self.planning = False
@@ -200,18 +201,24 @@ class Pipeline:
             # a new model's origin: the stored class means are kept relative to it
             f.setdefault("origin", f["shift"])
 
-    def stored_shift(self, features: list[dict[str, Any]]) -> bool:
+    def stored_shift(self, features: list[dict[str, Any]],
+                     cache: dict[str, Any] | None = None) -> bool:
         """An update's shifts from the model's learned means (one small read); False, and
         nothing set, when some feature has none yet. Any shift keeps the sums exact enough:
-        features whose sums cancel are rescanned around per-class means (``scan``)."""
+        features whose sums cancel are rescanned around per-class means (``scan``).
+
+        ``cache`` (the caller's, kept between updates of one model) keeps the means read
+        while the features and their origins stay: the shifts, so the batch scan's text
+        and plan, are then the same at every call, and the read is not repeated."""
         origins = tuple((f["name"], f.get("origin", 0.0)) for f in features)
-        if self._update_shifts is not None and self._update_shifts[0] == origins:
-            known = self._update_shifts[1]
+        if cache is not None and cache.get("origins") == origins:
+            known = cache["means"]
         else:
             known = {name: float(mean) for name, mean in self.fetch("pilot_stored.sql")}
             if not all(f["name"] in known for f in features):
                 return False
-            self._update_shifts = (origins, known)
+            if cache is not None:
+                cache.update(origins=origins, means=known)
         for f in features:
             # the stored means are relative to the feature's origin
             f["shift"] = f.get("origin", 0.0) + float(known[f["name"]])
@@ -226,7 +233,8 @@ class Pipeline:
         """
         features = spec["features"]
         self._batch_problems = None
-        if self.family.shifted and not (spec.get("stored_shift") and self.stored_shift(features)):
+        if self.family.shifted and not (spec.get("stored_shift")
+                                        and self.stored_shift(features, spec.get("update_cache"))):
             self.shift(src, spec["target_sql"], features)
 
         weighted = spec["weight"] is not None
@@ -236,7 +244,7 @@ class Pipeline:
                        "weight": spec["weight_sql"], "features": features,
                        "batch_options": self.family.batch_options()}
             if spec.get("planned"):  # an update's scan of a table or the write slot
-                self.run_planned("batch.sql", self.slot_key, **context)
+                self._planned_batch(context, spec.get("update_cache"))
             else:
                 self.run("batch.sql", **context)
 
@@ -257,6 +265,27 @@ class Pipeline:
         self._batch_problems = probe["problems"]
         if probe["cancelling"]:
             self._rescan_cancelling(src, spec, probe["cancelling"])
+
+    def _planned_batch(self, context: dict[str, Any], cache: dict[str, Any] | None) -> None:
+        """An update's batch scan, planned once: the first call of a scan's text creates the
+        batch table from the query and notes its columns (in ``cache``, the caller's per
+        model); later ones create the empty table from those and run the scan as a planned
+        INSERT (DuckDB cannot plan a CREATE ... AS once for many runs)."""
+        create = self.render("batch.sql", **context)
+        known = None if cache is None else cache.setdefault("batch_columns", {})
+        key = (create, self.slot_key)
+        if known is None or key not in known or not self.planning:
+            self.engine.execute(create)
+            if known is not None:
+                columns = [tuple(row[:2]) for row in
+                           self.fetch("describe_source.sql", source=self.tables["batch"])]
+                if all(PLAIN_TYPE.fullmatch(type_) for _, type_ in columns):
+                    if len(known) >= 8:  # an update's scans vary little; keep a few
+                        known.clear()
+                    known[key] = columns
+            return
+        self.run("batch_table.sql", columns=known[key])
+        self.run_planned("batch.sql", self.slot_key, into=True, **context)
 
     def _probe(self, features: list[dict[str, Any]], weighted: bool,
                checks: list[dict[str, Any]]) -> dict[str, Any]:
