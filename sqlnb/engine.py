@@ -23,7 +23,6 @@ import contextlib
 import itertools
 import os
 import re
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -277,16 +276,19 @@ class DuckDBEngine(Engine):
         slot = self._slot
         slot.table = obj
         if slot.name is None:
-            name = f"__sqlnb_write_{os.getpid()}_{id(self)}"
-            self.connection.register(name, slot)
-            slot.name = name
-            weakref.finalize(self, unregister, self.connection, name)
+            slot.name = f"__sqlnb_write_{os.getpid()}_{id(self)}"
+        # registered for the call only: a plan keeps the slot object it was made over, so
+        # the same object under the same name serves every call and leaves no view behind
+        self.connection.register(slot.name, slot)
         source.sql = render("source.sql", name=slot.name, paths=[]).strip()
         source.obj = None
         return source, schema_key(obj)
 
     def empty_write_slot(self) -> None:
-        self._slot.table = None
+        slot = self._slot
+        if slot.table is not None:
+            slot.table = None
+            unregister(self.connection, slot.name)
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
