@@ -2,7 +2,8 @@
 
 ``partial_fit`` and ``forget`` run their batch scan, probe, upsert and checks as prepared
 statements keyed by their text, over a write slot for small Arrow batches. The oracle is
-scikit-learn's ``partial_fit`` loop on the same batches.
+scikit-learn's ``fit`` on all the batches (Gaussian: what partial_fit equals, see
+docs/incremental.md) or its ``partial_fit`` loop (counts).
 """
 
 from __future__ import annotations
@@ -33,12 +34,12 @@ def arrow(X: np.ndarray, y: np.ndarray, dtype: pa.DataType | None = None) -> pa.
     return pa.table({**columns, "y": pa.array(y, pa.int64())})
 
 
-def sklearn_loop(*batches: tuple[np.ndarray, np.ndarray]) -> GaussianNB:
-    estimator = GaussianNB(var_smoothing=1e-9)
-    classes = np.unique(np.concatenate([y for _, y in batches]))
-    for X, y in batches:
-        estimator.partial_fit(X, y, classes=classes)
-    return estimator
+def sklearn_fit(*batches: tuple[np.ndarray, np.ndarray]) -> GaussianNB:
+    """scikit-learn's fit on the union of the batches: what partial_fit equals (its
+    epsilon comes from all the data seen; see docs/incremental.md)."""
+    X = np.vstack([X for X, _ in batches])
+    y = np.concatenate([y for _, y in batches])
+    return GaussianNB(var_smoothing=1e-9).fit(X, y)
 
 
 def assert_same_fit(model: sqlnb.NaiveBayes, oracle: GaussianNB) -> None:
@@ -53,14 +54,14 @@ def prepared(con: duckdb.DuckDBPyConnection) -> int:
     return con.execute("SELECT count(*) FROM duckdb_prepared_statements()").fetchall()[0][0]
 
 
-def test_a_loop_of_arrow_batches_equals_scikit_learns_partial_fit_loop():
+def test_a_loop_of_arrow_batches_equals_scikit_learns_fit_on_all_of_them():
     con = duckdb.connect()
     batches = [arrays(seed) for seed in range(6)]
     model = sqlnb.NaiveBayes("m", con=con)
     for X, y in batches:
         model.partial_fit(arrow(X, y), "y")
     assert prepared(con) > 0  # the update's statements were planned, and reused
-    assert_same_fit(model, sklearn_loop(*batches))
+    assert_same_fit(model, sklearn_fit(*batches))
 
 
 def test_a_forget_after_planned_updates_equals_the_loop_without_that_batch():
@@ -70,7 +71,7 @@ def test_a_forget_after_planned_updates_equals_the_loop_without_that_batch():
     for X, y in batches:
         model.partial_fit(arrow(X, y), "y")
     model.forget(arrow(*batches[1]), "y")
-    assert_same_fit(model, sklearn_loop(batches[0], batches[2], batches[3]))
+    assert_same_fit(model, sklearn_fit(batches[0], batches[2], batches[3]))
 
 
 def test_a_later_batch_with_a_new_class_adds_it_through_the_planned_upsert():
@@ -81,9 +82,7 @@ def test_a_later_batch_with_a_new_class_adds_it_through_the_planned_upsert():
     for X, y in (first, second, third):
         model.partial_fit(arrow(X, y), "y")
     assert model.classes_ == [0, 1, 2, 7]
-    X, y = (np.vstack([X for X, _ in (first, second, third)]),
-            np.concatenate([y for _, y in (first, second, third)]))
-    assert_same_fit(model, GaussianNB().fit(X, y))  # a class first seen late: as one fit
+    assert_same_fit(model, sklearn_fit(first, second, third))
 
 
 def test_batches_of_another_column_type_are_scanned_by_their_own_plan():
@@ -113,7 +112,7 @@ def test_another_connections_update_between_two_partial_fits_is_kept(tmp_path):
         model.partial_fit(arrow(*batches[0]), "y")
         sqlnb.load(theirs, "m").partial_fit(arrow(*batches[1]), "y")
         model.partial_fit(arrow(*batches[2]), "y")
-        assert_same_fit(model, sklearn_loop(*batches))
+        assert_same_fit(model, sklearn_fit(*batches))
 
 
 def test_another_connections_refit_between_two_partial_fits_is_continued(tmp_path):
@@ -129,7 +128,7 @@ def test_another_connections_refit_between_two_partial_fits_is_continued(tmp_pat
         model.partial_fit(arrow(*arrays(4)), "y")
         sqlnb.NaiveBayes("m", con=theirs).fit(arrow(*refit), "y")
         model.partial_fit(arrow(*later), "y")
-        assert_same_fit(model, sklearn_loop(refit, later))
+        assert_same_fit(model, sklearn_fit(refit, later))
 
 
 def test_a_refused_update_after_planned_ones_changes_nothing_and_the_next_one_works():
@@ -143,10 +142,10 @@ def test_a_refused_update_after_planned_ones_changes_nothing_and_the_next_one_wo
         model.forget(arrow(np.vstack([first[0], first[0]]), np.concatenate([first[1]] * 2)), "y")
     assert con.execute("SELECT * FROM m_feature_stats ORDER BY ALL").fetchall() == before
     model.partial_fit(arrow(*third), "y")
-    assert_same_fit(model, sklearn_loop(first, second, third))
+    assert_same_fit(model, sklearn_fit(first, second, third))
 
 
-def test_a_count_model_updated_from_a_table_name_equals_scikit_learns_loop():
+def test_a_count_model_updated_from_a_table_name_equals_scikit_learns_partial_fit_loop():
     con = duckdb.connect()
     rng = np.random.default_rng(0)
     model = sqlnb.NaiveBayes("m", con=con, family="multinomial")
