@@ -61,6 +61,8 @@ class Engine:
 
     dialect: Dialect
     capabilities: Capabilities
+    # Whether execute_planned/fetch_planned keep statements planned (else they run plainly).
+    keeps_plans = False
     # What reading a relation that does not exist raises.
     missing_relation_errors: tuple[type[Exception], ...] = ()
     # What reading a relation that does not exist, or lacks a column read, raises.
@@ -209,6 +211,7 @@ class DuckDBEngine(Engine):
     capabilities = Capabilities()
     missing_relation_errors = (duckdb.CatalogException,)
     unreadable_errors = (duckdb.CatalogException, duckdb.BinderException)
+    keeps_plans = True
 
     def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
         self.connection = connection

@@ -235,7 +235,8 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             try:
                 _update_within(model, src, target, features, weight, classes, sign,
                                keep_classes, stored,
-                               planned=slotted is not None or _names_a_table(src))
+                               planned=engine.keeps_plans
+                               and (slotted is not None or _names_a_table(src)))
             finally:
                 flow.planning, flow.slot_key = False, None
                 engine.release(src)
