@@ -81,13 +81,13 @@ class PlannedScripts:
             full_key = (sql, key)
             statements = self._scripts.get(full_key)
             if statements is None:
-                statements = self._plan(con, sql)
+                statements, cursor = self._plan_and_run(con, sql)
                 self._scripts[full_key] = statements
                 while len(self._scripts) > self.LIMIT:
                     _, old = self._scripts.popitem(last=False)
                     self._free(con, [name for name, _ in old if name is not None])
-            else:
-                self._scripts.move_to_end(full_key)
+                return cursor
+            self._scripts.move_to_end(full_key)
             cursor: Any = None
             for name, text in statements:
                 if name is None:
@@ -96,25 +96,31 @@ class PlannedScripts:
                     cursor = con.execute(render("execute_prepared.sql", name=name))
             return cursor
 
-    def _plan(self, con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[str | None, str]]:
+    def _plan_and_run(self, con: duckdb.DuckDBPyConnection,
+                      sql: str) -> tuple[list[tuple[str | None, str]], Any]:
+        """Plan each statement of a script and run it before planning the next (a later
+        statement may read what an earlier one created)."""
         planned: list[tuple[str | None, str]] = []
+        cursor: Any = None
         try:
             for statement in con.extract_statements(sql):
                 text = statement.query.strip().rstrip(";").rstrip()
                 if statement.type.name not in _PREPARABLE:
                     planned.append((None, text))
+                    cursor = con.execute(text)
                     continue
                 name = f"__sqlnb_planned_{os.getpid()}_{next(_counter)}"
                 # a statement may end in a comment: the newline keeps PREPARE's text whole
                 con.execute(render("prepare.sql", name=name, statement=text + "\n"))
                 self._names.append((name, render("deallocate.sql", name=name)))
                 planned.append((name, text))
+                cursor = con.execute(render("execute_prepared.sql", name=name))
         except BaseException:
             self._free(con, [name for name, _ in planned if name is not None])
             raise
         if self._finalizer is None:
             self._finalizer = weakref.finalize(self, _free_all, con, self._names)
-        return planned
+        return planned, cursor
 
     def _free(self, con: duckdb.DuckDBPyConnection, names: list[str]) -> None:
         freed = [entry for entry in self._names if entry[0] in names]
