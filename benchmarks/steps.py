@@ -406,6 +406,35 @@ def prepare_batches_insert(path: Path, batches: int, rows: int) -> Step:
     return step
 
 
+def prepare_batches_floor(path: Path, batches: int, rows: int) -> Step:
+    """The floor of the ``partial_fit`` loop: per batch, one planned statement that adds
+    its per-class counts, sums and sums of squares into a statistics table, over an input
+    slot (``sqlnb.planned.WriteSlot``), in a transaction of its own."""
+    from sqlnb.planned import WriteSlot
+
+    tables = _batches(path, batches, rows)
+    con = connect()
+    features = [name for name in tables[0].column_names if name != TARGET]
+    slot = WriteSlot()
+    slot.table = tables[0]
+    con.register("batch", slot)
+    class_type = dict(con.execute("DESCRIBE batch").fetchall()[i][:2]
+                      for i in range(len(tables[0].column_names)))[TARGET]
+    con.execute(render("moments_table.sql", table="moments", class_type=class_type))
+    con.execute("PREPARE floor AS " + render("moments_floor.sql", table="moments",
+                                             target=TARGET, columns=features, source="batch"))
+
+    def step() -> None:
+        for table in tables:
+            slot.table = table
+            con.begin()
+            con.execute("EXECUTE floor")
+            con.commit()
+        slot.table = None
+
+    return step
+
+
 def prepare_batches_sklearn(path: Path, batches: int, rows: int) -> Step:
     """scikit-learn's ``GaussianNB.partial_fit`` loop over the same batches as NumPy arrays."""
     from sklearn.naive_bayes import GaussianNB

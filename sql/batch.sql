@@ -1,8 +1,13 @@
 -- One scan of the source: this batch's statistics, per class (and per category for
--- categorical models), into a temporary table that is merged into the model afterwards.
+-- categorical models), into a temporary table that is merged into the model afterwards
+-- (`into`: an update's planned scan, into the table batch_table.sql created).
 {% import family_template as family %}
 {% from 'common.sql' import by_group %}
+{% if into | default(false) %}
+INSERT INTO {{ t.batch }}
+{% else %}
 {{ sql.temp_table(t.batch) }}
+{% endif %}
 {% if family_has_batch %}
 {{ family.batch(source, target, weight, features, t) }}
 {% else %}

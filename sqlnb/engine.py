@@ -39,6 +39,7 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
+from .planned import PlannedScripts, WriteSlot, unregister
 from .source import PreparedStatements, Source, held_by, in_memory, resolve, schema_key
 from .templates import render
 
@@ -60,6 +61,8 @@ class Engine:
 
     dialect: Dialect
     capabilities: Capabilities
+    # Whether execute_planned/fetch_planned keep statements planned (else they run plainly).
+    keeps_plans = False
     # What reading a relation that does not exist raises.
     missing_relation_errors: tuple[type[Exception], ...] = ()
     # What reading a relation that does not exist, or lacks a column read, raises.
@@ -117,6 +120,25 @@ class Engine:
 
     def forget_prepared(self) -> None:
         """Free the statements :meth:`run_prepared` planned."""
+
+    def execute_planned(self, sql: str, key: Any = None) -> None:
+        """:meth:`execute`, planned once per text (and ``key``) where the engine can keep
+        statements planned (see :mod:`sqlnb.planned`); plainly elsewhere."""
+        self.execute(sql)
+
+    def fetch_planned(self, sql: str, key: Any = None) -> list[tuple]:
+        """:meth:`fetch` of a statement planned once per text (and ``key``), where the
+        engine can keep statements planned."""
+        return self.fetch(sql)
+
+    def write_slot(self, obj: Any) -> tuple[Source, Any] | None:
+        """``obj`` (a small Arrow table) put in the engine's write slot: a source whose text
+        is the same at every call, with the key of its schema; None where there is no slot
+        (then :meth:`source` registers it as usual). :meth:`empty_write_slot` after use."""
+        return None
+
+    def empty_write_slot(self) -> None:
+        """Let go of the table :meth:`write_slot` holds."""
 
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         """Of ``names`` (lowercased), those taken in the current schema: name -> kind
@@ -189,11 +211,14 @@ class DuckDBEngine(Engine):
     capabilities = Capabilities()
     missing_relation_errors = (duckdb.CatalogException,)
     unreadable_errors = (duckdb.CatalogException, duckdb.BinderException)
+    keeps_plans = True
 
     def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
         self.connection = connection
         self._depth = 0
         self._prepared = PreparedStatements()
+        self._planned = PlannedScripts()
+        self._slot = WriteSlot()
 
     def execute(self, sql: str) -> None:
         self.connection.execute(sql)
@@ -240,6 +265,33 @@ class DuckDBEngine(Engine):
 
     def forget_prepared(self) -> None:
         self._prepared.clear(self.connection)
+
+    def execute_planned(self, sql: str, key: Any = None) -> None:
+        self._planned.execute(self.connection, sql, key)
+
+    def fetch_planned(self, sql: str, key: Any = None) -> list[tuple]:
+        return self._planned.fetch(self.connection, sql, key)
+
+    def write_slot(self, obj: Any) -> tuple[Source, Any] | None:
+        source = in_memory(obj)
+        if source is None:
+            return None
+        slot = self._slot
+        slot.table = obj
+        if slot.name is None:
+            slot.name = f"__sqlnb_write_{os.getpid()}_{id(self)}"
+        # registered for the call only: a plan keeps the slot object it was made over, so
+        # the same object under the same name serves every call and leaves no view behind
+        self.connection.register(slot.name, slot)
+        source.sql = render("source.sql", name=slot.name, paths=[]).strip()
+        source.obj = None
+        return source, schema_key(obj)
+
+    def empty_write_slot(self) -> None:
+        slot = self._slot
+        if slot.table is not None:
+            slot.table = None
+            unregister(self.connection, slot.name)
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""

@@ -27,6 +27,7 @@ Derived parameters are views over the statistics, so they are always current.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from . import macros, ownership
@@ -44,6 +45,13 @@ from .validation import check_labels, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
+
+
+# What an update keeps per model object between calls: its Gaussian shifts, read once
+# from the learned means (see Pipeline.stored_shift: any shift near the data is exact
+# enough, and the same shifts keep the batch scan's text, so its plan, the same), and the
+# batch table's columns of each planned scan (Pipeline._planned_batch).
+_UPDATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 # ---------------------------------------------------------------------- public API
@@ -218,12 +226,21 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             check_updatable(model)
             if stored is None and sign < 0:
                 raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
-            src = engine.source(source)
+            # a small Arrow batch goes in the engine's write slot: the scan's text (and
+            # plan) is then the same at every call; a table name's is too
+            slotted = engine.write_slot(source)
+            src, slot_key = slotted if slotted is not None else (engine.source(source), None)
+            flow = model.pipeline
+            flow.planning, flow.slot_key = True, slot_key
             try:
                 _update_within(model, src, target, features, weight, classes, sign,
-                               keep_classes, stored)
+                               keep_classes, stored,
+                               planned=engine.keeps_plans
+                               and (slotted is not None or _names_a_table(src)))
             finally:
+                flow.planning, flow.slot_key = False, None
                 engine.release(src)
+                engine.empty_write_slot()
     finally:
         ownership.done(model)
     model.invalidate()
@@ -232,9 +249,13 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
 
 def _update_within(model: NaiveBayes, src: Source, target: str, features: list[str] | None,
                    weight: str | None, classes: list[Any] | None, sign: int,
-                   keep_classes: list[Any] | None, stored: dict[str, Any] | None) -> None:
-    """One partial_fit or forget inside its transaction, ``stored`` the metadata before."""
+                   keep_classes: list[Any] | None, stored: dict[str, Any] | None,
+                   planned: bool = False) -> None:
+    """One partial_fit or forget inside its transaction, ``stored`` the metadata before;
+    ``planned``: the source's text is the same at every call (its scan is planned once)."""
     spec = _batch_spec(model, src, target, features, weight, stored)
+    spec["planned"] = planned
+    spec["update_cache"] = _UPDATES.setdefault(model, {})
     spec["stored_shift"] = stored is not None  # the Gaussian shift from the statistics
     if stored is not None:  # the batch's class means go relative to the model's origins
         origins = feature_origins(stored["features"])
@@ -259,6 +280,12 @@ def _update_within(model: NaiveBayes, src: Source, target: str, features: list[s
                 known_classes=None if stored is None or refreshed
                 else len(stored["classes"]),
                 macros_current=current)
+
+
+def _names_a_table(src: Source) -> bool:
+    """Whether ``src`` is a table or view name (not files, not a registered object, whose
+    helper name is new at every call)."""
+    return src.registered is None and not src.paths and bool(src.sql)
 
 
 def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | None,

@@ -30,6 +30,7 @@ the transaction's block ends.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from . import macros, ownership
@@ -44,6 +45,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
     from .model import NaiveBayes
 
+
+# Column types the batch table of a planned scan is created with as they are (no quotes, so
+# no user text: an ENUM's labels, say, send the scan the unplanned way).
+PLAIN_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_ ]*(\(\d+(, ?\d+)?\))?")
 
 # The tables a write on an engine without transactions versions; the metadata is the switch.
 VERSIONED_ROLES = ("features", "class_stats", "feature_stats", "meta")
@@ -71,6 +76,10 @@ class Pipeline:
         # a staged write's scoring functions: (re)created (True) or dropped (False) after
         # the switch, from the parameters of the new version
         self._functions_after_switch: bool | None = None
+        # whether the statements an update repeats are planned once per text (set for an
+        # update's duration), and the schema key of the write slot its scan reads
+        self.planning = False
+        self.slot_key: Any = None
 
     # ------------------------------------------------------------------ statements
     def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
@@ -102,6 +111,20 @@ class Pipeline:
 
     def fetch_with_names(self, template: str, **context: Any) -> tuple[list[str], list[tuple]]:
         return self.engine.fetch_with_names(self.render(template, **context))
+
+    def run_planned(self, template: str, key: Any = None, **context: Any) -> None:
+        """:meth:`run` of a statement an update repeats: planned once per text (and
+        ``key``, the schema of the input slot it reads) where the engine can."""
+        sql = self.render(template, **context)
+        if self.planning:
+            self.engine.execute_planned(sql, key)
+        else:
+            self.engine.execute(sql)
+
+    def fetch_planned(self, template: str, key: Any = None, **context: Any) -> list[tuple]:
+        """:meth:`fetch`, planned once per text (see :meth:`run_planned`)."""
+        sql = self.render(template, **context)
+        return self.engine.fetch_planned(sql, key) if self.planning else self.engine.fetch(sql)
 
     def check(self, template: str, **context: Any) -> None:
         """Run a checks query; any (feature, problem) row it returns is an error."""
@@ -178,13 +201,24 @@ class Pipeline:
             # a new model's origin: the stored class means are kept relative to it
             f.setdefault("origin", f["shift"])
 
-    def stored_shift(self, features: list[dict[str, Any]]) -> bool:
+    def stored_shift(self, features: list[dict[str, Any]],
+                     cache: dict[str, Any] | None = None) -> bool:
         """An update's shifts from the model's learned means (one small read); False, and
         nothing set, when some feature has none yet. Any shift keeps the sums exact enough:
-        features whose sums cancel are rescanned around per-class means (``scan``)."""
-        known = dict(self.fetch("pilot_stored.sql"))
-        if not all(f["name"] in known for f in features):
-            return False
+        features whose sums cancel are rescanned around per-class means (``scan``).
+
+        ``cache`` (the caller's, kept between updates of one model) keeps the means read
+        while the features and their origins stay: the shifts, so the batch scan's text
+        and plan, are then the same at every call, and the read is not repeated."""
+        origins = tuple((f["name"], f.get("origin", 0.0)) for f in features)
+        if cache is not None and cache.get("origins") == origins:
+            known = cache["means"]
+        else:
+            known = {name: float(mean) for name, mean in self.fetch("pilot_stored.sql")}
+            if not all(f["name"] in known for f in features):
+                return False
+            if cache is not None:
+                cache.update(origins=origins, means=known)
         for f in features:
             # the stored means are relative to the feature's origin
             f["shift"] = f.get("origin", 0.0) + float(known[f["name"]])
@@ -199,15 +233,20 @@ class Pipeline:
         """
         features = spec["features"]
         self._batch_problems = None
-        if self.family.shifted and not (spec.get("stored_shift") and self.stored_shift(features)):
+        if self.family.shifted and not (spec.get("stored_shift")
+                                        and self.stored_shift(features, spec.get("update_cache"))):
             self.shift(src, spec["target_sql"], features)
 
         weighted = spec["weight"] is not None
 
         def run_batch() -> None:
-            self.run("batch.sql", source=src.sql, target=spec["target_sql"],
-                     weight=spec["weight_sql"], features=features,
-                     batch_options=self.family.batch_options())
+            context = {"source": src.sql, "target": spec["target_sql"],
+                       "weight": spec["weight_sql"], "features": features,
+                       "batch_options": self.family.batch_options()}
+            if spec.get("planned"):  # an update's scan of a table or the write slot
+                self._planned_batch(context, spec.get("update_cache"))
+            else:
+                self.run("batch.sql", **context)
 
         looks: list[dict[str, Any]] = []
 
@@ -227,15 +266,36 @@ class Pipeline:
         if probe["cancelling"]:
             self._rescan_cancelling(src, spec, probe["cancelling"])
 
+    def _planned_batch(self, context: dict[str, Any], cache: dict[str, Any] | None) -> None:
+        """An update's batch scan, planned once: the first call of a scan's text creates the
+        batch table from the query and notes its columns (in ``cache``, the caller's per
+        model); later ones create the empty table from those and run the scan as a planned
+        INSERT (DuckDB cannot plan a CREATE ... AS once for many runs)."""
+        create = self.render("batch.sql", **context)
+        known = None if cache is None else cache.setdefault("batch_columns", {})
+        key = (create, self.slot_key)
+        if known is None or key not in known or not self.planning:
+            self.engine.execute(create)
+            if known is not None:
+                columns = [tuple(row[:2]) for row in
+                           self.fetch("describe_source.sql", source=self.tables["batch"])]
+                if all(PLAIN_TYPE.fullmatch(type_) for _, type_ in columns):
+                    if len(known) >= 8:  # an update's scans vary little; keep a few
+                        known.clear()
+                    known[key] = columns
+            return
+        self.run("batch_table.sql", columns=known[key])
+        self.run_planned("batch.sql", self.slot_key, into=True, **context)
+
     def _probe(self, features: list[dict[str, Any]], weighted: bool,
                checks: list[dict[str, Any]]) -> dict[str, Any]:
         """``batch_probe.sql``'s answers about the batch table just written: the features
         with non-finite sums (of ``checks``), its size, the cancelling features and the
         problems that refuse it."""
         answer: dict[str, Any] = {"nan": [], "size": 0, "cancelling": set(), "problems": []}
-        for kind, feature, problem in self.fetch("batch_probe.sql", features=features,
-                                                 weighted=weighted, checks=checks,
-                                                 shifted=self.family.shifted):
+        for kind, feature, problem in self.fetch_planned("batch_probe.sql", features=features,
+                                                         weighted=weighted, checks=checks,
+                                                         shifted=self.family.shifted):
             if kind == "nan":
                 answer["nan"].append(feature)
             elif kind == "size":
@@ -299,7 +359,8 @@ class Pipeline:
         """Check the batch (unless ``checked``), then upsert its statistics with ``sign``."""
         if not checked:
             self.check_batch(features, **context)
-        self.run("merge.sql", features=features, weighted=weighted, sign=sign, **context)
+        self.run_planned("merge.sql", features=features, weighted=weighted, sign=sign,
+                         **context)
 
     def apply_sparse(self, *, sign: int = 1) -> None:
         """Upsert a (checked) sparse batch with ``sign``."""
@@ -346,7 +407,7 @@ class Pipeline:
             self.run("params.sql", **context)
             if "next_meta" in self.tables:  # staged: the views readers use come after the switch
                 self._params_context = context
-        self.check("checks.sql", features=features)
+        refuse(self.fetch_planned("checks.sql", features=features))
         self.write_meta(features, target, target_type, weight, kind)
         if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
             self._functions_after_switch = self.sql_macros and scoring_macros
@@ -363,7 +424,7 @@ class Pipeline:
 
     def check_classes(self, needed: int, what: str = "this model") -> int:
         """A model needs ``needed`` classes (two for most families); returns how many."""
-        n_classes = self.fetch("class_count.sql")[0][0]
+        n_classes = self.fetch_planned("class_count.sql")[0][0]
         if n_classes < needed:
             raise InvalidDataError(
                 f"{what} needs at least {needed} classes; the target has {n_classes}"

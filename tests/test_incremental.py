@@ -403,12 +403,12 @@ CHILD = textwrap.dedent("""
     con = duckdb.connect(sys.argv[1])
     con.execute("SET enable_progress_bar = false")  # stdout carries only the child's news
     model = sqlnb.load(con, "m")
-    run = model.pipeline.run
-    def announce(template, **context):
+    run = model.pipeline.run_planned  # an update's upsert is planned once per text
+    def announce(template, key=None, **context):
         if template == "merge.sql":
             print("merging", flush=True)
-        return run(template, **context)
-    model.pipeline.run = announce
+        return run(template, key, **context)
+    model.pipeline.run_planned = announce
     model.partial_fit("big", "y")
     print("committed", flush=True)
 """)

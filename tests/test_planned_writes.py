@@ -1,0 +1,173 @@
+"""An update's statements planned once (``sqlnb.planned``): the same answers as ever.
+
+``partial_fit`` and ``forget`` run their batch scan, probe, upsert and checks as prepared
+statements keyed by their text, over a write slot for small Arrow batches. The oracle is
+scikit-learn's ``fit`` on all the batches (Gaussian: what partial_fit equals, see
+docs/incremental.md) or its ``partial_fit`` loop (counts).
+"""
+
+from __future__ import annotations
+
+import gc
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+from sklearn.naive_bayes import GaussianNB, MultinomialNB
+
+import sqlnb
+from sqlnb.errors import InvalidDataError
+
+FEATURES = ["a", "b", "c"]
+
+
+def arrays(seed: int, n: int = 60, labels=(0, 1, 2)) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.choice(labels, n)
+    X = rng.normal(3.0, 1.5, (n, 3)) + np.asarray(y, dtype=float)[:, None]
+    return X, y
+
+
+def arrow(X: np.ndarray, y: np.ndarray, dtype: pa.DataType | None = None) -> pa.Table:
+    columns = {name: pa.array(X[:, i], dtype or pa.float64()) for i, name in enumerate(FEATURES)}
+    return pa.table({**columns, "y": pa.array(y, pa.int64())})
+
+
+def sklearn_fit(*batches: tuple[np.ndarray, np.ndarray]) -> GaussianNB:
+    """scikit-learn's fit on the union of the batches: what partial_fit equals (its
+    epsilon comes from all the data seen; see docs/incremental.md)."""
+    X = np.vstack([X for X, _ in batches])
+    y = np.concatenate([y for _, y in batches])
+    return GaussianNB(var_smoothing=1e-9).fit(X, y)
+
+
+def assert_same_fit(model: sqlnb.NaiveBayes, oracle: GaussianNB) -> None:
+    ours = model.to_sklearn()
+    np.testing.assert_array_equal(ours.classes_, oracle.classes_)
+    np.testing.assert_array_equal(ours.class_count_, oracle.class_count_)
+    np.testing.assert_allclose(ours.theta_, oracle.theta_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ours.var_, oracle.var_, rtol=1e-9, atol=1e-12)
+
+
+def prepared(con: duckdb.DuckDBPyConnection) -> int:
+    return con.execute("SELECT count(*) FROM duckdb_prepared_statements()").fetchall()[0][0]
+
+
+def test_a_loop_of_arrow_batches_equals_scikit_learns_fit_on_all_of_them():
+    con = duckdb.connect()
+    batches = [arrays(seed) for seed in range(6)]
+    model = sqlnb.NaiveBayes("m", con=con)
+    for X, y in batches:
+        model.partial_fit(arrow(X, y), "y")
+    assert prepared(con) > 0  # the update's statements were planned, and reused
+    assert_same_fit(model, sklearn_fit(*batches))
+
+
+def test_a_forget_after_planned_updates_equals_the_loop_without_that_batch():
+    con = duckdb.connect()
+    batches = [arrays(seed) for seed in range(4)]
+    model = sqlnb.NaiveBayes("m", con=con)
+    for X, y in batches:
+        model.partial_fit(arrow(X, y), "y")
+    model.forget(arrow(*batches[1]), "y")
+    assert_same_fit(model, sklearn_fit(batches[0], batches[2], batches[3]))
+
+
+def test_a_later_batch_with_a_new_class_adds_it_through_the_planned_upsert():
+    con = duckdb.connect()
+    first, second = arrays(1), arrays(2)
+    third = arrays(3, labels=(0, 1, 2, 7))
+    model = sqlnb.NaiveBayes("m", con=con)
+    for X, y in (first, second, third):
+        model.partial_fit(arrow(X, y), "y")
+    assert model.classes_ == [0, 1, 2, 7]
+    assert_same_fit(model, sklearn_fit(first, second, third))
+
+
+def test_batches_of_another_column_type_are_scanned_by_their_own_plan():
+    # the same values as BIGINT or as DOUBLE columns: the same statistics
+    con = duckdb.connect()
+    X1, y1 = arrays(1)
+    X2, y2 = np.round(arrays(2)[0]), arrays(2)[1]  # whole numbers
+    X3, y3 = arrays(3)
+    mixed = sqlnb.NaiveBayes("mixed", con=con)
+    floats = sqlnb.NaiveBayes("floats", con=con)
+    for model, dtype in ((mixed, pa.int64()), (floats, pa.float64())):
+        model.partial_fit(arrow(X1, y1), "y")
+        model.partial_fit(arrow(X2, y2, dtype), "y")
+        model.partial_fit(arrow(X3, y3), "y")
+    ours, theirs = mixed.to_sklearn(), floats.to_sklearn()
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-12)
+    assert ours.class_count_.tolist() == [np.sum(np.concatenate([y1, y2, y3]) == k)
+                                          for k in (0, 1, 2)]
+
+
+def test_another_connections_update_between_two_partial_fits_is_kept(tmp_path):
+    path = str(tmp_path / "models.duckdb")
+    batches = [arrays(seed) for seed in range(3)]
+    with duckdb.connect(path) as mine, duckdb.connect(path) as theirs:
+        model = sqlnb.NaiveBayes("m", con=mine)
+        model.partial_fit(arrow(*batches[0]), "y")
+        sqlnb.load(theirs, "m").partial_fit(arrow(*batches[1]), "y")
+        model.partial_fit(arrow(*batches[2]), "y")
+        assert_same_fit(model, sklearn_fit(*batches))
+
+
+def test_another_connections_refit_between_two_partial_fits_is_continued(tmp_path):
+    # the other writer replaces the model (new tables, far-away data): the planned
+    # statements and the kept shifts of this object must follow the model as it is now
+    path = str(tmp_path / "models.duckdb")
+    old = arrays(1)
+    refit = (arrays(2)[0] + 1e6, arrays(2)[1])
+    later = (arrays(3)[0] + 1e6, arrays(3)[1])
+    with duckdb.connect(path) as mine, duckdb.connect(path) as theirs:
+        model = sqlnb.NaiveBayes("m", con=mine)
+        model.partial_fit(arrow(*old), "y")
+        model.partial_fit(arrow(*arrays(4)), "y")
+        sqlnb.NaiveBayes("m", con=theirs).fit(arrow(*refit), "y")
+        model.partial_fit(arrow(*later), "y")
+        assert_same_fit(model, sklearn_fit(refit, later))
+
+
+def test_a_refused_update_after_planned_ones_changes_nothing_and_the_next_one_works():
+    con = duckdb.connect()
+    first, second, third = arrays(1), arrays(2), arrays(3)
+    model = sqlnb.NaiveBayes("m", con=con)
+    model.partial_fit(arrow(*first), "y")
+    model.partial_fit(arrow(*second), "y")
+    before = con.execute("SELECT * FROM m_feature_stats ORDER BY ALL").fetchall()
+    with pytest.raises(InvalidDataError, match="cannot forget more"):
+        model.forget(arrow(np.vstack([first[0], first[0]]), np.concatenate([first[1]] * 2)), "y")
+    assert con.execute("SELECT * FROM m_feature_stats ORDER BY ALL").fetchall() == before
+    model.partial_fit(arrow(*third), "y")
+    assert_same_fit(model, sklearn_fit(first, second, third))
+
+
+def test_a_count_model_updated_from_a_table_name_equals_scikit_learns_partial_fit_loop():
+    con = duckdb.connect()
+    rng = np.random.default_rng(0)
+    model = sqlnb.NaiveBayes("m", con=con, family="multinomial")
+    oracle = MultinomialNB()
+    for _ in range(3):
+        X, y = rng.integers(0, 6, (40, 3)), rng.choice([0, 1, 2], 40)
+        con.register("batch_rows", arrow(X.astype(float), y))
+        con.execute("CREATE OR REPLACE TABLE batch AS FROM batch_rows")
+        model.partial_fit("batch", "y")  # the same text each call: one plan
+        oracle.partial_fit(X, y, classes=[0, 1, 2])
+    np.testing.assert_allclose(model.to_sklearn().feature_log_prob_, oracle.feature_log_prob_,
+                               rtol=1e-9)
+
+
+def test_the_planned_statements_and_the_write_slot_go_with_the_model_object():
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con)
+    for seed in range(3):
+        model.partial_fit(arrow(*arrays(seed)), "y")
+    # the write slot is registered for a call only
+    assert con.execute("SELECT count(*) FROM duckdb_views() "
+                       "WHERE starts_with(view_name, '__sqlnb')").fetchall() == [(0,)]
+    del model
+    gc.collect()
+    assert prepared(con) == 0
