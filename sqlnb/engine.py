@@ -39,8 +39,15 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
-from .source import (PreparedStatements, Source, held_by, in_memory, resolve, schema_key,
-                     with_input_columns)
+from .source import (
+    PreparedStatements,
+    Source,
+    held_by,
+    in_memory,
+    resolve,
+    schema_key,
+    with_input_columns,
+)
 from .templates import render
 
 
