@@ -360,6 +360,14 @@ def prepare_width_explain(db: Path, path: Path) -> Step:
     return lambda: con.execute(sql, parameters).fetchall()
 
 
+def prepare_width_explain_floor(path: Path) -> Step:
+    """DuckDB's ``EXPLAIN`` of ``SELECT *`` of the file: what planning any statement that
+    returns every column of the input costs, the floor of the predict statement's."""
+    con = connect()
+    sql = render("explain.sql", query=render("select_all.sql", path=str(path)).strip().rstrip(";"))
+    return lambda: con.execute(sql).fetchall()
+
+
 def scoring_sql_size(db: Path) -> int:
     """Characters of the model's standalone scoring statement (``to_sql``)."""
     con = connect(str(db), read_only=True)

@@ -50,3 +50,36 @@ error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(lis
 {% endif %}
 {{- values -}}
 {%- endmacro %}
+{#- score_arrays.sql's fast form, for a row without a missing value: `<x>_zero` is the
+    row's list with 0 for a NULL, `<x>_square` its squares and `<x>_lgamma` its sum of
+    lgamma(x + 1). -#}
+{% macro fast(c, kind, x) -%}
+{% if kind == 'expanded' -%}
+{{ c.constant }} - list_inner_product({{ x }}_square, {{ c.square }}) + list_inner_product({{ x }}_zero, {{ c.linear }})
+{%- elif kind == 'counts' -%}
+{{ c.constant }} + list_dot_product({{ x }}_zero, {{ c.weights }}) - {{ x }}_lgamma
+{%- elif kind == 'distance' -%}
+{{ raw(c, kind, x ~ '_zero', none) }}
+{%- else -%}
+{{ c.constant }} + list_dot_product({{ x }}_zero, {{ c.weights }})
+{%- endif %}
+{%- endmacro %}
+{#- score_arrays.sql's row as a DOUBLE list in the model's feature order, centred on the
+    Gaussian's shift, a NaN kept (the careful form reads it as missing); Bernoulli's
+    `binarize` threshold applies last, a NaN first made NULL. `per_column` writes one
+    expression per feature, `f.shift` its shift as a literal (cheap to run: a statement
+    planned once pays for its size once); otherwise one lambda over the columns' list,
+    `shift` the shifts as a list (short to plan, for a statement planned at each call). -#}
+{% macro row_list(features, binarize, shift, per_column, zero=false) -%}
+{% if binarize is not none -%}
+[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.float %}{% set v = 'nullif(' ~ v ~ ", 'NaN'::DOUBLE)" %}{% endif %}{% set v = 'CAST(' ~ v ~ ' > ' ~ (binarize | lit) ~ ' AS DOUBLE)' %}{% if zero %}coalesce({{ v }}, 0){% else %}{{ v }}{% endif %}{{ ", " if not loop.last }}{% endfor %}]
+{%- elif per_column -%}
+[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.shift is not none %}{% set v = v ~ ' - ' ~ f.shift %}{% endif %}{% if zero %}coalesce({{ v }}, 0){% else %}{{ v }}{% endif %}{{ ", " if not loop.last }}{% endfor %}]
+{%- elif zero -%}
+list_transform(__sqlnb_x, lambda v: coalesce(v, 0))
+{%- elif shift -%}
+list_transform([{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}], lambda v, i: v - {{ shift }}[i])
+{%- else -%}
+[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
+{%- endif %}
+{%- endmacro %}

@@ -40,7 +40,15 @@ from .errors import (
     UnsupportedError,
 )
 from .planned import PlannedScripts, WriteSlot, unregister
-from .source import PreparedStatements, Source, held_by, in_memory, resolve, schema_key
+from .source import (
+    PreparedStatements,
+    Source,
+    held_by,
+    in_memory,
+    resolve,
+    schema_key,
+    with_input_columns,
+)
 from .templates import render
 
 
@@ -112,10 +120,11 @@ class Engine:
         return None
 
     def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
-                     relation: bool = True) -> Any:
+                     relation: bool = True, attach: list[str] | None = None) -> Any:
         """The result of a statement planned once per ``key`` and run on ``source`` (from
         :meth:`in_memory`): a relation over it, or if not ``relation`` an Arrow table;
-        ``statement(source_sql)`` gives its text (see :class:`sqlnb.source.PreparedStatements`)."""
+        ``statement(source_sql)`` gives its text (see :class:`sqlnb.source.PreparedStatements`).
+        ``attach`` names columns of the input put before the result's (not copied)."""
         raise NotImplementedError
 
     def forget_prepared(self) -> None:
@@ -258,9 +267,11 @@ class DuckDBEngine(Engine):
         return in_memory(obj)
 
     def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
-                     relation: bool = True) -> Any:
+                     relation: bool = True, attach: list[str] | None = None) -> Any:
         table, source.obj = source.obj, None
         result = self._prepared.run(self.connection, (key, schema_key(table)), table, statement)
+        if attach:
+            result = with_input_columns(table, attach, result)
         return self.connection.from_arrow(result) if relation else result
 
     def forget_prepared(self) -> None:
@@ -446,8 +457,8 @@ class RecordingEngine(Engine):
         return self.inner.in_memory(obj)
 
     def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
-                     relation: bool = True) -> Any:
-        return self.inner.run_prepared(key, source, statement, relation)
+                     relation: bool = True, attach: list[str] | None = None) -> Any:
+        return self.inner.run_prepared(key, source, statement, relation, attach)
 
     def forget_prepared(self) -> None:
         self.inner.forget_prepared()

@@ -138,6 +138,22 @@ class _Slot:
         return self.table.__arrow_c_stream__(requested_schema)
 
 
+def with_input_columns(table: Any, names: list[str], result: Any) -> Any:
+    """The columns ``names`` of the pyarrow Table ``table`` followed by ``result``'s (a
+    pyarrow Table of as many rows, in the same order), without copying either: a statement
+    that passes the input's columns through pays for each of them in binding and in every
+    level it crosses.
+
+    >>> import pyarrow as pa
+    >>> with_input_columns(pa.table({"x": [1, 2]}), ["x"], pa.table({"y": [3, 4]})).to_pydict()
+    {'x': [1, 2], 'y': [3, 4]}
+    """
+    import pyarrow as pa
+
+    columns = [table.column(name) for name in names] + list(result.columns)
+    return pa.Table.from_arrays(columns, names=list(names) + result.column_names)
+
+
 def schema_key(obj: Any) -> tuple:
     """What a prepared statement's input must keep: its columns' names and Arrow types."""
     return tuple((field.name, str(field.type)) for field in obj.schema)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import jinja2
+import pyarrow as pa
 import pytest
 
 import sqlnb
@@ -59,6 +60,8 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         # a small Arrow table: a statement planned once (PREPARE), run on each new table
         rows = con.sql("SELECT * FROM " + sqlnb.dialect.DUCKDB.ident(table)).to_arrow_table()
         arrays.predict_proba(rows).fetchall()
+        # more than one vector of rows: whether DuckDB keeps their order is asked
+        arrays.predict_proba(pa.concat_tables([rows] * 100)).fetchall()
     model = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features)
     model.top_features(2).fetchall()
     sqlnb.diagnostics.class_priors(model)

@@ -129,3 +129,25 @@ def test_a_planned_statement_runs_inside_the_callers_transaction_and_leaves_it_o
     con.rollback()  # still the caller's: nothing committed it
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'mine'"
                        ).fetchall() == [(0,)]
+
+
+@pytest.mark.parametrize("keep_order", [True, False])
+def test_the_inputs_columns_stay_with_their_rows_beyond_one_vector(keep_order):
+    # the planned statement returns the prediction alone and the input's columns are put
+    # next to it; DuckDB told not to keep the order, they pass through the statement
+    con = duckdb.connect()
+    con.execute(f"SET preserve_insertion_order = {str(keep_order).lower()}")
+    model, reference = iris_model(con)
+    rng = np.random.default_rng(0)
+    batch = rng.uniform([4, 2, 1, 0], [8, 4.5, 7, 2.5], size=(9000, 4))
+    table = pa.table({"id": np.arange(len(batch)),
+                      **{f"x{i}": batch[:, i] for i in range(4)}})
+
+    got = model.predict(table).to_arrow_table()
+
+    assert got.column_names == ["id", "x0", "x1", "x2", "x3", "prediction"]
+    ids = got.column("id").to_numpy()
+    np.testing.assert_array_equal(got.column("x0").to_numpy(), batch[ids, 0])
+    np.testing.assert_array_equal(got.column("prediction").to_numpy(),
+                                  reference.predict(batch[ids]))
+    assert sorted(ids) == list(range(len(batch)))

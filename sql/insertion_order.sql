@@ -1,0 +1,1 @@
+SELECT current_setting('preserve_insertion_order')
