@@ -39,7 +39,7 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
-from .planned import PlannedScripts, WriteSlot, unregister
+from .planned import InputSlot, PlannedScripts, unregister
 from .source import (
     PreparedStatements,
     Source,
@@ -227,7 +227,7 @@ class DuckDBEngine(Engine):
         self._depth = 0
         self._prepared = PreparedStatements()
         self._planned = PlannedScripts()
-        self._slot = WriteSlot()
+        self._slot = InputSlot()
 
     def execute(self, sql: str) -> None:
         self.connection.execute(sql)

@@ -119,22 +119,22 @@ class PlannedScripts:
             self._free(con, [name for name, _ in planned if name is not None])
             raise
         if self._finalizer is None:
-            self._finalizer = weakref.finalize(self, _free_all, con, self._names)
+            self._finalizer = weakref.finalize(self, free_all, con, self._names)
         return planned, cursor
 
     def _free(self, con: duckdb.DuckDBPyConnection, names: list[str]) -> None:
         freed = [entry for entry in self._names if entry[0] in names]
         self._names[:] = [entry for entry in self._names if entry[0] not in names]
-        _free_all(con, freed)
+        free_all(con, freed)
 
     def clear(self, con: duckdb.DuckDBPyConnection) -> None:
         """Free every planned statement: the next run plans again."""
         with self._lock:
             self._scripts.clear()
-            _free_all(con, self._names)
+            free_all(con, self._names)
 
 
-def _free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> None:
+def free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> None:
     """Deallocate prepared statements (nothing left to free if the connection was closed)."""
     while names:
         _, deallocate = names.pop()
@@ -145,10 +145,12 @@ def _free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> N
             pass
 
 
-class WriteSlot:
-    """The one input a connection's planned batch scans read: a view registered once over
-    this object, whose table is swapped per call. (Registering a new object under a name
-    would leave a statement planned over the name reading the old one.)"""
+class InputSlot:
+    """The input of planned statements: a view registered over this object, whose table is
+    swapped per call. DuckDB reads an object with the Arrow C stream interface afresh at
+    each execution, so a plan made over one table serves every table of the same schema put
+    here (registering a new object under the name would leave the plan reading the old
+    one)."""
 
     def __init__(self) -> None:
         self.table: Any = None

@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 
+from .planned import InputSlot, free_all, unregister
 from .templates import render
 
 _counter = itertools.count()
@@ -126,18 +127,6 @@ def in_memory(obj: Any) -> Source | None:
     return Source(sql="", columns=columns, obj=obj)
 
 
-class _Slot:
-    """The input of a prepared statement. DuckDB reads an object with the Arrow C stream
-    interface afresh at each execution, so the plan made over one table serves every
-    table of the same schema put here before the statement runs."""
-
-    def __init__(self) -> None:
-        self.table: Any = None
-
-    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
-        return self.table.__arrow_c_stream__(requested_schema)
-
-
 def with_input_columns(table: Any, names: list[str], result: Any) -> Any:
     """The columns ``names`` of the pyarrow Table ``table`` followed by ``result``'s (a
     pyarrow Table of as many rows, in the same order), without copying either: a statement
@@ -171,19 +160,20 @@ class PreparedStatements:
     them by :meth:`clear` or when this object goes.
 
     >>> import duckdb, pyarrow as pa
+    >>> from sqlnb.templates import render
     >>> con, statements = duckdb.connect(), PreparedStatements()
-    >>> double = lambda source: f"SELECT x * 2 AS y FROM {source}"
-    >>> statements.run(con, "double", pa.table({"x": [1, 2]}), double).to_pydict()
-    {'y': [2, 4]}
-    >>> statements.run(con, "double", pa.table({"x": [5]}), double).to_pydict()
-    {'y': [10]}
+    >>> rows = lambda source: render("batch_size.sql", t={"batch": source})
+    >>> statements.run(con, "rows", pa.table({"x": [1, 2]}), rows).to_pydict()
+    {'count_star()': [2]}
+    >>> statements.run(con, "rows", pa.table({"x": [5]}), rows).to_pydict()
+    {'count_star()': [1]}
     >>> statements.clear(con)
     """
 
     LIMIT = 16
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[Hashable, tuple[str, _Slot]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[str, InputSlot]] = OrderedDict()
         self._lock = threading.Lock()
         # (name, its DEALLOCATE) of each statement, shared with the finalizer (which
         # renders nothing: it may run at any moment, during another call)
@@ -216,9 +206,9 @@ class PreparedStatements:
         return result
 
     def _prepare(self, con: duckdb.DuckDBPyConnection, table: Any,
-                 statement: Callable[[str], str]) -> tuple[str, _Slot]:
+                 statement: Callable[[str], str]) -> tuple[str, InputSlot]:
         name = f"__sqlnb_prepared_{os.getpid()}_{next(_counter)}"
-        slot = _Slot()
+        slot = InputSlot()
         slot.table = table
         con.register(name, slot)
         try:
@@ -249,14 +239,10 @@ class PreparedStatements:
 def _free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> None:
     """Deallocate prepared statements and drop their views (nothing left if the connection
     was closed first)."""
-    while names:
-        name, deallocate = names.pop()
-        try:
-            # a relation-API call: leaves the connection's pending DB-API result alone
-            con.sql(deallocate)
-            con.unregister(name)
-        except duckdb.Error:
-            pass
+    views = [name for name, _ in names]
+    free_all(con, names)
+    for name in views:
+        unregister(con, name)
 
 
 def in_memory_rows(obj: Any) -> int | None:
@@ -282,17 +268,10 @@ def held_by(result: duckdb.DuckDBPyRelation, con: duckdb.DuckDBPyConnection,
     outlives it."""
     for source in sources:
         if source.registered is not None:
-            weakref.finalize(result, _unregister, con, source.registered)
+            weakref.finalize(result, unregister, con, source.registered)
             source.registered = None
             source.obj = None
     return result
-
-
-def _unregister(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    try:
-        con.unregister(name)
-    except duckdb.Error:  # the connection was closed first: nothing left to release
-        pass
 
 
 _OTHER_CONNECTION = (
