@@ -175,3 +175,49 @@ def test_a_copied_model_keeps_its_origins_and_updates_exactly(tmp_path, copy):
         estimator.partial_fit(second[["a", "b", "c"]].to_numpy(), second["y"].to_numpy())
         epsilon = estimator.epsilon_
     assert _worst(epsilon, _exact_epsilon(X)) < 1e-14
+
+
+def _separated(seed, weighted, n=240):
+    """Classes several spreads apart near 1e9 (as the pixels of load_digits are: a feature
+    near zero in one class and large in another), so one shared shift is far from some
+    class's mean relative to its spread."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    X = (1e9 + y[:, None] * np.array([6.0, 3.0, 0.0])
+         + rng.normal(size=(n, 3)) * np.array([0.3, 0.05, 1.0]))
+    return X, y, rng.uniform(0.2, 3.0, n) if weighted else None
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_classes_far_apart_keep_every_digit_of_their_variance(seed, weighted):
+    # a class mean 20 spreads from the shared shift: its one-pass sums would lose ~2.6
+    # digits (a relative error of ~1e-13 in var_); such features are summed again around
+    # each class's mean, which leaves a few roundings (scikit-learn here: ~1e-11)
+    X, y, weights = _separated(seed, weighted)
+    theta, var = _exact_moments(X, y, weights)
+    ours = _errors(GaussianNB().fit(X, y, sample_weight=weights), theta, var, _exact_epsilon(X))
+    assert ours["var_"] < 20 * np.finfo(float).eps, ours
+    assert ours["theta_"] < 4 * np.finfo(float).eps, ours
+
+
+def test_digits_far_from_the_origin_are_as_exact_as_scikit_learn():
+    # load_digits + 1e9 (exact integers in float64): each class's variance exactly, with
+    # integer arithmetic, beside both estimators' var_ (the benchmark's precision check)
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X = X + 1e9
+    values = X.astype(np.int64) - 10**9  # the variance does not move with the offset
+
+    def exact_variance(column):
+        n, s, s2 = len(column), int(column.sum()), int((column * column).sum())
+        return Fraction(n * s2 - s * s, n * n)
+
+    epsilon = VAR_SMOOTHING * max(exact_variance(values[:, j]) for j in range(X.shape[1]))
+    exact = [[exact_variance(values[y == c, j]) + epsilon for j in range(X.shape[1])]
+             for c in np.unique(y)]
+    ours = _worst(GaussianNB().fit(X, y).var_, exact)
+    theirs = _worst(SkGaussianNB().fit(X, y).var_, exact)
+    assert ours <= theirs, f"sqlnb's relative error {ours:.2e}, scikit-learn's {theirs:.2e}"
+    assert ours < 1e-13

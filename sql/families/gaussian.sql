@@ -94,9 +94,10 @@ GROUP BY __src.{{ target }}
 {%- endmacro %}
 
 {% macro cancelling(t, features, weighted) %}
--- Features whose batch sums lose more than three digits to cancellation in some class
--- (m2 = S2 - S1^2 / W below S2 / 1000: the shift is far from the class's values,
--- relative to their spread). Sums that are exactly zero lost nothing.
+-- Features whose batch sums lose more than one digit to cancellation in some class
+-- (m2 = S2 - S1^2 / W below S2 / 10: the shift is more than three spreads from the
+-- class's mean), so no variance keeps an error above a few dozen roundings (scikit-learn's
+-- two passes do no better). Sums that are exactly zero lost nothing.
 {% set names = features | map(attribute='name') | map('lit') | list %}
 SELECT DISTINCT feature
 FROM (
@@ -110,9 +111,9 @@ FROM (
 {% endif %}
     FROM {{ t.batch }}
 )
-WHERE (w > 0 AND s2 > 0 AND s2 - s1 * s1 / w < 1e-3 * s2)
+WHERE (w > 0 AND s2 > 0 AND s2 - s1 * s1 / w < 1e-1 * s2)
 {% if weighted %}
-   OR (n > 0 AND u2 > 0 AND u2 - u1 * u1 / n < 1e-3 * u2)
+   OR (n > 0 AND u2 > 0 AND u2 - u1 * u1 / n < 1e-1 * u2)
 {% endif %}
 {% endmacro %}
 
