@@ -1,3 +1,12 @@
--- The batch's helper tables are not needed once it is merged.
+-- The batch's helper tables are not needed once it is merged. An update's planned scan
+-- keeps its batch table from call to call (`keep_batch`: emptied, not dropped, so the
+-- catalog does not change and its planned statements stay planned); a rescan's
+-- per-class shifts table goes unless `shifts` is false (none was made).
+{% if keep_batch | default(false) %}
+DELETE FROM {{ t.batch }};
+{% else %}
 DROP TABLE IF EXISTS {{ t.batch }};
+{% endif %}
+{% if shifts | default(true) %}
 DROP TABLE IF EXISTS {{ t.shifts }};
+{% endif %}

@@ -23,6 +23,7 @@ import contextlib
 import itertools
 import os
 import re
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -49,7 +50,7 @@ from .source import (
     schema_key,
     with_input_columns,
 )
-from .templates import render
+from .templates import render, render_repeated
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,11 @@ class Engine:
     def render(self, template: str, **context: Any) -> str:
         """``sql/<template>`` rendered in this engine's dialect."""
         return render(template, dialect=self.dialect, **context)
+
+    def render_repeated(self, template: str, **context: Any) -> str:
+        """:meth:`render` of a statement rendered again and again with the same context
+        (an update's): its text is remembered (see :func:`sqlnb.templates.render_repeated`)."""
+        return render_repeated(template, dialect=self.dialect, **context)
 
     def execute(self, sql: str) -> None:
         raise NotImplementedError
@@ -148,6 +154,10 @@ class Engine:
 
     def empty_write_slot(self) -> None:
         """Let go of the table :meth:`write_slot` holds."""
+
+    def keep_table(self, name: str) -> None:
+        """The temporary table ``name`` (quoted) is kept from call to call by planned
+        statements: it is dropped when this engine goes."""
 
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         """Of ``names`` (lowercased), those taken in the current schema: name -> kind
@@ -230,6 +240,8 @@ class DuckDBEngine(Engine):
         self._slot = InputSlot()
 
     def execute(self, sql: str) -> None:
+        # any statement run as it is may be DDL: planned statements are planned again
+        self._planned.catalog_changed()
         self.connection.execute(sql)
 
     def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
@@ -246,7 +258,10 @@ class DuckDBEngine(Engine):
         return self.connection.sql(sql).fetch_arrow_table()
 
     def source(self, obj: Any) -> Source:
-        return resolve(self.connection, obj)
+        source = resolve(self.connection, obj)
+        if source.registered is not None:  # a view created for it
+            self._planned.catalog_changed()
+        return source
 
     def lazy(self, source: Source, sql: str,
              parameters: list[Any] | None = None) -> duckdb.DuckDBPyRelation:
@@ -258,6 +273,8 @@ class DuckDBEngine(Engine):
         return held_by(result, self.connection, *sources)
 
     def release(self, source: Source) -> None:
+        if source.registered is not None:
+            self._planned.catalog_changed()
         source.release(self.connection)
 
     def known_rows(self, source: Source) -> int | None:
@@ -291,18 +308,31 @@ class DuckDBEngine(Engine):
         slot.table = obj
         if slot.name is None:
             slot.name = f"__sqlnb_write_{os.getpid()}_{id(self)}"
-        # registered for the call only: a plan keeps the slot object it was made over, so
-        # the same object under the same name serves every call and leaves no view behind
-        self.connection.register(slot.name, slot)
+        if not slot.registered:
+            # registered once, for as long as this engine lives: a plan keeps the slot
+            # object it was made over, so the same object under the same name serves every
+            # call, and no view is created or dropped per call (that would change the
+            # catalog, and DuckDB would plan every planned statement again)
+            self.connection.register(slot.name, slot)
+            slot.registered = True
+            self._planned.catalog_changed()
+            weakref.finalize(self, unregister, self.connection, slot.name)
         source.sql = render("source.sql", name=slot.name, paths=[]).strip()
         source.obj = None
         return source, schema_key(obj)
 
     def empty_write_slot(self) -> None:
-        slot = self._slot
-        if slot.table is not None:
-            slot.table = None
-            unregister(self.connection, slot.name)
+        self._slot.table = None  # the view stays (reading it now fails); the table goes
+
+    def keep_table(self, name: str) -> None:
+        self._planned.keep_table(self.connection,
+                                 render("table_versions.sql", what="drop", table=name))
+
+    def _rolled_back(self) -> None:
+        """After a rollback: what it undid (a view registered, a table created in the
+        transaction) is made again when next needed."""
+        self._slot.registered = False
+        self._planned.catalog_changed()
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
@@ -363,6 +393,7 @@ class DuckDBEngine(Engine):
         except BaseException as exc:
             self._depth = 0
             self.connection.rollback()
+            self._rolled_back()
             if isinstance(exc, duckdb.TransactionException):
                 raise _conflict(what, exc) from exc
             raise
@@ -403,6 +434,7 @@ class DuckDBEngine(Engine):
         finally:
             self._depth = 0
             self.connection.rollback()
+            self._rolled_back()
 
 
 class RecordingEngine(Engine):

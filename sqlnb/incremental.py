@@ -218,6 +218,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
     check_labels("classes", classes)
     check_labels("keep_classes", keep_classes)
     engine = model.engine
+    flow = None
     try:
         # Everything, reads included, in the one transaction (refused first if the caller
         # has one open): the metadata and the catalog are read once, in its snapshot.
@@ -231,16 +232,19 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             slotted = engine.write_slot(source)
             src, slot_key = slotted if slotted is not None else (engine.source(source), None)
             flow = model.pipeline
-            flow.planning, flow.slot_key = True, slot_key
+            planned = engine.keeps_plans and (slotted is not None or _names_a_table(src))
+            flow.start_update(slot_key, keep_batch=planned)
             try:
                 _update_within(model, src, target, features, weight, classes, sign,
-                               keep_classes, stored,
-                               planned=engine.keeps_plans
-                               and (slotted is not None or _names_a_table(src)))
+                               keep_classes, stored, planned=planned)
             finally:
-                flow.planning, flow.slot_key = False, None
+                flow.end_update()
                 engine.release(src)
                 engine.empty_write_slot()
+    except BaseException:
+        if flow is not None:
+            flow.update_failed()  # rolled back (also at COMMIT)
+        raise
     finally:
         ownership.done(model)
     model.invalidate()
@@ -279,7 +283,9 @@ def _update_within(model: NaiveBayes, src: Source, target: str, features: list[s
     flow.finish(batch, spec["target"], class_type, weight,
                 known_classes=None if stored is None or refreshed
                 else len(stored["classes"]),
-                macros_current=current)
+                macros_current=current,
+                # the metadata table as the update read it: the columns of today's layout
+                meta_columns=stored is not None and "relations" in stored)
 
 
 def _names_a_table(src: Source) -> bool:

@@ -29,7 +29,9 @@ the transaction's block ends.
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +51,9 @@ if TYPE_CHECKING:  # pragma: no cover
 # Column types the batch table of a planned scan is created with as they are (no quotes, so
 # no user text: an ENUM's labels, say, send the scan the unplanned way).
 PLAIN_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_ ]*(\(\d+(, ?\d+)?\))?")
+
+# Names of the batch tables updates keep from call to call (one per pipeline).
+_kept_batches = itertools.count()
 
 # The tables a write on an engine without transactions versions; the metadata is the switch.
 VERSIONED_ROLES = ("features", "class_stats", "feature_stats", "meta")
@@ -80,6 +85,38 @@ class Pipeline:
         # update's duration), and the schema key of the write slot its scan reads
         self.planning = False
         self.slot_key: Any = None
+        # the batch table planned updates keep from call to call (quoted; None until the
+        # first), the key of the scan whose columns it has (None: to be created again),
+        # and whether this update made a per-class shifts table (a rescan)
+        self._kept_batch: str | None = None
+        self._kept_key: Any = None
+        self._made_shifts = False
+
+    def start_update(self, slot_key: Any, keep_batch: bool) -> None:
+        """An update (partial_fit, forget) begins: the statements it repeats are planned
+        once per text; ``slot_key`` is the schema of the write slot its scan reads, if any.
+        ``keep_batch`` (a planned scan): the batch goes in a table kept from call to call,
+        emptied at the end instead of dropped, so that no DDL runs in later calls."""
+        self.planning, self.slot_key, self._made_shifts = True, slot_key, False
+        if keep_batch and self.engine.keeps_plans:
+            if self._kept_batch is None:
+                self._kept_batch = self.engine.table(
+                    f"__sqlnb_batch_{os.getpid()}_{next(_kept_batches)}")
+                self.engine.keep_table(self._kept_batch)
+            self.tables["batch"] = self._kept_batch
+
+    def end_update(self) -> None:
+        """The update's statements are done (its transaction ends next)."""
+        self.planning, self.slot_key = False, None
+        self.tables["batch"] = self.stable["batch"]
+
+    def update_failed(self) -> None:
+        """The update was rolled back, which drops the kept batch table if that transaction
+        made it: the next update makes it again."""
+        self._kept_key = None
+
+    def _keeps_batch(self) -> bool:
+        return self._kept_batch is not None and self.tables["batch"] == self._kept_batch
 
     # ------------------------------------------------------------------ statements
     def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
@@ -103,6 +140,10 @@ class Pipeline:
         """A template rendered in the model's context and the engine's dialect."""
         return self.engine.render(template, **self.context(**context))
 
+    def render_repeated(self, template: str, **context: Any) -> str:
+        """:meth:`render` of a statement an update repeats at every call (remembered)."""
+        return self.engine.render_repeated(template, **self.context(**context))
+
     def run(self, template: str, **context: Any) -> None:
         self.engine.execute(self.render(template, **context))
 
@@ -115,7 +156,7 @@ class Pipeline:
     def run_planned(self, template: str, key: Any = None, **context: Any) -> None:
         """:meth:`run` of a statement an update repeats: planned once per text (and
         ``key``, the schema of the input slot it reads) where the engine can."""
-        sql = self.render(template, **context)
+        sql = self.render_repeated(template, **context)
         if self.planning:
             self.engine.execute_planned(sql, key)
         else:
@@ -123,7 +164,7 @@ class Pipeline:
 
     def fetch_planned(self, template: str, key: Any = None, **context: Any) -> list[tuple]:
         """:meth:`fetch`, planned once per text (see :meth:`run_planned`)."""
-        sql = self.render(template, **context)
+        sql = self.render_repeated(template, **context)
         return self.engine.fetch_planned(sql, key) if self.planning else self.engine.fetch(sql)
 
     def check(self, template: str, **context: Any) -> None:
@@ -195,6 +236,7 @@ class Pipeline:
         """Choose the shift of each feature's Gaussian sums from the source's first rows."""
         self.run("pilot.sql", source=src.sql, target=target_sql, features=features,
                  rows=Gaussian.pilot_rows, **context)
+        self._made_shifts = True  # (the pilot's means go in the shifts table)
         overall = self.fetch("pilot_overall.sql", features=features, **context)[0]
         for f, value in zip(features, overall):
             f["shift"] = float(value)
@@ -271,11 +313,13 @@ class Pipeline:
         batch table from the query and notes its columns (in ``cache``, the caller's per
         model); later ones create the empty table from those and run the scan as a planned
         INSERT (DuckDB cannot plan a CREATE ... AS once for many runs)."""
-        create = self.render("batch.sql", **context)
+        create = self.render_repeated("batch.sql", **context)
         known = None if cache is None else cache.setdefault("batch_columns", {})
         key = (create, self.slot_key)
+        kept = self._keeps_batch()
         if known is None or key not in known or not self.planning:
             self.engine.execute(create)
+            self._kept_key = None
             if known is not None:
                 columns = [tuple(row[:2]) for row in
                            self.fetch("describe_source.sql", source=self.tables["batch"])]
@@ -283,8 +327,11 @@ class Pipeline:
                     if len(known) >= 8:  # an update's scans vary little; keep a few
                         known.clear()
                     known[key] = columns
+                    self._kept_key = key if kept else None
             return
-        self.run("batch_table.sql", columns=known[key])
+        if not kept or self._kept_key != key:
+            self.run("batch_table.sql", columns=known[key])
+            self._kept_key = key if kept else None
         self.run_planned("batch.sql", self.slot_key, into=True, **context)
 
     def _probe(self, features: list[dict[str, Any]], weighted: bool,
@@ -334,6 +381,8 @@ class Pipeline:
         self._batch_problems = None  # a new batch table: its checks are asked again
         rescan = [f for f in features if f["name"] in cancelling]
         self.run("class_shifts.sql", features=rescan, weighted=weighted)
+        self._made_shifts = True
+        self._kept_key = None  # the batch table is made again, with other columns
         for f in rescan:
             f["class_shift"] = True
         self.run("batch.sql", source=src.sql, target=spec["target_sql"],
@@ -383,7 +432,7 @@ class Pipeline:
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
                weight: str | None, *, scoring_macros: bool = True,
                kind: dict[str, Any] | None = None, known_classes: int | None = None,
-               macros_current: bool = False) -> None:
+               macros_current: bool = False, meta_columns: bool = False) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
@@ -394,10 +443,14 @@ class Pipeline:
         parameter views (which read the statistics) are current and are left as they are,
         and so are its scoring macros if ``macros_current`` (they read the parameter view,
         and their text names only features and classes). Otherwise the macros are
-        re-created.
+        re-created. ``meta_columns``: the metadata table has every column of today's
+        layout (as the update's read of it found).
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
-        self.run("drop_batch.sql")
+        if self._keeps_batch():
+            self.run_planned("drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
+        else:
+            self.run("drop_batch.sql")
         n_classes = self.check_classes(self.family.min_classes,
                                        self.family.name + " naive Bayes")
         self.family.check_priors(n_classes)
@@ -408,7 +461,7 @@ class Pipeline:
             if "next_meta" in self.tables:  # staged: the views readers use come after the switch
                 self._params_context = context
         refuse(self.fetch_planned("checks.sql", features=features))
-        self.write_meta(features, target, target_type, weight, kind)
+        self.write_meta(features, target, target_type, weight, kind, has_columns=meta_columns)
         if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
             self._functions_after_switch = self.sql_macros and scoring_macros
         elif self.sql_macros and scoring_macros:
@@ -433,10 +486,14 @@ class Pipeline:
 
     def write_meta(self, features: list[dict[str, Any]], target: str, target_type: str,
                    weight: str | None, kind: dict[str, Any],
-                   feature_keys: tuple[str, ...] = ("name", "type")) -> None:
-        """(Re)write the metadata row: what the model is, and the relations it owns."""
-        self.run(
+                   feature_keys: tuple[str, ...] = ("name", "type"),
+                   has_columns: bool = False) -> None:
+        """(Re)write the metadata row: what the model is, and the relations it owns.
+        ``has_columns``: the table is known to have today's columns (nothing to add: the
+        statement is then planned, in an update)."""
+        (self.run_planned if has_columns else self.run)(
             "write_meta.sql",
+            has_columns=has_columns,
             schema_version=SCHEMA_VERSION,
             params_json=json.dumps(jsonable(self.family.params)),
             target=target,

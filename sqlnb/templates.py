@@ -15,6 +15,8 @@ CREATE OR REPLACE TEMP TABLE "batch" AS
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
+from collections.abc import Hashable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -116,3 +118,43 @@ def each(values: Any, how: Any) -> list[str]:
 def render(template: str, dialect: Dialect = DUCKDB, **context) -> str:
     """Render ``sql/<template>`` with ``context``."""
     return environment(dialect).get_template(template).render(**context)
+
+
+# Statements an update repeats, by template, dialect and context (see render_repeated).
+_REPEATED: OrderedDict[Hashable, str] = OrderedDict()
+_REPEATED_LIMIT = 256
+
+
+def render_repeated(template: str, dialect: Dialect = DUCKDB, **context) -> str:
+    """:func:`render`, remembering the text of the statements an update repeats at every
+    call (its scan, upsert, checks): Jinja spends about a millisecond on each, longer than
+    DuckDB runs some of them. A text is a function of its template, dialect and context
+    alone, so the key holds all three in full (see :func:`frozen`); a context holding
+    anything but plain values is rendered every time."""
+    key = frozen((template, dialect.name, context))
+    if key is None:
+        return render(template, dialect, **context)
+    text = _REPEATED.get(key)
+    if text is None:
+        text = _REPEATED[key] = render(template, dialect, **context)
+        if len(_REPEATED) > _REPEATED_LIMIT:
+            _REPEATED.popitem(last=False)
+    return text
+
+
+def frozen(value: Any) -> Hashable | None:
+    """``value`` (plain values, lists, tuples and dicts of them) as a hashable key that
+    tells apart whatever renders differently (``1``, ``1.0``, ``True``; ``0.0`` and
+    ``-0.0``); None if it holds anything else."""
+    kind = type(value)
+    if value is None or kind in (str, int, bool):
+        return (kind.__name__, value)
+    if kind is float:
+        return ("float", repr(value))
+    if kind in (list, tuple):
+        items = tuple(frozen(v) for v in value)
+        return None if None in items else (kind.__name__, items)
+    if kind is dict:
+        items = tuple((frozen(k), frozen(v)) for k, v in value.items())
+        return None if any(k is None or v is None for k, v in items) else ("dict", items)
+    return None

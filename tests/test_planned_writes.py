@@ -160,14 +160,41 @@ def test_a_count_model_updated_from_a_table_name_equals_scikit_learns_partial_fi
                                rtol=1e-9)
 
 
-def test_the_planned_statements_and_the_write_slot_go_with_the_model_object():
+def scratch(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """sqlnb's helper relations on the connection: (kind, rows they hold)."""
+    views = con.execute("SELECT view_name FROM duckdb_views() "
+                        "WHERE starts_with(view_name, '__sqlnb')").fetchall()
+    tables = con.execute("SELECT table_name FROM duckdb_tables() "
+                         "WHERE starts_with(table_name, '__sqlnb')").fetchall()
+    return [("view", None) for _ in views] + [
+        ("table", con.execute(f'SELECT count(*) FROM "{name}"').fetchall()[0][0])
+        for (name,) in tables]
+
+
+def test_the_planned_statements_the_write_slot_and_the_batch_table_go_with_the_model_object():
     con = duckdb.connect()
     model = sqlnb.NaiveBayes("m", con=con)
     for seed in range(3):
         model.partial_fit(arrow(*arrays(seed)), "y")
-    # the write slot is registered for a call only
-    assert con.execute("SELECT count(*) FROM duckdb_views() "
-                       "WHERE starts_with(view_name, '__sqlnb')").fetchall() == [(0,)]
+    # between calls: the slot's view and the kept batch table, which holds no rows (no
+    # DDL runs per call, so the planned statements stay planned)
+    assert sorted(scratch(con)) == [("table", 0), ("view", None)]
     del model
     gc.collect()
     assert prepared(con) == 0
+    assert scratch(con) == []
+
+
+def test_an_update_rolled_back_at_its_first_planned_call_leaves_the_next_one_working():
+    # the kept batch table and the slot's view are made in the failed call's transaction
+    # (so the rollback drops them): the next call makes them again
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con)
+    first, second = arrays(1), arrays(2)
+    model.partial_fit(arrow(*first), "y")
+    X, y = arrays(3)
+    with pytest.raises(InvalidDataError, match="declared classes"):
+        model.partial_fit(arrow(X, y), "y", classes=[0, 1])
+    model.partial_fit(arrow(*second), "y")
+    model.partial_fit(arrow(*arrays(4)), "y")
+    assert_same_fit(model, sklearn_fit(first, second, arrays(4)))
