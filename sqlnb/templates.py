@@ -15,6 +15,7 @@ CREATE OR REPLACE TEMP TABLE "batch" AS
 from __future__ import annotations
 
 import os
+import pickle
 from collections import OrderedDict
 from collections.abc import Hashable
 from functools import cache
@@ -129,32 +130,19 @@ def render_repeated(template: str, dialect: Dialect = DUCKDB, **context) -> str:
     """:func:`render`, remembering the text of the statements an update repeats at every
     call (its scan, upsert, checks): Jinja spends about a millisecond on each, longer than
     DuckDB runs some of them. A text is a function of its template, dialect and context
-    alone, so the key holds all three in full (see :func:`frozen`); a context holding
-    anything but plain values is rendered every time."""
-    key = frozen((template, dialect.name, context))
-    if key is None:
+    alone, so the key holds all three in full: the context pickled, which tells apart
+    whatever renders differently (``1``, ``1.0`` and ``True``; ``0.0`` and ``-0.0``; a
+    list and a tuple) at a fraction of a rendering's cost. A context that cannot be
+    pickled is rendered every time."""
+    try:
+        key = (template, dialect.name, pickle.dumps(context, protocol=pickle.HIGHEST_PROTOCOL))
+    except (pickle.PicklingError, TypeError, AttributeError):
         return render(template, dialect, **context)
     text = _REPEATED.get(key)
     if text is None:
         text = _REPEATED[key] = render(template, dialect, **context)
         if len(_REPEATED) > _REPEATED_LIMIT:
             _REPEATED.popitem(last=False)
+    else:
+        _REPEATED.move_to_end(key)
     return text
-
-
-def frozen(value: Any) -> Hashable | None:
-    """``value`` (plain values, lists, tuples and dicts of them) as a hashable key that
-    tells apart whatever renders differently (``1``, ``1.0``, ``True``; ``0.0`` and
-    ``-0.0``); None if it holds anything else."""
-    kind = type(value)
-    if value is None or kind in (str, int, bool):
-        return (kind.__name__, value)
-    if kind is float:
-        return ("float", repr(value))
-    if kind in (list, tuple):
-        items = tuple(frozen(v) for v in value)
-        return None if None in items else (kind.__name__, items)
-    if kind is dict:
-        items = tuple((frozen(k), frozen(v)) for k, v in value.items())
-        return None if any(k is None or v is None for k, v in items) else ("dict", items)
-    return None

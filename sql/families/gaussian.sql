@@ -141,24 +141,40 @@ FROM {{ t.batch }};
     (var_smoothing's epsilon) with them. #}
 {% macro feature_origin(f) %}{{ f.get('origin', 0.0) | lit }}{% endmacro %}
 
+{#- The batch's moments per class x feature. Only the lists that differ are unpivoted (the
+    planner's time grows with them, and DuckDB plans this statement at every update):
+    without weights the weight is the count and the unweighted sums are the weighted ones;
+    the smallest and largest values exist only for rescanned features. #}
 {% macro batch_moments(t, features, weighted) %}
+{% set a = features | map(attribute='alias') | list %}
+{% set rescanned = features | selectattr('class_shift', 'defined') | selectattr('class_shift') | list %}
+{% set lists = [('feature', features | map(attribute='name') | map('lit') | list), ('shift', a | each('{}_shift')), ('origin', features | each(feature_origin)), ('n', a | each('{}_n')), ('s1', a | each('{}_s1')), ('s2', a | each('{}_s2'))] %}
+{% if weighted %}
+{% set lists = lists + [('w', a | each('coalesce({}_w, 0)')), ('u1', a | each('{}_u1')), ('u2', a | each('{}_u2'))] %}
+{% endif %}
+{% if rescanned %}
+{% set lists = lists + [('lo', features | each(lo_of)), ('hi', features | each(hi_of))] %}
+{% endif %}
+{% set weight = 'w' if weighted else 'CAST(n AS DOUBLE)' %}
+{% set u1, u2 = ('u1', 'u2') if weighted else ('s1', 's2') %}
 WITH unpivoted AS (
     SELECT
         {{ by_group(t) }}class,
-        {{ batch_sums(features, weighted, 'weight', [('feature', features | map(attribute='name') | map('lit') | list), ('shift', features | map(attribute='alias') | each('{}_shift')), ('origin', features | each(feature_origin)), ('lo', features | each(lo_of)), ('hi', features | each(hi_of)), ('n', features | map(attribute='alias') | each('{}_n'))]) }}
+        {{ sql.unpivot(lists) }}
     FROM {{ t.batch }}
 )
 SELECT
     {{ by_group(t) }}class,
     feature,
     n,
-    weight,
-    -- the batch's own moments, from sums taken around the shift
-    CASE WHEN weight = 0 THEN 0 WHEN lo = hi THEN lo ELSE shift + s1 / weight END AS mean,
-    CASE WHEN weight = 0 OR lo = hi THEN 0 ELSE greatest(s2 - s1 * s1 / weight, 0) END AS m2,
+    {{ weight }} AS weight,
+    -- the batch's own moments, from sums taken around the shift (a rescanned class whose
+    -- values are all equal: that value, and m2 = 0 exactly)
+    CASE WHEN {{ weight }} = 0 THEN 0 {% if rescanned %}WHEN lo = hi THEN lo {% endif %}ELSE shift + s1 / {{ weight }} END AS mean,
+    CASE WHEN {{ weight }} = 0 {% if rescanned %}OR lo = hi {% endif %}THEN 0 ELSE greatest(s2 - s1 * s1 / {{ weight }}, 0) END AS m2,
     -- relative to the origin: shift - origin is exact when both are close
-    CASE WHEN n = 0 THEN 0 WHEN lo = hi THEN lo - origin ELSE (shift - origin) + u1 / n END AS n_mean,
-    CASE WHEN n = 0 OR lo = hi THEN 0 ELSE greatest(u2 - u1 * u1 / n, 0) END AS n_m2
+    CASE WHEN n = 0 THEN 0 {% if rescanned %}WHEN lo = hi THEN lo - origin {% endif %}ELSE (shift - origin) + {{ u1 }} / n END AS n_mean,
+    CASE WHEN n = 0 {% if rescanned %}OR lo = hi {% endif %}THEN 0 ELSE greatest({{ u2 }} - {{ u1 }} * {{ u1 }} / n, 0) END AS n_m2
 FROM unpivoted
 {% endmacro %}
 
