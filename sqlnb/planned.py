@@ -104,44 +104,48 @@ class PlannedScripts:
             if entry is not None and entry[0] != self._generation:
                 # planned before the catalog changed: DuckDB would bind it at every run
                 del self._scripts[full_key]
-                self._free(con, [name for name, _, _ in entry[1] if name is not None])
+                self._free(con, [name for name, _, _, _ in entry[1] if name is not None])
                 entry = None
             if entry is None:
                 statements, cursor = self._plan_and_run(con, sql)
                 self._scripts[full_key] = (self._generation, statements)
                 while len(self._scripts) > self.LIMIT:
                     _, (_, old) = self._scripts.popitem(last=False)
-                    self._free(con, [name for name, _, _ in old if name is not None])
+                    self._free(con, [name for name, _, _, _ in old if name is not None])
                 return cursor
             self._scripts.move_to_end(full_key)
             cursor: Any = None
-            for _, _, run in entry[1]:
+            for _, _, run, ddl in entry[1]:
                 cursor = con.execute(run)
+                if ddl:
+                    self._generation += 1
             return cursor
 
     def _plan_and_run(self, con: duckdb.DuckDBPyConnection,
-                      sql: str) -> tuple[list[tuple[str | None, str, str]], Any]:
+                      sql: str) -> tuple[list[tuple[str | None, str, str, bool]], Any]:
         """Plan each statement of a script and run it before planning the next (a later
         statement may read what an earlier one created)."""
-        planned: list[tuple[str | None, str, str]] = []
+        planned: list[tuple[str | None, str, str, bool]] = []
         cursor: Any = None
         try:
             for statement in con.extract_statements(sql):
                 text = statement.query.strip().rstrip(";").rstrip()
-                if statement.type.name not in _PREPARABLE:
-                    planned.append((None, text, text))
+                ddl = statement.type.name not in _PREPARABLE
+                if ddl:
+                    # DDL cannot be prepared: it runs as it is, and changes the catalog
+                    planned.append((None, text, text, ddl))
                     cursor = con.execute(text)
-                    self._generation += 1  # DDL: it runs as it is, at every run
+                    self._generation += 1
                     continue
                 name = f"__sqlnb_planned_{os.getpid()}_{next(_counter)}"
                 # a statement may end in a comment: the newline keeps PREPARE's text whole
                 con.execute(render("prepare.sql", name=name, statement=text + "\n"))
                 self._names.append((name, render("deallocate.sql", name=name)))
                 run = render("execute_prepared.sql", name=name)
-                planned.append((name, text, run))
+                planned.append((name, text, run, False))
                 cursor = con.execute(run)
         except BaseException:
-            self._free(con, [name for name, _, _ in planned if name is not None])
+            self._free(con, [name for name, _, _, _ in planned if name is not None])
             raise
         self._watch(con)
         return planned, cursor
