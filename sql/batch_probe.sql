@@ -20,9 +20,13 @@ FROM (
 
 ) AS cancelling_features
 {% endif %}
+{#- the problems' part only where it can find one (batch_checks.sql: missing values under
+    missing = 'error', or the family's own checks): DuckDB plans this at every update #}
+{% if (p.missing | default('error')) == 'error' or family_has_batch_checks %}
 UNION ALL
 SELECT 'problem', feature, problem
 FROM (
 {% include 'batch_checks.sql' %}
 
 ) AS problems
+{% endif %}
