@@ -107,6 +107,9 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
     env.filters["each"] = each
     env.globals["fn"] = dialect.functions
     env.globals["sql"] = Dispatcher(env, dialect)
+    # the texts render_repeated remembers, and their total size
+    env.sqlnb_repeated = OrderedDict()  # type: ignore[attr-defined]
+    env.sqlnb_repeated_size = 0  # type: ignore[attr-defined]
     return env
 
 
@@ -121,28 +124,32 @@ def render(template: str, dialect: Dialect = DUCKDB, **context) -> str:
     return environment(dialect).get_template(template).render(**context)
 
 
-# Statements an update repeats, by template, dialect and context (see render_repeated).
-_REPEATED: OrderedDict[Hashable, str] = OrderedDict()
-_REPEATED_LIMIT = 256
+# How much remembered text render_repeated keeps per environment (characters).
+_REPEATED_LIMIT = 8_000_000
 
 
 def render_repeated(template: str, dialect: Dialect = DUCKDB, **context) -> str:
     """:func:`render`, remembering the text of the statements an update repeats at every
     call (its scan, upsert, checks): Jinja spends about a millisecond on each, longer than
-    DuckDB runs some of them. A text is a function of its template, dialect and context
-    alone, so the key holds all three in full: the context pickled, which tells apart
-    whatever renders differently (``1``, ``1.0`` and ``True``; ``0.0`` and ``-0.0``; a
-    list and a tuple) at a fraction of a rendering's cost. A context that cannot be
-    pickled is rendered every time."""
+    DuckDB runs some of them. A text is a function of its template, the dialect's
+    environment and the context alone, so the key holds the context in full: pickled,
+    which tells apart whatever renders differently (``1``, ``1.0`` and ``True``; ``0.0``
+    and ``-0.0``; a list and a tuple) at a fraction of a rendering's cost. A context that
+    cannot be pickled is rendered every time. The texts live with the environment (a new
+    one starts empty); the oldest go beyond ``_REPEATED_LIMIT`` characters."""
     try:
-        key = (template, dialect.name, pickle.dumps(context, protocol=pickle.HIGHEST_PROTOCOL))
+        key = (template, pickle.dumps(context, protocol=pickle.HIGHEST_PROTOCOL))
     except (pickle.PicklingError, TypeError, AttributeError):
         return render(template, dialect, **context)
-    text = _REPEATED.get(key)
-    if text is None:
-        text = _REPEATED[key] = render(template, dialect, **context)
-        if len(_REPEATED) > _REPEATED_LIMIT:
-            _REPEATED.popitem(last=False)
-    else:
-        _REPEATED.move_to_end(key)
+    env = environment(dialect)
+    texts: OrderedDict[Hashable, str] = env.sqlnb_repeated  # type: ignore[attr-defined]
+    text = texts.get(key)
+    if text is not None:
+        texts.move_to_end(key)
+        return text
+    text = texts[key] = env.get_template(template).render(**context)
+    env.sqlnb_repeated_size += len(text)  # type: ignore[attr-defined]
+    while env.sqlnb_repeated_size > _REPEATED_LIMIT and len(texts) > 1:  # type: ignore[attr-defined]
+        _, old = texts.popitem(last=False)
+        env.sqlnb_repeated_size -= len(old)  # type: ignore[attr-defined]
     return text
