@@ -20,13 +20,16 @@
 {#- what the fast form reads, `z`: the row's list (x), then for the expanded Gaussian its
     squares, for the Poisson the sum of lgamma(x + 1); each class's weights are as long -#}
 {% set x = '__sqlnb_x' %}
-{% if kind == 'expanded' %}
-{% set z = 'list_concat(' ~ x ~ ', list_transform(' ~ x ~ ', lambda v: v * v))' %}
-{% elif kind == 'counts' %}
-{% set z = 'list_concat(' ~ x ~ ', [list_sum(list_transform(' ~ x ~ ', lambda v: lgamma(v + 1)))])' %}
-{% else %}
-{% set z = none %}
-{% endif %}
+{% macro z_of(x) -%}
+{% if kind == 'expanded' -%}
+list_concat({{ x }}, list_transform({{ x }}, lambda v: v * v))
+{%- elif kind == 'counts' -%}
+list_concat({{ x }}, [list_sum(list_transform({{ x }}, lambda v: lgamma(v + 1)))])
+{%- else -%}
+{{ x }}
+{%- endif %}
+{%- endmacro %}
+{% set z = none if kind in ('distance', 'linear') else z_of(x) %}
 {% set careful_x = 'list_transform(' ~ x ~ ", lambda v: nullif(v, 'NaN'::DOUBLE))" %}
 {% set careful_kind = 'distance' if kind == 'expanded' else kind %}
 {% macro fast(c, z) -%}
@@ -46,8 +49,20 @@
 {% endif %}
 {#- a row with a missing value (a NaN in its list) takes the careful form, which applies
     `missing`; the others one list function per class -#}
+{% if kind != 'distance' and missing != 'error' %}
+{#- `missing="ignore"` outside the Gaussian's differences is linear too: the fast form over
+    the row with 0 for a missing value, plus one weight per feature (`careful`) times 1
+    where it is missing, which gives back what the constant counted for it -#}
+{% set careful_list -%}
+list_transform([list_transform({{ x }}, lambda v: CASE WHEN isnan(v) THEN 0 ELSE v END)], lambda __sqlnb_x0: list_transform([list_concat({{ z_of('__sqlnb_x0') }}, list_transform({{ x }}, lambda v: CAST(isnan(v) AS DOUBLE)))], lambda __sqlnb_m: [{% for c in classes %}{{ c.constant }} + list_inner_product(__sqlnb_m, {{ c.careful }}){{ ", " if not loop.last }}{% endfor %}])[1])[1]
+{%- endset %}
+{% else %}
+{% set careful_list -%}
+[{% for c in classes %}{{ terms.careful(c, careful_kind, careful_x, missing, names) }}{{ ", " if not loop.last }}{% endfor %}]
+{%- endset %}
+{% endif %}
 {% set classes_list -%}
-CASE WHEN list_contains({{ x }}, 'NaN'::DOUBLE) THEN [{% for c in classes %}{{ terms.careful(c, careful_kind, careful_x, missing, names) }}{{ ", " if not loop.last }}{% endfor %}] ELSE {{ fast_list }} END
+CASE WHEN list_contains({{ x }}, 'NaN'::DOUBLE) THEN {{ careful_list }} ELSE {{ fast_list }} END
 {%- endset %}
 {% if output == 'predict' %}
 {#- argmax; ties go to the first class in sorted order -#}

@@ -416,10 +416,18 @@ def one_level_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[st
     classes = []
     for i, (c, slots) in enumerate(zip(compiled["compiled"], arrays["classes"])):
         lists = {name: values[n - 1] for name, n in slots.items()}
+        # the fast form's weights, then (`careful`) what a missing feature gives back
         if kind == "expanded":
             lists["joined"] = lists["linear"] + [-a for a in lists["square"]]
+            shift = values[arrays["shift"] - 1]
+            lists["careful"] = lists["joined"] + [
+                0.5 * math.log(2 * math.pi * t["var"]) + 0.5 / t["var"] * (t["theta"] - s) ** 2
+                for t, s in zip(c["terms"], shift)]
         elif kind == "counts":
             lists["joined"] = lists["weights"] + [-1.0]
+            lists["careful"] = lists["joined"] + lists.get("fallback", [])
+        elif kind == "linear":
+            lists["careful"] = lists["weights"] + lists.get("fallback", [])
         out = (None if output_prefix is None
                else dialect.ident(f"{output_prefix}{c['label_value']}"))
         classes.append(_ClassLists(bound, i, lists, {"label": c["label"], "output": out}))
