@@ -205,3 +205,27 @@ def test_the_input_columns_pass_through_one_level_for_predict_and_two_for_per_cl
 
     assert levels("predict") == 1
     assert levels("proba") == 2
+
+
+def test_a_wide_gaussian_past_the_cancellation_bound_is_scored_from_differences(con, tmp_path):
+    # x0 is 0 in class 0 and 1000 in class 1 (variance epsilon in both): the inner
+    # products would cancel, so each class is a distance; a missing value takes the careful
+    # form of that shape
+    X, y = wide_gaussian(rows=60)
+    y = y % 2
+    X[:, 0] = y * 1000.0
+    reference = GaussianNB().fit(X, y)
+    model = sqlnb.NaiveBayes("stiff", con=con).fit(columns(X, y), "label")
+    assert not sqlnb.scoring._parameters(model)["expanded"]
+    rows = X[:5].copy()
+    rows[1, 17] = np.nan
+    present = ~np.isnan(rows)
+    terms = -0.5 * (np.log(2 * np.pi * reference.var_)[None, :, :]
+                    + (rows[:, None, :] - reference.theta_[None]) ** 2 / reference.var_[None])
+    expected = (np.log(reference.class_prior_)
+                + np.where(present[:, None, :], terms, 0).sum(axis=2))
+
+    path = parquet(tmp_path, "stiff", columns(rows))
+    np.testing.assert_allclose(matrix(model.predict_joint_log_proba(path), "jll_", [0, 1]),
+                               expected, rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(path).df()["prediction"], expected.argmax(axis=1))
