@@ -10,11 +10,13 @@ Two strategies give the same answers (to floating-point noise):
 * ``"compiled"`` (``sql/score.sql``) inlines every parameter as a literal: one expression
   per class, features x classes literals in all. DuckDB runs it fast per row, but plans it
   slowly, and planning grows with the statement: wide models and small inputs pay seconds.
-* ``"arrays"`` (``sql/score_arrays.sql``) keeps the parameters as data: each row's
-  features become one list, and each class's parameters are bound lists (prepared-statement
-  parameters, not SQL text), combined by list functions (``list_dot_product``,
-  ``list_distance``). The statement grows with features + classes, so planning stays
-  small; per row it does a little more work (building the list).
+* ``"arrays"`` keeps the parameters as data: each row's features become one list, and
+  each class's parameters are bound lists (prepared-statement parameters, not SQL text),
+  combined by list functions (``list_inner_product``, ``list_distance``). The statement
+  grows with features + classes, so planning stays small; per row it does a little more
+  work (building the list). Planned at each call it is ``sql/score_one_level.sql`` (one
+  level over the source, see :func:`one_level_sql`); planned once for small Arrow inputs,
+  ``sql/score_arrays.sql`` with the lists written in it (:func:`prepared_scores`).
 
 ``"auto"`` (the default) takes the compiled form only for narrow models scoring many rows
 (or rows it cannot count cheaply), where it wins (see ``COMPILED_MAX_TERMS`` and
