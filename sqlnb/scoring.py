@@ -10,11 +10,13 @@ Two strategies give the same answers (to floating-point noise):
 * ``"compiled"`` (``sql/score.sql``) inlines every parameter as a literal: one expression
   per class, features x classes literals in all. DuckDB runs it fast per row, but plans it
   slowly, and planning grows with the statement: wide models and small inputs pay seconds.
-* ``"arrays"`` (``sql/score_arrays.sql``) keeps the parameters as data: each row's
-  features become one list, and each class's parameters are bound lists (prepared-statement
-  parameters, not SQL text), combined by list functions (``list_dot_product``,
-  ``list_distance``). The statement grows with features + classes, so planning stays
-  small; per row it does a little more work (building the list).
+* ``"arrays"`` keeps the parameters as data: each row's features become one list, and
+  each class's parameters are bound lists (prepared-statement parameters, not SQL text),
+  combined by list functions (``list_inner_product``, ``list_distance``). The statement
+  grows with features + classes, so planning stays small; per row it does a little more
+  work (building the list). Planned at each call it is ``sql/score_one_level.sql`` (one
+  level over the source, see :func:`one_level_sql`); planned once for small Arrow inputs,
+  ``sql/score_arrays.sql`` with the lists written in it (:func:`prepared_scores`).
 
 ``"auto"`` (the default) takes the compiled form only for narrow models scoring many rows
 (or rows it cannot count cheaply), where it wins (see ``COMPILED_MAX_TERMS`` and
@@ -36,6 +38,7 @@ form. Choose per model with ``NaiveBayes(..., scoring="arrays")``.
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 from . import ownership
@@ -297,7 +300,12 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
                     literal: bool = False) -> tuple[str, list[Any]]:
     """The arrays strategy's statement for a FROM-clause fragment, and its parameters
     (none if ``literal``: the lists are then written in the statement, for a statement
-    planned once and run many times, see :func:`prepared_scores`)."""
+    planned once and run many times, see :func:`prepared_scores`).
+
+    Planned at each call (not ``literal``), it is :func:`one_level_sql`'s statement."""
+    if not literal:
+        return one_level_sql(model, source_sql, output, keep, output_prefix,
+                             prediction=prediction, columns=columns)
     arrays = _parameters(model)
     columns = columns or {}
     dialect = model.dialect
@@ -342,6 +350,114 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
         ),
     )
     return sql, [] if literal else arrays["values"]
+
+
+class _BoundLists:
+    """Numbers a template's bound lists in the order it reads them: DuckDB refuses a
+    parameter the statement does not use, so only what the rendered text names is bound."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self._slots: dict[Hashable, str] = {}
+
+    def slot(self, key: Hashable, value: Any) -> str:
+        if key not in self._slots:
+            self.values.append(value)
+            self._slots[key] = f"${len(self.values)}"
+        return self._slots[key]
+
+
+class _ClassLists:
+    """One class's lists for a template: ``c.scale`` and the like bind the list when the
+    template reads it; ``label`` and ``output`` are SQL text."""
+
+    def __init__(self, bound: _BoundLists, index: int, lists: dict[str, Any],
+                 text: dict[str, Any]) -> None:
+        self._bound, self._index, self._lists, self._text = bound, index, lists, text
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._text:
+            return self._text[name]
+        if name in self._lists:
+            return self._bound.slot((self._index, name), self._lists[name])
+        raise AttributeError(name)
+
+
+# Statements of one_level_sql kept per model version (the source, output and columns differ
+# between calls; a service scoring the same files or tables again renders nothing).
+ONE_LEVEL_CACHE = 16
+
+
+def one_level_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
+                  output_prefix: str | None, prediction: str = "prediction",
+                  columns: dict[str, str] | None = None) -> tuple[str, list[Any]]:
+    """The arrays strategy's statement planned at each call (``sql/score_one_level.sql``)
+    and its bound lists: one level over the source for ``predict``, two for the outputs
+    with a column per class (the classes' list, then the columns), so the input's columns
+    are bound once or twice rather than at every step of the computation. A missing value
+    is a NaN in the row's list, which makes the fast form NaN: only such rows are read
+    again by the careful form. The Gaussian's expanded form is one inner product per class
+    over the row and its squares (``joined``: the linear weights, then minus the squares').
+
+    The text and lists are kept with the model's parameters (every write of this object,
+    and every new version seen, drops them)."""
+    compiled = model.parameters()
+    cache = compiled.setdefault("one_level", {})
+    key = (source_sql, output, tuple(keep), output_prefix, prediction,
+           tuple(sorted((columns or {}).items())))
+    if key in cache:
+        return cache[key]
+    arrays = _parameters(model)
+    values = arrays["values"]
+    columns = columns or {}
+    dialect = model.dialect
+    bound = _BoundLists()
+    kind = "expanded" if arrays.get("expanded") else arrays["kind"]
+    classes = []
+    for i, (c, slots) in enumerate(zip(compiled["compiled"], arrays["classes"])):
+        lists = {name: values[n - 1] for name, n in slots.items()}
+        # the fast form's weights, then (`careful`) what a missing feature gives back
+        if kind == "expanded":
+            lists["joined"] = lists["linear"] + [-a for a in lists["square"]]
+            shift = values[arrays["shift"] - 1]
+            lists["careful"] = lists["joined"] + [
+                0.5 * math.log(2 * math.pi * t["var"]) + 0.5 / t["var"] * (t["theta"] - s) ** 2
+                for t, s in zip(c["terms"], shift)]
+        elif kind == "counts":
+            lists["joined"] = lists["weights"] + [-1.0]
+            lists["careful"] = lists["joined"] + lists.get("fallback", [])
+        elif kind == "linear":
+            lists["careful"] = lists["weights"] + lists.get("fallback", [])
+        out = (None if output_prefix is None
+               else dialect.ident(f"{output_prefix}{c['label_value']}"))
+        classes.append(_ClassLists(bound, i, lists, {"label": c["label"], "output": out}))
+    features = [{"column": columns.get(f["name"], dialect.ident(f["name"])),
+                 "double": f["name"] not in columns and f["type"].upper() == "DOUBLE"}
+                for f in model.meta["features"]]
+    shared = {name: None if arrays[name] is None
+              else bound.slot(name, values[arrays[name] - 1]) for name in ("shift", "names")}
+    sql = model.engine.render(
+        "score_one_level.sql",
+        **model.pipeline.context(
+            source=source_sql,
+            output=output,
+            keep=bool(keep),
+            features=features,
+            classes=classes,
+            kind=kind,
+            missing=model.family.params.get("missing", "ignore"),
+            names=shared["names"],
+            shift=shared["shift"],
+            binarize=binarize_threshold(model),
+            prediction=dialect.ident(prediction),
+        ),
+    )
+    while len(cache) >= ONE_LEVEL_CACHE:
+        cache.pop(next(iter(cache)))
+    cache[key] = (sql, bound.values)
+    return cache[key]
 
 
 def _list_literal(dialect: Dialect, value: Any) -> str:
