@@ -91,6 +91,14 @@ class Engine:
         """The rows of ``sql`` and its column names."""
         raise NotImplementedError
 
+    def fetch_readable(self, sql: str) -> list[tuple] | None:
+        """The rows of ``sql``, or None when a relation or column it reads does not exist;
+        either way a transaction the caller has open stays usable."""
+        try:
+            return self.fetch(sql)
+        except self.unreadable_errors:
+            return None
+
     def relation(self, sql: str) -> Any:
         """A lazy result: nothing runs until the caller materialises it."""
         raise NotImplementedError
@@ -238,6 +246,17 @@ class DuckDBEngine(Engine):
     def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
         cursor = self.connection.execute(sql)
         return [d[0] for d in cursor.description], cursor.fetchall()
+
+    def fetch_readable(self, sql: str) -> list[tuple] | None:
+        # A statement that fails aborts the caller's open transaction; binding it as a
+        # relation runs nothing, and a failed bind leaves the transaction as it was. One
+        # bind and one read (~0.35 ms) instead of asking first whether a transaction is
+        # open (two statements) and, if one is, whether the relation exists (a third).
+        try:
+            self.connection.sql(sql)
+        except self.unreadable_errors:
+            return None
+        return self.fetch(sql)
 
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
         return self.connection.sql(sql)
@@ -434,6 +453,9 @@ class RecordingEngine(Engine):
 
     def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
         return self.inner.fetch_with_names(sql)
+
+    def fetch_readable(self, sql: str) -> list[tuple] | None:
+        return self.inner.fetch_readable(sql)
 
     def relation(self, sql: str) -> Any:
         return self.inner.relation(sql)
