@@ -50,9 +50,8 @@ error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(lis
 {% endif %}
 {{- values -}}
 {%- endmacro %}
-{#- score_arrays.sql's fast form: `<x>` is the row's list (a missing value as NaN, which
-    makes the result NaN: such a row takes the careful form instead), `<x>_square` its squares
-    and `<x>_lgamma` its sum of lgamma(x + 1). -#}
+{#- score_arrays.sql's fast form, for a row without a missing value: `<x>` is the row's
+    list, `<x>_square` its squares and `<x>_lgamma` its sum of lgamma(x + 1). -#}
 {% macro fast(c, kind, x) -%}
 {% if kind == 'expanded' -%}
 {{ c.constant }} - list_inner_product({{ x }}_square, {{ c.square }}) + list_inner_product({{ x }}, {{ c.linear }})
@@ -66,8 +65,8 @@ error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(lis
 {%- endmacro %}
 {#- score_arrays.sql's row as a DOUBLE list in the model's feature order, centred on the
     Gaussian's shift, a missing value (NULL or NaN) as NaN: list functions refuse a list
-    holding NULL, and a NaN carries through every class's fast form, which is how a row
-    with a missing value is told apart (see score_arrays.sql). Bernoulli's `binarize`
+    holding NULL, and a row holding a NaN takes the careful form (see score_arrays.sql),
+    which reads the NaN as NULL. Bernoulli's `binarize`
     threshold applies last, a NaN first made NULL. `per_column` writes one expression per
     feature, `f.shift` its shift as a literal (cheap to run: a statement planned once pays
     for its size once), and `square` the squares of those; otherwise one lambda over the

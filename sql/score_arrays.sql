@@ -31,12 +31,12 @@ WITH rows AS (
 
     FROM {{ source }}
 ), joint AS (
-    -- a NaN in the row makes its sum NaN: the row has a missing value, and takes the
-    -- careful form, which applies `missing` (a row the fast form would make NaN for
-    -- another reason, such as inf - inf, takes it too: it is right for every row)
+    -- a row holding a NaN has a missing value: it takes the careful form, which applies
+    -- `missing` (one CASE for the classes' list: DuckDB evaluates the branch for those
+    -- rows alone)
     SELECT
         {% if keep %}*,{% endif %}
-        CASE WHEN isnan(list_sum({{ x }})) THEN [
+        CASE WHEN list_contains({{ x }}, 'NaN'::DOUBLE) THEN [
 {% for c in classes %}
             {{ terms.careful(c, kind, 'list_transform(' ~ x ~ ", lambda v: nullif(v, 'NaN'::DOUBLE))", missing, names) }}{{ "," if not loop.last }}
 {% endfor %}

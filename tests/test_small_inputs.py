@@ -151,3 +151,30 @@ def test_the_inputs_columns_stay_with_their_rows_beyond_one_vector(keep_order):
     np.testing.assert_array_equal(got.column("prediction").to_numpy(),
                                   reference.predict(batch[ids]))
     assert sorted(ids) == list(range(len(batch)))
+
+
+@pytest.mark.parametrize("with_null", [False, True])
+def test_a_nan_is_missing_whether_or_not_the_input_holds_a_null(with_null):
+    # an Arrow input without NULLs is scored by a statement that reads its columns as they
+    # are (no coalesce); a NaN must still leave its feature out, as a NULL does
+    con = duckdb.connect()
+    model, reference = iris_model(con, sql_macros=False)
+    rows = np.array([[5.0, np.nan, 1.5, 0.2], [6.0, 2.7, 4.5, 1.5], [7.0, 3.0, 6.0, 2.2]])
+    present = ~np.isnan(rows)
+    if with_null:
+        present[2, 0] = False
+    table = pa.table({f"x{i}": pa.array(rows[:, i], mask=~present[:, i] & ~np.isnan(rows[:, i]))
+                      for i in range(4)})
+    assert (table.column("x0").null_count > 0) == with_null
+    # scikit-learn's per-feature terms, summed over the features that are there
+    terms = -0.5 * (np.log(2 * np.pi * reference.var_)[None, :, :]
+                    + (rows[:, None, :] - reference.theta_[None]) ** 2 / reference.var_[None])
+    expected = np.log(reference.class_prior_) + np.where(present[:, None, :], terms, 0).sum(2)
+
+    got = model.predict_joint_log_proba(table).fetchall()
+
+    assert len(prepared(con)) == 1  # scored by a planned statement
+    np.testing.assert_allclose([row[4:] for row in got], expected, rtol=1e-12)
+    # the rows without a missing value are scikit-learn's own
+    np.testing.assert_allclose([row[4:] for row in got][1], reference.predict_joint_log_proba(
+        rows[1:2])[0], rtol=1e-12)
