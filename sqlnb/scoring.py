@@ -375,8 +375,7 @@ def prepared_scores(model: NaiveBayes, source: Source, output: str, keep: list[s
     passed = [] if attach else keep
     # Arrow counts each column's NULLs: an input without any is read without a coalesce
     # per feature (a NaN is still read as missing)
-    table = source.obj
-    nulls = any(table.column(f["name"]).null_count for f in model.meta["features"])
+    nulls = any(column.null_count for column in source.obj.columns)
     key = (token, output, tuple(passed), prediction, nulls)
 
     def statement(source_sql: str) -> str:

@@ -139,6 +139,10 @@ def with_input_columns(table: Any, names: list[str], result: Any) -> Any:
     """
     import pyarrow as pa
 
+    if list(names) == table.column_names:  # all of them (predict*): append to the table
+        for field, column in zip(result.schema, result.columns):
+            table = table.append_column(field, column)
+        return table
     columns = [table.column(name) for name in names] + list(result.columns)
     return pa.Table.from_arrays(columns, names=list(names) + result.column_names)
 
