@@ -178,3 +178,23 @@ def test_a_nan_is_missing_whether_or_not_the_input_holds_a_null(with_null):
     # the rows without a missing value are scikit-learn's own
     np.testing.assert_allclose([row[4:] for row in got][1], reference.predict_joint_log_proba(
         rows[1:2])[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("names", [None, ["setosa", "versicolor", "virginica"]])
+def test_a_planned_statement_gives_the_same_table_at_every_call(names):
+    # after its first run, a statement whose result holds only numbers is fetched as NumPy
+    # columns and made an Arrow table of the first result's schema (one pass fewer)
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    labels = y if names is None else np.array(names)[y]
+    con = duckdb.connect()
+    training = pa.table({**{f"x{i}": X[:, i] for i in range(4)}, "y": labels})
+    model = sqlnb.NaiveBayes("iris", con=con, sql_macros=False).fit(training, "y")
+    rows = pa.table({f"x{i}": X[::7, i] for i in range(4)})
+
+    for method in (model.predict, model.predict_proba, model.predict_joint_log_proba):
+        first = method(rows).to_arrow_table()
+        again = method(rows).to_arrow_table()
+        assert again.schema == first.schema
+        assert again.equals(first)
