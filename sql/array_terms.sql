@@ -69,15 +69,15 @@ error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(lis
     which reads the NaN as NULL. Bernoulli's `binarize`
     threshold applies last, a NaN first made NULL. `per_column` writes one expression per
     feature, `f.shift` its shift as a literal (cheap to run: a statement planned once pays
-    for its size once), and `square` the squares of those; otherwise one lambda over the
-    columns' list, `shift` the shifts as a list (short to plan, for a statement planned at
-    each call). `nulls` false: the input holds no NULL, no coalesce is needed. -#}
-{% macro row_list(features, binarize, shift, per_column, nulls=true, square=false) -%}
+    for its size once); otherwise one lambda over the columns' list, `shift` the shifts as
+    a list (short to plan, for a statement planned at each call). `nulls` false: the input
+    holds no NULL, no coalesce is needed. -#}
+{% macro row_list(features, binarize, shift, per_column, nulls=true) -%}
 {% set nan = "'NaN'::DOUBLE" %}
 {% if binarize is not none -%}
 [{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.float %}{% set v = 'nullif(' ~ v ~ ', ' ~ nan ~ ')' %}{% endif %}coalesce(CAST({{ v }} > {{ binarize | lit }} AS DOUBLE), {{ nan }}){{ ", " if not loop.last }}{% endfor %}]
 {%- elif per_column -%}
-[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.shift is not none %}{% set v = '(' ~ v ~ ' - ' ~ f.shift ~ ')' %}{% endif %}{% if nulls %}{% set v = 'coalesce(' ~ v ~ ', ' ~ nan ~ ')' %}{% endif %}{% if square %}{{ v }} * {{ v }}{% else %}{{ v }}{% endif %}{{ ", " if not loop.last }}{% endfor %}]
+[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.shift is not none %}{% set v = '(' ~ v ~ ' - ' ~ f.shift ~ ')' %}{% endif %}{% if nulls %}{% set v = 'coalesce(' ~ v ~ ', ' ~ nan ~ ')' %}{% endif %}{{ v }}{{ ", " if not loop.last }}{% endfor %}]
 {%- elif shift -%}
 list_transform([{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}], lambda v, i: coalesce(v - {{ shift }}[i], {{ nan }}))
 {%- else -%}
