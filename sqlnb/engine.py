@@ -236,6 +236,7 @@ class DuckDBEngine(Engine):
         self._prepared = PreparedStatements()
         self._planned = PlannedScripts()
         self._slot = InputSlot()
+        self._parsed: dict[str, Any] = {}  # see fetch_readable
 
     def execute(self, sql: str) -> None:
         self.connection.execute(sql)
@@ -252,11 +253,16 @@ class DuckDBEngine(Engine):
         # relation runs nothing, and a failed bind leaves the transaction as it was. One
         # bind and one read (~0.35 ms) instead of asking first whether a transaction is
         # open (two statements) and, if one is, whether the relation exists (a third).
+        # The text is parsed once (a predict loop reads the version at every call).
+        statement = self._parsed.get(sql)
+        if statement is None:
+            statement = self.connection.extract_statements(sql)[0]
+            self._parsed = {**dict(list(self._parsed.items())[-15:]), sql: statement}
         try:
-            self.connection.sql(sql)
+            self.connection.sql(statement)
         except self.unreadable_errors:
             return None
-        return self.fetch(sql)
+        return self.connection.execute(statement).fetchall()
 
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
         return self.connection.sql(sql)

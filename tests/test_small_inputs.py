@@ -198,3 +198,21 @@ def test_a_planned_statement_gives_the_same_table_at_every_call(names):
         again = method(rows).to_arrow_table()
         assert again.schema == first.schema
         assert again.equals(first)
+
+
+def test_a_model_dropped_elsewhere_is_not_fitted_and_the_callers_transaction_stays_open():
+    # the version read is bound before it runs: a model whose metadata is gone fails there,
+    # and a failed bind leaves the caller's transaction usable
+    con = duckdb.connect()
+    model, _ = iris_model(con)
+    row = pa.table({"x0": [5.0], "x1": [3.4], "x2": [1.5], "x3": [0.2]})
+    model.predict(row).fetchall()  # parameters and a planned statement cached
+    sqlnb.NaiveBayes("iris", con=con.cursor()).drop()
+    con.begin()
+    con.execute("CREATE TABLE mine AS SELECT 1 AS x")
+
+    with pytest.raises(sqlnb.errors.NotFittedError):
+        model.predict(row)
+
+    assert con.execute("SELECT x FROM mine").fetchall() == [(1,)]  # still usable
+    con.rollback()
