@@ -66,9 +66,8 @@ error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(lis
 {#- score_arrays.sql's row as a DOUBLE list in the model's feature order, centred on the
     Gaussian's shift, a missing value (NULL or NaN) as NaN: list functions refuse a list
     holding NULL, and a row holding a NaN takes the careful form (see score_arrays.sql),
-    which reads the NaN as NULL. Bernoulli's `binarize`
-    threshold applies last, a NaN first made NULL. `per_column` writes one expression per
-    feature, `f.shift` its shift as a literal (cheap to run: a statement planned once pays
+    which reads the NaN as NULL. Bernoulli's `binarize` threshold applies last, a NaN
+    first made NULL. `per_column` writes one expression per feature, `f.shift` its shift as a literal (cheap to run: a statement planned once pays
     for its size once); otherwise one lambda over the columns' list, `shift` the shifts as
     a list (short to plan, for a statement planned at each call). `nulls` false: the input
     holds no NULL, no coalesce is needed. -#}

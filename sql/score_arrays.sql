@@ -27,7 +27,6 @@ WITH rows AS (
 {%- if kind == 'counts' %},
         list_sum(list_transform({{ x }}, lambda v: lgamma(v + 1))) AS {{ x }}_lgamma
 {%- endif %}
-
     FROM {{ source }}
 ), joint AS (
     -- a row holding a NaN has a missing value: it takes the careful form, which applies
