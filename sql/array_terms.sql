@@ -10,8 +10,8 @@
     its result (DuckDB evaluates it for the whole chunk, and moves or folds a CASE put
     inside it), so its list has the missing values as 0: what the CASE keeps is unchanged. -#}
 {#- kind 'expanded' (score_arrays.sql only) is the Gaussian as two native inner products
-    over `<x>_square` (x'^2) and `<x>_zero` (x'), missing values as 0 in both: no lambda
-    reads a class's parameters (DuckDB would copy them for every row). -#}
+    over `<x>_square` (x'^2) and `<x>` (x'): no lambda reads a class's parameters (DuckDB
+    would copy them for every row). -#}
 {% macro raw(c, kind, x, lgamma) -%}
 {% if kind == 'expanded' -%}
 {{ c.constant }} - list_inner_product({{ x }}_square, {{ c.square }}) + list_inner_product({{ x }}_zero, {{ c.linear }})
@@ -50,36 +50,36 @@ error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(lis
 {% endif %}
 {{- values -}}
 {%- endmacro %}
-{#- score_arrays.sql's fast form, for a row without a missing value: `<x>_zero` is the
-    row's list with 0 for a NULL, `<x>_square` its squares and `<x>_lgamma` its sum of
-    lgamma(x + 1). -#}
+{#- score_arrays.sql's fast form, for a row without a missing value: `<x>` is the row's
+    list, `<x>_square` its squares and `<x>_lgamma` its sum of lgamma(x + 1). -#}
 {% macro fast(c, kind, x) -%}
 {% if kind == 'expanded' -%}
-{{ c.constant }} - list_inner_product({{ x }}_square, {{ c.square }}) + list_inner_product({{ x }}_zero, {{ c.linear }})
+{{ c.constant }} - list_inner_product({{ x }}_square, {{ c.square }}) + list_inner_product({{ x }}, {{ c.linear }})
 {%- elif kind == 'counts' -%}
-{{ c.constant }} + list_dot_product({{ x }}_zero, {{ c.weights }}) - {{ x }}_lgamma
+{{ c.constant }} + list_dot_product({{ x }}, {{ c.weights }}) - {{ x }}_lgamma
 {%- elif kind == 'distance' -%}
-{{ raw(c, kind, x ~ '_zero', none) }}
+{{ raw(c, kind, x, none) }}
 {%- else -%}
-{{ c.constant }} + list_dot_product({{ x }}_zero, {{ c.weights }})
+{{ c.constant }} + list_dot_product({{ x }}, {{ c.weights }})
 {%- endif %}
 {%- endmacro %}
 {#- score_arrays.sql's row as a DOUBLE list in the model's feature order, centred on the
-    Gaussian's shift, a NaN kept (the careful form reads it as missing); Bernoulli's
-    `binarize` threshold applies last, a NaN first made NULL. `per_column` writes one
-    expression per feature, `f.shift` its shift as a literal (cheap to run: a statement
-    planned once pays for its size once); otherwise one lambda over the columns' list,
-    `shift` the shifts as a list (short to plan, for a statement planned at each call). -#}
-{% macro row_list(features, binarize, shift, per_column, zero=false) -%}
+    Gaussian's shift, a missing value (NULL or NaN) as NaN: list functions refuse a list
+    holding NULL, and a row holding a NaN takes the careful form (see score_arrays.sql),
+    which reads the NaN as NULL. Bernoulli's `binarize` threshold applies last, a NaN
+    first made NULL. `per_column` writes one expression per feature, `f.shift` its shift as a literal (cheap to run: a statement planned once pays
+    for its size once); otherwise one lambda over the columns' list, `shift` the shifts as
+    a list (short to plan, for a statement planned at each call). `nulls` false: the input
+    holds no NULL, no coalesce is needed. -#}
+{% macro row_list(features, binarize, shift, per_column, nulls=true) -%}
+{% set nan = "'NaN'::DOUBLE" %}
 {% if binarize is not none -%}
-[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.float %}{% set v = 'nullif(' ~ v ~ ", 'NaN'::DOUBLE)" %}{% endif %}{% set v = 'CAST(' ~ v ~ ' > ' ~ (binarize | lit) ~ ' AS DOUBLE)' %}{% if zero %}coalesce({{ v }}, 0){% else %}{{ v }}{% endif %}{{ ", " if not loop.last }}{% endfor %}]
+[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.float %}{% set v = 'nullif(' ~ v ~ ', ' ~ nan ~ ')' %}{% endif %}coalesce(CAST({{ v }} > {{ binarize | lit }} AS DOUBLE), {{ nan }}){{ ", " if not loop.last }}{% endfor %}]
 {%- elif per_column -%}
-[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.shift is not none %}{% set v = v ~ ' - ' ~ f.shift %}{% endif %}{% if zero %}coalesce({{ v }}, 0){% else %}{{ v }}{% endif %}{{ ", " if not loop.last }}{% endfor %}]
-{%- elif zero -%}
-list_transform(__sqlnb_x, lambda v: coalesce(v, 0))
+[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.shift is not none %}{% set v = '(' ~ v ~ ' - ' ~ f.shift ~ ')' %}{% endif %}{% if nulls %}{% set v = 'coalesce(' ~ v ~ ', ' ~ nan ~ ')' %}{% endif %}{{ v }}{{ ", " if not loop.last }}{% endfor %}]
 {%- elif shift -%}
-list_transform([{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}], lambda v, i: v - {{ shift }}[i])
+list_transform([{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}], lambda v, i: coalesce(v - {{ shift }}[i], {{ nan }}))
 {%- else -%}
-[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
+list_transform([{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}], lambda v: coalesce(v, {{ nan }}))
 {%- endif %}
 {%- endmacro %}

@@ -9,37 +9,40 @@
 {% set x = '__sqlnb_x' %}
 {% set jll = '__sqlnb_jll' %}
 {% set lse = 'list_max(' ~ jll ~ ') + ln(list_sum(list_transform(' ~ jll ~ ', lambda v: exp(v - list_max(' ~ jll ~ ')))))' %}
-{% set helpers = [x, x ~ '_zero', x ~ '_complete', jll] %}
+{% set helpers = [x, jll] %}
 {% if expanded %}{% set helpers = helpers + [x ~ '_square'] %}{% endif %}
 {% if kind == 'counts' %}{% set helpers = helpers + [x ~ '_lgamma'] %}{% endif %}
-{#- the careful form reads the row with a NaN as NULL (missing) -#}
-{% set careful_x = 'list_transform(' ~ x ~ ", lambda v: nullif(v, 'NaN'::DOUBLE))" if any_float and binarize is none else x %}
 WITH rows AS (
-    -- the row's list (a NaN kept as NaN) and what the fast form reads of it, computed
-    -- here once per row: DuckDB's common-subexpression pass does not look inside the
-    -- classes' CASE. List functions refuse a NULL even in rows a CASE discards (they
-    -- check the whole chunk), so the fast form reads the list with 0 for NULL.
+    -- the row's list, a missing value (NULL or NaN) as NaN, and what the fast form reads of
+    -- it, computed here once per row: DuckDB's common-subexpression pass does not look
+    -- inside the CASE below. List functions refuse a list holding NULL, even in rows a CASE
+    -- discards (they check the whole chunk): NaN is what the list holds instead.
     SELECT
         {% if keep %}*,{% endif %}
-        {{ terms.row_list(features, binarize, shift, per_column) }} AS {{ x }},
-        {{ terms.row_list(features, binarize, shift, per_column, zero=true) }} AS {{ x }}_zero,
-{% if expanded %}
-        list_transform({{ x }}_zero, lambda v: v * v) AS {{ x }}_square,
-{% endif %}
-{% if kind == 'counts' %}
-        list_sum(list_transform({{ x }}, lambda v: lgamma(v + 1))) AS {{ x }}_lgamma,
-{% endif %}
-        list_count({{ x }}) = {{ features | length }}{% if any_float and binarize is none %} AND NOT list_contains({{ x }}, 'NaN'::DOUBLE){% endif %} AS {{ x }}_complete
+        {{ terms.row_list(features, binarize, shift, per_column, nulls) }} AS {{ x }}
+{%- if expanded %},
+        -- (a lambda that captures nothing: faster than one product per column, measured)
+        list_transform({{ x }}, lambda v: v * v) AS {{ x }}_square
+{%- endif %}
+{%- if kind == 'counts' %},
+        list_sum(list_transform({{ x }}, lambda v: lgamma(v + 1))) AS {{ x }}_lgamma
+{%- endif %}
     FROM {{ source }}
 ), joint AS (
-    -- a row with a missing value takes the careful form, which applies `missing`
+    -- a row holding a NaN has a missing value: it takes the careful form, which applies
+    -- `missing` (one CASE for the classes' list: DuckDB evaluates the branch for those
+    -- rows alone)
     SELECT
         {% if keep %}*,{% endif %}
-        [
+        CASE WHEN list_contains({{ x }}, 'NaN'::DOUBLE) THEN [
 {% for c in classes %}
-            CASE WHEN {{ x }}_complete THEN {{ terms.fast(c, 'expanded' if expanded else kind, x) }} ELSE {{ terms.careful(c, kind, careful_x, missing, names) }} END{{ "," if not loop.last }}
+            {{ terms.careful(c, kind, 'list_transform(' ~ x ~ ", lambda v: nullif(v, 'NaN'::DOUBLE))", missing, names) }}{{ "," if not loop.last }}
 {% endfor %}
-        ] AS {{ jll }}
+        ] ELSE [
+{% for c in classes %}
+            {{ terms.fast(c, 'expanded' if expanded else kind, x) }}{{ "," if not loop.last }}
+{% endfor %}
+        ] END AS {{ jll }}
     FROM rows
 )
 SELECT

@@ -97,6 +97,14 @@ class Engine:
         """The rows of ``sql`` and its column names."""
         raise NotImplementedError
 
+    def fetch_readable(self, sql: str) -> list[tuple] | None:
+        """The rows of ``sql``, or None when a relation or column it reads does not exist;
+        either way a transaction the caller has open stays usable."""
+        try:
+            return self.fetch(sql)
+        except self.unreadable_errors:
+            return None
+
     def relation(self, sql: str) -> Any:
         """A lazy result: nothing runs until the caller materialises it."""
         raise NotImplementedError
@@ -238,6 +246,7 @@ class DuckDBEngine(Engine):
         self._prepared = PreparedStatements()
         self._planned = PlannedScripts()
         self._slot = InputSlot()
+        self._parsed: dict[str, Any] = {}  # see fetch_readable
 
     def execute(self, sql: str) -> None:
         # any statement run as it is may be DDL: planned statements are planned again
@@ -250,6 +259,22 @@ class DuckDBEngine(Engine):
     def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
         cursor = self.connection.execute(sql)
         return [d[0] for d in cursor.description], cursor.fetchall()
+
+    def fetch_readable(self, sql: str) -> list[tuple] | None:
+        # A statement that fails aborts the caller's open transaction; binding it as a
+        # relation runs nothing, and a failed bind leaves the transaction as it was. One
+        # bind and one read (~0.35 ms) instead of asking first whether a transaction is
+        # open (two statements) and, if one is, whether the relation exists (a third).
+        # The text is parsed once (a predict loop reads the version at every call).
+        statement = self._parsed.get(sql)
+        if statement is None:
+            statement = self.connection.extract_statements(sql)[0]
+            self._parsed = {**dict(list(self._parsed.items())[-15:]), sql: statement}
+        try:
+            self.connection.sql(statement)
+        except self.unreadable_errors:
+            return None
+        return self.connection.execute(statement).fetchall()
 
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
         return self.connection.sql(sql)
@@ -466,6 +491,9 @@ class RecordingEngine(Engine):
 
     def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
         return self.inner.fetch_with_names(sql)
+
+    def fetch_readable(self, sql: str) -> list[tuple] | None:
+        return self.inner.fetch_readable(sql)
 
     def relation(self, sql: str) -> Any:
         return self.inner.relation(sql)

@@ -657,13 +657,39 @@ class NaiveBayes:
         table itself (the scikit-learn facade reads it without a relation around it)."""
         scoring_strategies.refresh(self)  # another cursor may have refitted the model
         self.parameters()  # metadata and parameters, read together
-        meta = self.meta
         if self.stored_input():
             from .text import score_terms
             return score_terms(self, source, output, OUTPUTS[output])
         # a small Arrow table is first looked at without registering it: the arrays
         # strategy scores it with a statement planned once (scoring.prepared_scores)
         src = self.engine.in_memory(source) or self.engine.source(source)
+        # an Arrow table of a schema seen before has the very same columns dict (see
+        # source._schema_facts): what was checked of it for this output is not asked again
+        passed = self.parameters().setdefault("passed_inputs", [])
+        if any(known is src.columns and out == output for known, out in passed):
+            columns: dict[str, str] = {}  # nothing coerced for these columns' types
+        else:
+            columns = self._checked_columns(src, output)
+            if not columns and not src.sql:
+                passed[:] = passed[-7:] + [(src.columns, output)]
+        keep = list(src.columns) if keep_input else []
+        arrays = scoring_strategies.strategy(self, src) == "arrays"
+        if arrays and not src.sql:
+            return scoring_strategies.prepared_scores(self, src, output, keep,
+                                                      relation=not arrow)
+        if not src.sql:  # scored by a statement of its own: register it after all
+            src = self.engine.source(source)
+        if arrays:
+            sql, parameters = scoring_strategies.array_score_sql(
+                self, src.sql, output, keep, OUTPUTS[output], columns=columns)
+            return self.engine.lazy(src, sql, parameters)
+        return self.engine.lazy(src, self.score_sql(src.sql, output, keep, columns=columns))
+
+    def _checked_columns(self, src: Source, output: str) -> dict[str, str]:
+        """Refuse a source lacking a feature, of a type the family cannot read, or with a
+        column the result would add again (``src`` released first); the expressions that
+        read coerced categorical columns (see :meth:`coerced_columns`)."""
+        meta = self.meta
         missing = [f for f in self.features_ if f not in src.columns]
         missing += grouping.missing_group_columns(self, src.columns)
         if missing:
@@ -685,22 +711,10 @@ class NaiveBayes:
             checked[:] = checked[-7:] + [signature]  # a few input schemas at most
         try:
             check_output_clashes(src.columns, self._output_names(output))
-            columns = self.coerced_columns(src)
+            return self.coerced_columns(src)
         except InvalidDataError:
             self.engine.release(src)
             raise
-        keep = list(src.columns) if keep_input else []
-        arrays = scoring_strategies.strategy(self, src) == "arrays"
-        if arrays and not src.sql:
-            return scoring_strategies.prepared_scores(self, src, output, keep,
-                                                      relation=not arrow)
-        if not src.sql:  # scored by a statement of its own: register it after all
-            src = self.engine.source(source)
-        if arrays:
-            sql, parameters = scoring_strategies.array_score_sql(
-                self, src.sql, output, keep, OUTPUTS[output], columns=columns)
-            return self.engine.lazy(src, sql, parameters)
-        return self.engine.lazy(src, self.score_sql(src.sql, output, keep, columns=columns))
 
     def coerced_columns(self, src: Source) -> dict[str, str]:
         """Categorical features whose source column has another numeric (or BOOLEAN) type

@@ -41,7 +41,6 @@ import math
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
-from . import ownership
 from .dialect import DUCKDB, Dialect
 from .errors import InvalidParameterError
 from .source import Source
@@ -164,20 +163,17 @@ def refresh(model: NaiveBayes) -> None:
     """Forget ``model``'s cached metadata and parameters if another object or cursor has
     written the model since they were read (each write stamps a new ``fitted_at``).
 
-    Costs one one-row read; the next ``parameters()`` reads everything again in one snapshot."""
+    Costs one one-row read (a model whose metadata is gone is forgotten too, and a
+    transaction the caller has open is left usable); the next ``parameters()`` reads
+    everything again in one snapshot."""
     stamp = model.cached_fitted_at
     if stamp is None:
         return
-    meta_name = f"{model.name}_meta"
-    local = getattr(model, "catalog", None) is None
-    if local and model.engine.in_transaction() and \
-            meta_name.lower() not in ownership.existing(model, [meta_name]):
-        rows = []  # asked of the catalog: a failed read would abort the caller's transaction
-    else:
-        try:
-            rows = model.pipeline.fetch("model_version.sql")
-        except model.engine.unreadable_errors:
-            rows = []
+    compiled = model.parameters()
+    sql = compiled.get("version_sql")
+    if sql is None:  # rendered once per parameters read: a predict loop asks every call
+        sql = compiled["version_sql"] = model.pipeline.render("model_version.sql")
+    rows = model.engine.fetch_readable(sql)
     if not rows or rows[0][0] != stamp:
         model.invalidate()
 
@@ -297,10 +293,11 @@ PER_COLUMN_MAX_FEATURES = 256
 def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
                     output_prefix: str | None, prediction: str = "prediction",
                     columns: dict[str, str] | None = None,
-                    literal: bool = False) -> tuple[str, list[Any]]:
+                    literal: bool = False, nulls: bool = True) -> tuple[str, list[Any]]:
     """The arrays strategy's statement for a FROM-clause fragment, and its parameters
     (none if ``literal``: the lists are then written in the statement, for a statement
-    planned once and run many times, see :func:`prepared_scores`).
+    planned once and run many times, see :func:`prepared_scores`). Not ``nulls``: the
+    source holds no NULL in a feature column (a NaN is still read as missing).
 
     Planned at each call (not ``literal``), it is :func:`one_level_sql`'s statement."""
     if not literal:
@@ -337,7 +334,6 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
             output=output,
             keep=[dialect.ident(k) for k in keep],
             features=features,
-            any_float=any(dialect.kind(f["type"]) == "float" for f in model.meta["features"]),
             classes=classes,
             kind=arrays["kind"],
             expanded=arrays.get("expanded", False),
@@ -346,6 +342,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
             shift=None if arrays["shift"] is None else slot(arrays["shift"]),
             binarize=binarize,
             per_column=per_column,
+            nulls=nulls,
             prediction=dialect.ident(prediction),
         ),
     )
@@ -492,11 +489,14 @@ def prepared_scores(model: NaiveBayes, source: Source, output: str, keep: list[s
     # to, and one vector of rows is always in order
     attach = bool(keep) and (source.obj.num_rows <= ONE_VECTOR or _keeps_order(model))
     passed = [] if attach else keep
-    key = (token, output, tuple(passed), prediction)
+    # Arrow counts each column's NULLs: an input without any is read without a coalesce
+    # per feature (a NaN is still read as missing)
+    nulls = any(column.null_count for column in source.obj.columns)
+    key = (token, output, tuple(passed), prediction, nulls)
 
     def statement(source_sql: str) -> str:
         return array_score_sql(model, source_sql, output, passed, OUTPUTS[output],
-                               prediction=prediction, literal=True)[0]
+                               prediction=prediction, literal=True, nulls=nulls)[0]
 
     return model.engine.run_prepared(key, source, statement, relation,
                                      attach=keep if attach else None)

@@ -151,3 +151,68 @@ def test_the_inputs_columns_stay_with_their_rows_beyond_one_vector(keep_order):
     np.testing.assert_array_equal(got.column("prediction").to_numpy(),
                                   reference.predict(batch[ids]))
     assert sorted(ids) == list(range(len(batch)))
+
+
+@pytest.mark.parametrize("with_null", [False, True])
+def test_a_nan_is_missing_whether_or_not_the_input_holds_a_null(with_null):
+    # an Arrow input without NULLs is scored by a statement that reads its columns as they
+    # are (no coalesce); a NaN must still leave its feature out, as a NULL does
+    con = duckdb.connect()
+    model, reference = iris_model(con, sql_macros=False)
+    rows = np.array([[5.0, np.nan, 1.5, 0.2], [6.0, 2.7, 4.5, 1.5], [7.0, 3.0, 6.0, 2.2]])
+    present = ~np.isnan(rows)
+    if with_null:
+        present[2, 0] = False
+    table = pa.table({f"x{i}": pa.array(rows[:, i], mask=~present[:, i] & ~np.isnan(rows[:, i]))
+                      for i in range(4)})
+    assert (table.column("x0").null_count > 0) == with_null
+    # scikit-learn's per-feature terms, summed over the features that are there
+    terms = -0.5 * (np.log(2 * np.pi * reference.var_)[None, :, :]
+                    + (rows[:, None, :] - reference.theta_[None]) ** 2 / reference.var_[None])
+    expected = np.log(reference.class_prior_) + np.where(present[:, None, :], terms, 0).sum(2)
+
+    got = model.predict_joint_log_proba(table).fetchall()
+
+    assert len(prepared(con)) == 1  # scored by a planned statement
+    np.testing.assert_allclose([row[4:] for row in got], expected, rtol=1e-12)
+    # the rows without a missing value are scikit-learn's own
+    np.testing.assert_allclose([row[4:] for row in got][1], reference.predict_joint_log_proba(
+        rows[1:2])[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("names", [None, ["setosa", "versicolor", "virginica"]])
+def test_a_planned_statement_gives_the_same_table_at_every_call(names):
+    # after its first run, a statement whose result holds only numbers is fetched as NumPy
+    # columns and made an Arrow table of the first result's schema (one pass fewer)
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    labels = y if names is None else np.array(names)[y]
+    con = duckdb.connect()
+    training = pa.table({**{f"x{i}": X[:, i] for i in range(4)}, "y": labels})
+    model = sqlnb.NaiveBayes("iris", con=con, sql_macros=False).fit(training, "y")
+    rows = pa.table({f"x{i}": X[::7, i] for i in range(4)})
+
+    for method in (model.predict, model.predict_proba, model.predict_joint_log_proba):
+        first = method(rows).to_arrow_table()
+        again = method(rows).to_arrow_table()
+        assert again.schema == first.schema
+        assert again.equals(first)
+
+
+def test_a_model_dropped_elsewhere_is_not_fitted_and_the_callers_transaction_stays_open():
+    # the version read is bound before it runs: a model whose metadata is gone fails there,
+    # and a failed bind leaves the caller's transaction usable
+    con = duckdb.connect()
+    model, _ = iris_model(con)
+    row = pa.table({"x0": [5.0], "x1": [3.4], "x2": [1.5], "x3": [0.2]})
+    model.predict(row).fetchall()  # parameters and a planned statement cached
+    sqlnb.NaiveBayes("iris", con=con.cursor()).drop()
+    con.begin()
+    con.execute("CREATE TABLE mine AS SELECT 1 AS x")
+
+    with pytest.raises(sqlnb.errors.NotFittedError):
+        model.predict(row)
+
+    assert con.execute("SELECT x FROM mine").fetchall() == [(1,)]  # still usable
+    con.rollback()
