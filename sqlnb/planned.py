@@ -15,8 +15,10 @@ is always current. But DuckDB does not keep what it bound again: every later ``E
 binds and plans anew (a 2,000-row scan: 6.5 ms instead of 2.8). So the caller says when it
 changed the catalog (:meth:`PlannedScripts.catalog_changed`), and a script planned before
 that is planned again on its next run; an update that runs no DDL then runs its scripts
-without planning. Statements DuckDB cannot prepare (DDL) run as they are (and count as a
-change). The oldest scripts beyond ``LIMIT`` are freed, and all of them when this object
+without planning. (DuckDB 2.0 keeps the plan only of a statement that reads Arrow input,
+such as the scan of the write slot; one that reads a DuckDB table is bound and optimized
+again at every ``EXECUTE``, and preparing it saves its parse: docs/incremental.md.)
+Statements DuckDB cannot prepare (DDL) run as they are (and count as a change). The oldest scripts beyond ``LIMIT`` are freed, and all of them when this object
 goes, with the temporary tables kept for them (:meth:`PlannedScripts.keep_table`).
 
 >>> import duckdb
