@@ -13,13 +13,16 @@ DuckDB binds a prepared statement again when the catalog changed since it was pl
 table dropped and created again, another connection's schema change), so what it reads
 is always current. But DuckDB does not keep what it bound again: every later ``EXECUTE``
 binds and plans anew (a 2,000-row scan: 6.5 ms instead of 2.8). So the caller says when it
-changed the catalog (:meth:`PlannedScripts.catalog_changed`), and a script planned before
-that is planned again on its next run; an update that runs no DDL then runs its scripts
-without planning. (DuckDB 2.0 keeps the plan only of a statement that reads Arrow input,
-such as the scan of the write slot; one that reads a DuckDB table is bound and optimized
-again at every ``EXECUTE``, and preparing it saves its parse: docs/incremental.md.)
-Statements DuckDB cannot prepare (DDL) run as they are (and count as a change). The oldest scripts beyond ``LIMIT`` are freed, and all of them when this object
-goes, with the temporary tables kept for them (:meth:`PlannedScripts.keep_table`).
+changed the catalog (:meth:`PlannedScripts.catalog_changed`), and a script that reads an
+input slot (one run with a ``key``) planned before that is planned again on its next run;
+an update that runs no DDL then runs its scan without planning. Other scripts are not
+planned again: DuckDB 2.0 keeps the plan only of a statement that reads Arrow input,
+such as the scan of the write slot, and binds and optimizes one that reads a DuckDB
+table again at every ``EXECUTE`` (preparing it saves its parse: docs/incremental.md), so
+planning it again would bind it twice. Statements DuckDB cannot prepare (DDL) run as
+they are (and count as a change). The oldest scripts beyond ``LIMIT`` are freed, and all
+of them when this object goes, with the temporary tables kept for them
+(:meth:`PlannedScripts.keep_table`).
 
 >>> import duckdb
 >>> con = duckdb.connect()
@@ -78,8 +81,9 @@ class PlannedScripts:
         self._generation = 0
 
     def catalog_changed(self) -> None:
-        """The catalog may have changed (DDL ran): scripts planned before are planned again
-        on their next run, so that DuckDB does not bind them again at every run."""
+        """The catalog may have changed (DDL ran): scripts reading an input slot planned
+        before are planned again on their next run, so that DuckDB does not bind them again
+        at every run."""
         self._generation += 1
 
     def keep_table(self, con: duckdb.DuckDBPyConnection, drop: str) -> None:
@@ -103,8 +107,12 @@ class PlannedScripts:
         with self._lock:
             full_key = (sql, key)
             entry = self._scripts.get(full_key)
-            if entry is not None and entry[0] != self._generation:
-                # planned before the catalog changed: DuckDB would bind it at every run
+            if entry is not None and key is not None and entry[0] != self._generation:
+                # it reads an input slot, and was planned before the catalog changed:
+                # DuckDB would bind it at every run. (A script reading no slot reads
+                # tables, which DuckDB binds at every run whatever was planned: planning
+                # it again would bind it twice in a call, and an update whose scan runs
+                # DDL at every call, as a file's does, paid that for each statement.)
                 del self._scripts[full_key]
                 self._free(con, [name for name, _, _, _ in entry[1] if name is not None])
                 entry = None
