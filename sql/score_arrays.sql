@@ -8,7 +8,6 @@
 {% import 'array_terms.sql' as terms %}
 {% set x = '__sqlnb_x' %}
 {% set jll = '__sqlnb_jll' %}
-{% set lse = 'list_max(' ~ jll ~ ') + ln(list_sum(list_transform(' ~ jll ~ ', lambda v: exp(v - list_max(' ~ jll ~ ')))))' %}
 {% set helpers = [x, jll] %}
 {% if expanded %}{% set helpers = helpers + [x ~ '_square'] %}{% endif %}
 {% if kind == 'counts' %}{% set helpers = helpers + [x ~ '_lgamma'] %}{% endif %}
@@ -52,16 +51,6 @@ SELECT
     -- argmax; ties go to the first class in sorted order
     [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position({{ jll }}, list_max({{ jll }}))] AS {{ prediction }}
 {% else %}
-{% for c in classes %}
-    {% if output == 'joint' %}
-    {{ jll }}[{{ loop.index }}]
-    {% elif output == 'log_proba' %}
-    -- log-sum-exp around the largest term (the same expression in every class: computed once)
-    {{ jll }}[{{ loop.index }}] - ({{ lse }})
-    {% else %}
-    exp({{ jll }}[{{ loop.index }}] - ({{ lse }}))
-    {% endif %}
-    AS {{ c.output }}{{ "," if not loop.last }}
-{% endfor %}
+{{ terms.outputs(classes, output, jll) }}
 {% endif %}
 FROM joint

@@ -77,20 +77,9 @@ SELECT
     {{ scored }} AS {{ prediction }}
 FROM {{ source }}
 {% else %}
-{% set lse = 'list_max(' ~ jll ~ ') + ln(list_sum(list_transform(' ~ jll ~ ', lambda v: exp(v - list_max(' ~ jll ~ ')))))' %}
 SELECT
     {% if keep %}* EXCLUDE ({{ jll }}),{% endif %}
-{% for c in classes %}
-    {% if output == 'joint' %}
-    {{ jll }}[{{ loop.index }}]
-    {% elif output == 'log_proba' %}
-    -- log-sum-exp around the largest term (the same expression in every class: computed once)
-    {{ jll }}[{{ loop.index }}] - ({{ lse }})
-    {% else %}
-    exp({{ jll }}[{{ loop.index }}] - ({{ lse }}))
-    {% endif %}
-    AS {{ c.output }}{{ "," if not loop.last }}
-{% endfor %}
+{{ terms.outputs(classes, output, jll) }}
 FROM (
     SELECT
         {% if keep %}*,{% endif %}
