@@ -69,3 +69,15 @@ def spark(tmp_path_factory):
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist's workers (``-n``, set in pyproject.toml), the tests that use the
+    Spark session all run on one worker (``--dist loadgroup``): one JVM for the run, as
+    in a run without workers."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("spark"))
