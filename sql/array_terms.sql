@@ -63,24 +63,28 @@ error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(lis
 {{ c.constant }} + list_dot_product({{ x }}, {{ c.weights }})
 {%- endif %}
 {%- endmacro %}
-{#- score_arrays.sql's row as a DOUBLE list in the model's feature order, centred on the
-    Gaussian's shift, a missing value (NULL or NaN) as NaN: list functions refuse a list
-    holding NULL, and a row holding a NaN takes the careful form (see score_arrays.sql),
-    which reads the NaN as NULL. Bernoulli's `binarize` threshold applies last, a NaN
-    first made NULL. `per_column` writes one expression per feature, `f.shift` its shift as a literal (cheap to run: a statement planned once pays
-    for its size once); otherwise one lambda over the columns' list, `shift` the shifts as
-    a list (short to plan, for a statement planned at each call). `nulls` false: the input
+{#- The row as a DOUBLE list in the model's feature order (score_arrays.sql,
+    score_one_level.sql), centred on the Gaussian's shift, a missing value (NULL or NaN)
+    as NaN: list functions refuse a list holding NULL, and a row holding a NaN takes the
+    careful form, which reads the NaN as NULL. Bernoulli's `binarize` threshold applies
+    last, a NaN first made NULL. `per_column` writes one expression per feature, `f.shift`
+    its shift as a literal (cheap to run: a statement planned once pays for its size once);
+    otherwise one lambda over the columns' list, `shift` the shifts as a list (short to
+    plan, for a statement planned at each call, or a wide one). `nulls` false: the input
     holds no NULL, no coalesce is needed. -#}
 {% macro row_list(features, binarize, shift, per_column, nulls=true) -%}
 {% set nan = "'NaN'::DOUBLE" %}
-{% if binarize is not none -%}
+{% set columns %}[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
+{% if binarize is not none and per_column -%}
 [{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.float %}{% set v = 'nullif(' ~ v ~ ', ' ~ nan ~ ')' %}{% endif %}coalesce(CAST({{ v }} > {{ binarize | lit }} AS DOUBLE), {{ nan }}){{ ", " if not loop.last }}{% endfor %}]
+{%- elif binarize is not none -%}
+list_transform({{ columns }}, lambda v: coalesce(CAST(nullif(v, {{ nan }}) > {{ binarize | lit }} AS DOUBLE), {{ nan }}))
 {%- elif per_column -%}
 [{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.shift is not none %}{% set v = '(' ~ v ~ ' - ' ~ f.shift ~ ')' %}{% endif %}{% if nulls %}{% set v = 'coalesce(' ~ v ~ ', ' ~ nan ~ ')' %}{% endif %}{{ v }}{{ ", " if not loop.last }}{% endfor %}]
 {%- elif shift -%}
-list_transform([{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}], lambda v, i: coalesce(v - {{ shift }}[i], {{ nan }}))
+list_transform({{ columns }}, lambda v, i: coalesce(v - {{ shift }}[i], {{ nan }}))
 {%- else -%}
-list_transform([{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}], lambda v: coalesce(v, {{ nan }}))
+list_transform({{ columns }}, lambda v: coalesce(v, {{ nan }}))
 {%- endif %}
 {%- endmacro %}
 

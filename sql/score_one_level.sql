@@ -8,15 +8,9 @@
 {% set n = features | length %}
 {% set jll = '__sqlnb_jll' %}
 {#- the row's list, a missing value (NULL or NaN) as NaN: a NaN makes the fast form NaN, and
-    list_inner_product refuses a NULL (for the whole chunk, whatever a CASE keeps) -#}
-{% set columns %}[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
-{% if binarize is not none %}
-{% set row = 'list_transform(' ~ columns ~ ", lambda v: coalesce(CAST(nullif(v, 'NaN'::DOUBLE) > " ~ (binarize | lit) ~ " AS DOUBLE), 'NaN'::DOUBLE))" %}
-{% elif shift is not none %}
-{% set row = 'list_transform(' ~ columns ~ ', lambda v, i: coalesce(v - ' ~ shift ~ "[i], 'NaN'::DOUBLE))" %}
-{% else %}
-{% set row = 'list_transform(' ~ columns ~ ", lambda v: coalesce(v, 'NaN'::DOUBLE))" %}
-{% endif %}
+    list_inner_product refuses a NULL (for the whole chunk, whatever a CASE keeps); one
+    lambda over the columns, as short as the statement can be -#}
+{% set row = terms.row_list(features, binarize, shift, false) %}
 {#- what the fast form reads, `z`: the row's list (x), then for the expanded Gaussian its
     squares, for the Poisson the sum of lgamma(x + 1); each class's weights are as long -#}
 {% set x = '__sqlnb_x' %}
