@@ -171,6 +171,20 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
     return classes
 
 
+def labelled_classes(model: NaiveBayes) -> list[dict[str, Any]]:
+    """The model's classes in their index order, each with its label as a literal
+    (``label``) and as text (``key``): all that macros reading their parameters from the
+    view need of them. One small read (the fitted parameters are not compiled)."""
+    target_type = model.meta["target_type"]
+    classes = []
+    for index, label, _ in model.pipeline.fetch("read_params.sql", what="classes"):
+        key = str(label)
+        classes.append({"index": index, "label_value": label, "key": key,
+                        "label": model.dialect.lit(label, target_type),
+                        "comment": comment_text(key)})
+    return classes
+
+
 def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
     """The statement (re)creating the model's scoring macros (``scoring_macros.sql``).
 
@@ -181,7 +195,7 @@ def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
     if model.dialect.stored_scoring == "functions":
         return functions_sql(model)
     if arrays:
-        classes = compiled_classes(model)
+        classes = labelled_classes(model)
         meta_features = model.meta["features"]
         features = [{"name": f["name"], "double": False,
                      "column": model.dialect.field(ROW_ONCE, f["name"])} for f in meta_features]
