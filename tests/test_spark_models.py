@@ -256,7 +256,7 @@ def test_models_live_in_the_database_their_engine_names(spark, rows):
     assert (one.classes_, two.classes_) == (["a", "b"], ["a", "b", "c"])
     current = spark.catalog.currentDatabase()
     assert not [t.name for t in spark.catalog.listTables(current) if t.name.startswith("twin")]
-    assert spark.catalog.tableExists("twin_meta", "sd_one")
+    assert spark.catalog.tableExists("sd_one.twin_meta")
     rows.createOrReplaceTempView("twin_rows")
     assert {r[0] for r in spark.sql("SELECT sd_one.twin_predict(struct(x0, x1, x2)) "
                                     "FROM twin_rows").collect()} == {"a", "b"}
@@ -267,7 +267,7 @@ def test_models_live_in_the_database_their_engine_names(spark, rows):
     assert _sorted(reopened.predict_proba(rows).collect()) == \
         _sorted(two.predict_proba(rows).collect())
     one.drop()
-    assert not spark.catalog.tableExists("twin_meta", "sd_one")
+    assert not spark.catalog.tableExists("sd_one.twin_meta")
     assert not spark.catalog.functionExists("sd_one.twin_predict")
     assert spark.catalog.functionExists("sd_two.twin_predict")
     assert sqlnb.load(SparkEngine(spark, database="sd_two"), "twin").classes_ == ["a", "b", "c"]
