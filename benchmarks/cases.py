@@ -360,7 +360,7 @@ def latency(report: Report) -> None:
     every = report.add(f"latency, all {rows:,} digits rows", compare({
         "floor: DuckDB SELECT * of the Arrow table": (steps.prepare_digits_read, rows, "arrow"),
         "scikit-learn GaussianNB.predict(X)": (steps.prepare_digits_sklearn, rows),
-        "sqlnb NaiveBayes.predict(Arrow table).arrow()":
+        "sqlnb NaiveBayes.predict(Arrow table).to_arrow_table()":
             (steps.prepare_digits_native, rows, "arrow"),
         "sqlnb.sklearn.GaussianNB().predict(X)": (steps.prepare_digits_facade, rows),
     }, s.repeats, **budget))

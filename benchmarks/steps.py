@@ -264,8 +264,10 @@ def digits_table():
 
 
 def _fetch(relation: Any, fetch: str) -> Any:
-    """One row comes back as Python tuples, many as Arrow: the same for every step."""
-    return relation.fetchall() if fetch == "rows" else relation.arrow()
+    """One row comes back as Python tuples, many as an Arrow table: the same for every
+    step. (Every row is read: DuckDB 2.0's ``relation.arrow()`` returns a record batch
+    reader, which would leave rows unread.)"""
+    return relation.fetchall() if fetch == "rows" else relation.to_arrow_table()
 
 
 def prepare_digits_read(rows: int, fetch: str) -> Step:
@@ -331,14 +333,14 @@ def prepare_read_parquet(path: Path) -> Step:
     """Reading every row and column of the file into Arrow: the floor of scoring it."""
     con = connect()
     sql = render("select_all.sql", path=str(path))
-    return lambda: con.sql(sql).arrow()
+    return lambda: con.sql(sql).to_arrow_table()
 
 
 def prepare_width_predict(db: Path, path: Path) -> Step:
     """``predict`` of every row of the file, the input's columns and the prediction to Arrow."""
     con = connect(str(db), read_only=True)
     model = sqlnb.load(con, MODEL)
-    return lambda: model.predict(str(path)).arrow()
+    return lambda: model.predict(str(path)).to_arrow_table()
 
 
 def prepare_width_predict_empty(db: Path, path: Path) -> Step:
@@ -348,7 +350,7 @@ def prepare_width_predict_empty(db: Path, path: Path) -> Step:
     con = connect(str(db), read_only=True)
     model = sqlnb.load(con, MODEL)
     empty = pq.read_table(path).slice(0, 0)
-    return lambda: model.predict(empty).arrow()
+    return lambda: model.predict(empty).to_arrow_table()
 
 
 def prepare_width_explain(db: Path, path: Path) -> Step:

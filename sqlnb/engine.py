@@ -280,7 +280,7 @@ class DuckDBEngine(Engine):
         return self.connection.sql(sql)
 
     def arrow(self, sql: str) -> Any:
-        return self.connection.sql(sql).fetch_arrow_table()
+        return self.connection.sql(sql).to_arrow_table()
 
     def source(self, obj: Any) -> Source:
         source = resolve(self.connection, obj)
