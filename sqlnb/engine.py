@@ -63,6 +63,7 @@ class Capabilities:
     temp_tables: bool = True        # CREATE TEMP TABLE for batches
     models: bool = True             # a model's statistics tables can live here (fit, load)
     duckdb_only: bool = True        # group_by, text/long/sparse input, macros… (DUCKDB_ONLY)
+    list_lambdas: bool = True       # list_transform/list_inner_product: the arrays strategy
 
 
 class Engine:
@@ -574,7 +575,7 @@ class SparkEngine(Engine):
 
     dialect = SPARK
     capabilities = Capabilities(upsert=False, transactions=False, temp_tables=False,
-                                duckdb_only=False)
+                                duckdb_only=False, list_lambdas=False)
 
     def __init__(self, session: Any, database: str | None = None) -> None:
         from pyspark.errors import AnalysisException

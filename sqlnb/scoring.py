@@ -106,10 +106,11 @@ def check_strategy(value: Any) -> str:
 
 def covered(model: NaiveBayes) -> bool:
     """Whether the arrays can score ``model`` (not yet: categorical and mixed columns,
-    per-group models, text and long input)."""
+    per-group models, text and long input; and only on an engine with DuckDB's list
+    functions, which the engine's capabilities say)."""
     # the metadata row says whether there are groups: no need to read the parameters
-    return (model.family.array_kind is not None and not model.spec.grouped
-            and not model.stored_input())
+    return (model.engine.capabilities.list_lambdas and model.family.array_kind is not None
+            and not model.spec.grouped and not model.stored_input())
 
 
 def binarize_threshold(model: NaiveBayes) -> float | None:

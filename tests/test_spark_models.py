@@ -314,3 +314,25 @@ def test_mixed_models_fit_and_score_on_spark_as_on_duckdb(spark, duck):
     expected = oracle.predict_proba("mixed_rows").order("id").df()[["proba_a", "proba_b"]]
     np.testing.assert_allclose(got, expected.to_numpy(), rtol=0, atol=1e-9)
     assert model.evaluate(frame, "y")["accuracy"] == oracle.evaluate("mixed_rows", "y")["accuracy"]
+
+
+def test_a_wide_gaussian_model_scores_on_spark_as_scikit_learn_does(spark):
+    # 30 features x 5 classes: past the width at which DuckDB scores with list functions,
+    # which Spark SQL does not have; the engine's capabilities keep Spark on the compiled
+    # statement.
+    rng = np.random.default_rng(30)
+    X = rng.normal(size=(60, 30)).round(6)
+    y = np.arange(60) % 5
+    X[:, :5] += y[:, None]  # the classes differ
+    columns = [f"f{j}" for j in range(30)]
+    frame = spark.createDataFrame(
+        [(i, *map(float, x), int(c)) for i, (x, c) in enumerate(zip(X, y))],
+        "id bigint, " + ", ".join(f"{c} double" for c in columns) + ", y bigint")
+    model = sqlnb.NaiveBayes("sm_wide", con=spark, family="gaussian").fit(
+        frame, "y", features=columns)
+    oracle = GaussianNB().fit(X, y)
+    scored = model.predict_proba(frame).orderBy("id").collect()
+    got = np.array([[getattr(r, f"proba_{c}") for c in range(5)] for r in scored])
+    np.testing.assert_allclose(got, oracle.predict_proba(X), rtol=0, atol=1e-9)
+    labels = [r.prediction for r in model.predict(frame).orderBy("id").collect()]
+    assert labels == oracle.predict(X).tolist()
