@@ -158,6 +158,25 @@ def test_export_then_import_into_another_file_predicts_the_same(iris):
     assert "pass replace=True" in result.stderr
 
 
+def exported_rows(folder: Path) -> int:
+    return duckdb.sql(f"SELECT sum(n) FROM '{folder / 'class_stats.parquet'}'").fetchall()[0][0]
+
+
+def test_export_overwrite_replaces_an_export_but_not_a_directory_with_other_files(iris):
+    where, _, _ = iris
+    ok("fit", "m.duckdb", "flowers", "first.parquet", "-t", "species", cwd=where)
+    ok("export", "m.duckdb", "flowers", "moved", cwd=where)
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    ok("export", "m.duckdb", "flowers", "moved", "--overwrite", cwd=where)
+    assert exported_rows(where / "moved") == 150
+    (where / "moved" / "README.txt").write_text("mine")
+    result = sqlnb("export", "m.duckdb", "flowers", "moved", "--overwrite", cwd=where)
+    assert result.returncode == 1
+    assert "'README.txt'" in result.stderr and "move those out" in result.stderr
+    assert (where / "moved" / "README.txt").read_text() == "mine"
+    assert exported_rows(where / "moved") == 150
+
+
 def test_show_lists_the_models_of_a_file(iris):
     where, _, _ = iris
     ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
