@@ -136,7 +136,8 @@ def _discard_created() -> None:
         return
     try:
         if created is not None:
-            _remove_own(con, *created)
+            with contextlib.suppress(OSError):  # left in place; the command's error stands
+                _remove_own(con, *created)
     finally:
         con.close()
 
