@@ -24,28 +24,6 @@ from .planned import Cleanup, InputSlot, cleanup_for, free_all, unregister
 from .templates import render
 
 _counter = itertools.count()
-
-# DuckDB notes that Arrow output of an executed statement copies the rows; the copies made
-# here are of a few rows (in-memory inputs scored at once), so the note is silenced for
-# this module's calls only, by a filter of the process's: warnings.catch_warnings around
-# each call is not thread-safe (one thread's exit restores the filters another thread
-# relies on, and the note reaches the user). See _arrow_result.
-_COPY_NOTE = "Arrow output on a DB-API result"
-_copy_filter: list[Any] = [None]  # the filter once installed (the warnings module's tuple)
-
-
-def _silence_copy_note() -> None:
-    """Install the filter, or again if it was dropped since (a ``catch_warnings`` block that
-    was open when it was installed restores the filters it saw)."""
-    installed = _copy_filter[0]
-    if installed is not None and installed in warnings.filters:
-        return
-    warnings.filterwarnings("ignore", message=re.escape(_COPY_NOTE), category=UserWarning,
-                            module=re.escape(__name__))
-    _copy_filter[0] = next((f for f in warnings.filters
-                            if f[0] == "ignore" and f[2] is UserWarning
-                            and getattr(f[1], "pattern", None) == re.escape(_COPY_NOTE)
-                            and getattr(f[3], "pattern", None) == re.escape(__name__)), None)
 _FILE_READERS = {
     ".parquet": "read_parquet",
     ".pq": "read_parquet",
@@ -129,6 +107,32 @@ class Source:
             self.release(con)
             self.obj = None
         return con.from_arrow(result)
+
+
+# DuckDB notes that Arrow output of an executed statement copies the rows; the copies made
+# here are of a few rows (in-memory inputs scored at once), so the note is silenced for
+# this module's calls only, by a filter of the process's: warnings.catch_warnings around
+# each call is not thread-safe (one thread's exit restores the filters another thread
+# relies on, and the note reaches the user). See _silence_copy_note and _arrow_result.
+_COPY_NOTE = "Arrow output on a DB-API result"
+_copy_filter: list[Any] = [None]  # the filter once installed (the warnings module's tuple)
+
+
+def _silence_copy_note() -> None:
+    """Make the filter the first of the process's, unless it is already: installed once,
+    and again only when the filters changed since (another filter put before it, such as
+    ``pytest.warns``'s "always", would show the note; a ``catch_warnings`` block open when
+    it was installed drops it on exit). It only ever adds itself: it never removes a filter
+    of anyone else's, whatever thread is in a ``catch_warnings`` block."""
+    filters = warnings.filters
+    if filters and filters[0] is _copy_filter[0]:
+        return
+    warnings.filterwarnings("ignore", message=re.escape(_COPY_NOTE), category=UserWarning,
+                            module=re.escape(__name__))
+    _copy_filter[0] = next((f for f in warnings.filters
+                            if f[0] == "ignore" and f[2] is UserWarning
+                            and getattr(f[1], "pattern", None) == re.escape(_COPY_NOTE)
+                            and getattr(f[3], "pattern", None) == re.escape(__name__)), None)
 
 
 def _arrow_result(con: duckdb.DuckDBPyConnection, sql: str,

@@ -164,11 +164,17 @@ def test_scoring_leaves_the_warning_filters_alone(monkeypatch):
     assert [str(w.message) for w in caught] == []
 
 
-@pytest.mark.parametrize("action", ["error", "ignore"])
+@pytest.mark.parametrize("action", ["error", "always", "ignore"])
 def test_scoring_works_under_the_callers_warning_filters(action):
+    """Whatever filter the caller puts first (pytest.warns puts "always"), the note stays
+    internal, and the caller's own warnings are treated as the caller asked."""
     tables, oracles = versions()
     model = sqlnb.NaiveBayes("m", con=duckdb.connect()).fit(tables[0], "y")
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter(action)
         assert which_version(model, oracles) == 0
         assert [row[-1] for row in model.predict(QUERY).fetchall()] == ["a", "a", "b", "a"]
+        if action != "error":
+            warnings.warn("the caller's own", UserWarning, stacklevel=1)
+    expected = {"error": [], "always": ["the caller's own"], "ignore": []}[action]
+    assert [str(w.message) for w in caught] == expected
