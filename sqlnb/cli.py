@@ -102,6 +102,9 @@ def _create_new(database: str) -> tuple[int, int, int, int] | None:
     another process (another ``sqlnb fit``) got there first. The new file's identity, or
     None when it was not this process that created it."""
     folder = os.path.dirname(os.path.abspath(database))
+    if not os.path.isdir(folder):
+        raise CliError(f"the folder {folder!r} of the database file does not exist: create "
+                       "it first")
     scratch = tempfile.mkdtemp(prefix=".sqlnb-new-", dir=folder)
     try:
         staged = os.path.join(scratch, "new.duckdb")

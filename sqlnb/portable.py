@@ -197,15 +197,17 @@ def _check_target(target: Path, overwrite: bool) -> set[str]:
     return ours
 
 
-def _refuse_foreign(directory: Path, ours: set[str]) -> None:
+def _refuse_foreign(directory: Path, ours: set[str], target: Path | None = None) -> None:
+    """Refuse (naming ``target``, by default ``directory``) a directory holding more than
+    the files ``ours``."""
     foreign = _foreign(directory, ours)
     if foreign:
         shown = ", ".join(repr(name) for name in foreign[:5]) + (
             f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
         raise ExportExistsError(
-            f"{str(directory)!r} holds an earlier export and also {shown}, which the export "
-            "did not write: overwrite replaces only an export's own files, so nothing was "
-            "changed; move those out of the directory, or choose another path"
+            f"{str(target or directory)!r} holds an earlier export and also {shown}, which "
+            "the export did not write: overwrite replaces only an export's own files, so "
+            "nothing was changed; move those out of the directory, or choose another path"
         )
 
 
@@ -220,7 +222,7 @@ def _swap_in(staging: Path, target: Path, ours: set[str]) -> None:
     aside = old / "export"
     os.rename(target, aside)
     try:
-        _refuse_foreign(aside, ours)  # anything added since the check goes back with it
+        _refuse_foreign(aside, ours, target)  # anything added since the check goes back
         os.rename(staging, target)
     except BaseException:
         os.rename(aside, target)

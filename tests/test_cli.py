@@ -291,6 +291,8 @@ def test_labels_that_look_like_markup_are_shown_as_they_are(tmp_path):
     (["predict", "absent.duckdb", "x", "iris.parquet"],
      "database file 'absent.duckdb' does not exist"),
     (["fit", "m.duckdb", "x", "iris.parquet"], "Missing option '--target'"),
+    (["fit", "no/such/folder/m.duckdb", "x", "iris.parquet", "-t", "species"],
+     "of the database file does not exist: create it first"),
 ])
 def test_bad_input_prints_one_line_and_exits_non_zero(iris, args, message):
     where, _, _ = iris
