@@ -100,7 +100,7 @@ def test_partial_fit_in_batches_equals_one_fit_and_scikit_learn(rows, n_batches)
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9)
 
 
-READER_STEPS = st.sampled_from(["predict", "predict", "load", "collect"])
+READER_STEPS = st.sampled_from(["predict", "predict frame", "load", "collect"])
 WRITER_STEPS = st.sampled_from(["fit 0", "fit 1", "collect"])
 
 
@@ -112,7 +112,7 @@ def test_threads_reading_while_one_refits_see_one_version_and_no_raw_error(write
     """A writer refits a model (with one of two datasets) on its cursor while readers
     predict with it on theirs, and garbage is collected in any of the threads: every
     answer is one fitted version's (scikit-learn's), and no call raises."""
-    from test_threads import run_in_threads, versions, which_version
+    from test_threads import QUERY, run_in_threads, versions, which_version
 
     tables, oracles = versions()
     con = duckdb.connect()
@@ -133,6 +133,8 @@ def test_threads_reading_while_one_refits_see_one_version_and_no_raw_error(write
             for step in steps:
                 if step == "predict":
                     assert which_version(model, oracles) in (0, 1)
+                elif step == "predict frame":
+                    assert which_version(model, oracles, QUERY.to_pandas()) in (0, 1)
                 elif step == "load":
                     model = sqlnb.load(cursor, "m")
                 else:

@@ -36,9 +36,10 @@ def versions() -> tuple[list[pa.Table], list[np.ndarray]]:
     return tables, oracles
 
 
-def which_version(model: sqlnb.NaiveBayes, oracles: list[np.ndarray]) -> int:
-    """The index of the version whose probabilities ``model`` gives for QUERY (one must)."""
-    got = model.predict_proba(QUERY).to_arrow_table()
+def which_version(model: sqlnb.NaiveBayes, oracles: list[np.ndarray], source=QUERY) -> int:
+    """The index of the version whose probabilities ``model`` gives for QUERY (one must);
+    ``source`` is QUERY in another form (a pandas DataFrame scores by another path)."""
+    got = model.predict_proba(source).to_arrow_table()
     proba = np.column_stack([got["proba_a"].to_numpy(), got["proba_b"].to_numpy()])
     matches = [i for i, expected in enumerate(oracles)
                if np.allclose(proba, expected, rtol=0, atol=1e-9)]
