@@ -10,9 +10,12 @@ Install with ``pip install 'sqlnb[cli]'``; the command uses only sqlnb's public 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -68,26 +71,97 @@ def _parse_pairs(pairs: tuple[str, ...], option: str) -> dict[str, Any]:
 
 def _connect(database: str, *, create: bool = False, read_only: bool = False
              ) -> duckdb.DuckDBPyConnection:
+    created = None
     if not os.path.exists(database):
         if not create:
             raise CliError(f"database file {database!r} does not exist")
-        _state["created"] = database  # removed again if the command fails
+        created = _create_new(database)  # None: another process created it first
     con = sqlnb.connect(database, read_only=read_only)
-    sqlnb.progress.silence_duckdb(con)
     _state["con"] = con
+    # ours to remove again if the command fails: only while it is the file this process
+    # created, unchanged until its connection took DuckDB's lock (another process may have
+    # opened and written it in between)
+    if created is not None and _identity(database) == created:
+        _state["created"] = (database, created[:2])
+    sqlnb.progress.silence_duckdb(con)
     return con
 
 
+def _identity(path: str) -> tuple[int, int, int, int] | None:
+    """Which file is at ``path`` (device, inode) and whether it changed (size, mtime)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
+
+
+def _create_new(database: str) -> tuple[int, int, int, int] | None:
+    """Create ``database`` as an empty DuckDB database, only if no file is at that path: the
+    file is made in a private sibling directory and hard-linked into place, which fails if
+    another process (another ``sqlnb fit``) got there first. The new file's identity, or
+    None when it was not this process that created it."""
+    folder = os.path.dirname(os.path.abspath(database))
+    if not os.path.isdir(folder):
+        raise CliError(f"the folder {folder!r} of the database file does not exist: create "
+                       "it first")
+    scratch = tempfile.mkdtemp(prefix=".sqlnb-new-", dir=folder)
+    try:
+        staged = os.path.join(scratch, "new.duckdb")
+        sqlnb.connect(staged).close()
+        made = _identity(staged)
+        try:
+            os.link(staged, database)
+        except FileExistsError:
+            return None
+        except OSError:  # a file system without hard links: create exclusively, then fill
+            try:
+                handle = os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                return None
+            with os.fdopen(handle, "wb") as copy, open(staged, "rb") as empty:
+                shutil.copyfileobj(empty, copy)
+                copy.flush()
+                found = os.fstat(copy.fileno())
+            made = (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+        return made
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def _discard_created() -> None:
-    """A command that failed leaves no new database file behind."""
+    """A command that failed leaves no new database file behind: the file is removed only
+    if this process created it and still holds it (its connection has DuckDB's lock, and
+    the same file is at the path), so a file another process opened is never touched."""
     created = _state.pop("created", None)
     con = _state.pop("con", None)
-    if con is not None:
+    if con is None:
+        return
+    try:
+        if created is not None:
+            with contextlib.suppress(OSError):  # left in place; the command's error stands
+                _remove_own(con, *created)
+    finally:
         con.close()
-    if created is not None:
-        for path in (created, created + ".wal"):
-            if os.path.exists(path):
-                os.remove(path)
+
+
+def _remove_own(con: duckdb.DuckDBPyConnection, database: str,
+                identity: tuple[int, int]) -> None:
+    """Remove the database file ``con`` holds, while it still holds it (no other process can
+    have opened it meanwhile); the write-ahead log is folded in first, so that closing the
+    connection afterwards touches no file at that path (another process may have created
+    a new database there by then)."""
+    with contextlib.suppress(duckdb.Error):
+        con.rollback()  # whatever the failed command left open
+    try:
+        con.checkpoint()
+    except duckdb.Error:
+        return  # left in place rather than removed with a log still open
+    if (_identity(database) or ())[:2] != identity:
+        return
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(database + ".wal")  # first: once the path is free, a new one may be made
+    os.remove(database)
 
 
 def _load(con: duckdb.DuckDBPyConnection, name: str, progress: bool) -> sqlnb.NaiveBayes:

@@ -40,7 +40,7 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
-from .planned import InputSlot, PlannedScripts, unregister
+from .planned import InputSlot, PlannedScripts, cleanup_for
 from .source import (
     PreparedStatements,
     Source,
@@ -248,16 +248,22 @@ class DuckDBEngine(Engine):
         self._planned = PlannedScripts()
         self._slot = InputSlot()
         self._parsed: dict[str, Any] = {}  # see fetch_readable
+        # what finalizers free on the connection, run by the thread using it (each call
+        # below says it is that thread): never from another thread, see planned.Cleanup
+        self._cleanup = cleanup_for(connection)
 
     def execute(self, sql: str) -> None:
+        self._cleanup.enter(self.connection)
         # any statement run as it is may be DDL: planned statements are planned again
         self._planned.catalog_changed()
         self.connection.execute(sql)
 
     def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
+        self._cleanup.enter(self.connection)
         return self.connection.execute(sql, parameters).fetchall()
 
     def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
+        self._cleanup.enter(self.connection)
         cursor = self.connection.execute(sql)
         return [d[0] for d in cursor.description], cursor.fetchall()
 
@@ -267,6 +273,7 @@ class DuckDBEngine(Engine):
         # bind and one read (~0.35 ms) instead of asking first whether a transaction is
         # open (two statements) and, if one is, whether the relation exists (a third).
         # The text is parsed once (a predict loop reads the version at every call).
+        self._cleanup.enter(self.connection)
         statement = self._parsed.get(sql)
         if statement is None:
             statement = self.connection.extract_statements(sql)[0]
@@ -278,12 +285,15 @@ class DuckDBEngine(Engine):
         return self.connection.execute(statement).fetchall()
 
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
+        self._cleanup.enter(self.connection)
         return self.connection.sql(sql)
 
     def arrow(self, sql: str) -> Any:
+        self._cleanup.enter(self.connection)
         return self.connection.sql(sql).to_arrow_table()
 
     def source(self, obj: Any) -> Source:
+        self._cleanup.enter(self.connection)
         source = resolve(self.connection, obj)
         if source.registered is not None:  # a view created for it
             self._planned.catalog_changed()
@@ -291,6 +301,7 @@ class DuckDBEngine(Engine):
 
     def lazy(self, source: Source, sql: str,
              parameters: list[Any] | None = None) -> duckdb.DuckDBPyRelation:
+        self._cleanup.enter(self.connection)
         if parameters is None:
             return source.lazy(self.connection, sql)
         return source.lazy_bound(self.connection, sql, parameters)
@@ -311,6 +322,7 @@ class DuckDBEngine(Engine):
 
     def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
                      relation: bool = True, attach: list[str] | None = None) -> Any:
+        self._cleanup.enter(self.connection)
         table, source.obj = source.obj, None
         result = self._prepared.run(self.connection, (key, schema_key(table)), table, statement)
         if attach:
@@ -318,18 +330,22 @@ class DuckDBEngine(Engine):
         return self.connection.from_arrow(result) if relation else result
 
     def forget_prepared(self) -> None:
+        self._cleanup.enter(self.connection)
         self._prepared.clear(self.connection)
 
     def execute_planned(self, sql: str, key: Any = None) -> None:
+        self._cleanup.enter(self.connection)
         self._planned.execute(self.connection, sql, key)
 
     def fetch_planned(self, sql: str, key: Any = None) -> list[tuple]:
+        self._cleanup.enter(self.connection)
         return self._planned.fetch(self.connection, sql, key)
 
     def write_slot(self, obj: Any) -> tuple[Source, Any] | None:
         source = in_memory(obj)
         if source is None:
             return None
+        self._cleanup.enter(self.connection)
         slot = self._slot
         slot.table = obj
         if slot.name is None:
@@ -342,7 +358,7 @@ class DuckDBEngine(Engine):
             self.connection.register(slot.name, slot)
             slot.registered = True
             self._planned.catalog_changed()
-            weakref.finalize(self, unregister, self.connection, slot.name)
+            weakref.finalize(self, self._cleanup.view, self.connection, slot.name)
         source.sql = render("source.sql", name=slot.name, paths=[]).strip()
         source.obj = None
         return source, schema_key(obj)
@@ -412,6 +428,7 @@ class DuckDBEngine(Engine):
                 yield
             return
         self.refuse_open_transaction(what, scratch=join)
+        self._cleanup.enter(self.connection)
         self.connection.begin()
         self._depth = 1
         try:
@@ -453,6 +470,7 @@ class DuckDBEngine(Engine):
     def _discarded(self) -> Iterator[None]:
         """A transaction of the engine's own that is always rolled back; statements run
         inside it join it."""
+        self._cleanup.enter(self.connection)
         self.connection.begin()
         self._depth = 1
         try:

@@ -42,7 +42,7 @@ import itertools
 import os
 import threading
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Hashable
 from typing import Any
 
@@ -161,9 +161,10 @@ class PlannedScripts:
         return planned, cursor
 
     def _watch(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Free everything this object planned or kept when it goes."""
+        """Free everything this object planned or kept when it goes (see :class:`Cleanup`)."""
         if self._finalizer is None:
-            self._finalizer = weakref.finalize(self, free_all, con, self._names)
+            self._finalizer = weakref.finalize(self, cleanup_for(con).statements, con,
+                                               self._names, [])
 
     def _free(self, con: duckdb.DuckDBPyConnection, names: list[str]) -> None:
         freed = [entry for entry in self._names if entry[0] is not None and entry[0] in names]
@@ -175,6 +176,91 @@ class PlannedScripts:
         with self._lock:
             self._scripts.clear()
             free_all(con, self._names)
+
+
+class Cleanup:
+    """What finalizers free on one connection, run only by the thread using it.
+
+    A finalizer runs in whichever thread collects the garbage, and a DuckDB connection
+    refuses a call while another thread is in one ("connection is busy") instead of
+    waiting: a finalizer that freed its statements from another thread would make the
+    thread using the connection fail. So the engine says which thread uses the connection
+    at each of its calls (:meth:`enter`); a finalizer running in that thread frees at once,
+    one running in any other thread only queues the work (a thread-safe deque), and the
+    using thread runs the queue at its next call on the connection. The queue only holds
+    names and statements, and is emptied at every call.
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> cleanup = cleanup_for(con)
+    >>> _ = con.execute("PREPARE p AS SELECT 42")
+    >>> cleanup.statements(con, [("p", "DEALLOCATE PREPARE p")], [])  # no thread entered yet
+    >>> len(cleanup.pending)
+    1
+    >>> cleanup.enter(con)  # the using thread's next call frees it
+    >>> len(cleanup.pending)
+    0
+    """
+
+    __slots__ = ("pending", "thread")
+
+    def __init__(self) -> None:
+        # ("sql", statement) or ("view", name), appended from any thread
+        self.pending: deque[tuple[str, str]] = deque()
+        self.thread: int | None = None  # the thread of the latest call on the connection
+
+    def enter(self, con: duckdb.DuckDBPyConnection) -> None:
+        """A call on ``con`` begins in this thread: it is the connection's thread now, and
+        runs what finalizers queued."""
+        self.thread = threading.get_ident()
+        if self.pending:
+            self._run(con)
+
+    def statements(self, con: duckdb.DuckDBPyConnection,
+                   names: list[tuple[str | None, str]], views: list[str]) -> None:
+        """A finalizer's work: run the statements of ``names`` (DEALLOCATE, DROP) and drop
+        the ``views``, now if this is the connection's thread, else at its next call."""
+        work = [("sql", names.pop()[1]) for _ in range(len(names))]
+        work += [("view", views.pop()) for _ in range(len(views))]
+        self.pending.extend(work)
+        if threading.get_ident() == self.thread:
+            self._run(con)
+
+    def view(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
+        """A finalizer's work: drop the view ``name`` (see :meth:`statements`)."""
+        self.statements(con, [], [name])
+
+    def _run(self, con: duckdb.DuckDBPyConnection) -> None:
+        while self.pending:
+            try:
+                kind, text = self.pending.popleft()
+            except IndexError:  # emptied meanwhile
+                return
+            try:
+                if kind == "view":
+                    con.unregister(text)
+                else:
+                    con.sql(text)
+            except duckdb.ResourceInUseException:
+                # a finalizer run inside a call of this very thread (garbage collected
+                # while DuckDB called back into Python): the next call runs it
+                self.pending.appendleft((kind, text))
+                return
+            except duckdb.Error:
+                pass  # nothing left to free (the connection was closed)
+
+
+_cleanups: weakref.WeakKeyDictionary[Any, Cleanup] = weakref.WeakKeyDictionary()
+_cleanups_lock = threading.Lock()
+
+
+def cleanup_for(con: duckdb.DuckDBPyConnection) -> Cleanup:
+    """The :class:`Cleanup` of ``con`` (one per connection object, gone with it)."""
+    with _cleanups_lock:
+        cleanup = _cleanups.get(con)
+        if cleanup is None:
+            cleanup = _cleanups[con] = Cleanup()
+        return cleanup
 
 
 def free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str | None, str]]) -> None:

@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import json
@@ -72,6 +73,7 @@ GROUP_TABLES = ("group_columns", "group_class_stats", "group_feature_stats")
 TEXT_TABLES = ("analyzer", "vocabulary")
 PART_TABLES = tuple(f"{family}_stats" for family in mixed.PART_FAMILIES)
 KNOWN_ROLES = BASE_TABLES + GROUP_TABLES + TEXT_TABLES + PART_TABLES
+_TABLE_FILES = frozenset(f"{role}.parquet" for role in KNOWN_ROLES)
 
 # DuckDB types written to Parquet as they are (each has a plain Parquet type that other
 # engines read); any other type is written as its text and cast back on import.
@@ -102,7 +104,7 @@ def export_model(model: NaiveBayes, path: str | os.PathLike, *,
             f"it from a connection where that database is the current one (USE {model.catalog})"
         )
     _ = model.meta  # NotFittedError before anything is created on disk
-    _check_target(target, overwrite)
+    replaced = _check_target(target, overwrite)
     if model.engine.dialect is not DUCKDB:
         return export_model(_duckdb_copy(model), target, overwrite=overwrite)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -113,7 +115,7 @@ def export_model(model: NaiveBayes, path: str | os.PathLike, *,
         with open(staging / MANIFEST, "w", encoding="utf-8") as out:
             json.dump(manifest, out, indent=2, sort_keys=False, default=str)
             out.write("\n")
-        _swap_in(staging, target)
+        _swap_in(staging, target, replaced)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -147,49 +149,91 @@ def _as_path(path: Any) -> Path:
     return Path(os.path.abspath(os.fspath(path)))
 
 
-def _is_export(directory: Path) -> bool:
-    """An existing directory an export may replace: empty, or holding a sqlnb export."""
+def _export_files(directory: Path) -> set[str] | None:
+    """The names of the files an earlier export wrote in ``directory`` (its manifest and the
+    files the manifest lists; none for an empty directory), or None when the directory is
+    not an export: not a directory, or no manifest of this format."""
     if not directory.is_dir() or directory.is_symlink():
-        return False
+        return None
     if not any(directory.iterdir()):
-        return True
+        return set()
     try:
         with open(directory / MANIFEST, encoding="utf-8") as f:
-            return json.load(f).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
-        return False
+            manifest = json.load(f)
+        if manifest.get("format") != FORMAT:
+            return None
+        # the names an export writes, as listed: a manifest from elsewhere names no others
+        listed = {table["file"] for table in manifest.get("tables", [])
+                  if isinstance(table, dict) and table.get("file") in _TABLE_FILES}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+    return listed | {MANIFEST}
 
 
-def _check_target(target: Path, overwrite: bool) -> None:
+def _foreign(directory: Path, ours: set[str]) -> list[str]:
+    """What ``directory`` holds besides the regular files named ``ours`` (sorted)."""
+    return sorted(entry.name + ("/" if entry.is_dir() else "") for entry in directory.iterdir()
+                  if entry.name not in ours or entry.is_symlink() or not entry.is_file())
+
+
+def _check_target(target: Path, overwrite: bool) -> set[str]:
+    """The names of the files an overwrite replaces (none when ``target`` is new); an
+    existing path that is not an earlier export, or that holds anything an export did not
+    write, is refused and left alone."""
     if not (target.exists() or target.is_symlink()):
-        return
+        return set()
     if not overwrite:
         raise ExportExistsError(
             f"{str(target)!r} already exists: pass overwrite=True to replace an earlier "
             "export, or choose another path"
         )
-    if not _is_export(target):
+    ours = _export_files(target)
+    if ours is None:
         raise ExportExistsError(
             f"{str(target)!r} exists and is not a sqlnb model export (no {MANIFEST} of "
             "this format): it is left alone; choose another path"
         )
+    _refuse_foreign(target, ours)
+    return ours
 
 
-def _swap_in(staging: Path, target: Path) -> None:
+def _refuse_foreign(directory: Path, ours: set[str], target: Path | None = None) -> None:
+    """Refuse (naming ``target``, by default ``directory``) a directory holding more than
+    the files ``ours``."""
+    foreign = _foreign(directory, ours)
+    if foreign:
+        shown = ", ".join(repr(name) for name in foreign[:5]) + (
+            f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise ExportExistsError(
+            f"{str(target or directory)!r} holds an earlier export and also {shown}, which "
+            "the export did not write: overwrite replaces only an export's own files, so "
+            "nothing was changed; move those out of the directory, or choose another path"
+        )
+
+
+def _swap_in(staging: Path, target: Path, ours: set[str]) -> None:
     """Put the finished directory in place: a rename, so readers see the old export or the
-    new one, never a half-written one (a replaced export is moved aside first)."""
+    new one, never a half-written one. A replaced export is moved aside first and, once the
+    new one is in place, only the files it wrote (``ours``) are removed from it."""
     if not target.exists():
         os.rename(staging, target)
         return
     old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-    os.rename(target, old / "export")
+    aside = old / "export"
+    os.rename(target, aside)
     try:
+        _refuse_foreign(aside, ours, target)  # anything added since the check goes back
         os.rename(staging, target)
     except BaseException:
-        os.rename(old / "export", target)
+        os.rename(aside, target)
+        os.rmdir(old)
         raise
-    finally:
-        shutil.rmtree(old, ignore_errors=True)
+    for entry in aside.iterdir():
+        if entry.name in ours and entry.is_file() and not entry.is_symlink():
+            os.remove(entry)
+    with contextlib.suppress(OSError):  # kept (hidden beside the export) if not empty
+        os.rmdir(aside)
+        os.rmdir(old)
 
 
 def _owned_tables(model: NaiveBayes) -> list[str]:

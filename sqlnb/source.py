@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import threading
 import warnings
 import weakref
@@ -19,7 +20,7 @@ from typing import Any
 
 import duckdb
 
-from .planned import InputSlot, free_all, unregister
+from .planned import Cleanup, InputSlot, cleanup_for, free_all, unregister
 from .templates import render
 
 _counter = itertools.count()
@@ -101,14 +102,50 @@ class Source:
         when it runs), which for a few rows costs more than the scoring itself; the input
         is in memory already, so its result may be too."""
         try:
-            with warnings.catch_warnings():
-                # the copy it warns of is of a few rows
-                warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
-                result = con.execute(sql, parameters).to_arrow_table()
+            result = _arrow_result(con, sql, parameters)
         finally:
             self.release(con)
             self.obj = None
         return con.from_arrow(result)
+
+
+# DuckDB notes that Arrow output of an executed statement copies the rows; the copies made
+# here are of a few rows (in-memory inputs scored at once), so the note is silenced for
+# this module's calls only, by a filter of the process's: warnings.catch_warnings around
+# each call is not thread-safe (one thread's exit restores the filters another thread
+# relies on, and the note reaches the user). See _silence_copy_note and _arrow_result.
+_COPY_NOTE = "Arrow output on a DB-API result"
+_copy_filter: list[Any] = [None]  # the filter once installed (the warnings module's tuple)
+
+
+def _silence_copy_note() -> None:
+    """Make the filter the first of the process's, unless it is already: installed once,
+    and again only when the filters changed since (another filter put before it, such as
+    ``pytest.warns``'s "always", would show the note; a ``catch_warnings`` block open when
+    it was installed drops it on exit). It only ever adds itself: it never removes a filter
+    of anyone else's, whatever thread is in a ``catch_warnings`` block."""
+    filters = warnings.filters
+    if filters and filters[0] is _copy_filter[0]:
+        return
+    warnings.filterwarnings("ignore", message=re.escape(_COPY_NOTE), category=UserWarning,
+                            module=re.escape(__name__))
+    _copy_filter[0] = next((f for f in warnings.filters
+                            if f[0] == "ignore" and f[2] is UserWarning
+                            and getattr(f[1], "pattern", None) == re.escape(_COPY_NOTE)
+                            and getattr(f[3], "pattern", None) == re.escape(__name__)), None)
+
+
+def _arrow_result(con: duckdb.DuckDBPyConnection, sql: str,
+                  parameters: list[Any] | None = None) -> Any:
+    """The rows of the query ``sql`` as a pyarrow Table, from an executed statement (binding
+    once, unlike a relation). Should a filter of the caller's turn DuckDB's note on the copy
+    into an error (``-W error``), the note comes before any row is read: the query then
+    runs again as a relation, which makes no such note."""
+    _silence_copy_note()
+    try:
+        return con.execute(sql, parameters).to_arrow_table()
+    except UserWarning:
+        return con.sql(sql, params=parameters).to_arrow_table()
 
 
 # In-memory inputs of at most this many rows are scored at once (see ``Source.eager``).
@@ -233,10 +270,7 @@ class PreparedStatements:
                     result = _numeric_table(con.execute(entry.execute).fetchnumpy(),
                                             entry.numeric)
                 else:
-                    with warnings.catch_warnings():
-                        # the copy it warns of is of a few rows
-                        warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
-                        result = con.execute(entry.execute).to_arrow_table()
+                    result = _arrow_result(con, entry.execute)
                     names = result.column_names
                     if len(set(names)) == len(names) and \
                             all(_numeric(field.type) for field in result.schema):
@@ -261,7 +295,9 @@ class PreparedStatements:
             slot.table = None
         self._names.append((name, render("deallocate.sql", name=name)))
         if self._finalizer is None:
-            self._finalizer = weakref.finalize(self, _free_all, con, self._names)
+            # never from another thread: see planned.Cleanup
+            self._finalizer = weakref.finalize(self, _free_later, cleanup_for(con), con,
+                                               self._names)
         return _Planned(name, slot, render("execute_prepared.sql", name=name))
 
     def _free(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
@@ -274,6 +310,12 @@ class PreparedStatements:
         with self._lock:
             self._entries.clear()
             _free_all(con, self._names)
+
+
+def _free_later(cleanup: Cleanup, con: duckdb.DuckDBPyConnection,
+                names: list[tuple[str, str]]) -> None:
+    """The finalizer of :class:`PreparedStatements`: its statements and their views."""
+    cleanup.statements(con, names, [name for name, _ in names])
 
 
 def _free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> None:
@@ -308,7 +350,7 @@ def held_by(result: duckdb.DuckDBPyRelation, con: duckdb.DuckDBPyConnection,
     outlives it."""
     for source in sources:
         if source.registered is not None:
-            weakref.finalize(result, unregister, con, source.registered)
+            weakref.finalize(result, cleanup_for(con).view, con, source.registered)
             source.registered = None
             source.obj = None
     return result

@@ -18,6 +18,8 @@ from sklearn.datasets import load_iris
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import GaussianNB, MultinomialNB
 
+import sqlnb as sqlnb_api
+
 ROOT = Path(__file__).resolve().parents[1]
 SPECIES = np.array(["setosa", "versicolor", "virginica"])
 FEATURES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
@@ -156,6 +158,25 @@ def test_export_then_import_into_another_file_predicts_the_same(iris):
     assert "pass replace=True" in result.stderr
 
 
+def exported_rows(folder: Path) -> int:
+    return duckdb.sql(f"SELECT sum(n) FROM '{folder / 'class_stats.parquet'}'").fetchall()[0][0]
+
+
+def test_export_overwrite_replaces_an_export_but_not_a_directory_with_other_files(iris):
+    where, _, _ = iris
+    ok("fit", "m.duckdb", "flowers", "first.parquet", "-t", "species", cwd=where)
+    ok("export", "m.duckdb", "flowers", "moved", cwd=where)
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    ok("export", "m.duckdb", "flowers", "moved", "--overwrite", cwd=where)
+    assert exported_rows(where / "moved") == 150
+    (where / "moved" / "README.txt").write_text("mine")
+    result = sqlnb("export", "m.duckdb", "flowers", "moved", "--overwrite", cwd=where)
+    assert result.returncode == 1
+    assert "'README.txt'" in result.stderr and "move those out" in result.stderr
+    assert (where / "moved" / "README.txt").read_text() == "mine"
+    assert exported_rows(where / "moved") == 150
+
+
 def test_show_lists_the_models_of_a_file(iris):
     where, _, _ = iris
     ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
@@ -270,6 +291,8 @@ def test_labels_that_look_like_markup_are_shown_as_they_are(tmp_path):
     (["predict", "absent.duckdb", "x", "iris.parquet"],
      "database file 'absent.duckdb' does not exist"),
     (["fit", "m.duckdb", "x", "iris.parquet"], "Missing option '--target'"),
+    (["fit", "no/such/folder/m.duckdb", "x", "iris.parquet", "-t", "species"],
+     "of the database file does not exist: create it first"),
 ])
 def test_bad_input_prints_one_line_and_exits_non_zero(iris, args, message):
     where, _, _ = iris
@@ -312,6 +335,119 @@ def test_a_failed_fit_leaves_no_new_database_file(iris):
     result = sqlnb("fit", "new.duckdb", "x", "iris.parquet", "-t", "colour", cwd=where)
     assert result.returncode == 1
     assert not (where / "new.duckdb").exists()
+
+
+HOLDER = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1])
+con.execute("CREATE TABLE IF NOT EXISTS winner AS SELECT 42 AS answer")
+if sys.argv[2] == "hold":
+    print("holding", flush=True)
+    sys.stdin.readline()
+con.close()
+"""
+
+
+def _another_process_opens(path: Path, hold: bool) -> subprocess.Popen:
+    """Another process opens ``path`` (creating it if missing) and writes a table in it; with
+    ``hold`` it keeps the file (and DuckDB's lock on it) until told to let go."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(path),
+                               "hold" if hold else "write"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    if hold:
+        assert holder.stdout.readline().strip() == "holding"
+    else:
+        assert holder.wait(timeout=120) == 0
+    return holder
+
+
+def _fit_in_process(monkeypatch, where: Path, *args: str) -> int:
+    """``sqlnb fit`` run in this process (so a test can step in before it opens the file)."""
+    from sqlnb import cli
+
+    monkeypatch.chdir(where)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["fit", *args])
+    return stopped.value.code
+
+
+def _winner(path: Path) -> list[tuple]:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.execute("SELECT answer FROM winner").fetchall()
+
+
+def test_a_fit_that_loses_the_race_for_a_new_file_leaves_the_winners_file(iris, monkeypatch):
+    """Another process opens the new file between this command's check that it is missing
+    and its own open: this command fails (it cannot take DuckDB's lock) and must not remove
+    the file the other process holds."""
+    where, _, _ = iris
+    path, holders = where / "new.duckdb", []
+    real_connect = sqlnb_api.connect
+
+    def connect_after_another_process(database, **options):
+        if os.path.abspath(database) == str(path) and not holders:
+            holders.append(_another_process_opens(path, hold=True))
+        return real_connect(database, **options)
+
+    monkeypatch.setattr(sqlnb_api, "connect", connect_after_another_process)
+    code = _fit_in_process(monkeypatch, where, str(path), "m", "iris.parquet", "-t", "species")
+    assert code == 1
+    assert path.exists()
+    holders[0].communicate("done\n", timeout=120)
+    assert holders[0].returncode == 0
+    assert _winner(path) == [(42,)]
+
+
+def test_a_new_file_written_by_another_process_before_the_lock_is_kept(iris, monkeypatch):
+    """This command created the file, but another process opened and wrote it before this
+    command's connection took the lock: the file is no longer this command's to remove."""
+    where, _, _ = iris
+    path, written = where / "new.duckdb", []
+    real_connect = sqlnb_api.connect
+
+    def connect_after_another_process(database, **options):
+        if os.path.abspath(database) == str(path) and not written:
+            written.append(_another_process_opens(path, hold=False))
+        return real_connect(database, **options)
+
+    monkeypatch.setattr(sqlnb_api, "connect", connect_after_another_process)
+    code = _fit_in_process(monkeypatch, where, str(path), "m", "iris.parquet", "-t", "colour")
+    assert code == 1  # no column "colour"
+    assert _winner(path) == [(42,)]
+
+
+def test_fits_racing_to_create_one_file_keep_every_winners_model(iris):
+    """Several fits start on one new database file at once: the file survives, and every
+    fit that reported success has its model in it, fitted as scikit-learn fits it (the
+    others fail on DuckDB's lock and remove nothing)."""
+    where, X, y = iris
+    parts = {f"m{i}": np.arange(len(y)) % 4 != i for i in range(4)}
+    frame = pd.DataFrame(X, columns=FEATURES).assign(species=y)
+    for name, rows in parts.items():
+        frame[rows].to_parquet(where / f"{name}.parquet", index=False)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runs = {name: subprocess.Popen([sys.executable, "-m", "sqlnb", "fit", "race.duckdb", name,
+                                    f"{name}.parquet", "-t", "species", "--no-progress"],
+                                   cwd=where, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+            for name in parts}
+    results = {name: (run.wait(timeout=600), run.stderr.read()) for name, run in runs.items()}
+    for run in runs.values():
+        run.stdout.close()
+        run.stderr.close()
+    winners = [name for name, (code, _) in results.items() if code == 0]
+    assert winners, results
+    for name, (code, stderr) in results.items():
+        assert code == 0 or "lock" in stderr.lower(), stderr
+    con = duckdb.connect(str(where / "race.duckdb"), read_only=True)
+    assert sorted(m["model"] for m in sqlnb_api.list_models(con)) == sorted(winners)
+    for name in winners:
+        model = sqlnb_api.load(con, name)
+        got = np.array(model.predict_proba(frame[FEATURES]).fetchnumpy()[
+            f"proba_{SPECIES[0]}"])
+        expected = GaussianNB().fit(X[parts[name]], y[parts[name]]).predict_proba(X)
+        np.testing.assert_allclose(got, expected[:, 0], atol=1e-9)
+    con.close()
 
 
 def test_a_failed_fit_keeps_the_earlier_model(iris):

@@ -1,8 +1,11 @@
-"""Property-based tests (Hypothesis) over names, labels, values and weights: checked
-against scikit-learn, or against invariants (row order kept, incremental equals batch,
-nothing outside the model changed). Bounded by the profile tests/conftest.py loads."""
+"""Property-based tests (Hypothesis) over names, labels, values and weights, and over
+threads reading and writing one model: checked against scikit-learn, or against invariants
+(row order kept, incremental equals batch, nothing outside the model changed). Bounded
+by the profile tests/conftest.py loads."""
 
 from __future__ import annotations
+
+import gc
 
 import duckdb
 import numpy as np
@@ -95,3 +98,47 @@ def test_partial_fit_in_batches_equals_one_fit_and_scikit_learn(rows, n_batches)
         got = np.array([row[-len(model.classes_):]
                         for row in model.predict_proba(frame).fetchall()])
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9)
+
+
+READER_STEPS = st.sampled_from(["predict", "predict frame", "load", "collect"])
+WRITER_STEPS = st.sampled_from(["fit 0", "fit 1", "collect"])
+
+
+@given(writer_steps=st.lists(WRITER_STEPS, min_size=1, max_size=5),
+       reader_steps=st.lists(st.lists(READER_STEPS, min_size=1, max_size=6),
+                             min_size=1, max_size=2))
+def test_threads_reading_while_one_refits_see_one_version_and_no_raw_error(writer_steps,
+                                                                           reader_steps):
+    """A writer refits a model (with one of two datasets) on its cursor while readers
+    predict with it on theirs, and garbage is collected in any of the threads: every
+    answer is one fitted version's (scikit-learn's), and no call raises."""
+    from test_threads import QUERY, run_in_threads, versions, which_version
+
+    tables, oracles = versions()
+    con = duckdb.connect()
+    sqlnb.NaiveBayes("m", con=con).fit(tables[0], "y")
+
+    def writer():
+        model = sqlnb.NaiveBayes("m", con=con.cursor())
+        for step in writer_steps:
+            if step == "collect":
+                gc.collect()
+            else:
+                model.fit(tables[int(step.split()[1])], "y")
+
+    def reader(steps):
+        def read():
+            cursor = con.cursor()
+            model = sqlnb.load(cursor, "m")
+            for step in steps:
+                if step == "predict":
+                    assert which_version(model, oracles) in (0, 1)
+                elif step == "predict frame":
+                    assert which_version(model, oracles, QUERY.to_pandas()) in (0, 1)
+                elif step == "load":
+                    model = sqlnb.load(cursor, "m")
+                else:
+                    gc.collect()
+        return read
+
+    assert run_in_threads(writer, *[reader(steps) for steps in reader_steps]) == []

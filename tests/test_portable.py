@@ -278,6 +278,56 @@ def test_export_never_replaces_a_directory_that_is_not_an_export(con, tmp_path):
     assert (tmp_path / "home" / "notes.txt").read_text() == "mine"
 
 
+def test_overwrite_refuses_an_export_directory_holding_other_files(con, tmp_path):
+    """An export directory the user also keeps other things in: overwrite would replace
+    only the export's own files, so it refuses and changes nothing."""
+    table = iris_table(con, "gaussian")
+    model = sqlnb.NaiveBayes("iris", con=con).fit(table, "y")
+    folder = model.export(tmp_path / "export")
+    (folder / "notes.txt").write_text("mine")
+    (folder / "plots").mkdir()
+    (folder / "plots" / "roc.png").write_bytes(b"png")
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    model.partial_fit(table, "y")
+    with pytest.raises(ExportExistsError, match=r"'notes.txt', 'plots/'.*move those out"):
+        model.export(folder, overwrite=True)
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    assert (folder / "plots" / "roc.png").read_bytes() == b"png"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["export"]
+    sqlnb.import_model(duckdb.connect(), folder)  # the earlier export, whole
+
+
+def test_overwrite_replaces_exactly_the_files_of_the_earlier_export(con, tmp_path):
+    """A per-group model's export replaced by a plain model's: the new directory holds the
+    new export's files only, none of the earlier export's are left behind."""
+    con.execute("CREATE TABLE g AS SELECT i % 2 AS y, i % 3 AS k, i * 1.5 AS x "
+                "FROM range(30) r(i)")
+    grouped = sqlnb.NaiveBayes("m", con=con).fit("g", "y", features=["x"], group_by="k")
+    folder = grouped.export(tmp_path / "export")
+    assert (folder / "group_columns.parquet").exists()
+    plain = sqlnb.NaiveBayes("p", con=con).fit("g", "y", features=["x"])
+    plain.export(folder, overwrite=True)
+    manifest = json.loads((folder / "model.json").read_text())
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        ["model.json", *(t["file"] for t in manifest["tables"])])
+    assert not (folder / "group_columns.parquet").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["export"]
+
+
+def test_overwrite_of_a_manifest_listing_paths_elsewhere_touches_nothing_there(con, tmp_path):
+    """A manifest is data from elsewhere: a file it names outside the directory is not the
+    export's, whatever it says."""
+    model = sqlnb.NaiveBayes("iris", con=con).fit(iris_table(con, "gaussian"), "y")
+    folder = model.export(tmp_path / "export")
+    (tmp_path / "keep.txt").write_text("mine")
+    manifest = json.loads((folder / "model.json").read_text())
+    manifest["tables"].append({"role": "x", "file": "../keep.txt"})
+    (folder / "model.json").write_text(json.dumps(manifest))
+    model.export(folder, overwrite=True)
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+    sqlnb.import_model(duckdb.connect(), folder)
+
+
 def test_a_failed_export_leaves_no_directory_behind(con, tmp_path, monkeypatch):
     model = sqlnb.NaiveBayes("iris", con=con).fit(iris_table(con, "gaussian"), "y")
 
