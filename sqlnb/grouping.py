@@ -22,19 +22,16 @@ from typing import TYPE_CHECKING, Any
 from . import ownership
 from .dialect import Dialect, Expression
 from .errors import (
-    EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
     NotFittedError,
     UnknownColumnError,
-    describe_problems,
 )
 from .scoring import comment_text, with_chunks
 from .validation import check_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
-    from .source import Source
 
 GROUP_ROLES = ("class_stats", "feature_stats", "class_params", "feature_params")
 # Column names of the statistics tables and views, which a group column cannot take.
@@ -72,12 +69,21 @@ def group_specs(columns: dict[str, str], group_by: str | list[str], target: str,
     return specs
 
 
-def group_tables(model: NaiveBayes, groups: list[dict[str, Any]]) -> dict[str, Any]:
-    """The relations of the per-group models, by role (as ``model.tables``), and the groups."""
+def group_tables(model: NaiveBayes, groups: list[dict[str, Any]], part: str | None = None,
+                 own_batch: bool = False) -> dict[str, Any]:
+    """The relations of the per-group models, by role (as ``model.tables``), and the groups.
+
+    ``part``: of one part of a model with several (``family="auto"``), whose statistics
+    are ``<name>_group_<part>_stats``; ``own_batch``: the part's batch has a table of its
+    own (as the pooled part's has)."""
     t = dict(model.tables)
     for role in GROUP_ROLES:
         t[role] = model.dialect.ident(f"{model.name}_group_{role}")
-    t["batch"] = model.dialect.ident(f"__sqlnb_group_batch_{model.name}")
+    if part is not None:
+        t["feature_stats"] = model.dialect.ident(f"{model.name}_group_{part}_stats")
+        t["feature_params"] = model.dialect.ident(f"{model.name}_group_{part}_params")
+    suffix = f"_{part}" if own_batch else ""
+    t["batch"] = model.dialect.ident(f"__sqlnb_group_batch_{model.name}{suffix}")
     t["groups"] = groups
     return t
 
@@ -89,7 +95,7 @@ def group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
 
 def drop_groups(model: NaiveBayes) -> None:
     """Remove the per-group tables the model owns (an ordinary fit replacing a grouped one)."""
-    ownership.release(model, ownership.names(model.name, "groups"))
+    ownership.release(model, ownership.names(model.name, "groups", "group_parts"))
 
 
 def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
@@ -114,51 +120,6 @@ def probe_groups(model: NaiveBayes) -> list[dict[str, Any]]:
     rows = model.pipeline.fetch("read_groups.sql", what="columns", **context)
     return [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
             for name, sql_type in rows]
-
-
-def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
-    """A per-group fit inside the caller's transaction: one scan, then per-group and pooled
-    statistics, through the model's :class:`~sqlnb.pipeline.Pipeline`."""
-    features, groups = spec["features"], spec["groups"]
-    t = group_tables(model, groups)
-    context = group_context(model, t)
-    flow = model.pipeline
-    if model.family.shifted:
-        flow.shift(src, spec["target_sql"], features)
-    flow.create(spec["target_type"])
-    flow.run("insert_features.sql", features=features)
-    drop_groups(model)
-    create_group_tables(model, groups, spec["target_type"])
-    combined = model.dialect.ident(f"__sqlnb_grouped_batch_{model.name}")
-    flow.run("batch.sql", source=src.sql, target=spec["target_sql"],
-             weight=spec["weight_sql"], features=features,
-             batch_options=model.family.batch_options(), t={**t, "batch": combined})
-    flow.run("split_batch.sql", t=t, combined=combined, pooled=model.tables["batch"])
-    if flow.fetch("batch_size.sql")[0][0] == 0:
-        raise EmptyInputError(f"the target column {spec['target']!r} has no labelled rows")
-    flow.check("batch_checks.sql", features=features)
-    weighted = spec["weight"] is not None
-    flow.apply(features, weighted=weighted, checked=True, **context)
-    flow.run("drop_batch.sql", **context)
-    fewest, most = flow.fetch("read_group_classes.sql", what="sizes", **context)[0]
-    if most is None:  # no labelled row has a (non-NULL) group
-        names = [g["name"] for g in groups]
-        raise InvalidDataError(
-            f"the group column(s) {names} are NULL in every labelled row, so there is no "
-            "group to fit a model for: leave group_by out, or fill the column first"
-        )
-    priors = model.family.prior_list()
-    if priors is not None and (fewest, most) != (len(priors), len(priors)):
-        raise InvalidParameterError(
-            f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
-            "classes: with group_by, every group needs every class"
-        )
-    problems = group_parameters(model, groups, features)
-    if problems:
-        raise InvalidDataError(describe_problems(problems))
-    flow.apply(features, weighted=weighted, checked=True)
-    flow.finish(features, spec["target"], spec["target_type"], spec["weight"],
-                kind={"groups": [[g["name"], g["type"]] for g in groups]})
 
 
 def create_group_tables(model: NaiveBayes, groups: list[dict[str, Any]],

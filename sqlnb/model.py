@@ -29,6 +29,7 @@ from . import (
     macros,
     mixed,
     ownership,
+    parts,
     portable,
     text,
 )
@@ -239,12 +240,6 @@ class NaiveBayes:
             return self
         if group_by is not None:
             require_duckdb(self.engine, "group_by")
-        if group_by is not None and self.family.composite:
-            raise InvalidParameterError(
-                "group_by is not available for family='auto' models yet: fit one model "
-                "per group (e.g. on a view filtered to that group), or give every column "
-                "one family"
-            )
         self.engine.refuse_open_transaction("fit")  # before any read that could fail
         src = self.engine.source(source)
         if self.family.composite:
@@ -379,16 +374,12 @@ class NaiveBayes:
     def fit_within(self, src: Source, spec: dict[str, Any]) -> None:
         """Fit on ``src`` as ``spec`` (from :meth:`input_spec`) describes, inside the
         caller's transaction (e.g. a search's scratch model, always rolled back)."""
-        kinds = ("groups",) if spec.get("groups") else ("parts",) if self.family.composite else ()
-        ownership.claim(self, ownership.names(self.name, "base", "macros", *kinds))
-        if spec.get("groups"):
-            grouping.fit_grouped(self, src, spec)
+        if spec.get("groups") or self.family.composite:  # a model of parts (sqlnb.parts)
+            parts.write(self, src, spec)
             return
+        ownership.claim(self, ownership.names(self.name, "base", "macros"))
         grouping.drop_groups(self)
         features = spec["features"]
-        if self.family.composite:
-            mixed.fit_mixed(self, src, spec)
-            return
         mixed.drop_parts(self)  # of an earlier mixed model
         flow = self.pipeline
         flow.create(spec["target_type"])
