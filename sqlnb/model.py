@@ -448,6 +448,7 @@ class NaiveBayes:
         features: list[str] | None = None,
         weight: str | None = None,
         classes: list[Any] | None = None,
+        group_by: str | list[str] | None = None,
         text: str | None = None,
         **text_options: Any,
     ) -> NaiveBayes:
@@ -455,7 +456,8 @@ class NaiveBayes:
 
         Equals ``fit`` on all the batches together. A label first seen in a later batch
         becomes a new class, unless ``classes`` declares the classes (as in scikit-learn):
-        then a label outside them is an error. See :mod:`sqlnb.incremental`.
+        then a label outside them is an error. ``group_by`` is ``fit``'s: a per-group
+        model's later batches may leave it out. See :mod:`sqlnb.incremental`.
 
         With ``text="body"`` it updates a text model with more documents: the vocabulary,
         idf and analyzer settings come from the first call; later calls add counts for the
@@ -464,9 +466,11 @@ class NaiveBayes:
         """
         if text is not None or text_options:
             require_duckdb(self.engine, "text")
-            if text is None or features is not None or classes is not None:
+            if text is None or features is not None or classes is not None \
+                    or group_by is not None:
                 raise InvalidParameterError(
-                    "text options need text=<column>; a text model takes no features or classes"
+                    "text options need text=<column>; a text model takes no features, "
+                    "classes or group_by"
                 )
             from .text import fit_text
 
@@ -476,7 +480,7 @@ class NaiveBayes:
         from .incremental import partial_fit
 
         return partial_fit(self, source, target, features=features, weight=weight,
-                           classes=classes)
+                           classes=classes, group_by=group_by)
 
     def partial_fit_sparse(self, entries: Any, rows: Any, target: str, *, features: list[str],
                            weight: str | None = None, row: str = "row",
@@ -496,15 +500,18 @@ class NaiveBayes:
         *,
         features: list[str] | None = None,
         weight: str | None = None,
+        group_by: str | list[str] | None = None,
     ) -> NaiveBayes:
         """Subtract a batch the model learned (exact unlearning); one transaction.
 
         ``fit(A + B)`` then ``forget(A)`` equals ``fit(B)``. A class left without rows
-        disappears; forgetting what was never learned raises and changes nothing.
+        disappears (in a per-group model, a group's class too); forgetting what was never
+        learned raises and changes nothing.
         """
         from .incremental import forget
 
-        return forget(self, source, target, features=features, weight=weight)
+        return forget(self, source, target, features=features, weight=weight,
+                      group_by=group_by)
 
     def merge(self, *others: NaiveBayes | str) -> NaiveBayes:
         """Add the statistics of other models (same specification) to this one.

@@ -315,10 +315,11 @@ def group_parameters(model: NaiveBayes, lay: dict[str, Any]) -> None:
     run(model, grouped[0], "params.sql", priors=priors, fit_prior=model.family.fit_prior(),
         **context)
     for part in grouped[1:]:
-        run(model, part, "part_params.sql", **context)
+        run(model, part, "part_params.sql", **grouping.group_context(model, part["t"]))
     problems: list[tuple] = []
     for part in grouped:
-        problems += fetch(model, part, "checks.sql", features=part["features"], **context)
+        problems += fetch(model, part, "checks.sql", features=part["features"],
+                          **grouping.group_context(model, part["t"]))
     if problems:
         raise InvalidDataError(describe_problems(problems))
 
