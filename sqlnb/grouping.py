@@ -161,7 +161,8 @@ def group_models(model: NaiveBayes,
     log_priors = {index: log_prior for index, _, log_prior in model.pipeline.fetch(
         "read_params.sql", what="classes", family=parts[0]["sub"], **context)}
     # each part's constant carries the log prior once; the sum keeps one of them
-    constants = {index: -(len(parts) - 1) * log_prior for index, log_prior in log_priors.items()}
+    constants = {index: -(len(parts) - 1) * log_prior if len(parts) > 1 else 0.0
+                 for index, log_prior in log_priors.items()}
     part_terms = []
     for part in parts:
         part_context = {"family": part["sub"], **group_context(model, part["t"])}
