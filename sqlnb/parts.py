@@ -70,7 +70,15 @@ def stored_layout(model: NaiveBayes) -> dict[str, Any]:
     """The layout of a fitted model, from its metadata (its features name their family)."""
     features = model.meta["features"]
     family_of = {f["name"]: f.get("family", model.family.name) for f in features}
-    return layout(model, [dict(f) for f in features], family_of, grouping.read_groups(model))
+    lay = layout(model, [dict(f) for f in features], family_of, grouping.read_groups(model))
+    catalog = getattr(model, "catalog", None)  # a model of an attached database
+    if catalog is not None:
+        prefix = model.dialect.ident(catalog) + "."
+        for part in lay["pooled"] + lay["grouped"]:
+            part["t"] = {role: prefix + name if isinstance(name, str)
+                         and not name.startswith(prefix) else name
+                         for role, name in part["t"].items()}
+    return lay
 
 
 def _layouts(lay: dict[str, Any]) -> list[list[dict[str, Any]]]:

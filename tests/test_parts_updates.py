@@ -221,6 +221,19 @@ def test_merge_equals_fit_on_the_union(con, family, group_by):
     _same(first, reference)
 
 
+def test_merge_of_models_in_attached_database_files(con, tmp_path):
+    for name, table in (("monday", "a"), ("tuesday", "b")):
+        with duckdb.connect(str(tmp_path / f"{name}.duckdb")) as day:
+            day.register("rows", con.sql(f"SELECT * FROM {table}").df())
+            _fit(day, name, "auto", "store", "rows")
+    con.execute(f"ATTACH '{tmp_path / 'monday.duckdb'}' AS monday (READ_ONLY)")
+    con.execute(f"ATTACH '{tmp_path / 'tuesday.duckdb'}' AS tuesday (READ_ONLY)")
+    merged = sqlnb.merge(con, ["monday.monday", "tuesday.tuesday"], into="week")
+    reference = _fit(con, "ref", "auto", "store", "everything")
+    _same(merged, reference)
+    _same_parameters(merged, reference)
+
+
 def test_models_of_other_parts_or_groups_do_not_merge(con):
     auto = _fit(con, "auto_m", "auto", None, "a")
     grouped = _fit(con, "auto_g", "auto", "store", "b")
