@@ -289,6 +289,15 @@ def test_each_group_of_an_auto_model_equals_an_auto_fit_on_its_rows(con):
         np.testing.assert_allclose(proba, expected, **TOL)
 
 
+def test_an_ordinary_refit_removes_the_group_parts(con):
+    _fit(con, "m", "auto", "store", "everything")
+    sqlnb.NaiveBayes("m", con=con).fit("everything", "y", features=["x", "z"])
+    relations = con.execute("SELECT table_name FROM duckdb_tables() UNION ALL SELECT view_name "
+                            "FROM duckdb_views() WHERE NOT internal").fetchall()
+    assert not [r for r in relations if r[0].startswith("m_group")
+                or r[0].startswith(("m_gaussian", "m_categorical"))]
+
+
 @pytest.mark.parametrize("family, group_by", KINDS)
 def test_macros_and_to_sql_agree_with_predict_after_updates(con, family, group_by):
     kwargs = {} if group_by is None else {"group_by": group_by}
