@@ -7,4 +7,4 @@ SELECT {{ sql.unpivot([('class', classes | each(as_class))]) }}, 0 AS n, CAST(0 
 {% endset %}
 {{ sql.insert_missing(t.class_stats, ['class'], ['n', 'weight'], rows, t.get('next_class_stats')) }};
 
-{{ family.declare(t) }}
+{{ family.declare(t, features) }}

@@ -963,6 +963,7 @@ def require_models(engine: Engine, what: str) -> None:
 # What models on engines without ``Capabilities.duckdb_only`` cannot do yet, and instead.
 DUCKDB_ONLY = {
     "group_by": "fit one model per group on a filtered source (df.where(...))",
+    "updates of family='auto' models": "fit the model again on all the data",
     "text": "fit a DuckDB connection, or tokenise in Spark (e.g. CountVectorizer) and fit "
             "the count columns",
     "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",

@@ -22,19 +22,17 @@ from typing import TYPE_CHECKING, Any
 from . import ownership
 from .dialect import Dialect, Expression
 from .errors import (
-    EmptyInputError,
     InvalidDataError,
     InvalidParameterError,
     NotFittedError,
     UnknownColumnError,
-    describe_problems,
 )
+from .families import PART_FAMILIES
 from .scoring import comment_text, with_chunks
 from .validation import check_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
-    from .source import Source
 
 GROUP_ROLES = ("class_stats", "feature_stats", "class_params", "feature_params")
 # Column names of the statistics tables and views, which a group column cannot take.
@@ -72,12 +70,21 @@ def group_specs(columns: dict[str, str], group_by: str | list[str], target: str,
     return specs
 
 
-def group_tables(model: NaiveBayes, groups: list[dict[str, Any]]) -> dict[str, Any]:
-    """The relations of the per-group models, by role (as ``model.tables``), and the groups."""
+def group_tables(model: NaiveBayes, groups: list[dict[str, Any]], part: str | None = None,
+                 own_batch: bool = False) -> dict[str, Any]:
+    """The relations of the per-group models, by role (as ``model.tables``), and the groups.
+
+    ``part``: of one part of a model with several (``family="auto"``), whose statistics
+    are ``<name>_group_<part>_stats``; ``own_batch``: the part's batch has a table of its
+    own (as the pooled part's has)."""
     t = dict(model.tables)
     for role in GROUP_ROLES:
         t[role] = model.dialect.ident(f"{model.name}_group_{role}")
-    t["batch"] = model.dialect.ident(f"__sqlnb_group_batch_{model.name}")
+    if part is not None:
+        t["feature_stats"] = model.dialect.ident(f"{model.name}_group_{part}_stats")
+        t["feature_params"] = model.dialect.ident(f"{model.name}_group_{part}_params")
+    suffix = f"_{part}" if own_batch else ""
+    t["batch"] = model.dialect.ident(f"__sqlnb_group_batch_{model.name}{suffix}")
     t["groups"] = groups
     return t
 
@@ -89,7 +96,7 @@ def group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
 
 def drop_groups(model: NaiveBayes) -> None:
     """Remove the per-group tables the model owns (an ordinary fit replacing a grouped one)."""
-    ownership.release(model, ownership.names(model.name, "groups"))
+    ownership.release(model, ownership.names(model.name, "groups", "group_parts"))
 
 
 def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
@@ -116,51 +123,6 @@ def probe_groups(model: NaiveBayes) -> list[dict[str, Any]]:
             for name, sql_type in rows]
 
 
-def fit_grouped(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
-    """A per-group fit inside the caller's transaction: one scan, then per-group and pooled
-    statistics, through the model's :class:`~sqlnb.pipeline.Pipeline`."""
-    features, groups = spec["features"], spec["groups"]
-    t = group_tables(model, groups)
-    context = group_context(model, t)
-    flow = model.pipeline
-    if model.family.shifted:
-        flow.shift(src, spec["target_sql"], features)
-    flow.create(spec["target_type"])
-    flow.run("insert_features.sql", features=features)
-    drop_groups(model)
-    create_group_tables(model, groups, spec["target_type"])
-    combined = model.dialect.ident(f"__sqlnb_grouped_batch_{model.name}")
-    flow.run("batch.sql", source=src.sql, target=spec["target_sql"],
-             weight=spec["weight_sql"], features=features,
-             batch_options=model.family.batch_options(), t={**t, "batch": combined})
-    flow.run("split_batch.sql", t=t, combined=combined, pooled=model.tables["batch"])
-    if flow.fetch("batch_size.sql")[0][0] == 0:
-        raise EmptyInputError(f"the target column {spec['target']!r} has no labelled rows")
-    flow.check("batch_checks.sql", features=features)
-    weighted = spec["weight"] is not None
-    flow.apply(features, weighted=weighted, checked=True, **context)
-    flow.run("drop_batch.sql", **context)
-    fewest, most = flow.fetch("read_group_classes.sql", what="sizes", **context)[0]
-    if most is None:  # no labelled row has a (non-NULL) group
-        names = [g["name"] for g in groups]
-        raise InvalidDataError(
-            f"the group column(s) {names} are NULL in every labelled row, so there is no "
-            "group to fit a model for: leave group_by out, or fill the column first"
-        )
-    priors = model.family.prior_list()
-    if priors is not None and (fewest, most) != (len(priors), len(priors)):
-        raise InvalidParameterError(
-            f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
-            "classes: with group_by, every group needs every class"
-        )
-    problems = group_parameters(model, groups, features)
-    if problems:
-        raise InvalidDataError(describe_problems(problems))
-    flow.apply(features, weighted=weighted, checked=True)
-    flow.finish(features, spec["target"], spec["target_type"], spec["weight"],
-                kind={"groups": [[g["name"], g["type"]] for g in groups]})
-
-
 def create_group_tables(model: NaiveBayes, groups: list[dict[str, Any]],
                         class_type: str) -> None:
     """The (empty) per-group tables, and the table of group columns (filled)."""
@@ -178,20 +140,45 @@ def group_parameters(model: NaiveBayes, groups: list[dict[str, Any]],
     return model.pipeline.fetch("checks.sql", features=features, **context)
 
 
+def group_parts(model: NaiveBayes, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The parts of a per-group model (one, or one per family of a ``family="auto"``
+    model, in the order the pooled model has them): family, features and group tables."""
+    features = model.meta["features"]
+    if not model.family.composite:
+        return [{"sub": model.family, "features": features, "t": group_tables(model, groups)}]
+    return [{"sub": model.family.part_family(name),
+             "features": [f for f in features if f.get("family") == name],
+             "t": group_tables(model, groups, name)}
+            for name in PART_FAMILIES if any(f.get("family") == name for f in features)]
+
+
 def group_models(model: NaiveBayes,
-                  groups: list[dict[str, Any]]) -> dict[tuple, dict[Any, dict[str, Any]]]:
-    """Each group's classes (by label) with their constant and scoring terms."""
-    t = group_tables(model, groups)
-    context = group_context(model, t)
+                 groups: list[dict[str, Any]]) -> dict[tuple, dict[Any, dict[str, Any]]]:
+    """Each group's classes (by label) with their constant and, per part, scoring terms."""
+    parts = group_parts(model, groups)
+    context = group_context(model, parts[0]["t"])
     classes = model.pipeline.fetch("read_group_classes.sql", what="classes", **context)
-    constants = dict(model.pipeline.fetch("read_params.sql", what="constants", **context))
-    terms = _terms(model, model.pipeline.fetch("read_params.sql", what="terms", **context))
+    log_priors = {index: log_prior for index, _, log_prior in model.pipeline.fetch(
+        "read_params.sql", what="classes", family=parts[0]["sub"], **context)}
+    # each part's constant carries the log prior once; the sum keeps one of them
+    constants = {index: -(len(parts) - 1) * log_prior if len(parts) > 1 else 0.0
+                 for index, log_prior in log_priors.items()}
+    part_terms = []
+    for part in parts:
+        part_context = {"family": part["sub"], **group_context(model, part["t"])}
+        for index, constant in model.pipeline.fetch("read_params.sql", what="constants",
+                                                    **part_context):
+            constants[index] += constant
+        rows = model.pipeline.fetch("read_params.sql", what="terms", **part_context)
+        # e.g. bernoulli's log_neg_prob, poisson's rate after the coefficient
+        part_terms.append(part["sub"].read_terms(rows, part["sub"].scoring_parameters[1:]))
     order = {f["name"]: i for i, f in enumerate(model.meta["features"])}
     by_group: dict[tuple, dict[Any, dict[str, Any]]] = {}
     for class_index, label, *values in classes:
         by_group.setdefault(tuple(values), {})[label] = {
             "constant": constants[class_index],
-            "terms": sorted(terms[class_index].values(), key=lambda term: order[term["name"]]),
+            "parts": [sorted(terms[class_index].values(), key=lambda term: order[term["name"]])
+                      for terms in part_terms],
         }
     return by_group
 
@@ -206,20 +193,21 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
     Returns the table's quoted ``columns``, its ``rows`` (SQL literals; NULL for a class the
     group never saw), the group columns to join on, and per pooled class index a
     ``model`` whose constant and coefficients are ``Expression`` columns of the joined row,
-    so each family's ``jll`` template renders unchanged. Features and group columns are
-    read from the relation ``source``, or with ``row`` from that struct (a macro's row
-    argument). ``columns`` maps feature names to other expressions to read them from.
-    ``None`` for an ordinary model.
+    so each family's ``jll`` template renders unchanged (a ``family="auto"`` model's as
+    parts, as :func:`sqlnb.mixed.compile_mixed` composes the pooled one). Features and
+    group columns are read from the relation ``source``, or with ``row`` from that struct
+    (a macro's row argument). ``columns`` maps feature names to other expressions to read
+    them from. ``None`` for an ordinary model.
     """
     compiled = model.parameters()  # groups and their models are read with the parameters
     groups = compiled.get("groups")
     if not groups:
         return None
     by_group = compiled["group_models"]
-    names = model.family.scoring_parameters
+    parts = group_parts(model, groups)
 
-    def slot(*parts: Any) -> str:
-        return "__sqlnb_" + "_".join(str(p) for p in parts)
+    def slot(*pieces: Any) -> str:
+        return "__sqlnb_" + "_".join(str(p) for p in pieces)
 
     def column(name: str) -> Expression:
         return Expression(model.dialect.column(GROUP_ALIAS, name))
@@ -230,28 +218,40 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
     categories: dict[str, list[str]] = defaultdict(list)  # every category any group knows
     for models in by_group.values():
         for class_model in models.values():
-            for term in class_model["terms"]:
-                for category, _ in term.get("categories", []):
-                    if category not in categories[term["name"]]:
-                        categories[term["name"]].append(category)
+            for terms in class_model["parts"]:
+                for term in terms:
+                    for category, _ in term.get("categories", []):
+                        if category not in categories[term["name"]]:
+                            categories[term["name"]].append(category)
+    order = {f["name"]: i for i, f in enumerate(model.meta["features"])}
     slots, models_by_index = ["__sqlnb_matched"], {}
     for class_index, label, _ in model.parameters()["classes"]:
         slots.append(slot(class_index, "constant"))
-        terms = []
-        for i, f in enumerate(model.meta["features"]):
-            term = {"name": f["name"], "column": (columns or {}).get(f["name"],
-                                                                   value(f["name"]))}
-            for name in names:
-                slots.append(slot(class_index, i, name))
-                term[name] = column(slots[-1])
-            if model.family.per_category:
-                term["categories"] = []
-                for j, category in enumerate(categories[f["name"]]):
-                    slots.append(slot(class_index, i, "v", j))
-                    term["categories"].append((category, column(slots[-1])))
-            terms.append(term)
-        models_by_index[class_index] = with_chunks({
-            "constant": column(slot(class_index, "constant")), "terms": terms})
+        part_models = []
+        for part in parts:
+            terms = []
+            for f in part["features"]:
+                i = order[f["name"]]
+                term = {"name": f["name"], "column": (columns or {}).get(f["name"],
+                                                                       value(f["name"]))}
+                for name in part["sub"].scoring_parameters:
+                    slots.append(slot(class_index, i, name))
+                    term[name] = column(slots[-1])
+                if part["sub"].per_category:
+                    term["categories"] = []
+                    for j, category in enumerate(categories[f["name"]]):
+                        slots.append(slot(class_index, i, "v", j))
+                        term["categories"].append((category, column(slots[-1])))
+                terms.append(term)
+            part_models.append({"template": part["sub"].template, "p": part["sub"].params,
+                                "c": {"constant": 0.0, "terms": terms}})
+        constant = column(slot(class_index, "constant"))
+        if model.family.composite:
+            class_model = {"constant": constant, "terms": [], "parts": part_models}
+            class_model["chunks"] = [class_model]  # the parts are summed as one
+        else:
+            class_model = with_chunks({"constant": constant, "terms": part_models[0]["c"]["terms"]})
+        models_by_index[class_index] = class_model
     rows = []
     for values, models in by_group.items():
         literals = [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)]
@@ -259,15 +259,16 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
         for _, label, _ in model.parameters()["classes"]:
             class_model = models.get(label)
             literals.append(model.dialect.lit(None if class_model is None else class_model["constant"]))
-            for i, f in enumerate(model.meta["features"]):
-                term = None if class_model is None else class_model["terms"][i]
-                for name in names:
-                    literals.append(model.dialect.lit(None if term is None else term.get(name)))
-                if model.family.per_category:
-                    known = dict(term.get("categories", [])) if term else {}
-                    for category in categories[f["name"]]:
-                        coef = None if term is None else known.get(category, term["unseen"])
-                        literals.append(model.dialect.lit(coef))
+            for k, part in enumerate(parts):
+                for j, f in enumerate(part["features"]):
+                    term = None if class_model is None else class_model["parts"][k][j]
+                    for name in part["sub"].scoring_parameters:
+                        literals.append(model.dialect.lit(None if term is None else term.get(name)))
+                    if part["sub"].per_category:
+                        known = dict(term.get("categories", [])) if term else {}
+                        for category in categories[f["name"]]:
+                            coef = None if term is None else known.get(category, term["unseen"])
+                            literals.append(model.dialect.lit(coef))
         rows.append(literals)
     return {
         "columns": [g["column"] for g in groups] + [model.dialect.ident(s) for s in slots],
@@ -276,13 +277,6 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
         "matched": column("__sqlnb_matched"),
         "models": models_by_index,
     }
-
-
-def _terms(model: NaiveBayes, rows: list[tuple]) -> dict[int, dict]:
-    """Scoring parameters per class index and feature, as ``NaiveBayes.parameters`` reads
-    them (the columns are the group table's, filled in by ``group_parameter_table``)."""
-    # e.g. bernoulli's log_neg_prob, poisson's rate after the coefficient
-    return model.family.read_terms(rows, model.family.scoring_parameters[1:])
 
 
 def missing_group_columns(model: NaiveBayes, columns: dict[str, str]) -> list[str]:

@@ -30,14 +30,16 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from . import macros, ownership
+from . import macros, mixed, ownership, parts
 from .dialect import Dialect
+from .engine import require_duckdb
 from .errors import (
     InvalidDataError,
     InvalidParameterError,
     NotFittedError,
     UnknownColumnError,
 )
+from .grouping import read_groups
 from .pipeline import feature_origins
 from .source import Source
 from .spec import jsonable
@@ -63,16 +65,21 @@ def partial_fit(
     features: list[str] | None = None,
     weight: str | None = None,
     classes: list[Any] | None = None,
+    group_by: str | list[str] | None = None,
 ) -> NaiveBayes:
     """Fold one batch into ``model`` (creating it on the first call), in one transaction.
 
     ``features=None`` takes the model's features (or, on the first call, every column but
-    the target and the weight). Without ``classes``, a label first seen in a later batch
-    becomes a new class, so ``partial_fit(A); partial_fit(B)`` equals ``fit(A + B)``.
-    With ``classes``, those classes exist from now on (with zero statistics until rows
-    of them arrive) and a batch with a label outside them is rejected, as in scikit-learn.
+    the target, the weight and the group columns). Without ``classes``, a label first seen
+    in a later batch becomes a new class, so ``partial_fit(A); partial_fit(B)`` equals
+    ``fit(A + B)``. With ``classes``, those classes exist from now on (with zero statistics
+    until rows of them arrive) and a batch with a label outside them is rejected, as in
+    scikit-learn. ``group_by`` is as in ``fit``: on the first call it makes a per-group
+    model; later it may be left out (the model's group columns) or must name them; a group
+    first seen in a later batch gets its model.
     """
-    return _update(model, source, target, features, weight, classes, sign=1)
+    return _update(model, source, target, features, weight, classes, sign=1,
+                   group_by=group_by)
 
 
 def forget(
@@ -83,16 +90,18 @@ def forget(
     features: list[str] | None = None,
     weight: str | None = None,
     keep_classes: list[Any] | None = None,
+    group_by: str | list[str] | None = None,
 ) -> NaiveBayes:
     """Subtract one batch's statistics from ``model`` (exact unlearning), in one transaction.
 
-    A class left without rows disappears, unless it is in ``keep_classes``. Asking to
+    A class left without rows disappears, unless it is in ``keep_classes``; so does, in a
+    per-group model, a group's class (and a group without classes). Asking to
     forget what the model never learned (an unknown class or category, more rows or more
     weight than were fitted) raises :class:`~sqlnb.errors.InvalidDataError` and changes
     nothing. Forgetting every row is an error too: drop the model instead.
     """
     return _update(model, source, target, features, weight, None, sign=-1,
-                   keep_classes=keep_classes)
+                   keep_classes=keep_classes, group_by=group_by)
 
 
 def partial_fit_sparse(
@@ -169,6 +178,9 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
     spec = sources[0].meta
     # the features' entries (with their Gaussian origins) the result keeps
     features = result.meta["features"] if accumulate else spec["features"]
+    if result.family.composite or sources[0].spec.grouped:
+        _merge_parts(result, sources, accumulate=accumulate)
+        return
     flow = result.pipeline
     try:
         with engine.transaction("merge"):
@@ -190,31 +202,52 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
     result.invalidate()
 
 
+def _merge_parts(result: NaiveBayes, sources: list[NaiveBayes], *, accumulate: bool) -> None:
+    """:func:`merge_statistics` for models of several parts or with groups: every source's
+    parts, pooled and per group, are one more batch of the result's."""
+    spec = sources[0].meta
+    features = [dict(f) for f in (result.meta if accumulate else spec)["features"]]
+    family_of = {f["name"]: f.get("family", result.family.name) for f in features}
+    groups = read_groups(sources[0])
+    if groups:
+        require_duckdb(result.engine, "group_by")
+    if result.family.composite:
+        require_duckdb(result.engine, "updates of family='auto' models")
+    try:
+        with result.engine.transaction("merge"):
+            lay = parts.layout(result, features, family_of, groups)
+            ownership.claim(result, ownership.names(result.name,
+                                                    *parts.kinds(result, bool(groups))))
+            if not accumulate:
+                parts.create(result, lay, spec["target_type"])
+                result.pipeline.run("copy_features.sql", source=sources[0].tables)
+            for source in sources:
+                if not (accumulate and same_model(source, result)):
+                    parts.merge(result, lay, parts.stored_layout(source),
+                                origins=(source.meta["features"], features))
+            parts.finish(result, lay, features, spec["target"], spec["target_type"], None)
+    finally:
+        ownership.done(result)
+    result.invalidate()
+
+
 # ---------------------------------------------------------------------- one batch
 def check_updatable(model: NaiveBayes) -> None:
-    """Incremental updates cover single-family models without groups (for now)."""
-    from .grouping import read_groups
-
-    if model.family.composite:
-        raise InvalidParameterError(
-            "partial_fit, forget and merge are not available for family='auto' (mixed) "
-            "models yet; refit the model on all the data"
-        )
+    """Text and long-input models have updates of their own (``partial_fit(text=...)``,
+    ``partial_fit_long``)."""
     if model.stored_input():
         raise InvalidParameterError(
             "this is a text or long-input model: update it with partial_fit(..., text=...) "
             "or partial_fit_long; forget and merge are not available for it yet"
         )
-    if read_groups(model):  # (none for a model not fitted yet)
-        raise InvalidParameterError(
-            "partial_fit, forget and merge are not available for per-group models "
-            "(fit with group_by) yet; refit the model on all the data"
-        )
+    if model.family.composite:
+        require_duckdb(model.engine, "updates of family='auto' models")
 
 
 def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
-            keep_classes: list[Any] | None = None) -> NaiveBayes:
+            keep_classes: list[Any] | None = None,
+            group_by: str | list[str] | None = None) -> NaiveBayes:
     check_labels("classes", classes)
     check_labels("keep_classes", keep_classes)
     engine = model.engine
@@ -227,16 +260,21 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             check_updatable(model)
             if stored is None and sign < 0:
                 raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
+            grouped = group_by is not None or (stored is not None and model.spec.grouped)
+            if grouped:
+                require_duckdb(engine, "group_by")
             # a small Arrow batch goes in the engine's write slot: the scan's text (and
             # plan) is then the same at every call; a table name's is too
             slotted = engine.write_slot(source)
             src, slot_key = slotted if slotted is not None else (engine.source(source), None)
             flow = model.pipeline
-            planned = engine.keeps_plans and (slotted is not None or _names_a_table(src))
+            # (models of parts scan their batches as a fit does: sqlnb.parts)
+            planned = (engine.keeps_plans and (slotted is not None or _names_a_table(src))
+                       and not (grouped or model.family.composite))
             flow.start_update(slot_key, keep_batch=planned)
             try:
                 _update_within(model, src, target, features, weight, classes, sign,
-                               keep_classes, stored, planned=planned)
+                               keep_classes, stored, planned=planned, group_by=group_by)
             finally:
                 flow.end_update()
                 engine.release(src)
@@ -254,17 +292,21 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
 def _update_within(model: NaiveBayes, src: Source, target: str, features: list[str] | None,
                    weight: str | None, classes: list[Any] | None, sign: int,
                    keep_classes: list[Any] | None, stored: dict[str, Any] | None,
-                   planned: bool = False) -> None:
+                   planned: bool = False, group_by: str | list[str] | None = None) -> None:
     """One partial_fit or forget inside its transaction, ``stored`` the metadata before;
     ``planned``: the source's text is the same at every call (its scan is planned once)."""
-    spec = _batch_spec(model, src, target, features, weight, stored)
-    spec["planned"] = planned
-    spec["update_cache"] = _UPDATES.setdefault(model, {})
-    spec["stored_shift"] = stored is not None  # the Gaussian shift from the statistics
+    spec = _batch_spec(model, src, target, features, weight, stored, group_by)
     if stored is not None:  # the batch's class means go relative to the model's origins
         origins = feature_origins(stored["features"])
         for f in spec["features"]:
             f["origin"] = origins[f["name"]]
+    if spec.get("groups") or model.family.composite:  # a model of parts: the same flow
+        parts.write(model, src, spec, sign=sign, stored=stored, classes=classes,
+                    keep_classes=keep_classes)
+        return
+    spec["planned"] = planned
+    spec["update_cache"] = _UPDATES.setdefault(model, {})
+    spec["stored_shift"] = stored is not None  # the Gaussian shift from the statistics
     class_type = stored["target_type"] if stored else spec["target_type"]
     batch = spec["features"]
     # whether the scoring macros read the parameter view (as the metadata read found):
@@ -308,41 +350,25 @@ def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | N
     elif refreshed:
         model.pipeline.run("update_features.sql", features=features)
     if classes is not None:
-        model.pipeline.run("declare_classes.sql", classes=_plain(classes), class_type=class_type)
+        model.pipeline.run("declare_classes.sql", classes=_plain(classes), class_type=class_type,
+                           features=features)
     return refreshed
 
 
+def _one_part(model: NaiveBayes) -> dict[str, Any]:
+    """A single-family model's one part, over the tables this write uses (its kept batch,
+    its staged versions)."""
+    return {"pooled": [{"sub": model.family, "t": model.pipeline.tables, "features": []}],
+            "grouped": [], "groups": []}
+
+
 def _check_declared(model: NaiveBayes, classes: list[Any] | None, class_type: str) -> None:
-    if classes is None:
-        return
-    outside = model.pipeline.fetch("undeclared_labels.sql", classes=_plain(classes),
-                           class_type=class_type)
-    if outside:
-        raise InvalidDataError(
-            f"the target label(s) {[r[0] for r in outside]} in the batch are not among the "
-            f"declared classes {list(classes)}"
-        )
+    if classes is not None:
+        parts.check_declared(model, _one_part(model), classes, class_type)
 
 
 def _after_forget(model: NaiveBayes, class_type: str, keep: list[Any] | None) -> None:
-    amount = model.dialect.ident(model.family.amount_column)
-    negative = model.pipeline.fetch("forget_checks.sql", amount=amount)
-    if negative:
-        cells = "; ".join(
-            f"class {cls}" + (f", feature {feature!r}" if feature is not None else "")
-            + f" would have {n} rows and weight {value:.6g}"
-            for cls, feature, n, value in negative
-        )
-        raise InvalidDataError(
-            f"cannot forget more than model {model.name!r} learned: {cells}"
-        )
-    model.pipeline.run("forget_cleanup.sql", keep=_plain(keep) if keep else None,
-               class_type=class_type)
-    if model.pipeline.fetch("class_count.sql")[0][0] == 0:
-        raise InvalidDataError(
-            f"forgetting this batch would leave model {model.name!r} without any rows; "
-            "drop() the model instead"
-        )
+    parts.after_forget(model, _one_part(model), class_type, keep)
 
 
 # ---------------------------------------------------------------------- specifications
@@ -356,7 +382,8 @@ def stored_meta(model: NaiveBayes) -> dict[str, Any] | None:
 
 
 def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str] | None,
-                weight: str | None, stored: dict[str, Any] | None) -> dict[str, Any]:
+                weight: str | None, stored: dict[str, Any] | None,
+                group_by: str | list[str] | None = None) -> dict[str, Any]:
     if stored is not None:
         _check_continuation(model, stored)
         names = [f["name"] for f in stored["features"]]
@@ -367,10 +394,21 @@ def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str]
                 f"model {model.name!r} has features {names}; the batch names {list(features)}"
             )
         features = names  # the model's order
-    spec = model.input_spec(src, target, features, weight)
+        group_by = _stored_groups(model, group_by)
+        if model.family.composite:  # the columns' families are the first fit's
+            model.family.assigned = {f["name"]: f["family"] for f in stored["features"]}
+    spec = model.input_spec(src, target, features, weight, group_by)
     if stored is not None:
         _check_target_type(model, stored["target_type"], spec["target_type"])
-        if model.family.per_category:
+        for old, new in zip(model.spec.groups, spec.get("groups") or []):
+            if _kind(old[1], model.dialect) != _kind(new["type"], model.dialect):
+                raise InvalidDataError(
+                    f"group column {old[0]!r} of model {model.name!r} has type {old[1]}; "
+                    f"the batch's is {new['type']}"
+                )
+        if model.family.composite:
+            mixed.check_assignment(model, stored["features"], spec["features"])
+        elif model.family.per_category:
             for old, new in zip(stored["features"], spec["features"]):
                 if not _same_coding(old["type"], new["type"], model.dialect):
                     raise InvalidDataError(
@@ -378,6 +416,19 @@ def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str]
                         f"but is {new['type']} in the batch"
                     )
     return spec
+
+
+def _stored_groups(model: NaiveBayes, group_by: str | list[str] | None) -> list[str] | None:
+    """An update's group columns: the model's (``group_by`` may leave them out, or must
+    name the same)."""
+    names = [name for name, _ in model.spec.groups]
+    given = [group_by] if isinstance(group_by, str) else group_by
+    if given is not None and list(given) != names:
+        raise InvalidParameterError(
+            f"model {model.name!r} was fitted with group_by={names or None}; a batch cannot "
+            f"change it to {group_by!r} (leave group_by out to use the model's)"
+        )
+    return names or None
 
 
 def _check_continuation(model: NaiveBayes, stored: dict[str, Any]) -> None:
@@ -440,6 +491,12 @@ def check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:
         problems.append(f"features {[r[0] for r in fa]} vs {[r[0] for r in fb]}")
     if _kind(ma["target_type"], a.dialect) != _kind(mb["target_type"], a.dialect):
         problems.append(f"target type {ma['target_type']} vs {mb['target_type']}")
+    if a.families_ != b.families_:
+        problems.append(f"the columns' families {a.families_} vs {b.families_}")
+    groups_a = [(name, _kind(t, a.dialect)) for name, t in a.spec.groups]
+    groups_b = [(name, _kind(t, a.dialect)) for name, t in b.spec.groups]
+    if groups_a != groups_b:
+        problems.append(f"group columns {[g[0] for g in groups_a]} vs {[g[0] for g in groups_b]}")
     if problems:
         raise InvalidParameterError(
             f"models {a.name!r} and {b.name!r} have different specifications: "

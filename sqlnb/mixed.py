@@ -35,7 +35,7 @@ from __future__ import annotations
 import numbers
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import missing, ownership
+from . import ownership
 from .dialect import DUCKDB, Dialect
 from .errors import (
     InvalidDataError,
@@ -58,7 +58,6 @@ from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
-    from .source import Source
 
 INTEGER_CHOICES = ("gaussian", "poisson", "categorical")
 
@@ -95,6 +94,8 @@ class Mixed(Family):
 
     name = "auto"
     composite = True
+    # what shapes the parts' statistics: an update or merge must keep them
+    statistics_params = ("families", "integers", "binarize", "value_columns")
     numeric = False
     defaults: ClassVar[dict[str, Any]] = {
         "families": None,
@@ -178,9 +179,11 @@ class Mixed(Family):
     def fit_prior(self) -> bool:
         return bool(self.params["fit_prior"])
 
-    def family_of(self, name: str, sql_type: str, dialect: Dialect = DUCKDB) -> str:
-        """The family of column ``name``: as fitted, as overridden, or from its type."""
-        if name in self.assigned:
+    def family_of(self, name: str, sql_type: str, dialect: Dialect = DUCKDB, *,
+                  as_fitted: bool = True) -> str:
+        """The family of column ``name``: as fitted (unless not ``as_fitted``), as
+        overridden, or from its type."""
+        if as_fitted and name in self.assigned:
             return self.assigned[name]
         overrides = self.params["families"] or {}
         if name in overrides:
@@ -242,17 +245,12 @@ def _fetch(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any)
     return model.engine.fetch(model.engine.render(template, **_context(model, part, **extra)))
 
 
-# ---------------------------------------------------------------------- fit
-def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
-    """Fit a mixed model inside the caller's transaction.
-
-    The source is read once for all column-wise parts (after the Gaussian pilot sample)
-    and once more for the categorical columns' grouping sets; the class totals come from
-    the first part's batch.
-    """
-    family: Mixed = model.family
-    features = spec["features"]
-    family_of = family.assign({f["name"]: f["type"] for f in features}, model.dialect)
+# ---------------------------------------------------------------------- writes
+# A write (fit, partial_fit, forget, merge) runs sqlnb.parts' one flow over the parts.
+def batch_parts(model: NaiveBayes, features: list[dict[str, Any]],
+                family_of: dict[str, str]) -> list[dict[str, Any]]:
+    """The parts of a write whose features (a fit's or an update's input specification)
+    get their family, per-feature options and categorical coding."""
     parts = _parts(model, features, family_of)
     for part in parts:
         options = part["sub"].feature_options(len(part["features"]))
@@ -261,31 +259,29 @@ def fit_mixed(model: NaiveBayes, src: Source, spec: dict[str, Any]) -> None:
             f["family"] = part["family"]
             if part["sub"].per_category:
                 f["coding"] = part["sub"].coding(f["name"], f["type"], model.dialect)
-    first = parts[0]
-    flow = model.pipeline
-    for part in parts:
-        if part["sub"].shifted:
-            flow.shift(src, spec["target_sql"], part["features"], family=part["sub"],
-                       t=part["t"])
-    drop_parts(model)
-    ownership.release(model, ownership.names(model.name, "base", "text"))
-    create_tables(model, parts, spec["target_type"])
-    model.pipeline.run("insert_features.sql", features=features)
-    _batch(model, src, spec, parts)
-    problems: list[tuple] = []
-    for part in parts:
-        if part is first and _fetch(model, part, "batch_size.sql")[0][0] == 0:
-            flow.refuse_empty(src, spec)
-        problems += _fetch(model, part, "batch_checks.sql", features=part["features"])
-    refuse(problems)
-    weighted = spec["weight"] is not None
-    _run(model, first, "merge.sql", features=first["features"], weighted=weighted)
-    for part in parts[1:]:
-        _run(model, part, "part_merge.sql", features=part["features"], weighted=weighted)
-    for part in parts:
-        _run(model, part, "drop_batch.sql")
+    return parts
 
-    finish_mixed(model, parts, features, spec["target"], spec["target_type"], spec["weight"])
+
+def check_assignment(model: NaiveBayes, stored: list[dict[str, Any]],
+                     batch: list[dict[str, Any]]) -> None:
+    """A batch of an update must give every column the family the first fit gave it (its
+    type may not move it to another part) and, for a categorical column, the same coding."""
+    family: Mixed = model.family
+    for old, new in zip(stored, batch):
+        now = family.family_of(new["name"], new["type"], model.dialect, as_fitted=False)
+        if now != old["family"]:
+            raise InvalidDataError(
+                f"column {old['name']!r} of model {model.name!r} is {old['type']} "
+                f"({old['family']}) but {new['type']} in the batch, which family='auto' "
+                f"would model as {now}: cast it back to {old['type']}"
+            )
+        both_codes = model.dialect.kind(old["type"]) == "integer" == model.dialect.kind(new["type"])
+        if FAMILIES[now].per_category and not (both_codes
+                                               or old["type"].upper() == new["type"].upper()):
+            raise InvalidDataError(
+                f"feature {old['name']!r} was {old['type']} in model {model.name!r} "
+                f"but is {new['type']} in the batch"
+            )
 
 
 def parts_of(model: NaiveBayes, features: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -303,7 +299,7 @@ def create_tables(model: NaiveBayes, parts: list[dict[str, Any]], class_type: st
 
 def finish_mixed(model: NaiveBayes, parts: list[dict[str, Any]],
                  features: list[dict[str, Any]], target: str, target_type: str,
-                 weight: str | None) -> None:
+                 weight: str | None, kind: dict[str, Any] | None = None) -> None:
     """After the statistics are in (a fit's merge, an import's copy): class checks, the parts'
     parameter views, sanity checks, the metadata row and the scoring macros."""
     family: Mixed = model.family
@@ -319,7 +315,8 @@ def finish_mixed(model: NaiveBayes, parts: list[dict[str, Any]],
         problems += _fetch(model, part, "checks.sql", features=part["features"])
     refuse(problems)
     flow.write_meta(features, target, target_type, weight,
-                    {"input": "columns", "parts": [p["family"] for p in parts], "groups": []},
+                    {"input": "columns", "parts": [p["family"] for p in parts], "groups": [],
+                     **(kind or {})},
                     feature_keys=("name", "type", "family"))
     family.assigned = {f["name"]: f["family"] for f in features}
     if flow.sql_macros:  # the macros join the fit's transaction
@@ -327,25 +324,7 @@ def finish_mixed(model: NaiveBayes, parts: list[dict[str, Any]],
         create_macros(model)
 
 
-def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],
-           parts: list[dict[str, Any]]) -> None:
-    """The batch tables: one scan for the column-wise parts, one for the categorical part."""
-    for part in parts:
-        if part["sub"].long_batch:
-            _run(model, part, "batch.sql", source=src.sql, target=spec["target_sql"],
-                 weight=spec["weight_sql"], features=part["features"],
-                 batch_options=part["sub"].batch_options())
-    wide = [part for part in parts if not part["sub"].long_batch]
-    if wide:
-        def run_batch() -> None:
-            model.pipeline.run("mixed_batch.sql", source=src.sql, target=spec["target_sql"],
-                       weight=spec["weight_sql"], parts=_wide_columns(wide, spec))
-
-        missing.scan_batch(run_batch, model.pipeline.fetch, [f for part in wide for f in part["features"]],
-                           lambda f: f["family"], model.dialect)
-
-
-def _wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
+def wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
     """What mixed_batch.sql needs of each column-wise part, Gaussian last (its columns
     end without a comma). The others' columns are qualified with the source's alias."""
     columns = []
@@ -390,8 +369,10 @@ def compile_mixed(model: NaiveBayes) -> dict[str, Any]:
         part_terms.append(_terms(model, part, types))
     compiled = []
     for class_index, label, log_prior in classes:
-        # each part's constant carries the log prior once; keep one of them
-        constant = constants[class_index] - (len(parts) - 1) * log_prior
+        # each part's constant carries the log prior once; keep one of them (a declared
+        # class without rows has prior 0: its constant is -inf, never -inf + inf)
+        constant = (log_prior if log_prior == float("-inf")
+                    else constants[class_index] - (len(parts) - 1) * log_prior)
         compiled.append({
             "index": class_index,
             "label_value": label,

@@ -29,6 +29,7 @@ from . import (
     macros,
     mixed,
     ownership,
+    parts,
     portable,
     text,
 )
@@ -239,12 +240,6 @@ class NaiveBayes:
             return self
         if group_by is not None:
             require_duckdb(self.engine, "group_by")
-        if group_by is not None and self.family.composite:
-            raise InvalidParameterError(
-                "group_by is not available for family='auto' models yet: fit one model "
-                "per group (e.g. on a view filtered to that group), or give every column "
-                "one family"
-            )
         self.engine.refuse_open_transaction("fit")  # before any read that could fail
         src = self.engine.source(source)
         if self.family.composite:
@@ -379,16 +374,12 @@ class NaiveBayes:
     def fit_within(self, src: Source, spec: dict[str, Any]) -> None:
         """Fit on ``src`` as ``spec`` (from :meth:`input_spec`) describes, inside the
         caller's transaction (e.g. a search's scratch model, always rolled back)."""
-        kinds = ("groups",) if spec.get("groups") else ("parts",) if self.family.composite else ()
-        ownership.claim(self, ownership.names(self.name, "base", "macros", *kinds))
-        if spec.get("groups"):
-            grouping.fit_grouped(self, src, spec)
+        if spec.get("groups") or self.family.composite:  # a model of parts (sqlnb.parts)
+            parts.write(self, src, spec)
             return
+        ownership.claim(self, ownership.names(self.name, "base", "macros"))
         grouping.drop_groups(self)
         features = spec["features"]
-        if self.family.composite:
-            mixed.fit_mixed(self, src, spec)
-            return
         mixed.drop_parts(self)  # of an earlier mixed model
         flow = self.pipeline
         flow.create(spec["target_type"])
@@ -457,6 +448,7 @@ class NaiveBayes:
         features: list[str] | None = None,
         weight: str | None = None,
         classes: list[Any] | None = None,
+        group_by: str | list[str] | None = None,
         text: str | None = None,
         **text_options: Any,
     ) -> NaiveBayes:
@@ -464,7 +456,8 @@ class NaiveBayes:
 
         Equals ``fit`` on all the batches together. A label first seen in a later batch
         becomes a new class, unless ``classes`` declares the classes (as in scikit-learn):
-        then a label outside them is an error. See :mod:`sqlnb.incremental`.
+        then a label outside them is an error. ``group_by`` is ``fit``'s: a per-group
+        model's later batches may leave it out. See :mod:`sqlnb.incremental`.
 
         With ``text="body"`` it updates a text model with more documents: the vocabulary,
         idf and analyzer settings come from the first call; later calls add counts for the
@@ -473,9 +466,11 @@ class NaiveBayes:
         """
         if text is not None or text_options:
             require_duckdb(self.engine, "text")
-            if text is None or features is not None or classes is not None:
+            if text is None or features is not None or classes is not None \
+                    or group_by is not None:
                 raise InvalidParameterError(
-                    "text options need text=<column>; a text model takes no features or classes"
+                    "text options need text=<column>; a text model takes no features, "
+                    "classes or group_by"
                 )
             from .text import fit_text
 
@@ -485,7 +480,7 @@ class NaiveBayes:
         from .incremental import partial_fit
 
         return partial_fit(self, source, target, features=features, weight=weight,
-                           classes=classes)
+                           classes=classes, group_by=group_by)
 
     def partial_fit_sparse(self, entries: Any, rows: Any, target: str, *, features: list[str],
                            weight: str | None = None, row: str = "row",
@@ -505,15 +500,18 @@ class NaiveBayes:
         *,
         features: list[str] | None = None,
         weight: str | None = None,
+        group_by: str | list[str] | None = None,
     ) -> NaiveBayes:
         """Subtract a batch the model learned (exact unlearning); one transaction.
 
         ``fit(A + B)`` then ``forget(A)`` equals ``fit(B)``. A class left without rows
-        disappears; forgetting what was never learned raises and changes nothing.
+        disappears (in a per-group model, a group's class too); forgetting what was never
+        learned raises and changes nothing.
         """
         from .incremental import forget
 
-        return forget(self, source, target, features=features, weight=weight)
+        return forget(self, source, target, features=features, weight=weight,
+                      group_by=group_by)
 
     def merge(self, *others: NaiveBayes | str) -> NaiveBayes:
         """Add the statistics of other models (same specification) to this one.

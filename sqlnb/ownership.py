@@ -40,7 +40,7 @@ META_COLUMNS = {"schema_version", "model", "family", "params"}
 
 def names(model_name: str, *kinds: str) -> list[str]:
     """The names of a model's relations of the given kinds (``base``, ``text``,
-    ``groups``, ``macros``, ``parts``)."""
+    ``groups``, ``macros``, ``parts``, ``group_parts``)."""
     roles = {
         "base": BASE_ROLES,
         "text": TEXT_ROLES,
@@ -48,13 +48,16 @@ def names(model_name: str, *kinds: str) -> list[str]:
         "macros": MACRO_SUFFIXES + MACRO_TABLES,
         "parts": [f"{family}_{suffix}" for family in PART_FAMILIES
                   for suffix in ("stats", "params")],
+        # the parts of a per-group family="auto" model, keyed by the group columns
+        "group_parts": [f"group_{family}_{suffix}" for family in PART_FAMILIES
+                        for suffix in ("stats", "params")],
     }
     return [f"{model_name}_{role}" for kind in kinds for role in roles[kind]]
 
 
 def every_name(model_name: str) -> list[str]:
     """Every relation name any kind of model called ``model_name`` can have."""
-    return names(model_name, "base", "text", "groups", "macros", "parts")
+    return names(model_name, "base", "text", "groups", "macros", "parts", "group_parts")
 
 
 def existing(model: NaiveBayes, candidates: list[str]) -> dict[str, str]:

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from . import grouping, mixed, ownership, text
+from . import grouping, mixed, ownership, parts, text
 from .dialect import DUCKDB, SPARK
 from .engine import engine_for, require_models
 from .errors import (
@@ -72,7 +72,8 @@ BASE_TABLES = ("class_stats", "features", "feature_stats")
 GROUP_TABLES = ("group_columns", "group_class_stats", "group_feature_stats")
 TEXT_TABLES = ("analyzer", "vocabulary")
 PART_TABLES = tuple(f"{family}_stats" for family in mixed.PART_FAMILIES)
-KNOWN_ROLES = BASE_TABLES + GROUP_TABLES + TEXT_TABLES + PART_TABLES
+GROUP_PART_TABLES = tuple(f"group_{family}_stats" for family in mixed.PART_FAMILIES)
+KNOWN_ROLES = BASE_TABLES + GROUP_TABLES + TEXT_TABLES + PART_TABLES + GROUP_PART_TABLES
 _TABLE_FILES = frozenset(f"{role}.parquet" for role in KNOWN_ROLES)
 
 # DuckDB types written to Parquet as they are (each has a plain Parquet type that other
@@ -335,34 +336,31 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
     if terms:
         _check_analyzer(model, directory / tables["analyzer"]["file"])
     _refuse_taken(model, replace)
-    kinds = ["base", "macros"] + (["groups"] if grouped else []) + (
-        ["text"] if terms else []) + (["parts"] if model.family.composite else [])
+    kinds = (parts.kinds(model, grouped) if grouped or model.family.composite
+             else ("base", "macros") + (("text",) if terms else ()))
     features, target_type = meta["features"], meta["target_type"]
     try:
         with model.engine.transaction("import_model"):
             ownership.claim(model, ownership.names(model.name, *kinds))
             ownership.release(model, ownership.every_name(model.name))  # a replaced model
-            if model.family.composite:
-                parts = mixed.parts_of(model, features)
-                mixed.create_tables(model, parts, target_type)
+            if grouped or model.family.composite:  # a model of parts: created, then finished
+                features = [dict(f) for f in features]  # as parts.write does
+                lay = parts.layout(model, features, {f["name"]: f.get("family", "")
+                                                     for f in features}, groups)
+                parts.create(model, lay, target_type)
             else:
                 model.pipeline.create(model.dialect.type_name(target_type), text=terms)
-            if grouped:
-                grouping.create_group_tables(model, groups, target_type)
             for role, table in tables.items():
-                if role != "group_columns":  # create_group_tables wrote its rows
+                if role != "group_columns":  # create_groups.sql wrote its rows
                     _load_table(model, directory, table)
-            if model.family.composite:
-                mixed.finish_mixed(model, parts, features, meta["target"], target_type,
-                                   meta["weight"])
+            if grouped or model.family.composite:
+                try:
+                    parts.finish(model, lay, features, meta["target"], target_type,
+                                 meta["weight"])
+                except InvalidDataError as exc:
+                    raise InvalidDataError(f"cannot import: {exc}") from None
             else:
-                problems = grouping.group_parameters(model, groups, features) if grouped else []
-                if problems:
-                    raise InvalidDataError(
-                        "cannot import: the per-group statistics are not valid: " + "; ".join(
-                            f"feature {feature!r} {problem}" for feature, problem in problems))
-                kind = {"input": text.stored_kind(model) if terms else "columns",
-                        "groups": [[g["name"], g["type"]] for g in groups]}
+                kind = {"input": text.stored_kind(model) if terms else "columns"}
                 model.pipeline.finish(features, meta["target"], target_type, meta["weight"],
                                   scoring_macros=not terms, kind=kind)
     finally:
@@ -495,8 +493,11 @@ def _check_roles(model: NaiveBayes, roles: set[str], meta: dict[str, Any], group
         needed |= set(GROUP_TABLES)
     if terms:
         needed |= set(TEXT_TABLES)
-    if grouped and (terms or model.family.composite):
-        needed = set()  # no such model: per-group models are single-family column models
+    if grouped and model.family.composite:  # each part keyed by the groups too
+        needed = (needed - {"group_feature_stats"}) | {
+            f"group_{f['family']}_stats" for f in meta["features"]}
+    if grouped and terms:
+        needed = set()  # no such model: text models are not fitted per group
     if roles != needed:
         raise IncompatibleModelError(
             f"the exported model {meta['model']!r} has the tables {sorted(roles)}, which make "

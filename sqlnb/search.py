@@ -208,12 +208,6 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
            cv: int | str = 5, scoring: str | list[str] | tuple[str, ...] = "accuracy",
            refit: bool | str = True, **text_options: Any) -> SearchResult:
     """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`."""
-    if model.family.composite and group_by is not None and refit is not False:
-        raise UnsupportedError(
-            'a per-group family="auto" (mixed) model cannot be fitted yet, so its search '
-            "cannot refit: pass refit=False, then fit one mixed model per group (a filtered "
-            "source each) with best_params_"
-        )
     if text_options and text is None:
         raise InvalidParameterError(
             f"text options ({', '.join(sorted(text_options))}) need text=<column>"

@@ -36,11 +36,14 @@ def test_auto_models_refuse_top_features(data):
         model.top_features()
 
 
-def test_auto_models_refuse_group_by_before_writing(data):
+def test_auto_models_refuse_a_bad_group_column_before_writing(data):
     before = tables(data)
-    with pytest.raises(errors.InvalidParameterError, match="fit one model per group"):
+    with pytest.raises(errors.UnknownColumnError, match="group column 'nowhere'"):
         sqlnb.NaiveBayes("a", con=data, family="auto").fit("t", "y", features=["x", "s"],
-                                                          group_by="g")
+                                                          group_by="nowhere")
+    with pytest.raises(errors.InvalidParameterError, match="group column 'x' cannot"):
+        sqlnb.NaiveBayes("a", con=data, family="auto").fit("t", "y", features=["x", "s"],
+                                                          group_by="x")
     assert tables(data) == before
 
 

@@ -232,22 +232,3 @@ def test_drop_removes_the_group_tables_and_macros():
     macros = con.execute("SELECT function_name FROM duckdb_functions() "
                          "WHERE function_name LIKE 'stores%'").fetchall()
     assert (tables, views, macros) == ([("sales",)], [], [])
-
-
-def test_incremental_updates_of_per_group_models_are_refused_clearly():
-    import duckdb
-    import pandas as pd
-
-    from sqlnb.errors import InvalidParameterError
-
-    con = duckdb.connect()
-    frame = pd.DataFrame({"x": [0.1, 0.5, 0.9, 0.3, 0.7, 0.2], "store": [1, 1, 1, 2, 2, 2],
-                          "y": [0, 1, 0, 1, 0, 1]})
-    model = sqlnb.NaiveBayes("grouped_inc", con=con).fit(frame, "y", features=["x"],
-                                                          group_by="store")
-    before = model.predict_proba(frame).fetchall()
-    with pytest.raises(InvalidParameterError, match="per-group models"):
-        model.partial_fit(frame, "y", features=["x"])
-    with pytest.raises(InvalidParameterError, match="per-group models"):
-        model.forget(frame.iloc[:2], "y", features=["x"])
-    assert model.predict_proba(frame).fetchall() == before

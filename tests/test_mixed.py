@@ -590,23 +590,6 @@ def test_example_runs(capsys):
     assert "Predicted labels" in out
 
 
-def test_incremental_updates_of_mixed_models_are_refused_clearly():
-    import duckdb
-    import pandas as pd
-
-    from sqlnb.errors import InvalidParameterError
-
-    con = duckdb.connect()
-    frame = pd.DataFrame({"a": [0.1, 0.5, 0.9, 0.3], "s": ["x", "y", "x", "y"], "y": [0, 1, 0, 1]})
-    model = sqlnb.NaiveBayes("mixed_inc", con=con, family="auto").fit(frame, "y")
-    before = model.predict_proba(frame).fetchall()
-    with pytest.raises(InvalidParameterError, match="not available for family='auto'"):
-        model.partial_fit(frame, "y")
-    with pytest.raises(InvalidParameterError, match="not available for family='auto'"):
-        sqlnb.merge(con, ["mixed_inc"], into="other")
-    assert model.predict_proba(frame).fetchall() == before
-
-
 def test_mixed_models_get_macros_and_standalone_sql_that_agree():
     import duckdb
 

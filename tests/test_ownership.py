@@ -123,5 +123,8 @@ def test_a_grouped_model_loaded_under_another_case_finds_its_groups(con):
     store = sqlnb.NaiveBayes("Store", con=con).fit("t", "y", features=["v"], group_by="g")
     expected = store.predict_proba("t").fetchall()
     assert sqlnb.load(con, "store").predict_proba("t").fetchall() == expected
-    with pytest.raises(InvalidParameterError, match="per-group"):
-        sqlnb.NaiveBayes("store", con=con).partial_fit("t", "y", features=["v"])
+    # an update under the other case continues the groups (the rows once more)
+    sqlnb.NaiveBayes("store", con=con).partial_fit("t", "y", features=["v"])
+    doubled = con.execute('SELECT sum(n) FROM "Store_group_class_stats"').fetchone()[0]
+    assert doubled == 2 * con.execute("SELECT count(*) FROM t WHERE y IS NOT NULL "
+                                      "AND g IS NOT NULL").fetchone()[0]

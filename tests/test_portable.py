@@ -158,6 +158,23 @@ def test_a_mixed_model_with_missing_values_moves_with_its_parts(con, tmp_path):
     assert bits(copy.predict_proba("t").fetchall()) == bits(model.predict_proba("t").fetchall())
 
 
+def test_a_per_group_mixed_model_moves_with_its_parts_and_groups(con, tmp_path):
+    con.execute("CREATE TABLE t AS SELECT i % 3 AS y, i * 0.5 + i % 3 AS spend, "
+                "['a', 'b', 'c'][i % 3 + 1] AS plan, i % 2 = 0 AS autopay, i % 4 AS store "
+                "FROM range(90) r(i)")
+    model = sqlnb.NaiveBayes("mix", con=con, family="auto")
+    model.fit("t", "y", features=["spend", "plan", "autopay"], group_by="store")
+    copy = moved(model, tmp_path)
+    for role in ("class_stats", "gaussian_stats", "categorical_stats", "group_class_stats",
+                 "group_gaussian_stats", "group_categorical_stats", "group_bernoulli_stats"):
+        assert stored(copy, role) == stored(model, role)
+    copy_table(con, copy.con, "t")
+    assert bits(copy.predict_proba("t").fetchall()) == bits(model.predict_proba("t").fetchall())
+    copy.forget(copy.con.sql("SELECT * FROM t WHERE store = 3"), "y")  # it keeps learning
+    assert copy.con.execute("SELECT DISTINCT store FROM mix_group_class_stats "
+                            "ORDER BY ALL").fetchall() == [(0,), (1,), (2,)]
+
+
 def test_a_text_model_moves_with_its_vocabulary_and_analyzer(con, tmp_path):
     con.execute("CREATE TABLE mail AS SELECT * FROM (VALUES ('spam', 'cheap pills now'), "
                 "('spam', 'cheap cheap offer'), ('ham', 'meeting at noon'), "

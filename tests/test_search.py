@@ -23,7 +23,6 @@ from sqlnb.errors import (
     InvalidParameterError,
     NameConflictError,
     UnknownColumnError,
-    UnsupportedError,
 )
 from tests.conftest import flat
 
@@ -399,14 +398,17 @@ def test_bad_searches_raise_and_leave_the_model_unchanged(kwargs, error, message
     assert model.family.params["var_smoothing"] == 0.5
 
 
-def test_a_per_group_mixed_search_cannot_refit_and_the_error_says_what_to_do():
-    # per-group mixed models cannot be fitted, so there is no best estimator to refit
+def test_a_per_group_mixed_search_refits_the_best_candidate():
     frame = _mixed_table()
     frame["region"] = np.where(np.arange(len(frame)) % 2 == 0, "north", "south")
-    model = sqlnb.NaiveBayes("m", con=duckdb.connect(), family="auto")
-    with pytest.raises(UnsupportedError, match="pass refit=False, then fit one mixed model"):
-        model.search(frame, "y", features=MIXED, group_by="region", cv="fold",
-                     param_grid={"alpha": [1.0]})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="auto")
+    result = model.search(frame, "y", features=MIXED, group_by="region", cv="fold",
+                          param_grid={"alpha": [0.5, 2.0]})
+    best = sqlnb.NaiveBayes("best", con=con, family="auto", **result.best_params_).fit(
+        frame, "y", features=MIXED, group_by="region")
+    assert model.family.params["alpha"] == result.best_params_["alpha"]
+    assert model.predict_proba(frame).fetchall() == best.predict_proba(frame).fetchall()
 
 
 def test_a_mixed_search_cannot_vary_what_decides_its_parts():

@@ -13,7 +13,7 @@
 {% macro batch_columns(features, weight, binarize) %}{{ counts.batch_columns(features, weight, binarize) }}{% endmacro %}
 {% macro merge(t, features, weighted, sign=1) %}{{ counts.merge(t, features, sign) }}{% endmacro %}
 {% macro merge_model(t, source, sign=1) %}{{ counts.merge_model(t, source, sign) }}{% endmacro %}
-{% macro declare(t) %}{{ counts.declare(t) }}{% endmacro %}
+{% macro declare(t, features) %}{{ counts.declare(t, features) }}{% endmacro %}
 {% macro checks(t, features) %}{{ counts.nan_check(t) }}{% endmacro %}
 
 {% macro feature_params(t, p) %}

@@ -90,13 +90,13 @@ WHERE feature IS NOT NULL AND category IS NOT NULL
 {# Fold another model's statistics (same features) into this one. #}
 {% macro merge_model(t, source, sign=1) %}
 {% set counts %}
-SELECT class, feature, category, n, count FROM {{ source.feature_stats }}
+SELECT {{ by_group(t) }}class, feature, category, n, count FROM {{ source.feature_stats }}
 {% endset %}
 {{ upsert(t, counts, sign) }}
 {% endmacro %}
 
 {# Declared classes without rows need no statistics: the parameter view fills in zeros. #}
-{% macro declare(t) %}
+{% macro declare(t, features) %}
 -- (nothing to store for categorical models)
 {% endmacro %}
 

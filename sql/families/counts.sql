@@ -55,17 +55,18 @@ FROM {{ t.batch }}
 {# Fold another model's statistics (same features) into this one. #}
 {% macro merge_model(t, source, sign=1) %}
 {% set counts %}
-SELECT class, feature, n, count, weight FROM {{ source.feature_stats }}
+SELECT {{ by_group(t) }}class, feature, n, count, weight FROM {{ source.feature_stats }}
 {% endset %}
 {{ upsert(t, counts, sign) }}
 {% endmacro %}
 
 {# Zero counts for declared classes that have no rows yet (scikit-learn's `classes`). #}
-{% macro declare(t) %}
+{% macro declare(t, features) %}
 {% set rows %}
 SELECT c.class, f.feature, 0, 0, 0
 FROM {{ t.class_stats }} AS c
 CROSS JOIN {{ t.features }} AS f
+WHERE f.feature IN ({% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %})
 {% endset %}
 {{ sql.insert_missing(t.feature_stats, ['class', 'feature'], ['n', 'count', 'weight'], rows, t.get('next_feature_stats')) }};
 {% endmacro %}

@@ -184,7 +184,7 @@ FROM unpivoted
 {% macro merge_model(t, source, sign=1, origin_shifts=[]) %}
 {% set moments %}
 SELECT
-    class, feature, n, weight, mean, m2,
+    {{ by_group(t) }}class, feature, n, weight, mean, m2,
 {% if origin_shifts %}
     n_mean + CASE feature
 {% for feature, delta in origin_shifts %}
@@ -201,11 +201,12 @@ FROM {{ source.feature_stats }}
 {% endmacro %}
 
 {# Zero statistics for declared classes that have no rows yet (scikit-learn's `classes`). #}
-{% macro declare(t) %}
+{% macro declare(t, features) %}
 {% set rows %}
 SELECT c.class, f.feature, 0, 0, 0, 0, 0, 0
 FROM {{ t.class_stats }} AS c
 CROSS JOIN {{ t.features }} AS f
+WHERE f.feature IN ({% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %})
 {% endset %}
 {{ sql.insert_missing(t.feature_stats, ['class', 'feature'], ['n', 'weight', 'mean', 'm2', 'n_mean', 'n_m2'], rows, t.get('next_feature_stats')) }};
 {% endmacro %}

@@ -9,7 +9,7 @@
 {% macro batch_columns(features, weight) %}{{ counts.batch_columns(features, weight) }}{% endmacro %}
 {% macro merge(t, features, weighted, sign=1) %}{{ counts.merge(t, features, sign) }}{% endmacro %}
 {% macro merge_model(t, source, sign=1) %}{{ counts.merge_model(t, source, sign) }}{% endmacro %}
-{% macro declare(t) %}{{ counts.declare(t) }}{% endmacro %}
+{% macro declare(t, features) %}{{ counts.declare(t, features) }}{% endmacro %}
 {% macro batch_checks(t, features) %}{{ counts.negative_check(t, features, 'multinomial') }}{% endmacro %}
 {% macro checks(t, features) %}{{ counts.nan_check(t) }}{% endmacro %}
 

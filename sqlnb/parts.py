@@ -1,0 +1,337 @@
+"""Models made of parts, with or without groups: the one write flow they share.
+
+A model is a set of *parts* over one class table: each part is a family over some
+columns with a statistics table of its own (a single-family model has one part; a
+``family="auto"`` model one per family present, see :mod:`sqlnb.mixed`). A per-group
+model (``group_by``, see :mod:`sqlnb.grouping`) keeps the same parts twice: pooled, over
+every row, and keyed by the group columns. Each of these two *layouts* is a list of parts
+in the same order.
+
+Every write of such a model is the same flow, whatever its parts and groups; only the
+sign and where the batch comes from differ:
+
+1. ``create`` the tables (a fit, or the first ``partial_fit``);
+2. ``declare`` the classes given with ``classes=`` (pooled);
+3. ``scan`` the source once per kind of batch (the column-wise parts together, each
+   grouping-sets part alone), each batch split into its pooled and per-group rows;
+4. ``apply`` every part's batch with a sign (+1 fit and ``partial_fit``, -1 ``forget``),
+   per-group first; ``merge`` applies another model's statistics the same way;
+5. after a ``forget``, ``after_forget``: nothing may go below zero, and classes (and
+   groups) left without rows disappear;
+6. ``finish``: the per-group parameter views and their checks, then the pooled model's
+   parameters, checks, metadata and scoring macros.
+
+The caller runs it inside one ``engine.transaction``: a failure leaves the previous model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import grouping, mixed, ownership
+from .errors import InvalidDataError, InvalidParameterError, describe_problems
+from .missing import scan_batch
+from .pipeline import feature_origins, refuse
+from .spec import jsonable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+    from .source import Source
+
+
+def kinds(model: NaiveBayes, grouped: bool) -> tuple[str, ...]:
+    """The kinds of relation names (see :func:`sqlnb.ownership.names`) a write claims."""
+    composite = model.family.composite
+    return (("base", "macros") + (("parts",) if composite else ())
+            + (("groups",) if grouped else ()) + (("group_parts",) if grouped and composite
+                                                   else ()))
+
+
+def layout(model: NaiveBayes, features: list[dict[str, Any]], family_of: dict[str, str] | None,
+           groups: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The model's parts over ``features`` (``family_of``: each feature's family, for a
+    model of several), pooled and, with ``groups``, per group."""
+    if model.family.composite:
+        pooled = mixed.batch_parts(model, features, family_of or {})
+    else:
+        pooled = [{"family": model.family.name, "sub": model.family, "features": features,
+                   "t": dict(model.pipeline.stable)}]
+    grouped = []
+    for part in pooled if groups else []:
+        own = part["sub"].long_batch and model.family.composite
+        t = grouping.group_tables(model, groups,
+                                  part["family"] if model.family.composite else None,
+                                  own_batch=own)
+        grouped.append({**part, "t": t})
+    return {"pooled": pooled, "grouped": grouped, "groups": groups or []}
+
+
+def stored_layout(model: NaiveBayes) -> dict[str, Any]:
+    """The layout of a fitted model, from its metadata (its features name their family)."""
+    features = model.meta["features"]
+    family_of = {f["name"]: f.get("family", model.family.name) for f in features}
+    lay = layout(model, [dict(f) for f in features], family_of, grouping.read_groups(model))
+    catalog = getattr(model, "catalog", None)  # a model of an attached database
+    if catalog is not None:
+        prefix = model.dialect.ident(catalog) + "."
+        for part in lay["pooled"] + lay["grouped"]:
+            part["t"] = {role: prefix + name if isinstance(name, str)
+                         and not name.startswith(prefix) else name
+                         for role, name in part["t"].items()}
+    return lay
+
+
+def _layouts(lay: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    return [lay["grouped"], lay["pooled"]] if lay["grouped"] else [lay["pooled"]]
+
+
+def run(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> None:
+    """A statement in the context of one part: its family and relations."""
+    model.pipeline.run(template, family=part["sub"], **{"t": part["t"], **extra})
+
+
+def fetch(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> list[tuple]:
+    return model.pipeline.fetch(template, family=part["sub"], **{"t": part["t"], **extra})
+
+
+# ---------------------------------------------------------------------- the flow
+def write(model: NaiveBayes, src: Source, spec: dict[str, Any], *, sign: int = 1,
+          stored: dict[str, Any] | None = None, classes: list[Any] | None = None,
+          keep_classes: list[Any] | None = None) -> None:
+    """A fit (``stored`` None and no update: :meth:`NaiveBayes.fit`), ``partial_fit``
+    (``sign=1``) or ``forget`` (``sign=-1``) of a model with parts or groups, inside the
+    caller's transaction. ``stored``: the metadata before the update (None: the model is
+    created); ``spec``: the batch's input specification (``NaiveBayes.input_spec``)."""
+    features, groups = spec["features"], spec.get("groups") or []
+    class_type = stored["target_type"] if stored else spec["target_type"]
+    if stored is not None:
+        family_of = {f["name"]: f.get("family", model.family.name) for f in stored["features"]}
+    elif model.family.composite:
+        family_of = model.family.assign({f["name"]: f["type"] for f in features},
+                                        model.dialect)
+    else:
+        family_of = None
+    lay = layout(model, features, family_of, groups)
+    ownership.claim(model, ownership.names(model.name, *kinds(model, bool(groups))),
+                    meta=stored)
+    if stored is None:
+        create(model, lay, class_type)
+        model.pipeline.run("insert_features.sql", features=features)
+    elif stored["params"] != jsonable(model.family.params):
+        model.pipeline.run("update_features.sql", features=features)
+    if classes is not None:
+        declare(model, lay, classes, class_type)
+    scan(model, src, spec, lay)
+    if classes is not None:
+        check_declared(model, lay, classes, class_type)
+    apply(model, lay, weighted=spec["weight"] is not None, sign=sign)
+    if sign < 0:
+        after_forget(model, lay, class_type, keep_classes)
+    drop_batches(model, lay)
+    finish(model, lay, features, spec["target"], class_type, spec["weight"])
+
+
+def create(model: NaiveBayes, lay: dict[str, Any], class_type: str) -> None:
+    """The (empty) tables of every part, pooled and per group, replacing the model's
+    earlier ones (of whatever kind)."""
+    ownership.release(model, ownership.names(model.name, "base", "text", "parts"))
+    grouping.drop_groups(model)
+    pooled, grouped = lay["pooled"], lay["grouped"]
+    run(model, pooled[0], "create_model.sql", class_type=class_type)
+    for part in pooled[1:]:
+        run(model, part, "part_stats_table.sql", class_type=class_type)
+    if grouped:
+        context = grouping.group_context(model, grouped[0]["t"])
+        run(model, grouped[0], "create_groups.sql", class_type=class_type, **context)
+        for part in grouped[1:]:
+            run(model, part, "part_stats_table.sql", class_type=class_type)
+
+
+def declare(model: NaiveBayes, lay: dict[str, Any], classes: list[Any],
+            class_type: str) -> None:
+    """The declared classes exist in the pooled model, with zero statistics until rows of
+    them arrive (a group's model knows the classes its rows have)."""
+    for part in lay["pooled"]:
+        run(model, part, "declare_classes.sql", classes=plain(classes), class_type=class_type,
+            features=part["features"])
+
+
+def check_declared(model: NaiveBayes, lay: dict[str, Any], classes: list[Any],
+                   class_type: str) -> None:
+    """A label of the batch outside the declared classes refuses it."""
+    outside = fetch(model, lay["pooled"][0], "undeclared_labels.sql", classes=plain(classes),
+                    class_type=class_type)
+    if outside:
+        raise InvalidDataError(
+            f"the target label(s) {[r[0] for r in outside]} in the batch are not among the "
+            f"declared classes {list(classes)}"
+        )
+
+
+def scan(model: NaiveBayes, src: Source, spec: dict[str, Any], lay: dict[str, Any]) -> None:
+    """The batch tables of every part: the column-wise parts in one scan, each
+    grouping-sets part in one of its own; with groups, each scan's rows split into the
+    pooled batch and the per-group one. Checked: an empty batch or a problem refuses it."""
+    flow = model.pipeline
+    pooled, grouped = lay["pooled"], lay["grouped"]
+    for part in pooled:
+        if part["sub"].shifted:
+            flow.shift(src, spec["target_sql"], part["features"], family=part["sub"],
+                       t=part["t"])
+    combined = model.dialect.ident(f"__sqlnb_grouped_batch_{model.name}")
+    alone = [i for i, part in enumerate(pooled) if part["sub"].long_batch or len(pooled) == 1]
+    together = [i for i in range(len(pooled)) if i not in alone]
+    for i in alone:
+        part = pooled[i]
+        t = {**grouped[i]["t"], "batch": combined} if grouped else part["t"]
+
+        def run_alone(part: dict[str, Any] = part, t: dict[str, Any] = t) -> None:
+            run(model, part, "batch.sql", t=t, source=src.sql, target=spec["target_sql"],
+                weight=spec["weight_sql"], features=part["features"],
+                batch_options=part["sub"].batch_options())
+
+        _scan(model, run_alone, t, part["features"], lambda f, part=part: part["sub"].name)
+        if grouped:
+            _split(model, grouped[i], combined, part["t"]["batch"])
+    if together:
+        wide = [pooled[i] for i in together]
+        t = ({**grouped[together[0]]["t"], "batch": combined} if grouped
+             else wide[0]["t"])
+
+        def run_together() -> None:
+            model.pipeline.run("mixed_batch.sql", t=t, source=src.sql,
+                               target=spec["target_sql"], weight=spec["weight_sql"],
+                               parts=mixed.wide_columns(wide, spec))
+
+        _scan(model, run_together, t, [f for part in wide for f in part["features"]],
+              lambda f: f["family"])
+        if grouped:
+            _split(model, grouped[together[0]], combined, wide[0]["t"]["batch"])
+    if fetch(model, pooled[0], "batch_size.sql")[0][0] == 0:
+        flow.refuse_empty(src, spec)
+    problems: list[tuple] = []
+    for part in pooled:
+        problems += fetch(model, part, "batch_checks.sql", features=part["features"])
+    refuse(problems)
+
+
+def _scan(model: NaiveBayes, run_batch: Any, t: dict[str, Any],
+          features: list[dict[str, Any]], family_of: Any) -> None:
+    """Run a batch query; again with NaN tests if a raw sum came out non-finite."""
+    scan_batch(run_batch, lambda template, **kw: model.pipeline.fetch(template, t=t, **kw),
+               features, family_of, model.dialect)
+
+
+def _split(model: NaiveBayes, part: dict[str, Any], combined: str, pooled: str) -> None:
+    run(model, part, "split_batch.sql", combined=combined, pooled=pooled)
+
+
+def apply(model: NaiveBayes, lay: dict[str, Any], *, weighted: bool, sign: int = 1) -> None:
+    """Upsert every part's batch with ``sign``, per group then pooled; the class totals
+    come from the first part's batch."""
+    for parts in _layouts(lay):
+        run(model, parts[0], "merge.sql", features=parts[0]["features"], weighted=weighted,
+            sign=sign)
+        for part in parts[1:]:
+            run(model, part, "part_merge.sql", features=part["features"], weighted=weighted,
+                sign=sign)
+
+
+def merge(model: NaiveBayes, lay: dict[str, Any], source: dict[str, Any],
+          origins: tuple[list[dict[str, Any]], list[dict[str, Any]]], sign: int = 1) -> None:
+    """Another model's statistics (its layout ``source``, part for part the same) as one
+    more batch of every part; ``origins`` as in :meth:`Pipeline.apply_model`."""
+    theirs_at, ours_at = feature_origins(origins[0]), feature_origins(origins[1])
+    shifts = [(name, origin - ours_at.get(name, 0.0)) for name, origin in theirs_at.items()
+              if origin != ours_at.get(name, 0.0)]
+    for parts, theirs in zip(_layouts(lay), _layouts(source)):
+        for i, (part, other) in enumerate(zip(parts, theirs)):
+            run(model, part, "merge_model.sql", source=other["t"], sign=sign,
+                origin_shifts=shifts, class_totals=i == 0)
+
+
+def after_forget(model: NaiveBayes, lay: dict[str, Any], class_type: str,
+                 keep: list[Any] | None) -> None:
+    """After subtracting a batch: refuse it if anything went below zero (it asked to
+    forget what the model never learned); else drop the classes (in a group: the group's
+    classes) it left without rows, unless declared in ``keep``, and what they had."""
+    negative: list[tuple] = []
+    for parts in _layouts(lay):
+        for part in parts:
+            amount = model.dialect.ident(part["sub"].amount_column)
+            negative += fetch(model, part, "forget_checks.sql", amount=amount)
+    if negative:
+        cells = "; ".join(
+            f"class {cls}" + (f", feature {feature!r}" if feature is not None else "")
+            + f" would have {n} rows and weight {value:.6g}"
+            for cls, feature, n, value in sorted(negative, key=str)[:5]
+        )
+        raise InvalidDataError(f"cannot forget more than model {model.name!r} learned: {cells}")
+    for parts in _layouts(lay):
+        for part in parts:
+            grouped = bool(part["t"].get("groups"))
+            run(model, part, "forget_cleanup.sql",
+                keep=plain(keep) if keep and not grouped else None, class_type=class_type)
+    if fetch(model, lay["pooled"][0], "class_count.sql")[0][0] == 0:
+        raise InvalidDataError(
+            f"forgetting this batch would leave model {model.name!r} without any rows; "
+            "drop() the model instead"
+        )
+
+
+def drop_batches(model: NaiveBayes, lay: dict[str, Any]) -> None:
+    for parts in _layouts(lay):
+        for part in parts:
+            run(model, part, "drop_batch.sql")
+
+
+def finish(model: NaiveBayes, lay: dict[str, Any], features: list[dict[str, Any]],
+           target: str, class_type: str, weight: str | None) -> None:
+    """The per-group parameter views and their checks, then the pooled model's
+    parameters, checks, metadata row and scoring macros (``features`` in the model's
+    order)."""
+    groups = lay["groups"]
+    if lay["grouped"]:
+        group_parameters(model, lay)
+    kind = {"groups": [[g["name"], g["type"]] for g in groups]}
+    if model.family.composite:
+        mixed.finish_mixed(model, lay["pooled"], features, target, class_type, weight,
+                           kind=kind)
+    else:
+        model.pipeline.finish(features, target, class_type, weight, kind=kind)
+
+
+def group_parameters(model: NaiveBayes, lay: dict[str, Any]) -> None:
+    """The per-group parameter views over the per-group statistics, checked: every group
+    has the classes the priors name, some labelled row has a group, no part's check fails."""
+    grouped, groups = lay["grouped"], lay["groups"]
+    context = grouping.group_context(model, grouped[0]["t"])
+    fewest, most = fetch(model, grouped[0], "read_group_classes.sql", what="sizes",
+                         **context)[0]
+    if most is None:  # no labelled row has a (non-NULL) group
+        names = [g["name"] for g in groups]
+        raise InvalidDataError(
+            f"the group column(s) {names} are NULL in every labelled row, so there is no "
+            "group to fit a model for: leave group_by out, or fill the column first"
+        )
+    priors = model.family.prior_list()
+    if priors is not None and (fewest, most) != (len(priors), len(priors)):
+        raise InvalidParameterError(
+            f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
+            "classes: with group_by, every group needs every class"
+        )
+    run(model, grouped[0], "params.sql", priors=priors, fit_prior=model.family.fit_prior(),
+        **context)
+    for part in grouped[1:]:
+        run(model, part, "part_params.sql", **grouping.group_context(model, part["t"]))
+    problems: list[tuple] = []
+    for part in grouped:
+        problems += fetch(model, part, "checks.sql", features=part["features"],
+                          **grouping.group_context(model, part["t"]))
+    if problems:
+        raise InvalidDataError(describe_problems(problems))
+
+
+def plain(values: Any) -> list[Any]:
+    """Labels as plain Python values (NumPy scalars unwrapped)."""
+    return [v.item() if hasattr(v, "item") else v for v in values]
