@@ -44,7 +44,12 @@ GROUP BY c.class_index
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
 {% for term in c.terms %}
-    {# a missing value also takes back the feature's log_neg_prob from the constant #}
-        + {{ missing_aware(term, counts.value(term, p.binarize) ~ ' * ' ~ (term.coef | lit), p.missing, '(0 - ' ~ (term.log_neg_prob | lit) ~ ')') }}
+        + {{ term_of(term, p) }}
 {% endfor %}
 {% endmacro %}
+
+{#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
+{% macro term_of(term, p) -%}
+{#- a missing value also takes back the feature's log_neg_prob from the constant #}
+{{ missing_aware(term, counts.value(term, p.binarize) ~ ' * ' ~ (term.coef | lit), p.missing, '(0 - ' ~ (term.log_neg_prob | lit) ~ ')') }}
+{%- endmacro %}
