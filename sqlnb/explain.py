@@ -1,0 +1,118 @@
+"""Why a prediction, and has the data moved: explanations and drift from a model's tables.
+
+A naive Bayes prediction is a sum: a class's joint log-likelihood is its log prior plus one
+term per feature. :func:`explain` lists those terms, one row per (input row, class,
+feature), from the very SQL the family's ``jll`` macro sums (each family template's
+``term_of``), so an explanation cannot disagree with ``predict``. A feature's
+``log_likelihood`` is its term plus its share of the class constant (``Family.constant_share``:
+Gaussian's ``-0.5 log(2 pi var)``, Bernoulli's ``log(1 - p)``); the ``log_prior`` column is
+the class constant less those shares, so for every row and class::
+
+    log_prior + sum over features of log_likelihood == predict_joint_log_proba
+
+:func:`drift` compares one scan of new rows with the model's statistics, per feature
+(``sql/drift.sql``). See docs/explain.md.
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i % 2 * 10 + i AS DOUBLE) AS x "
+...                 "FROM range(20) r(i)")
+>>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
+>>> model.explain("t").order("row_number, class").limit(2).fetchall()  # doctest: +ELLIPSIS
+[(0, 0, 'x', -2.8..., -0.69...), (0, 1, 'x', -6.9..., -0.69...)]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from . import compiler
+from . import scoring as scoring_strategies
+from .engine import require_duckdb
+from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
+from .families import FAMILIES
+from .scoring import comment_text
+from .source import Source
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+
+
+def explain(model: NaiveBayes, source: Any, top: int | None = None) -> Any:
+    """Each feature's term of each class's joint log-likelihood, per row of ``source``: a
+    lazy relation (row_number, class, feature, log_likelihood, log_prior). With ``top=k``,
+    per row the ``k`` features that most favour the predicted class over the runner-up:
+    (row_number, rank, feature, value, contribution, prediction, runner_up), where
+    ``contribution`` is the feature's term in the predicted class less its term in the
+    runner-up (with one class, its term in that class) and ``value`` the row's value as text.
+    """
+    require_duckdb(model.engine, "explain")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+        raise InvalidParameterError(f"top must be a positive integer or None, got {top!r}")
+    _ = model.meta  # raises NotFittedError early
+    _refuse_unsupported(model, "explain")
+    scoring_strategies.refresh(model)  # another cursor may have refitted the model
+    compiled = model.parameters()
+    src = model.engine.source(source)
+    try:
+        columns = _checked_columns(model, src)
+        classes = [_explained_class(model, compiler.with_columns(c, columns))
+                   for c in compiled["compiled"]]
+        features = [{"name": f["name"],
+                     "column": columns.get(f["name"], model.dialect.ident(f["name"]))}
+                    for f in model.meta["features"]]
+        sql = model.pipeline.render("explain.sql", source=src.sql, classes=classes,
+                                    features=features, top=top,
+                                    model_comment=comment_text(model.name))
+    except BaseException:
+        model.engine.release(src)
+        raise
+    return model.engine.lazy(src, sql)
+
+
+def _refuse_unsupported(model: NaiveBayes, what: str) -> None:
+    """Text, long-input and per-group models are not explained yet: say so."""
+    if model.stored_input():
+        raise UnsupportedError(
+            f"{what} is not available for text or long-input models yet: fit a model on "
+            "count columns (one per term) to see per-term contributions"
+        )
+    if model.spec.grouped:
+        raise UnsupportedError(
+            f"{what} is not available for per-group (group_by) models yet: fit a model on "
+            "the group's rows (a filtered source) and call it on that model"
+        )
+
+
+def _checked_columns(model: NaiveBayes, src: Source) -> dict[str, str]:
+    """Refuse a source lacking a feature or of a type the family cannot read; the SQL that
+    reads coerced categorical columns (see ``NaiveBayes.coerced_columns``)."""
+    missing = [f for f in model.features_ if f not in src.columns]
+    if missing:
+        raise UnknownColumnError(
+            f"the source lacks feature column(s) {missing} that model {model.name!r} uses"
+        )
+    for f in model.meta["features"]:
+        model.family.check_feature_type(f["name"], src.columns[f["name"]], model.dialect)
+    return model.coerced_columns(src)
+
+
+def _explained_class(model: NaiveBayes, c: dict[str, Any]) -> dict[str, Any]:
+    """One compiled class as ``explain.sql`` reads it: per feature (model order) its
+    family's template and parameters and its scoring term with its share of the constant,
+    and the class constant less the shares (the log prior, or what the family adds per
+    class: complement's 0 with several classes)."""
+    if c.get("parts"):  # family="auto": each part is a family over some of the columns
+        pieces = [(part["template"], part["p"], term)
+                  for part in c["parts"] for term in part["c"]["terms"]]
+    else:
+        pieces = [(model.family.template, model.family.params, term) for term in c["terms"]]
+    order = {name: i for i, name in enumerate(model.features_)}
+    entries = []
+    for template, p, term in sorted(pieces, key=lambda piece: order[piece[2]["name"]]):
+        share = FAMILIES[term["family"]].constant_share(term)
+        entries.append({"template": template, "p": p, "term": {**term, "share": share}})
+    log_prior = float(c["constant"]) - math.fsum(e["term"]["share"] for e in entries)
+    return {"index": c["index"], "label": c["label"], "log_prior": log_prior,
+            "entries": entries}
