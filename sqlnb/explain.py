@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from . import compiler
+from . import compiler, mixed
 from . import scoring as scoring_strategies
 from .engine import require_duckdb
 from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
@@ -116,3 +116,55 @@ def _explained_class(model: NaiveBayes, c: dict[str, Any]) -> dict[str, Any]:
     log_prior = float(c["constant"]) - math.fsum(e["term"]["share"] for e in entries)
     return {"index": c["index"], "label": c["label"], "log_prior": log_prior,
             "entries": entries}
+
+
+# The floor of a share in PSI's logarithm: a bin empty on one side adds (b - m) ln(b / 1e-4)
+# rather than infinity (a common choice; the PSI thresholds below assume something alike).
+PSI_EPSILON = 1e-4
+# The categories listed in drift's batch_top and model_top.
+TOP_CATEGORIES = 3
+
+
+def drift(model: NaiveBayes, source: Any) -> Any:
+    """One row per feature comparing ``source``'s values with the model's statistics
+    (pooled over the classes), in one scan of ``source``: a lazy relation (feature,
+    method, drift, batch_count, batch_mean, batch_spread, model_count, model_mean,
+    model_spread, batch_top, model_top), in the model's feature order.
+
+    ``drift`` is non-negative and 0 when the distributions match (NULL when the batch has
+    no value of the feature); ``method`` says how it was measured: ``gaussian_kl``
+    (Gaussian features), ``poisson_kl`` (counts: multinomial, complement, Poisson) or
+    ``psi`` (categorical features over the model's categories, Bernoulli's values above
+    ``binarize``). See docs/explain.md for the thresholds practitioners use.
+    """
+    require_duckdb(model.engine, "drift")
+    _ = model.meta  # raises NotFittedError early
+    _refuse_unsupported(model, "drift")
+    scoring_strategies.refresh(model)
+    src = model.engine.source(source)
+    try:
+        columns = _checked_columns(model, src)
+        index = {name: i for i, name in enumerate(model.features_)}
+        described = {f["name"]: f for f in model.meta["features"]}
+        if model.family.composite:
+            pieces = [(part["sub"], part["t"], [f["name"] for f in part["features"]])
+                      for part in mixed.parts(model)]
+        else:
+            pieces = [(model.family, model.pipeline.tables, model.features_)]
+        parts = []
+        for family, tables, names in pieces:
+            features = [{
+                "index": index[name], "name": name, "alias": f"__sqlnb_f{index[name]}",
+                "column": columns.get(name, model.dialect.ident(name)),
+                "guard": model.dialect.kind(described[name]["type"]) == "float",
+                "origin": float(described[name].get("origin") or 0.0),
+            } for name in names]
+            parts.append({"t": tables, "method": family.drift_method,
+                          "shape": family.statistics_shape, "p": family.params,
+                          "features": features})
+        sql = model.pipeline.render("drift.sql", source=src.sql, parts=parts,
+                                    epsilon=PSI_EPSILON, top_categories=TOP_CATEGORIES)
+    except BaseException:
+        model.engine.release(src)
+        raise
+    return model.engine.lazy(src, sql)
