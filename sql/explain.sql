@@ -6,11 +6,15 @@
     its part of the class constant. A feature's
     log-likelihood is its share plus the family's own term (`term_of`, the very expression
     the family's `jll` sums), so log_prior + the sum over features is the joint
-    log-likelihood. `top`: the number of features kept per row (None: every row x class x
+    log-likelihood. `row`: the one input row explained (None: all). `top`: the number of features kept per row (None: every row x class x
     feature). `features`: the name and SQL of each feature, in order. #}
 WITH numbered AS (
     SELECT *, row_number() OVER () - 1 AS __sqlnb_row
     FROM {{ source }}
+{% if row is not none %}
+), chosen AS (
+    SELECT * FROM numbered WHERE __sqlnb_row = {{ row | lit }}
+{% endif %}
 {% if not top %}
 ), terms AS (
     SELECT
@@ -24,7 +28,7 @@ WITH numbered AS (
 {% endfor %}
 {% endfor %}
         ] AS __sqlnb_terms
-    FROM numbered
+    FROM {{ 'numbered' if row is none else 'chosen' }}
 )
 SELECT __sqlnb_row AS row_number, unnest(__sqlnb_terms, recursive := true)
 FROM terms
@@ -42,7 +46,7 @@ FROM terms
         ] AS {{ ('__sqlnb_terms_' ~ c.index) | ident }},
 {% endfor %}
         [{% for f in features %}{{ sql.as_text(f.column) }}{{ ", " if not loop.last }}{% endfor %}] AS __sqlnb_values
-    FROM numbered
+    FROM {{ 'numbered' if row is none else 'chosen' }}
 ), joint AS (
     SELECT
         *,

@@ -39,17 +39,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
 
 
-def explain(model: NaiveBayes, source: Any, top: int | None = None) -> Any:
+def explain(model: NaiveBayes, source: Any, top: int | None = None,
+            row: int | None = None) -> Any:
     """Each feature's term of each class's joint log-likelihood, per row of ``source``: a
     lazy relation (row_number, class, feature, log_likelihood, log_prior). With ``top=k``,
     per row the ``k`` features that most favour the predicted class over the runner-up:
     (row_number, rank, feature, value, contribution, prediction, runner_up), where
     ``contribution`` is the feature's term in the predicted class less its term in the
     runner-up (with one class, its term in that class) and ``value`` the row's value as text.
+    ``row``: only that input row (0-based), still numbered as in the whole input.
     """
     require_duckdb(model.engine, "explain")
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
         raise InvalidParameterError(f"top must be a positive integer or None, got {top!r}")
+    if row is not None and (isinstance(row, bool) or not isinstance(row, int) or row < 0):
+        raise InvalidParameterError(f"row must be a row number (0 or more) or None, got {row!r}")
     _ = model.meta  # raises NotFittedError early
     _refuse_unsupported(model, "explain")
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
@@ -63,12 +67,32 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None) -> Any:
                      "column": columns.get(f["name"], model.dialect.ident(f["name"]))}
                     for f in model.meta["features"]]
         sql = model.pipeline.render("explain.sql", source=src.sql, classes=classes,
-                                    features=features, top=top,
+                                    features=features, top=top, row=row,
                                     model_comment=comment_text(model.name))
     except BaseException:
         model.engine.release(src)
         raise
     return model.engine.lazy(src, sql)
+
+
+def row_breakdown(model: NaiveBayes, source: Any, row: int = 0) -> dict[str, Any]:
+    """One input row's explanation, for a waterfall (:func:`sqlnb.plot.waterfall`): the
+    predicted class and the runner-up, the difference of their log priors (``prior``), and
+    per feature (largest contribution first) its name, value and contribution to the
+    difference of their joint log-likelihoods (``total``)."""
+    found = explain(model, source, top=len(model.features_), row=row).fetchall()
+    if not found:
+        raise InvalidParameterError(
+            f"the source has no row {row} (rows are numbered from 0 in the source's order)")
+    priors = {label: prior for _, label, _, _, prior in
+              explain(model, source, row=row).fetchall()}
+    prediction, runner_up = found[0][5], found[0][6]
+    prior = priors[prediction] - (0.0 if runner_up is None else priors[runner_up])
+    features = [(feature, value, contribution)
+                for _, _, feature, value, contribution, _, _ in found]
+    return {"row": row, "prediction": prediction, "runner_up": runner_up, "prior": prior,
+            "features": features,
+            "total": prior + math.fsum(c for _, _, c in features)}
 
 
 def _refuse_unsupported(model: NaiveBayes, what: str) -> None:
