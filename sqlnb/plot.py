@@ -353,6 +353,16 @@ def overview(model: NaiveBayes, features: list[str] | None = None, k: int = 5) -
 PSI_REFERENCES = (0.1, 0.25)
 
 
+def _value_text(value: Any) -> str:
+    """A value as the explanation gives it (text), numbers to four significant digits."""
+    if value is None:
+        return "NULL"
+    try:
+        return f"{float(value):.4g}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
 def waterfall(found: dict[str, Any], k: int = 10, *,
               figure: Figure | SubFigure | None = None) -> Figure:
     """One row's explanation (:func:`sqlnb.explain.row_breakdown`) as a waterfall: from the
@@ -362,7 +372,8 @@ def waterfall(found: dict[str, Any], k: int = 10, *,
     features = sorted(found["features"], key=lambda f: -abs(f[2]))
     shown, rest = features[:k], features[k:]
     steps = [("log prior", found["prior"])]
-    steps += [(short(f"{name} = {value}"), contribution) for name, value, contribution in shown]
+    steps += [(short(f"{name} = {_value_text(value)}"), contribution)
+              for name, value, contribution in shown]
     if rest:
         steps.append((f"{len(rest)} other features", math.fsum(c for _, _, c in rest)))
     figure = _new_figure((7.5, 0.38 * (len(steps) + 1) + 1.6)) if figure is None else figure
@@ -388,7 +399,9 @@ def waterfall(found: dict[str, Any], k: int = 10, *,
 def drift(rows: list[dict[str, Any]], *, figure: Figure | SubFigure | None = None) -> Figure:
     """``model.drift(source)``'s rows (as dicts) as bars, the largest drift first, one
     colour per method, with the common PSI reference lines (0.1 and 0.25)."""
-    rows = sorted((r for r in rows if r["drift"] is not None), key=lambda r: -r["drift"])
+    # a feature without values in the batch has no drift (NULL, or NaN from a DataFrame)
+    rows = sorted((r for r in rows if r["drift"] is not None and not math.isnan(r["drift"])),
+                  key=lambda r: -r["drift"])
     figure = _new_figure((7.0, _bars_height(len(rows)))) if figure is None else figure
     ax = figure.subplots()
     methods = list(dict.fromkeys(r["method"] for r in rows))
