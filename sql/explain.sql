@@ -7,31 +7,39 @@
     log-likelihood is its share plus the family's own term (`term_of`, the very expression
     the family's `jll` sums), so log_prior + the sum over features is the joint
     log-likelihood. `row`: the one input row explained (None: all). `top`: the number of features kept per row (None: every row x class x
-    feature). `features`: the name and SQL of each feature, in order. #}
+    feature). `features`: the name and SQL of each feature, in order. `cleaned`: numeric
+   features read once per row with NaN as NULL (`alias`), which the terms then read. #}
+{% from 'common.sql' import num %}
 WITH numbered AS (
-    SELECT *, row_number() OVER () - 1 AS __sqlnb_row
+    SELECT
+        *,
+{% for f in cleaned %}
+        {{ num(f) }} AS {{ f.alias }},
+{% endfor %}
+        row_number() OVER () - 1 AS __sqlnb_row
     FROM {{ source }}
 {% if row is not none %}
 ), chosen AS (
     SELECT * FROM numbered WHERE __sqlnb_row = {{ row | lit }}
 {% endif %}
 {% if not top %}
-), terms AS (
-    SELECT
-        __sqlnb_row,
-        [
+)
+-- one output row per class x feature of each row: parallel lists unnested together
+SELECT
+    __sqlnb_row AS row_number,
+    unnest([{% for c in classes %}{% set outer = loop %}{% for entry in c.entries %}{{ c.label }}{{ ", " if not (outer.last and loop.last) }}{% endfor %}{% endfor %}]) AS class,
+    unnest([{% for c in classes %}{% set outer = loop %}{% for entry in c.entries %}{{ entry.term.name | lit }}{{ ", " if not (outer.last and loop.last) }}{% endfor %}{% endfor %}]) AS feature,
+    unnest([
 {% for c in classes %}
 {% set outer = loop %}
 {% for entry in c.entries %}
 {% import entry.template as family %}
-            {'class': {{ c.label }}, 'feature': {{ entry.term.name | lit }}, 'log_likelihood': {{ entry.term.share | lit }} + ({{ family.term_of(entry.term, entry.p) | trim }}), 'log_prior': {{ c.log_prior | lit }}}{{ "," if not (outer.last and loop.last) }}
+        {{ entry.term.share | lit }} + ({{ family.term_of(entry.term, entry.p) | trim }}){{ "," if not (outer.last and loop.last) }}
 {% endfor %}
 {% endfor %}
-        ] AS __sqlnb_terms
-    FROM {{ 'numbered' if row is none else 'chosen' }}
-)
-SELECT __sqlnb_row AS row_number, unnest(__sqlnb_terms, recursive := true)
-FROM terms
+    ]) AS log_likelihood,
+    unnest([{% for c in classes %}{% set outer = loop %}{% for entry in c.entries %}{{ c.log_prior | lit }}{{ ", " if not (outer.last and loop.last) }}{% endfor %}{% endfor %}]) AS log_prior
+FROM {{ 'numbered' if row is none else 'chosen' }}
 {% else %}
 ), terms AS (
     -- per class, the list of its features' terms (in feature order)

@@ -63,11 +63,12 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
         columns = _checked_columns(model, src)
         classes = [_explained_class(model, compiler.with_columns(c, columns))
                    for c in compiled["compiled"]]
+        cleaned = _clean_once(model, classes)
         features = [{"name": f["name"],
                      "column": columns.get(f["name"], model.dialect.ident(f["name"]))}
                     for f in model.meta["features"]]
         sql = model.pipeline.render("explain.sql", source=src.sql, classes=classes,
-                                    features=features, top=top, row=row,
+                                    features=features, top=top, row=row, cleaned=cleaned,
                                     model_comment=comment_text(model.name))
     except BaseException:
         model.engine.release(src)
@@ -120,6 +121,23 @@ def _checked_columns(model: NaiveBayes, src: Source) -> dict[str, str]:
     for f in model.meta["features"]:
         model.family.check_feature_type(f["name"], src.columns[f["name"]], model.dialect)
     return model.coerced_columns(src)
+
+
+def _clean_once(model: NaiveBayes, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The numeric features whose terms test for NaN, read once per row as a DOUBLE with
+    NaN as NULL (a column of the numbered rows) rather than tested again in every class's
+    term: the terms of ``classes`` then read that column, untested."""
+    cleaned: dict[str, dict[str, Any]] = {}
+    for c in classes:
+        for entry in c["entries"]:
+            term = entry["term"]
+            if term.get("guard") and FAMILIES[term["family"]].numeric:
+                name = term["name"]
+                if name not in cleaned:
+                    alias = model.dialect.ident(f"__sqlnb_value_{len(cleaned)}")
+                    cleaned[name] = {"column": term["column"], "guard": True, "alias": alias}
+                term["column"], term["guard"] = cleaned[name]["alias"], False
+    return list(cleaned.values())
 
 
 def _explained_class(model: NaiveBayes, c: dict[str, Any]) -> dict[str, Any]:
