@@ -42,69 +42,84 @@ SELECT
 FROM {{ 'numbered' if row is none else 'chosen' }}
 {% else %}
 ), terms AS (
-    -- per class, the list of its features' terms (in feature order)
+    -- each class's term of each feature (class position p, feature position f)
     SELECT
         __sqlnb_row,
 {% for c in classes %}
-        [
+{% set p = loop.index0 %}
 {% for entry in c.entries %}
 {% import entry.template as family %}
-            {{ entry.term.share | lit }} + ({{ family.term_of(entry.term, entry.p) | trim }}){{ "," if not loop.last }}
+        {{ entry.term.share | lit }} + ({{ family.term_of(entry.term, entry.p) | trim }}) AS {{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }},
 {% endfor %}
-        ] AS {{ ('__sqlnb_terms_' ~ c.index) | ident }},
 {% endfor %}
-        [{% for f in features %}{{ sql.as_text(f.column) }}{{ ", " if not loop.last }}{% endfor %}] AS __sqlnb_values
+{% for f in features %}
+        {{ f.column }} AS {{ ('__sqlnb_x_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
+{% endfor %}
     FROM {{ 'numbered' if row is none else 'chosen' }}
 ), joint AS (
     SELECT
         *,
 {% for c in classes %}
-        {{ c.log_prior | lit }} + list_sum({{ ('__sqlnb_terms_' ~ c.index) | ident }}) AS {{ ('__sqlnb_jll_' ~ c.index) | ident }}{{ "," if not loop.last }}
+{% set p = loop.index0 %}
+        {{ c.log_prior | lit }} + list_sum([{% for entry in c.entries %}{{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }}{{ ", " if not loop.last }}{% endfor %}]) AS {{ ('__sqlnb_jll_' ~ p) | ident }}{{ "," if not loop.last }}
 {% endfor %}
     FROM terms
-), ranked AS (
-    -- the predicted class and the runner-up (ties to the first class in sorted order)
+), predicted AS (
+    -- the predicted class (ties to the first class in sorted order)
     SELECT
         *,
-        list_sort([
+        CASE
 {% for c in classes %}
-            {'minus_jll': -{{ ('__sqlnb_jll_' ~ c.index) | ident }}, 'place': {{ loop.index }}}{{ "," if not loop.last }}
+            WHEN {{ ('__sqlnb_jll_' ~ loop.index0) | ident }} = greatest({% for d in classes %}{{ ('__sqlnb_jll_' ~ loop.index0) | ident }}{{ ", " if not loop.last }}{% endfor %}) THEN {{ loop.index0 }}
 {% endfor %}
-        ]) AS __sqlnb_order
+        END AS __sqlnb_first
     FROM joint
-), pair AS (
+), paired AS (
+    -- the runner-up: the best of the other classes (NULL with one class)
     SELECT
-        __sqlnb_row,
-        __sqlnb_values,
-        __sqlnb_order[1].place AS __sqlnb_first,
-        __sqlnb_order[2].place AS __sqlnb_second,
-        [{% for c in classes %}{{ ('__sqlnb_terms_' ~ c.index) | ident }}{{ ", " if not loop.last }}{% endfor %}] AS __sqlnb_terms
-    FROM ranked
-), ordered AS (
-    -- each feature's term in the predicted class less its term in the runner-up, the
-    -- largest first (ties to the first feature)
+        *,
+        CASE
+{% for c in classes %}
+            WHEN __sqlnb_first <> {{ loop.index0 }} AND {{ ('__sqlnb_jll_' ~ loop.index0) | ident }} = greatest({% for d in classes %}CASE WHEN __sqlnb_first <> {{ loop.index0 }} THEN {{ ('__sqlnb_jll_' ~ loop.index0) | ident }} END{{ ", " if not loop.last }}{% endfor %}) THEN {{ loop.index0 }}
+{% endfor %}
+        END AS __sqlnb_second
+    FROM predicted
+), differences AS (
+    -- each feature's term in the predicted class less its term in the runner-up
     SELECT
         __sqlnb_row,
         __sqlnb_first,
         __sqlnb_second,
-        __sqlnb_values,
-        list_slice(list_sort(list_transform(range(1, {{ features | length + 1 }}), lambda i: {
-            'minus': -(__sqlnb_terms[__sqlnb_first][i] - coalesce(__sqlnb_terms[__sqlnb_second][i], 0)),
-            'feature': i})), 1, {{ top }}) AS __sqlnb_top
-    FROM pair
-), kept AS (
-    SELECT __sqlnb_row, __sqlnb_first, __sqlnb_second, __sqlnb_values,
-           unnest(__sqlnb_top) AS __sqlnb_entry, generate_subscripts(__sqlnb_top, 1) AS __sqlnb_rank
-    FROM ordered
+{% for f in features %}
+        {{ ('__sqlnb_x_' ~ loop.index0) | ident }},
+{% endfor %}
+        [
+{% for f in features %}
+{% set i = loop.index0 %}
+            CASE __sqlnb_first{% for c in classes %} WHEN {{ loop.index0 }} THEN {{ ('__sqlnb_t_' ~ loop.index0 ~ '_' ~ i) | ident }}{% endfor %} END
+            - coalesce(CASE __sqlnb_second{% for c in classes %} WHEN {{ loop.index0 }} THEN {{ ('__sqlnb_t_' ~ loop.index0 ~ '_' ~ i) | ident }}{% endfor %} END, 0){{ "," if not loop.last }}
+{% endfor %}
+        ] AS __sqlnb_differences
+    FROM paired
+), ordered AS (
+    -- the features by difference, the largest first (ties to the first feature)
+    SELECT *, list_grade_up(__sqlnb_differences, 'DESC') AS __sqlnb_order
+    FROM differences
 )
+-- one output row per rank: parallel lists of k entries unnested together, the values
+-- turned into text only for the features kept
 SELECT
     __sqlnb_row AS row_number,
-    __sqlnb_rank AS rank,
-    [{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}][__sqlnb_entry.feature] AS feature,
-    __sqlnb_values[__sqlnb_entry.feature] AS value,
-    -__sqlnb_entry.minus AS contribution,
-    [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][__sqlnb_first] AS prediction,
-    [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][__sqlnb_second] AS runner_up
-FROM kept
+    unnest([{% for r in range(1, top + 1) %}{{ r }}{{ ", " if not loop.last }}{% endfor %}]) AS rank,
+    unnest([{% for r in range(1, top + 1) %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}][__sqlnb_order[{{ r }}]]{{ ", " if not loop.last }}{% endfor %}]) AS feature,
+    unnest([
+{% for r in range(1, top + 1) %}
+        CASE __sqlnb_order[{{ r }}]{% for f in features %} WHEN {{ loop.index }} THEN {{ sql.as_text(('__sqlnb_x_' ~ loop.index0) | ident) }}{% endfor %} END{{ "," if not loop.last }}
+{% endfor %}
+    ]) AS value,
+    unnest([{% for r in range(1, top + 1) %}__sqlnb_differences[__sqlnb_order[{{ r }}]]{{ ", " if not loop.last }}{% endfor %}]) AS contribution,
+    [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][__sqlnb_first + 1] AS prediction,
+    [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][__sqlnb_second + 1] AS runner_up
+FROM ordered
 ORDER BY row_number, rank
 {% endif %}

@@ -68,7 +68,8 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
                      "column": columns.get(f["name"], model.dialect.ident(f["name"]))}
                     for f in model.meta["features"]]
         sql = model.pipeline.render("explain.sql", source=src.sql, classes=classes,
-                                    features=features, top=top, row=row, cleaned=cleaned,
+                                    features=features, row=row, cleaned=cleaned,
+                                    top=None if top is None else min(top, len(features)),
                                     model_comment=comment_text(model.name))
     except BaseException:
         model.engine.release(src)
