@@ -18,8 +18,12 @@ the class constant less those shares, so for every row and class::
 >>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i % 2 * 10 + i AS DOUBLE) AS x "
 ...                 "FROM range(20) r(i)")
 >>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
->>> model.explain("t").order("row_number, class").limit(2).fetchall()  # doctest: +ELLIPSIS
-[(0, 0, 'x', -2.8..., -0.69...), (0, 1, 'x', -6.9..., -0.69...)]
+>>> len(model.explain("t").fetchall())  # 20 rows x 2 classes x 1 feature
+40
+>>> model.explain("t", top=1).limit(1).fetchall()[0][:3]  # row 0: its top feature
+(0, 1, 'x')
+>>> [row[:2] for row in model.drift("t").fetchall()]
+[('x', 'gaussian_kl')]
 """
 
 from __future__ import annotations

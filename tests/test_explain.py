@@ -201,3 +201,18 @@ def test_refusals_say_what_to_do():
     text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
     with pytest.raises(UnsupportedError, match="text"):
         text.explain(docs)
+
+
+def test_hostile_names_and_labels_reach_sql_only_as_literals():
+    name = 'it\'s a "feature" */ --'
+    df = pd.DataFrame({name: [1.0, 2.0, 3.0, 4.0], "colour": ["a'", "b", "a'", "b"],
+                       "y": ["x'); DROP TABLE t; --", "y", "x'); DROP TABLE t; --", "y"]})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="auto").fit(df, "y")
+    test = df.drop(columns="y")
+    rows = model.explain(test).fetchall()
+    assert {r[2] for r in rows} == {name, "colour"}
+    assert {r[1] for r in rows} == {"x'); DROP TABLE t; --", "y"}
+    top = model.explain(test, top=1).fetchall()
+    assert top[0][5] in ("x'); DROP TABLE t; --", "y")
+    assert [r[0] for r in model.drift(test).fetchall()] == [name, "colour"]
