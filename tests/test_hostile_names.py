@@ -64,6 +64,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         arrays.predict_proba(pa.concat_tables([rows] * 100)).fetchall()
     model = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features)
     model.top_features(2).fetchall()
+    model.explain(table).fetchall()
+    model.explain(table, top=1, row=3).fetchall()
+    model.drift(table).fetchall()
     sqlnb.diagnostics.class_priors(model)
     sqlnb.diagnostics.feature_distribution(model, column)
     sqlnb.diagnostics.model_reliability(model, table, "y", bins=3)
@@ -90,8 +93,10 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     for family, columns in (("multinomial", ["k"]), ("complement", ["k"]),
                             ("bernoulli", ["flag", "k"]), ("categorical", ["c", "k"]),
                             ("poisson", ["k", "z"])):  # z's NaN: scanned again
-        sqlnb.NaiveBayes(name, con=con, family=family).fit(
-            table, "y", features=columns).predict_proba(table).fetchall()
+        fitted = sqlnb.NaiveBayes(name, con=con, family=family).fit(table, "y", features=columns)
+        fitted.predict_proba(table).fetchall()
+        fitted.explain(table, top=1).fetchall()
+        fitted.drift(table).fetchall()
     gaussian = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features, weight="k")
     copy = sqlnb.exchange.restore(con, name, sqlnb.exchange.statistics(gaussian))  # a pickle's
     copy.predict_proba(table).fetchall()
