@@ -28,10 +28,11 @@ the class constant less those shares, so for every row and class::
 
 from __future__ import annotations
 
+import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from . import compiler, mixed
+from . import compiler, mixed, text
 from . import scoring as scoring_strategies
 from .engine import require_duckdb
 from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
@@ -51,7 +52,8 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     (row_number, rank, feature, value, contribution, prediction, runner_up), where
     ``contribution`` is the feature's term in the predicted class less its term in the
     runner-up (with one class, its term in that class) and ``value`` the row's value as text.
-    ``row``: only that input row (0-based), still numbered as in the whole input.
+    ``row``: only that input row (0-based), still numbered as in the whole input. A text
+    model is explained per document, class and known term (``feature`` is the term).
     """
     require_duckdb(model.engine, "explain")
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
@@ -59,8 +61,10 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     if row is not None and (isinstance(row, bool) or not isinstance(row, int) or row < 0):
         raise InvalidParameterError(f"row must be a row number (0 or more) or None, got {row!r}")
     _ = model.meta  # raises NotFittedError early
-    _refuse_unsupported(model, "explain")
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
+    if model.stored_input() and model.stored_input()[0] == "text" and top is None:
+        return _explain_text(model, source, row)
+    _refuse_unsupported(model, "explain" if top is None else "explain(top=k)")
     compiled = model.parameters()
     src = model.engine.source(source)
     try:
@@ -78,6 +82,24 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     except BaseException:
         model.engine.release(src)
         raise
+    return model.engine.lazy(src, sql)
+
+
+def _explain_text(model: NaiveBayes, source: Any, row: int | None) -> Any:
+    """A text model's explanation: per document, class and known term, the term's part of
+    the class's joint log-likelihood (``sql/text/explain_terms.sql``)."""
+    _, options, _ = model.stored_input()
+    analyzer = text.Analyzer.from_json(json.dumps(options))
+    src = model.engine.source(source)
+    if analyzer.column not in src.columns:
+        model.engine.release(src)
+        raise UnknownColumnError(
+            f"the source lacks the text column {analyzer.column!r} that model "
+            f"{model.name!r} reads")
+    sql = model.pipeline.render(
+        "text/explain_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
+        a=analyzer.sql(), classes=model.parameters()["compiled"], row=row,
+        binarize=model.family.params.get("binarize"))
     return model.engine.lazy(src, sql)
 
 
@@ -105,8 +127,9 @@ def _refuse_unsupported(model: NaiveBayes, what: str) -> None:
     """Text, long-input and per-group models are not explained yet: say so."""
     if model.stored_input():
         raise UnsupportedError(
-            f"{what} is not available for text or long-input models yet: fit a model on "
-            "count columns (one per term) to see per-term contributions"
+            f"{what} is not available for long-input models, nor top=k and drift for text "
+            "models, yet: explain(source) lists a text model's per-term contributions; or "
+            "fit a model on count columns (one per term)"
         )
     if model.spec.grouped:
         raise UnsupportedError(

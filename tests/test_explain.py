@@ -197,10 +197,54 @@ def test_refusals_say_what_to_do():
     per_group = sqlnb.NaiveBayes("pg", con=con).fit(grouped, "y", group_by="g")
     with pytest.raises(UnsupportedError, match="per-group"):
         per_group.explain(grouped)
-    docs = pd.DataFrame({"body": ["red blue", "blue green", "red green", "green green"], "label": [0, 1, 0, 1]})
+    docs = pd.DataFrame({"body": ["red blue", "blue green", "red green", "green green"],
+                         "label": [0, 1, 0, 1]})
     text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
     with pytest.raises(UnsupportedError, match="text"):
-        text.explain(docs)
+        text.explain(docs, top=2)
+
+
+DOCS = pd.DataFrame({
+    "body": ["cheap pills now, now!", "meeting at noon", "cheap meeting pills",
+             "lunch at noon in the office", "buy cheap pills now", "office party at noon",
+             "nothing known here"],
+    "label": ["spam", "ham", "spam", "ham", "spam", "ham", "ham"],
+})
+
+
+@pytest.mark.parametrize("family", ["multinomial", "complement", "bernoulli"])
+def test_text_model_terms_per_token_and_the_identity(family):
+    """A text model's explanation is per document, class and known term; the terms absent
+    from a document stay in log_prior (Bernoulli's log(1 - p) of the whole vocabulary)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("tx", con=con, family=family).fit(DOCS, "label", text="body")
+    rows = model.explain(DOCS).fetchall()
+    vectorizer = CountVectorizer().fit(DOCS.body)
+    X = vectorizer.transform(DOCS.body).toarray().astype(np.float64)
+    nb = getattr(reference, f"{family.title()}NB")().fit(X, DOCS.label)
+    terms = list(vectorizer.get_feature_names_out())
+    flp = nb.feature_log_prob_
+    for row, label, term, log_likelihood, _ in rows:
+        c, f = list(nb.classes_).index(label), terms.index(term)
+        if family == "bernoulli":
+            expected = np.log(np.exp(flp[c, f])) - np.log1p(-np.exp(flp[c, f]))
+        else:
+            expected = X[row, f] * flp[c, f]
+        assert log_likelihood == pytest.approx(expected, abs=1e-9)
+    assert {(r[0], r[2]) for r in rows} == {(i, terms[f]) for i, f in zip(*np.nonzero(X))}
+    sums = {}
+    priors = {}
+    for row, label, _, log_likelihood, log_prior in rows:
+        sums[row, label] = sums.get((row, label), 0.0) + log_likelihood
+        priors[label] = log_prior
+    joint = nb.predict_joint_log_proba(X)
+    for row in range(len(DOCS)):
+        for c, label in enumerate(nb.classes_):
+            assert priors[label] + sums.get((row, label), 0.0) == pytest.approx(
+                joint[row, c], abs=1e-9)
+    assert {r[0] for r in model.explain(DOCS, row=2).fetchall()} == {2}
 
 
 def test_hostile_names_and_labels_reach_sql_only_as_literals():

@@ -120,6 +120,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     text_model.partial_fit(table, "y", text="body")
     text_model.predict_proba(table).fetchall()
     sqlnb.text.top_terms(text_model, 2).fetchall()
+    text_model.explain(table).fetchall()
     text_model.fit(table, "y", text="body")
     sqlnb.NaiveBayes(name, con=con, family="bernoulli").search(  # each fold's vocabulary
         table, "y", text="body", cv="k", scoring=["accuracy", "neg_log_loss"],
