@@ -22,7 +22,7 @@ WITH batch AS MATERIALIZED (
         histogram({{ sql.as_text(f.column) }}) AS {{ f.alias }}_h{{ "," if not (outer.last and loop.last) }}
 {% elif part.method == 'psi' %}
         count({{ num(f) }}) AS {{ f.alias }}_n,
-        avg(CAST({{ num(f) }} > {{ part.p.binarize | lit }} AS DOUBLE)) AS {{ f.alias }}_mean,
+        avg({{ counts.value(f, part.p.binarize) }}) AS {{ f.alias }}_mean,
         CAST(NULL AS DOUBLE) AS {{ f.alias }}_var{{ "," if not (outer.last and loop.last) }}
 {% else %}
         count({{ num(f) }}) AS {{ f.alias }}_n,

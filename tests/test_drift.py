@@ -135,3 +135,14 @@ def test_refusals():
     per_group = sqlnb.NaiveBayes("pg", con=con).fit(grouped, "y", group_by="g")
     with pytest.raises(UnsupportedError, match="per-group"):
         per_group.drift(grouped)
+
+
+def test_bernoulli_without_binarize_reads_the_values_as_they_are():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, N_ROWS)
+    data = pd.DataFrame({"x0": rng.integers(0, 2, N_ROWS), "y": y})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="bernoulli", binarize=None).fit(data, "y")
+    (_, method, drift, _, mean, *_), = model.drift(data).fetchall()
+    assert (method, drift) == ("psi", pytest.approx(0.0, abs=1e-12))
+    assert mean == pytest.approx(data.x0.mean())
