@@ -1,15 +1,40 @@
 -- Explain {{ source | comment }} with model {{ model | comment }}: each feature's term of
 -- each class's joint log-likelihood, per input row.
-{# `classes`: per class its label, index, `log_prior` (the class constant less the
-    features' shares of it) and `entries`, one per feature in the model's order: its
-    family's template, that family's parameters `p` and the scoring term, with `share`:
-    its part of the class constant. A feature's
-    log-likelihood is its share plus the family's own term (`term_of`, the very expression
-    the family's `jll` sums), so log_prior + the sum over features is the joint
-    log-likelihood. `row`: the one input row explained (None: all). `top`: the number of features kept per row (None: every row x class x
-    feature). `features`: the name and SQL of each feature, in order. `cleaned`: numeric
-   features read once per row with NaN as NULL (`alias`), which the terms then read. #}
+{# `classes`: per class its label, constant and `entries`, one per feature in the model's
+   order: its family's template, that family's parameters `p` and the scoring term; for a
+   per-group model also `group_constant` and `group_entries`, whose parameters are columns
+   of the row's group (`group_table`, as in standalone_score.sql; `matched` is NULL for a
+   row no group model scores, which the pooled model scores). A feature's log-likelihood is
+   its share of the class constant (the family's `share_of`) plus its term (`term_of`, the
+   very expression the family's `jll` sums); `log_prior` is the constant less the shares,
+   so log_prior + the sum over features is the joint log-likelihood. `row`: the one input
+   row explained (None: all). `top`: the number of features kept per row (None: every row
+   x class x feature). `features`: the name and SQL of each feature, in order. `cleaned`:
+   numeric features read once per row with NaN as NULL (`alias`), which the terms read. #}
 {% from 'common.sql' import num %}
+{% macro entry_term(entry) -%}
+{% import entry.template as family %}
+{{ family.share_of(entry.term) | trim }} + ({{ family.term_of(entry.term, entry.p) | trim }})
+{%- endmacro %}
+{% macro entries_prior(constant, entries) -%}
+{{ constant | lit }} - list_sum([{% for entry in entries %}{% import entry.template as family %}{{ family.share_of(entry.term) | trim }}{{ ", " if not loop.last }}{% endfor %}])
+{%- endmacro %}
+{# class c's term of feature i, and its log prior (NULL for a class the row's group never
+   saw: the class has no joint log-likelihood there) #}
+{% macro class_term(c, i) -%}
+{% if group_table %}CASE WHEN {{ group_table.matched }} IS NULL THEN {{ entry_term(c.entries[i]) }} WHEN {{ c.group_constant | lit }} IS NOT NULL THEN {{ entry_term(c.group_entries[i]) }} END{% else %}{{ entry_term(c.entries[i]) }}{% endif %}
+{%- endmacro %}
+{% macro class_prior(c) -%}
+{% if group_table %}CASE WHEN {{ group_table.matched }} IS NULL THEN {{ entries_prior(c.constant, c.entries) }} ELSE {{ entries_prior(c.group_constant, c.group_entries) }} END{% else %}{{ entries_prior(c.constant, c.entries) }}{% endif %}
+{%- endmacro %}
+{% macro rows_from() -%}
+FROM {{ 'numbered' if row is none else 'chosen' }} AS source
+{% if group_table %}
+-- rows of a group unseen at fit time (or with a NULL group) find no parameters here
+LEFT JOIN group_parameters AS __sqlnb_group
+    ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
+{% endif %}
+{%- endmacro %}
 WITH numbered AS (
     SELECT
         *,
@@ -22,6 +47,14 @@ WITH numbered AS (
 ), chosen AS (
     SELECT * FROM numbered WHERE __sqlnb_row = {{ row | lit }}
 {% endif %}
+{% if group_table %}
+), group_parameters ({{ group_table.columns | join(", ") }}) AS (
+    -- one model per group: a row of parameters each (NULL for a class the group never saw)
+    VALUES
+    {% for values in group_table.rows %}
+        ({{ values | join(", ") }}){{ "," if not loop.last }}
+    {% endfor %}
+{% endif %}
 {% if not top %}
 )
 -- one output row per class x feature of each row: parallel lists unnested together
@@ -33,13 +66,20 @@ SELECT
 {% for c in classes %}
 {% set outer = loop %}
 {% for entry in c.entries %}
-{% import entry.template as family %}
-        {{ entry.term.share | lit }} + ({{ family.term_of(entry.term, entry.p) | trim }}){{ "," if not (outer.last and loop.last) }}
+        {{ class_term(c, loop.index0) }}{{ "," if not (outer.last and loop.last) }}
 {% endfor %}
 {% endfor %}
     ]) AS log_likelihood,
-    unnest([{% for c in classes %}{% set outer = loop %}{% for entry in c.entries %}{{ c.log_prior | lit }}{{ ", " if not (outer.last and loop.last) }}{% endfor %}{% endfor %}]) AS log_prior
-FROM {{ 'numbered' if row is none else 'chosen' }}
+    unnest([
+{% for c in classes %}
+{% set outer = loop %}
+{% set prior = class_prior(c) %}
+{% for entry in c.entries %}
+        {{ prior }}{{ "," if not (outer.last and loop.last) }}
+{% endfor %}
+{% endfor %}
+    ]) AS log_prior
+{{ rows_from() }}
 {% else %}
 ), terms AS (
     -- each class's term of each feature (class position p, feature position f)
@@ -48,20 +88,22 @@ FROM {{ 'numbered' if row is none else 'chosen' }}
 {% for c in classes %}
 {% set p = loop.index0 %}
 {% for entry in c.entries %}
-{% import entry.template as family %}
-        {{ entry.term.share | lit }} + ({{ family.term_of(entry.term, entry.p) | trim }}) AS {{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }},
+        {{ class_term(c, loop.index0) }} AS {{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }},
 {% endfor %}
 {% endfor %}
 {% for f in features %}
-        {{ f.column }} AS {{ ('__sqlnb_x_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
+        {{ f.column }} AS {{ ('__sqlnb_x_' ~ loop.index0) | ident }},
 {% endfor %}
-    FROM {{ 'numbered' if row is none else 'chosen' }}
+{% for c in classes %}
+        {{ class_prior(c) }} AS {{ ('__sqlnb_prior_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
+{% endfor %}
+    {{ rows_from() }}
 ), joint AS (
     SELECT
         *,
 {% for c in classes %}
 {% set p = loop.index0 %}
-        {{ c.log_prior | lit }} + list_sum([{% for entry in c.entries %}{{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }}{{ ", " if not loop.last }}{% endfor %}]) AS {{ ('__sqlnb_jll_' ~ p) | ident }}{{ "," if not loop.last }}
+        {{ ('__sqlnb_prior_' ~ p) | ident }} + list_sum([{% for entry in c.entries %}{{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }}{{ ", " if not loop.last }}{% endfor %}]) AS {{ ('__sqlnb_jll_' ~ p) | ident }}{{ "," if not loop.last }}
 {% endfor %}
     FROM terms
 ), predicted AS (

@@ -4,9 +4,9 @@ A naive Bayes prediction is a sum: a class's joint log-likelihood is its log pri
 term per feature. :func:`explain` lists those terms, one row per (input row, class,
 feature), from the very SQL the family's ``jll`` macro sums (each family template's
 ``term_of``), so an explanation cannot disagree with ``predict``. A feature's
-``log_likelihood`` is its term plus its share of the class constant (``Family.constant_share``:
-Gaussian's ``-0.5 log(2 pi var)``, Bernoulli's ``log(1 - p)``); the ``log_prior`` column is
-the class constant less those shares, so for every row and class::
+``log_likelihood`` is its term plus its share of the class constant (the template's
+``share_of``: Gaussian's ``-0.5 log(2 pi var)``, Bernoulli's ``log(1 - p)``); the
+``log_prior`` column is the class constant less those shares, so for every row and class::
 
     log_prior + sum over features of log_likelihood == predict_joint_log_proba
 
@@ -32,7 +32,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from . import compiler, mixed, text
+from . import compiler, grouping, mixed, text
 from . import scoring as scoring_strategies
 from .engine import require_duckdb
 from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
@@ -64,12 +64,13 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
     if model.stored_input() and model.stored_input()[0] == "text" and top is None:
         return _explain_text(model, source, row)
-    _refuse_unsupported(model, "explain" if top is None else "explain(top=k)")
+    _refuse_unsupported(model, "explain" if top is None else "explain(top=k)", groups=True)
     compiled = model.parameters()
     src = model.engine.source(source)
     try:
         columns = _checked_columns(model, src)
-        classes = [_explained_class(model, compiler.with_columns(c, columns))
+        group_table = grouping.group_parameter_table(model, columns=columns or None)
+        classes = [_explained_class(model, compiler.with_columns(c, columns), group_table)
                    for c in compiled["compiled"]]
         cleaned = _clean_once(model, classes)
         features = [{"name": f["name"],
@@ -78,6 +79,7 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
         sql = model.pipeline.render("explain.sql", source=src.sql, classes=classes,
                                     features=features, row=row, cleaned=cleaned,
                                     top=None if top is None else min(top, len(features)),
+                                    group_table=group_table,
                                     model_comment=comment_text(model.name))
     except BaseException:
         model.engine.release(src)
@@ -123,15 +125,16 @@ def row_breakdown(model: NaiveBayes, source: Any, row: int = 0) -> dict[str, Any
             "total": prior + math.fsum(c for _, _, c in features)}
 
 
-def _refuse_unsupported(model: NaiveBayes, what: str) -> None:
-    """Text, long-input and per-group models are not explained yet: say so."""
+def _refuse_unsupported(model: NaiveBayes, what: str, groups: bool = False) -> None:
+    """Long-input models (and text models, and per-group ones unless ``groups``) are not
+    covered yet: say so."""
     if model.stored_input():
         raise UnsupportedError(
             f"{what} is not available for long-input models, nor top=k and drift for text "
             "models, yet: explain(source) lists a text model's per-term contributions; or "
             "fit a model on count columns (one per term)"
         )
-    if model.spec.grouped:
+    if model.spec.grouped and (not groups or model.family.composite):
         raise UnsupportedError(
             f"{what} is not available for per-group (group_by) models yet: fit a model on "
             "the group's rows (a filtered source) and call it on that model"
@@ -142,6 +145,7 @@ def _checked_columns(model: NaiveBayes, src: Source) -> dict[str, str]:
     """Refuse a source lacking a feature or of a type the family cannot read; the SQL that
     reads coerced categorical columns (see ``NaiveBayes.coerced_columns``)."""
     missing = [f for f in model.features_ if f not in src.columns]
+    missing += grouping.missing_group_columns(model, src.columns)
     if missing:
         raise UnknownColumnError(
             f"the source lacks feature column(s) {missing} that model {model.name!r} uses"
@@ -159,7 +163,7 @@ def _clean_once(model: NaiveBayes, classes: list[dict[str, Any]]) -> list[dict[s
     for c in classes:
         for entry in c["entries"]:
             term = entry["term"]
-            if term.get("guard") and FAMILIES[term["family"]].numeric:
+            if term.get("guard") and FAMILIES[term["family"]].numeric:  # not per-group terms
                 name = term["name"]
                 if name not in cleaned:
                     alias = model.dialect.ident(f"__sqlnb_value_{len(cleaned)}")
@@ -168,24 +172,28 @@ def _clean_once(model: NaiveBayes, classes: list[dict[str, Any]]) -> list[dict[s
     return list(cleaned.values())
 
 
-def _explained_class(model: NaiveBayes, c: dict[str, Any]) -> dict[str, Any]:
-    """One compiled class as ``explain.sql`` reads it: per feature (model order) its
-    family's template and parameters and its scoring term with its share of the constant,
-    and the class constant less the shares (the log prior, or what the family adds per
-    class: complement's 0 with several classes)."""
+def _explained_class(model: NaiveBayes, c: dict[str, Any],
+                     group_table: dict[str, Any] | None) -> dict[str, Any]:
+    """One compiled class as ``explain.sql`` reads it: its label, constant and per feature
+    (model order) its family's template and parameters and its scoring term; for a
+    per-group model also the same for the row's group (parameters read from its columns)."""
     if c.get("parts"):  # family="auto": each part is a family over some of the columns
         pieces = [(part["template"], part["p"], term)
                   for part in c["parts"] for term in part["c"]["terms"]]
     else:
         pieces = [(model.family.template, model.family.params, term) for term in c["terms"]]
     order = {name: i for i, name in enumerate(model.features_)}
-    entries = []
-    for template, p, term in sorted(pieces, key=lambda piece: order[piece[2]["name"]]):
-        share = FAMILIES[term["family"]].constant_share(term)
-        entries.append({"template": template, "p": p, "term": {**term, "share": share}})
-    log_prior = float(c["constant"]) - math.fsum(e["term"]["share"] for e in entries)
-    return {"index": c["index"], "label": c["label"], "log_prior": log_prior,
-            "entries": entries}
+    explained = {"index": c["index"], "label": c["label"], "constant": c["constant"],
+                 "entries": [{"template": template, "p": p, "term": dict(term)} for
+                             template, p, term in sorted(pieces,
+                                                         key=lambda e: order[e[2]["name"]])]}
+    if group_table is not None:
+        group_model = group_table["models"][c["index"]]
+        explained["group_constant"] = group_model["constant"]
+        explained["group_entries"] = [
+            {"template": model.family.template, "p": model.family.params, "term": term}
+            for term in group_model["terms"]]
+    return explained
 
 
 # The floor of a share in PSI's logarithm: a bin empty on one side adds (b - m) ln(b / 1e-4)

@@ -7,7 +7,6 @@ scikit-learn's names and defaults, and the few decisions Python makes for it
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from collections import defaultdict
@@ -130,14 +129,6 @@ class Family:
         term.update(zip(extra_names, row[3:]))
 
     @classmethod
-    def constant_share(cls, term: dict[str, Any]) -> float:
-        """The part of a class's constant that belongs to the feature of scoring ``term``
-        (what its ``jll`` term takes back when the value is missing): with it, the feature's
-        whole contribution is this plus the term, and the class's constant less the shares
-        is its log prior. 0 for the families whose constant holds no per-feature part."""
-        return 0.0
-
-    @classmethod
     def read_terms(cls, rows: list[tuple], extra_names: list[str] | tuple[str, ...],
                    describe: Any = None) -> dict[int, dict[str, dict[str, Any]]]:
         """The scoring terms of ``read_params.sql``'s rows (class_index, feature,
@@ -210,11 +201,6 @@ class Gaussian(Family):
     def fill_term(cls, term: dict[str, Any], row: tuple,
                   extra_names: list[str] | tuple[str, ...]) -> None:
         term["theta"], term["var"] = row[2], row[3]
-
-    @classmethod
-    def constant_share(cls, term: dict[str, Any]) -> float:
-        var = term["var"]  # the class constant holds -0.5 log(2 pi var) per feature
-        return -0.5 * math.log(2 * math.pi * var) if var > 0 else 0.0
     constraints: ClassVar[dict[str, list[Any]]] = {
         **COMMON_CONSTRAINTS, "priors": [ARRAY_LIKE, None], "var_smoothing": [NON_NEGATIVE]}
 
@@ -353,10 +339,6 @@ class Bernoulli(Discrete):
 
     def batch_options(self) -> dict[str, Any]:
         return {"binarize": self.params["binarize"]}
-
-    @classmethod
-    def constant_share(cls, term: dict[str, Any]) -> float:
-        return float(term["log_neg_prob"])  # the class constant holds log(1 - p) per feature
 
 
 class Categorical(Discrete):

@@ -195,8 +195,8 @@ def test_refusals_say_what_to_do():
         model.explain(frame(X).drop(columns="f3"))
     grouped = frame(X, y).assign(g=np.arange(N_ROWS) % 2)
     per_group = sqlnb.NaiveBayes("pg", con=con).fit(grouped, "y", group_by="g")
-    with pytest.raises(UnsupportedError, match="per-group"):
-        per_group.explain(grouped)
+    with pytest.raises(UnknownColumnError, match="'g'"):
+        per_group.explain(frame(X))
     docs = pd.DataFrame({"body": ["red blue", "blue green", "red green", "green green"],
                          "label": [0, 1, 0, 1]})
     text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
@@ -260,3 +260,35 @@ def test_hostile_names_and_labels_reach_sql_only_as_literals():
     top = model.explain(test, top=1).fetchall()
     assert top[0][5] in ("x'); DROP TABLE t; --", "y")
     assert [r[0] for r in model.drift(test).fetchall()] == [name, "colour"]
+
+
+@pytest.mark.parametrize("family", ["gaussian", "bernoulli", "categorical", "multinomial"])
+def test_per_group_model_identity(family):
+    """Each row is explained by its group's model (the pooled one for a group unseen at
+    fit); a class its group never saw has no terms (NULL), as it has no joint
+    log-likelihood."""
+    X, y, _ = family_data(family, seed=5)
+    groups = np.arange(N_ROWS) % 3
+    y = np.where(groups == 2, np.minimum(y, 1), y)  # group 2 never sees class 2
+    con = duckdb.connect()
+    train = frame(X, y).assign(g=groups)
+    model = sqlnb.NaiveBayes("pg", con=con, family=family).fit(train, "y", group_by="g")
+    test = frame(X).assign(g=np.where(np.arange(N_ROWS) < 5, 7, groups))  # 7: unseen group
+    sums = {}
+    for row, label, _, log_likelihood, log_prior in model.explain(test).fetchall():
+        if log_likelihood is None:
+            sums[row, label] = None
+        else:
+            sums[row, label] = sums.get((row, label), log_prior) + log_likelihood
+    joint = model.predict_joint_log_proba(test).fetchall()
+    for row, values in enumerate(joint):
+        for i, label in enumerate(model.classes_):
+            expected = values[N_FEATURES + 1 + i]
+            if expected is None:
+                assert sums[row, label] is None
+            else:
+                assert sums[row, label] == pytest.approx(expected, abs=1e-9)
+    assert any(v is None for v in sums.values())
+    top = model.explain(test, top=1).fetchall()
+    predictions = [r[-1] for r in model.predict(test).fetchall()]
+    assert [r[5] for r in top] == predictions

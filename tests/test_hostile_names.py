@@ -86,6 +86,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     assert sqlnb.source.Source("", {}, paths=["f" + text + ".parquet"],
                                reader="read_parquet").known_rows(con) is None
     model.fit(table, "y", features=features, group_by="g").predict_proba(table).fetchall()
+    model.explain(table, top=1).fetchall()  # each row by its group's parameters
     # a per-group model whose meta row has no spec (schema 1): its groups are read from its tables
     con.execute("UPDATE " + sqlnb.dialect.DUCKDB.ident(name + "_meta")
                 + " SET spec = NULL, schema_version = 1")

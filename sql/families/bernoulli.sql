@@ -48,6 +48,12 @@ GROUP BY c.class_index
 {% endfor %}
 {% endmacro %}
 
+{#- The part of the class constant that belongs to a feature (the class constant holds log(1 - p) per feature):
+    explain adds it to the feature's term and takes it from the log prior. #}
+{% macro share_of(term) -%}
+{{ term.log_neg_prob | lit }}
+{%- endmacro %}
+
 {#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
 {% macro term_of(term, p) -%}
 {#- a missing value also takes back the feature's log_neg_prob from the constant #}

@@ -327,6 +327,12 @@ GROUP BY c.class_index
 {% endfor %}
 {% endmacro %}
 
+{#- The part of the class constant that belongs to a feature (the class constant holds -0.5 log(2 pi var) per feature):
+    explain adds it to the feature's term and takes it from the log prior. #}
+{% macro share_of(term) -%}
+-0.5 * ln(2 * pi() * {{ term.var | lit }})
+{%- endmacro %}
+
 {#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
 {% macro term_of(term, p) -%}
     {% if term.var is number and term.var > 0 %}
