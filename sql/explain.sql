@@ -24,11 +24,14 @@
 {% macro class_term(c, i) -%}
 {% if group_table %}CASE WHEN {{ group_table.matched }} IS NULL THEN {{ entry_term(c.entries[i]) }} WHEN {{ c.group_constant | lit }} IS NOT NULL THEN {{ entry_term(c.group_entries[i]) }} END{% else %}{{ entry_term(c.entries[i]) }}{% endif %}
 {%- endmacro %}
-{% macro class_prior(c) -%}
-{% if group_table %}CASE WHEN {{ group_table.matched }} IS NULL THEN {{ entries_prior(c.constant, c.entries) }} ELSE {{ entries_prior(c.group_constant, c.group_entries) }} END{% else %}{{ entries_prior(c.constant, c.entries) }}{% endif %}
+{% macro class_prior(c, position) -%}
+{% set pooled = ('__sqlnb_prior_' ~ position) | ident %}
+{% if group_table %}CASE WHEN {{ group_table.matched }} IS NULL THEN {{ pooled }} ELSE {{ entries_prior(c.group_constant, c.group_entries) }} END{% else %}{{ pooled }}{% endif %}
 {%- endmacro %}
 {% macro rows_from() -%}
 FROM {{ 'numbered' if row is none else 'chosen' }} AS source
+-- the pooled model's log priors, computed once
+CROSS JOIN priors
 {% if group_table %}
 -- rows of a group unseen at fit time (or with a NULL group) find no parameters here
 LEFT JOIN group_parameters AS __sqlnb_group
@@ -47,6 +50,11 @@ WITH numbered AS (
 ), chosen AS (
     SELECT * FROM numbered WHERE __sqlnb_row = {{ row | lit }}
 {% endif %}
+), priors AS (
+    SELECT
+{% for c in classes %}
+        {{ entries_prior(c.constant, c.entries) }} AS {{ ('__sqlnb_prior_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
+{% endfor %}
 {% if group_table %}
 ), group_parameters ({{ group_table.columns | join(", ") }}) AS (
     -- one model per group: a row of parameters each (NULL for a class the group never saw)
@@ -73,7 +81,7 @@ SELECT
     unnest([
 {% for c in classes %}
 {% set outer = loop %}
-{% set prior = class_prior(c) %}
+{% set prior = class_prior(c, outer.index0) %}
 {% for entry in c.entries %}
         {{ prior }}{{ "," if not (outer.last and loop.last) }}
 {% endfor %}
@@ -95,7 +103,7 @@ SELECT
         {{ f.column }} AS {{ ('__sqlnb_x_' ~ loop.index0) | ident }},
 {% endfor %}
 {% for c in classes %}
-        {{ class_prior(c) }} AS {{ ('__sqlnb_prior_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
+        {{ class_prior(c, loop.index0) }} AS {{ ('__sqlnb_class_prior_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
 {% endfor %}
     {{ rows_from() }}
 ), joint AS (
@@ -103,7 +111,7 @@ SELECT
         *,
 {% for c in classes %}
 {% set p = loop.index0 %}
-        {{ ('__sqlnb_prior_' ~ p) | ident }} + list_sum([{% for entry in c.entries %}{{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }}{{ ", " if not loop.last }}{% endfor %}]) AS {{ ('__sqlnb_jll_' ~ p) | ident }}{{ "," if not loop.last }}
+        {{ ('__sqlnb_class_prior_' ~ p) | ident }} + list_sum([{% for entry in c.entries %}{{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }}{{ ", " if not loop.last }}{% endfor %}]) AS {{ ('__sqlnb_jll_' ~ p) | ident }}{{ "," if not loop.last }}
 {% endfor %}
     FROM terms
 ), predicted AS (
