@@ -213,11 +213,12 @@ def drift(model: NaiveBayes, source: Any) -> Any:
     no value of the feature); ``method`` says how it was measured: ``gaussian_kl``
     (Gaussian features), ``poisson_kl`` (counts: multinomial, complement, Poisson) or
     ``psi`` (categorical features over the model's categories, Bernoulli's values above
-    ``binarize``). See docs/explain.md for the thresholds practitioners use.
+    ``binarize``). A per-group model is compared with its pooled statistics (every group's
+    rows). See docs/explain.md for the thresholds practitioners use.
     """
     require_duckdb(model.engine, "drift")
     _ = model.meta  # raises NotFittedError early
-    _refuse_unsupported(model, "drift")
+    _refuse_unsupported(model, "drift", groups=True)  # per-group: the pooled statistics
     scoring_strategies.refresh(model)
     src = model.engine.source(source)
     try:

@@ -131,10 +131,20 @@ def test_refusals():
     model = sqlnb.NaiveBayes("m", con=con).fit(data, "y")
     with pytest.raises(UnknownColumnError, match="'c'"):
         model.drift(data.drop(columns="c"))
-    grouped = data.assign(g=np.arange(N_ROWS) % 2)
-    per_group = sqlnb.NaiveBayes("pg", con=con).fit(grouped, "y", group_by="g")
-    with pytest.raises(UnsupportedError, match="per-group"):
-        per_group.drift(grouped)
+    docs = pd.DataFrame({"body": ["red blue", "blue green", "red green", "green green"],
+                         "label": [0, 1, 0, 1]})
+    text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
+    with pytest.raises(UnsupportedError, match="drift"):
+        text.drift(docs)
+
+
+def test_per_group_model_is_compared_with_its_pooled_statistics():
+    data = rows().assign(g=np.arange(N_ROWS) % 3)
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("pg", con=con).fit(data, "y", group_by="g")
+    assert all(r[2] <= 1e-9 for r in model.drift(data).fetchall())
+    moved = drift_of(model, data.assign(a=data.a + data.a.std()))
+    assert max(moved, key=lambda f: moved[f][2]) == "a"
 
 
 def test_bernoulli_without_binarize_reads_the_values_as_they_are():
