@@ -53,7 +53,8 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     ``contribution`` is the feature's term in the predicted class less its term in the
     runner-up (with one class, its term in that class) and ``value`` the row's value as text.
     ``row``: only that input row (0-based), still numbered as in the whole input. A text
-    model is explained per document, class and known term (``feature`` is the term).
+    model is explained per document, class and known term (``feature`` is the term); a
+    per-group model by each row's group's parameters.
     """
     require_duckdb(model.engine, "explain")
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
