@@ -1,4 +1,4 @@
-"""Regenerate the images of docs/cli.md (run from the repository root, needs 'sqlnb[cli]').
+"""Regenerate the images of docs/cli.md and docs/explain.md (run from the repository root, needs 'sqlnb[cli]').
 
     python docs/make_images.py
 
@@ -14,6 +14,7 @@ import duckdb
 from PIL import Image
 
 import sqlnb
+import sqlnb.explain
 import sqlnb.plot
 
 HERE = Path(__file__).resolve().parent / "images"
@@ -77,6 +78,13 @@ def main() -> int:
 
     mixed = sqlnb.NaiveBayes("churn_mixed", con=con, family="auto").fit("customers", "outcome")
     save(sqlnb.plot.feature_distribution(mixed, "contract"), "categorical.png")
+
+    rows = con.sql("SELECT * EXCLUDE (outcome) FROM customers")
+    save(sqlnb.plot.waterfall(sqlnb.explain.row_breakdown(mixed, rows, 7)), "explain.png")
+    moved = con.sql("SELECT * REPLACE (monthly_spend + 8 AS monthly_spend, CASE WHEN "
+                    "contract = 'two-year' THEN 'monthly' ELSE contract END AS contract) "
+                    "FROM customers")
+    save(sqlnb.plot.drift(mixed.drift(moved).df().to_dict("records")), "drift.png")
 
     binary = con.sql("SELECT * REPLACE (outcome = 'churns within a month' AS outcome) "
                      "FROM customers")

@@ -26,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 import sqlnb
+import sqlnb.explain
 import sqlnb.plot
 from sqlnb import diagnostics
 from sqlnb.errors import InvalidParameterError, ModelNotFoundError, SqlnbError
@@ -542,6 +543,77 @@ def show(database: str, model: str | None, top: int, plot: str | None,
                                                           "category", "score"], rows))
     if plot is not None:
         _save(sqlnb.plot.overview(nb, features=_split(plot_features), k=top), plot)
+
+
+@cli.command(short_help="Why each prediction: top feature contributions; --plot.")
+@click.argument("database", metavar="DB")
+@click.argument("model")
+@click.argument("source")
+@click.option("--top", "-k", default=3, show_default=True,
+              help="Features per row (0: every row x class x feature term).")
+@click.option("--row", "-r", default=None, type=int,
+              help="Only this input row (numbered from 0); the row the plot draws.")
+@click.option("--output", "-o", "output", default=None, metavar="OUT.parquet|OUT.csv",
+              help="Write the explanation of every row to this file (default: show the "
+                   "first rows).")
+@click.option("--limit", "-n", default=10, show_default=True,
+              help="Rows of the explanation shown on the terminal (without --output).")
+@click.option("--plot", default=None, metavar="FILE.png",
+              help="Draw a waterfall of the contributions for --row (default: row 0).")
+@progress_option
+def explain(database: str, model: str, source: str, top: int, row: int | None,
+            output: str | None, limit: int, plot: str | None, progress: bool) -> None:
+    """Explain MODEL's predictions on SOURCE: per row, the features that most favour the
+    predicted class over the runner-up (see docs/explain.md)."""
+    if plot is not None and not plot.lower().endswith((".png", ".svg", ".pdf")):
+        raise CliError(f"--plot needs a .png, .svg or .pdf file name, got {plot!r}")
+    if top < 0:
+        raise CliError(f"--top must be 0 or more, got {top}")
+    writer = None
+    if output is not None:
+        writer = WRITERS.get(os.path.splitext(output.lower())[1])
+        if writer is None:
+            raise CliError(f"--output must end in .parquet, .pq or .csv, got {output!r}")
+    con = _connect(database, read_only=True)
+    nb = _load(con, model, progress)
+    explained = nb.explain(source, top=top or None, row=row)
+    if writer is not None:
+        with sqlnb.progress.track(con, f"explain {model}", enabled=progress):
+            getattr(explained, writer)(output)
+        click.echo(f"explanation written to {output}", err=True)
+    else:
+        shown = explained.limit(limit)
+        out.print(_table(None, shown.columns, shown.fetchall()))
+    if plot is not None:
+        _save(sqlnb.plot.waterfall(sqlnb.explain.row_breakdown(nb, source, row or 0)), plot)
+
+
+@cli.command(short_help="Has the data moved: per-feature drift from the model; --plot.")
+@click.argument("database", metavar="DB")
+@click.argument("model")
+@click.argument("source")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.option("--plot", default=None, metavar="FILE.png",
+              help="Draw the drift of every feature, the largest first.")
+@progress_option
+def drift(database: str, model: str, source: str, as_json: bool, plot: str | None,
+          progress: bool) -> None:
+    """Compare SOURCE with what MODEL learned, feature by feature, in one scan of SOURCE
+    (see docs/explain.md for the methods and the thresholds in use)."""
+    if plot is not None and not plot.lower().endswith((".png", ".svg", ".pdf")):
+        raise CliError(f"--plot needs a .png, .svg or .pdf file name, got {plot!r}")
+    con = _connect(database, read_only=True)
+    nb = _load(con, model, progress)
+    found = nb.drift(source)
+    with sqlnb.progress.track(con, f"drift {model}", enabled=progress):
+        columns, rows = found.columns, found.fetchall()
+    records = [dict(zip(columns, r)) for r in rows]
+    if as_json:
+        click.echo(json.dumps(records, default=str, indent=2))
+    else:
+        out.print(_table(f"drift of {source} from {model}", columns, rows))
+    if plot is not None:
+        _save(sqlnb.plot.drift(records), plot)
 
 
 @cli.command(short_help="Print a self-contained SELECT that scores with a model.")

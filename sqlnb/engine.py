@@ -969,6 +969,8 @@ DUCKDB_ONLY = {
     "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
     "sparse input": "pivot the entries to columns, or fit on DuckDB",
     "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
+    "explain": "explain on a DuckDB connection (sqlnb.import_model of an exported model)",
+    "drift": "compute drift on a DuckDB connection (sqlnb.import_model of an exported model)",
     "search": "run the search on a DuckDB connection (it fits scratch models inside a "
               "rolled-back transaction), then fit the chosen model on Spark",
 }

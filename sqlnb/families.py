@@ -73,6 +73,10 @@ class Family:
     # "moments" (a mean and a sum of squared deviations) or "categories" (a count per
     # category value); copies, searches and diagnostics follow it.
     statistics_shape: ClassVar[str] = "counts"
+    # How sqlnb.explain.drift compares new rows with the statistics: "poisson_kl" (the mean
+    # count), "gaussian_kl" (mean and variance), "psi" (shares of categories, or of values
+    # above ``binarize``); see sql/drift.sql.
+    drift_method: ClassVar[str] = "poisson_kl"
     # scikit-learn's estimator of the family in ``sklearn.naive_bayes`` (None: it has none).
     sklearn_estimator: ClassVar[str | None] = None
     # The hyperparameters of a mixed model (family="auto") a part of this family receives.
@@ -182,6 +186,7 @@ class Gaussian(Family):
     scoring_parameters = ("theta", "var")
     array_kind = "distance"
     statistics_shape = "moments"
+    drift_method = "gaussian_kl"
     sklearn_estimator = "GaussianNB"
     part_params = ("var_smoothing", "missing")
 
@@ -311,6 +316,7 @@ class Complement(Discrete):
 
 class Bernoulli(Discrete):
     name = "bernoulli"
+    drift_method = "psi"
     described_by = ("bars", "probability", "P(non-zero | class)")
     defaults: ClassVar[dict[str, Any]] = {**_DISCRETE_DEFAULTS, "binarize": 0.0}
     sparse_input = True
@@ -351,6 +357,7 @@ class Categorical(Discrete):
     propagates_nan = False  # 'nan' would be a category: the NaN test is always applied
     scoring_parameters = ("unseen",)
     statistics_shape = "categories"
+    drift_method = "psi"
     sklearn_estimator = "CategoricalNB"
     part_params = ("alpha", "force_alpha", "min_categories", "unseen", "missing",
                    "max_categories", "value_columns")

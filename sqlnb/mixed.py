@@ -232,6 +232,13 @@ def _parts(model: NaiveBayes, features: list[dict[str, Any]],
     return parts
 
 
+def parts(model: NaiveBayes) -> list[dict[str, Any]]:
+    """A fitted mixed model's parts: per family present its name (``family``), family
+    (``sub``), features and relations (``t``)."""
+    features = model.meta["features"]
+    return _parts(model, features, {f["name"]: f["family"] for f in features})
+
+
 def _context(model: NaiveBayes, part: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """The template context of one part: the model's, with the part's family and tables."""
     return model.pipeline.context(family=part["sub"], **{"t": part["t"], **extra})

@@ -789,6 +789,30 @@ class NaiveBayes:
         """The source's rows with one ``jll_<class>`` column (log P(x, class)) per class."""
         return self.scored(source, "joint")
 
+    def explain(self, source: Any, top: int | None = None,
+                row: int | None = None) -> duckdb.DuckDBPyRelation:
+        """Each feature's term of each class's joint log-likelihood per row of ``source``
+        (row_number, class, feature, log_likelihood, log_prior), or with ``top=k`` per row
+        the ``k`` features that most favour the prediction over the runner-up; ``row``: one
+        input row only. See :func:`sqlnb.explain.explain` and ``docs/explain.md``.
+
+        >>> model.explain("new_rows", top=3).df()  # doctest: +SKIP
+        """
+        from .explain import explain
+
+        return explain(self, source, top=top, row=row)
+
+    def drift(self, source: Any) -> duckdb.DuckDBPyRelation:
+        """One row per feature comparing ``source``'s distribution with the model's
+        statistics (feature, method, drift, the batch's and the model's summaries), in
+        one scan of ``source``. See :func:`sqlnb.explain.drift` and ``docs/explain.md``.
+
+        >>> model.drift("this_week").order("drift DESC").df()  # doctest: +SKIP
+        """
+        from .explain import drift
+
+        return drift(self, source)
+
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""

@@ -346,3 +346,80 @@ def overview(model: NaiveBayes, features: list[str] | None = None, k: int = 5) -
     for subfigure, (_, draw) in zip(subfigures, parts):
         draw(subfigure)
     return figure
+
+
+# Drift values past which practitioners commonly call a PSI shift moderate or large; the
+# plot draws them as reference lines (see docs/explain.md), it does not judge.
+PSI_REFERENCES = (0.1, 0.25)
+
+
+def _value_text(value: Any) -> str:
+    """A value as the explanation gives it (text), numbers to four significant digits."""
+    if value is None:
+        return "NULL"
+    try:
+        return f"{float(value):.4g}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def waterfall(found: dict[str, Any], k: int = 10, *,
+              figure: Figure | SubFigure | None = None) -> Figure:
+    """One row's explanation (:func:`sqlnb.explain.row_breakdown`) as a waterfall: from the
+    difference of the log priors of the predicted class and the runner-up, each of the
+    ``k`` features with the largest contributions (by size), then the rest together, to
+    the difference of the two classes' joint log-likelihoods."""
+    features = sorted(found["features"], key=lambda f: -abs(f[2]))
+    shown, rest = features[:k], features[k:]
+    steps = [("log prior", found["prior"])]
+    steps += [(short(f"{name} = {_value_text(value)}"), contribution)
+              for name, value, contribution in shown]
+    if rest:
+        steps.append((f"{len(rest)} other features", math.fsum(c for _, _, c in rest)))
+    figure = _new_figure((7.5, 0.38 * (len(steps) + 1) + 1.6)) if figure is None else figure
+    ax = figure.subplots()
+    start, reached = 0.0, [0.0, found["total"]]
+    for i, (_, amount) in enumerate(steps):
+        colour = "tab:grey" if i == 0 else ("tab:green" if amount >= 0 else "tab:red")
+        ax.barh(i, amount, left=start, color=colour)
+        start += amount
+        reached.append(start)
+    ax.barh(len(steps), found["total"], color="tab:blue")
+    margin = 0.05 * ((max(reached) - min(reached)) or 1.0)
+    ax.set_xlim(min(reached) - margin, max(reached) + margin)
+    _label_axis(ax, "y", [name for name, _ in steps] + ["total"])
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.invert_yaxis()
+    versus = "" if found["runner_up"] is None else f" over {short(found['runner_up'])}"
+    ax.set_xlabel(f"log-likelihood of {short(found['prediction'])}{versus}", fontsize=9)
+    figure.suptitle(f"Row {found['row']}: predicted {short(found['prediction'])}", fontsize=12)
+    return figure.figure
+
+
+def drift(rows: list[dict[str, Any]], *, figure: Figure | SubFigure | None = None) -> Figure:
+    """``model.drift(source)``'s rows (as dicts) as bars, the largest drift first, one
+    colour per method, with the common PSI reference lines (0.1 and 0.25)."""
+    # a feature without values in the batch has no drift (NULL, or NaN from a DataFrame)
+    rows = sorted((r for r in rows if r["drift"] is not None and not math.isnan(r["drift"])),
+                  key=lambda r: -r["drift"])
+    figure = _new_figure((7.0, _bars_height(len(rows)))) if figure is None else figure
+    ax = figure.subplots()
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    colours = {m: f"C{i}" for i, m in enumerate(methods)}
+    finite = [r["drift"] for r in rows if math.isfinite(r["drift"])]
+    cap = max(finite + [PSI_REFERENCES[-1] if "psi" in colours else 0.0, 1e-9]) * 1.05
+    for i, r in enumerate(rows):
+        ax.barh(i, min(r["drift"], cap), color=colours[r["method"]],
+                label=r["method"] if r["method"] in methods else None)
+        if r["method"] in methods:
+            methods.remove(r["method"])
+    if "psi" in colours:  # the reference lines belong to PSI's scale only
+        for value, style in zip(PSI_REFERENCES, ("--", ":")):
+            ax.axvline(value, color="grey", linestyle=style, linewidth=0.9,
+                       label=f"PSI {value}")
+    _label_axis(ax, "y", [r["feature"] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("drift (0: the batch matches the model)", fontsize=9)
+    ax.legend(fontsize=8, loc="lower right")
+    figure.suptitle("Drift per feature", fontsize=12)
+    return figure.figure

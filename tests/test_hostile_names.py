@@ -64,6 +64,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         arrays.predict_proba(pa.concat_tables([rows] * 100)).fetchall()
     model = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features)
     model.top_features(2).fetchall()
+    model.explain(table).fetchall()
+    model.explain(table, top=1, row=3).fetchall()
+    model.drift(table).fetchall()
     sqlnb.diagnostics.class_priors(model)
     sqlnb.diagnostics.feature_distribution(model, column)
     sqlnb.diagnostics.model_reliability(model, table, "y", bins=3)
@@ -83,6 +86,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     assert sqlnb.source.Source("", {}, paths=["f" + text + ".parquet"],
                                reader="read_parquet").known_rows(con) is None
     model.fit(table, "y", features=features, group_by="g").predict_proba(table).fetchall()
+    model.explain(table, top=1).fetchall()  # each row by its group's parameters
     # a per-group model whose meta row has no spec (schema 1): its groups are read from its tables
     con.execute("UPDATE " + sqlnb.dialect.DUCKDB.ident(name + "_meta")
                 + " SET spec = NULL, schema_version = 1")
@@ -90,8 +94,10 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     for family, columns in (("multinomial", ["k"]), ("complement", ["k"]),
                             ("bernoulli", ["flag", "k"]), ("categorical", ["c", "k"]),
                             ("poisson", ["k", "z"])):  # z's NaN: scanned again
-        sqlnb.NaiveBayes(name, con=con, family=family).fit(
-            table, "y", features=columns).predict_proba(table).fetchall()
+        fitted = sqlnb.NaiveBayes(name, con=con, family=family).fit(table, "y", features=columns)
+        fitted.predict_proba(table).fetchall()
+        fitted.explain(table, top=1).fetchall()
+        fitted.drift(table).fetchall()
     gaussian = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features, weight="k")
     copy = sqlnb.exchange.restore(con, name, sqlnb.exchange.statistics(gaussian))  # a pickle's
     copy.predict_proba(table).fetchall()
@@ -115,6 +121,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     text_model.partial_fit(table, "y", text="body")
     text_model.predict_proba(table).fetchall()
     sqlnb.text.top_terms(text_model, 2).fetchall()
+    text_model.explain(table).fetchall()
     text_model.fit(table, "y", text="body")
     sqlnb.NaiveBayes(name, con=con, family="bernoulli").search(  # each fold's vocabulary
         table, "y", text="body", cv="k", scoring=["accuracy", "neg_log_loss"],

@@ -44,7 +44,18 @@ GROUP BY c.class_index
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
 {% for term in c.terms %}
-    {# a missing value also takes back the feature's log_neg_prob from the constant #}
-        + {{ missing_aware(term, counts.value(term, p.binarize) ~ ' * ' ~ (term.coef | lit), p.missing, '(0 - ' ~ (term.log_neg_prob | lit) ~ ')') }}
+        + {{ term_of(term, p) }}
 {% endfor %}
 {% endmacro %}
+
+{#- The part of the class constant that belongs to a feature (the class constant holds log(1 - p) per feature):
+    explain adds it to the feature's term and takes it from the log prior. #}
+{% macro share_of(term) -%}
+{{ term.log_neg_prob | lit }}
+{%- endmacro %}
+
+{#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
+{% macro term_of(term, p) -%}
+{#- a missing value also takes back the feature's log_neg_prob from the constant #}
+{{ missing_aware(term, counts.value(term, p.binarize) ~ ' * ' ~ (term.coef | lit), p.missing, '(0 - ' ~ (term.log_neg_prob | lit) ~ ')') }}
+{%- endmacro %}

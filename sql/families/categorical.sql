@@ -213,6 +213,18 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% macro jll(c, p) %}
 {{ c.constant | lit }}
 {% for term in c.terms %}
+        + {{ term_of(term, p) }}
+{% endfor %}
+{% endmacro %}
+
+{#- The part of the class constant that belongs to a feature (the class constant holds no per-feature part):
+    explain adds it to the feature's term and takes it from the log prior. #}
+{% macro share_of(term) -%}
+0
+{%- endmacro %}
+
+{#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
+{% macro term_of(term, p) -%}
 {% if p.unseen == 'error' %}
 {% set unseen = sql.raise_error("'unseen category in feature ' || " ~ (term.name | lit)) %}
 {% elif p.unseen == 'ignore' %}
@@ -229,8 +241,7 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {# the same category order for every class, so the engine computes the lookup's position
    once per row and feature, not once per class #}
 {% set categories = term.categories | default([]) | sort(attribute='0', case_sensitive=true) %}
-        + {{ sql.lookup(sql.as_text(term.column), categories | map(attribute='0') | map('lit') | list,
+{{ sql.lookup(sql.as_text(term.column), categories | map(attribute='0') | map('lit') | list,
                         categories | map(attribute='1') | map('lit') | list, unseen, missing,
                         p.unseen != 'error' and missing == '0') }}
-{% endfor %}
-{% endmacro %}
+{%- endmacro %}

@@ -324,15 +324,26 @@ GROUP BY c.class_index
     of a division and a multiplication per term and row (about 30% of the scoring time on
     20 features). Per-group parameters are columns, not numbers: they keep the division. #}
 {% for term in c.terms %}
+        + {{ term_of(term, p) }}
+{% endfor %}
+{% endmacro %}
+
+{#- The part of the class constant that belongs to a feature (the class constant holds -0.5 log(2 pi var) per feature):
+    explain adds it to the feature's term and takes it from the log prior. #}
+{% macro share_of(term) -%}
+-0.5 * ln(2 * pi() * {{ term.var | lit }})
+{%- endmacro %}
+
+{#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
+{% macro term_of(term, p) -%}
     {% if term.var is number and term.var > 0 %}
     {% set quadratic = '- (' ~ num(term) ~ ' - ' ~ (term.theta | lit) ~ ') * (' ~ num(term) ~ ' - ' ~ (term.theta | lit) ~ ') * ' ~ ((0.5 / term.var) | lit) %}
     {% else %}
     {% set quadratic = '- 0.5 * (' ~ num(term) ~ ' - ' ~ (term.theta | lit) ~ ') * (' ~ num(term) ~ ' - ' ~ (term.theta | lit) ~ ') / ' ~ (term.var | lit) %}
     {% endif %}
-    {# a missing value also takes back the feature's -0.5 log(2 pi var) from the constant #}
-        + {{ missing_aware(term, quadratic, p.missing, '0.5 * ln(2 * pi() * ' ~ (term.var | lit) ~ ')') }}
-{% endfor %}
-{% endmacro %}
+    {#- a missing value also takes back the feature's -0.5 log(2 pi var) from the constant #}
+{{ missing_aware(term, quadratic, p.missing, '0.5 * ln(2 * pi() * ' ~ (term.var | lit) ~ ')') }}
+{%- endmacro %}
 
 {#- The rows of the scoring macros' parameter table (sql/scoring_params.sql): the same
     numbers as feature_params and class_constant, in one pass over the statistics (every

@@ -1,0 +1,250 @@
+"""Why a prediction, and has the data moved: explanations and drift from a model's tables.
+
+A naive Bayes prediction is a sum: a class's joint log-likelihood is its log prior plus one
+term per feature. :func:`explain` lists those terms, one row per (input row, class,
+feature), from the very SQL the family's ``jll`` macro sums (each family template's
+``term_of``), so an explanation cannot disagree with ``predict``. A feature's
+``log_likelihood`` is its term plus its share of the class constant (the template's
+``share_of``: Gaussian's ``-0.5 log(2 pi var)``, Bernoulli's ``log(1 - p)``); the
+``log_prior`` column is the class constant less those shares, so for every row and class::
+
+    log_prior + sum over features of log_likelihood == predict_joint_log_proba
+
+:func:`drift` compares one scan of new rows with the model's statistics, per feature
+(``sql/drift.sql``). See docs/explain.md.
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i % 2 * 10 + i AS DOUBLE) AS x "
+...                 "FROM range(20) r(i)")
+>>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
+>>> len(model.explain("t").fetchall())  # 20 rows x 2 classes x 1 feature
+40
+>>> model.explain("t", top=1).limit(1).fetchall()[0][:3]  # row 0: its top feature
+(0, 1, 'x')
+>>> [row[:2] for row in model.drift("t").fetchall()]
+[('x', 'gaussian_kl')]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+from . import compiler, grouping, mixed, text
+from . import scoring as scoring_strategies
+from .engine import require_duckdb
+from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
+from .families import FAMILIES
+from .scoring import comment_text
+from .source import Source
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import NaiveBayes
+
+
+def explain(model: NaiveBayes, source: Any, top: int | None = None,
+            row: int | None = None) -> Any:
+    """Each feature's term of each class's joint log-likelihood, per row of ``source``: a
+    lazy relation (row_number, class, feature, log_likelihood, log_prior). With ``top=k``,
+    per row the ``k`` features that most favour the predicted class over the runner-up:
+    (row_number, rank, feature, value, contribution, prediction, runner_up), where
+    ``contribution`` is the feature's term in the predicted class less its term in the
+    runner-up (with one class, its term in that class) and ``value`` the row's value as text.
+    ``row``: only that input row (0-based), still numbered as in the whole input. A text
+    model is explained per document, class and known term (``feature`` is the term); a
+    per-group model by each row's group's parameters.
+    """
+    require_duckdb(model.engine, "explain")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+        raise InvalidParameterError(f"top must be a positive integer or None, got {top!r}")
+    if row is not None and (isinstance(row, bool) or not isinstance(row, int) or row < 0):
+        raise InvalidParameterError(f"row must be a row number (0 or more) or None, got {row!r}")
+    _ = model.meta  # raises NotFittedError early
+    scoring_strategies.refresh(model)  # another cursor may have refitted the model
+    if model.stored_input() and model.stored_input()[0] == "text" and top is None:
+        return _explain_text(model, source, row)
+    _refuse_unsupported(model, "explain" if top is None else "explain(top=k)", groups=True)
+    compiled = model.parameters()
+    src = model.engine.source(source)
+    try:
+        columns = _checked_columns(model, src)
+        group_table = grouping.group_parameter_table(model, columns=columns or None)
+        classes = [_explained_class(model, compiler.with_columns(c, columns), group_table)
+                   for c in compiled["compiled"]]
+        cleaned = _clean_once(model, classes)
+        features = [{"name": f["name"],
+                     "column": columns.get(f["name"], model.dialect.ident(f["name"]))}
+                    for f in model.meta["features"]]
+        sql = model.pipeline.render("explain.sql", source=src.sql, classes=classes,
+                                    features=features, row=row, cleaned=cleaned,
+                                    top=None if top is None else min(top, len(features)),
+                                    group_table=group_table,
+                                    model_comment=comment_text(model.name))
+    except BaseException:
+        model.engine.release(src)
+        raise
+    return model.engine.lazy(src, sql)
+
+
+def _explain_text(model: NaiveBayes, source: Any, row: int | None) -> Any:
+    """A text model's explanation: per document, class and known term, the term's part of
+    the class's joint log-likelihood (``sql/text/explain_terms.sql``)."""
+    _, options, _ = model.stored_input()
+    analyzer = text.Analyzer.from_json(json.dumps(options))
+    src = model.engine.source(source)
+    if analyzer.column not in src.columns:
+        model.engine.release(src)
+        raise UnknownColumnError(
+            f"the source lacks the text column {analyzer.column!r} that model "
+            f"{model.name!r} reads")
+    sql = model.pipeline.render(
+        "text/explain_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
+        a=analyzer.sql(), classes=model.parameters()["compiled"], row=row,
+        binarize=model.family.params.get("binarize"))
+    return model.engine.lazy(src, sql)
+
+
+def row_breakdown(model: NaiveBayes, source: Any, row: int = 0) -> dict[str, Any]:
+    """One input row's explanation, for a waterfall (:func:`sqlnb.plot.waterfall`): the
+    predicted class and the runner-up, the difference of their log priors (``prior``), and
+    per feature (largest contribution first) its name, value and contribution to the
+    difference of their joint log-likelihoods (``total``)."""
+    found = explain(model, source, top=len(model.features_), row=row).fetchall()
+    if not found:
+        raise InvalidParameterError(
+            f"the source has no row {row} (rows are numbered from 0 in the source's order)")
+    priors = {label: prior for _, label, _, _, prior in
+              explain(model, source, row=row).fetchall()}
+    prediction, runner_up = found[0][5], found[0][6]
+    prior = priors[prediction] - (0.0 if runner_up is None else priors[runner_up])
+    features = [(feature, value, contribution)
+                for _, _, feature, value, contribution, _, _ in found]
+    return {"row": row, "prediction": prediction, "runner_up": runner_up, "prior": prior,
+            "features": features,
+            "total": prior + math.fsum(c for _, _, c in features)}
+
+
+def _refuse_unsupported(model: NaiveBayes, what: str, groups: bool = False) -> None:
+    """Long-input models (and text models, and per-group ones unless ``groups``) are not
+    covered yet: say so."""
+    if model.stored_input():
+        raise UnsupportedError(
+            f"{what} is not available for long-input models, nor top=k and drift for text "
+            "models, yet: explain(source) lists a text model's per-term contributions; or "
+            "fit a model on count columns (one per term)"
+        )
+    if model.spec.grouped and (not groups or model.family.composite):
+        raise UnsupportedError(
+            f"{what} is not available for per-group (group_by) models yet: fit a model on "
+            "the group's rows (a filtered source) and call it on that model"
+        )
+
+
+def _checked_columns(model: NaiveBayes, src: Source) -> dict[str, str]:
+    """Refuse a source lacking a feature or of a type the family cannot read; the SQL that
+    reads coerced categorical columns (see ``NaiveBayes.coerced_columns``)."""
+    missing = [f for f in model.features_ if f not in src.columns]
+    missing += grouping.missing_group_columns(model, src.columns)
+    if missing:
+        raise UnknownColumnError(
+            f"the source lacks feature column(s) {missing} that model {model.name!r} uses"
+        )
+    for f in model.meta["features"]:
+        model.family.check_feature_type(f["name"], src.columns[f["name"]], model.dialect)
+    return model.coerced_columns(src)
+
+
+def _clean_once(model: NaiveBayes, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The numeric features whose terms test for NaN, read once per row as a DOUBLE with
+    NaN as NULL (a column of the numbered rows) rather than tested again in every class's
+    term: the terms of ``classes`` then read that column, untested."""
+    cleaned: dict[str, dict[str, Any]] = {}
+    for c in classes:
+        for entry in c["entries"]:
+            term = entry["term"]
+            if term.get("guard") and FAMILIES[term["family"]].numeric:  # not per-group terms
+                name = term["name"]
+                if name not in cleaned:
+                    alias = model.dialect.ident(f"__sqlnb_value_{len(cleaned)}")
+                    cleaned[name] = {"column": term["column"], "guard": True, "alias": alias}
+                term["column"], term["guard"] = cleaned[name]["alias"], False
+    return list(cleaned.values())
+
+
+def _explained_class(model: NaiveBayes, c: dict[str, Any],
+                     group_table: dict[str, Any] | None) -> dict[str, Any]:
+    """One compiled class as ``explain.sql`` reads it: its label, constant and per feature
+    (model order) its family's template and parameters and its scoring term; for a
+    per-group model also the same for the row's group (parameters read from its columns)."""
+    if c.get("parts"):  # family="auto": each part is a family over some of the columns
+        pieces = [(part["template"], part["p"], term)
+                  for part in c["parts"] for term in part["c"]["terms"]]
+    else:
+        pieces = [(model.family.template, model.family.params, term) for term in c["terms"]]
+    order = {name: i for i, name in enumerate(model.features_)}
+    explained = {"index": c["index"], "label": c["label"], "constant": c["constant"],
+                 "entries": [{"template": template, "p": p, "term": dict(term)} for
+                             template, p, term in sorted(pieces,
+                                                         key=lambda e: order[e[2]["name"]])]}
+    if group_table is not None:
+        group_model = group_table["models"][c["index"]]
+        explained["group_constant"] = group_model["constant"]
+        explained["group_entries"] = [
+            {"template": model.family.template, "p": model.family.params, "term": term}
+            for term in group_model["terms"]]
+    return explained
+
+
+# The floor of a share in PSI's logarithm: a bin empty on one side adds (b - m) ln(b / 1e-4)
+# rather than infinity (a common choice; the PSI thresholds below assume something alike).
+PSI_EPSILON = 1e-4
+# The categories listed in drift's batch_top and model_top.
+TOP_CATEGORIES = 3
+
+
+def drift(model: NaiveBayes, source: Any) -> Any:
+    """One row per feature comparing ``source``'s values with the model's statistics
+    (pooled over the classes), in one scan of ``source``: a lazy relation (feature,
+    method, drift, batch_count, batch_mean, batch_spread, model_count, model_mean,
+    model_spread, batch_top, model_top), in the model's feature order.
+
+    ``drift`` is non-negative and 0 when the distributions match (NULL when the batch has
+    no value of the feature); ``method`` says how it was measured: ``gaussian_kl``
+    (Gaussian features), ``poisson_kl`` (counts: multinomial, complement, Poisson) or
+    ``psi`` (categorical features over the model's categories, Bernoulli's values above
+    ``binarize``). A per-group model is compared with its pooled statistics (every group's
+    rows). See docs/explain.md for the thresholds practitioners use.
+    """
+    require_duckdb(model.engine, "drift")
+    _ = model.meta  # raises NotFittedError early
+    _refuse_unsupported(model, "drift", groups=True)  # per-group: the pooled statistics
+    scoring_strategies.refresh(model)
+    src = model.engine.source(source)
+    try:
+        columns = _checked_columns(model, src)
+        index = {name: i for i, name in enumerate(model.features_)}
+        described = {f["name"]: f for f in model.meta["features"]}
+        if model.family.composite:
+            pieces = [(part["sub"], part["t"], [f["name"] for f in part["features"]])
+                      for part in mixed.parts(model)]
+        else:
+            pieces = [(model.family, model.pipeline.tables, model.features_)]
+        parts = []
+        for family, tables, names in pieces:
+            features = [{
+                "index": index[name], "name": name, "alias": f"__sqlnb_f{index[name]}",
+                "column": columns.get(name, model.dialect.ident(name)),
+                "guard": model.dialect.kind(described[name]["type"]) == "float",
+                "origin": float(described[name].get("origin") or 0.0),
+            } for name in names]
+            parts.append({"t": tables, "method": family.drift_method,
+                          "shape": family.statistics_shape, "p": family.params,
+                          "features": features})
+        sql = model.pipeline.render("drift.sql", source=src.sql, parts=parts,
+                                    epsilon=PSI_EPSILON, top_categories=TOP_CATEGORIES)
+    except BaseException:
+        model.engine.release(src)
+        raise
+    return model.engine.lazy(src, sql)

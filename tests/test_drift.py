@@ -1,0 +1,158 @@
+"""model.drift: one scan of new rows against the model's statistics, per feature."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+import sqlnb
+from sqlnb.errors import UnknownColumnError, UnsupportedError
+
+N_ROWS = 400
+
+
+def rows(seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, N_ROWS)
+    return pd.DataFrame({
+        "a": rng.normal(size=N_ROWS) + y,
+        "b": 3.0 * rng.normal(size=N_ROWS) - 2.0,
+        "c": rng.normal(size=N_ROWS) * 0.5,
+        "y": y,
+    })
+
+
+def counts(seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, N_ROWS)
+    return pd.DataFrame({f"x{i}": rng.poisson(2.0 + i + y) for i in range(3)}).assign(y=y)
+
+
+def drift_of(model, source):
+    return {r[0]: r for r in model.drift(source).fetchall()}
+
+
+@pytest.mark.parametrize("family", ["gaussian", "multinomial", "complement", "bernoulli",
+                                    "categorical", "poisson"])
+def test_the_training_rows_themselves_do_not_drift(family):
+    data = rows() if family == "gaussian" else counts()
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family=family).fit(data, "y")
+    found = model.drift(data.drop(columns="y")).fetchall()
+    assert [r[0] for r in found] == model.features_
+    for feature, method, drift, batch_count, *_ in found:
+        assert 0 <= drift <= 0.01, (feature, method, drift)
+        assert batch_count == N_ROWS
+
+
+def test_gaussian_kl_against_numpy_and_a_shift_of_one_spread_ranks_first():
+    data = rows()
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con).fit(data, "y")
+    shifted = data.assign(b=data.b + data.b.std(ddof=0), c=data.c * 1.2)
+    found = drift_of(model, shifted)
+    ranked = sorted(found, key=lambda f: -found[f][2])
+    assert ranked[0] == "b"
+    for feature in "abc":
+        x, ref = shifted[feature].to_numpy(), data[feature].to_numpy()
+        # the model's variances are smoothed by var_smoothing x the largest: negligible here
+        vb, vm = x.var(), ref.var()
+        expected = 0.5 * (np.log(vm / vb) + (vb + (x.mean() - ref.mean()) ** 2) / vm - 1)
+        _, method, drift, n, mean, spread, model_n, model_mean, model_spread, *_ = found[feature]
+        assert method == "gaussian_kl"
+        assert drift == pytest.approx(expected, rel=1e-6, abs=1e-9)
+        assert (n, model_n) == (N_ROWS, N_ROWS)
+        assert mean == pytest.approx(x.mean()) and model_mean == pytest.approx(ref.mean())
+        assert spread == pytest.approx(x.std()) and model_spread == pytest.approx(ref.std())
+    assert found["b"][2] == pytest.approx(0.5, abs=0.01)  # (one spread)^2 / 2
+
+
+def test_weighted_gaussian_model_compares_the_unweighted_rows():
+    data = rows().assign(w=np.linspace(0.5, 2.0, N_ROWS))
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con).fit(data, "y", weight="w")
+    assert all(r[2] <= 1e-9 for r in model.drift(data).fetchall())
+
+
+def test_poisson_kl_and_a_shifted_count_ranks_first():
+    data = counts()
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="poisson").fit(data, "y")
+    shifted = data.assign(x1=data.x1 + np.sqrt(data.x1.mean()).round().astype(int))
+    found = drift_of(model, shifted)
+    assert max(found, key=lambda f: found[f][2]) == "x1"
+    lb, lm = shifted.x1.mean(), data.x1.mean()
+    assert found["x1"][1] == "poisson_kl"
+    assert found["x1"][2] == pytest.approx(lb * np.log(lb / lm) - lb + lm, rel=1e-9)
+
+
+def test_psi_over_the_models_categories_with_a_bin_for_unseen_values():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, N_ROWS)
+    colour = rng.choice(["red", "green", "blue"], N_ROWS, p=[0.5, 0.3, 0.2])
+    train = pd.DataFrame({"colour": colour, "y": y})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="categorical").fit(train, "y")
+    batch = pd.DataFrame({"colour": ["red"] * 50 + ["green"] * 20 + ["pink"] * 30})
+    (feature, method, drift, n, *_, batch_top, model_top), = model.drift(batch).fetchall()
+    m = {c: np.mean(colour == c) for c in ("red", "green", "blue")}
+    b = {"red": 0.5, "green": 0.2, "blue": 0.0}
+    eps = 1e-4
+    expected = sum((b[c] - m[c]) * np.log(max(b[c], eps) / max(m[c], eps)) for c in m)
+    expected += 0.3 * np.log(0.3 / eps)  # pink: a bin the model never saw
+    assert (feature, method, n) == ("colour", "psi", 100)
+    assert drift == pytest.approx(expected, rel=1e-9)
+    assert batch_top[0] == {"category": "red", "share": 0.5}
+    assert batch_top[1] == {"category": None, "share": 0.3}  # the unseen values
+    assert model_top[0]["category"] == "red"
+
+
+def test_mixed_model_each_part_by_its_method():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, N_ROWS)
+    data = pd.DataFrame({"height": rng.normal(size=N_ROWS) + y,
+                         "colour": np.where(rng.random(N_ROWS) < 0.3 + 0.4 * y, "red", "blue"),
+                         "member": rng.random(N_ROWS) < 0.5, "y": y})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="auto").fit(data, "y")
+    found = drift_of(model, data)
+    assert {f: r[1] for f, r in found.items()} == {
+        "height": "gaussian_kl", "colour": "psi", "member": "psi"}
+    assert all(r[2] <= 1e-9 for r in found.values())
+    moved = drift_of(model, data.assign(height=data.height + data.height.std()))
+    assert max(moved, key=lambda f: moved[f][2]) == "height"
+
+
+def test_refusals():
+    con = duckdb.connect()
+    data = rows()
+    model = sqlnb.NaiveBayes("m", con=con).fit(data, "y")
+    with pytest.raises(UnknownColumnError, match="'c'"):
+        model.drift(data.drop(columns="c"))
+    docs = pd.DataFrame({"body": ["red blue", "blue green", "red green", "green green"],
+                         "label": [0, 1, 0, 1]})
+    text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
+    with pytest.raises(UnsupportedError, match="drift"):
+        text.drift(docs)
+
+
+def test_per_group_model_is_compared_with_its_pooled_statistics():
+    data = rows().assign(g=np.arange(N_ROWS) % 3)
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("pg", con=con).fit(data, "y", group_by="g")
+    assert all(r[2] <= 1e-9 for r in model.drift(data).fetchall())
+    moved = drift_of(model, data.assign(a=data.a + data.a.std()))
+    assert max(moved, key=lambda f: moved[f][2]) == "a"
+
+
+def test_bernoulli_without_binarize_reads_the_values_as_they_are():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, N_ROWS)
+    data = pd.DataFrame({"x0": rng.integers(0, 2, N_ROWS), "y": y})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="bernoulli", binarize=None).fit(data, "y")
+    (_, method, drift, _, mean, *_), = model.drift(data).fetchall()
+    assert (method, drift) == ("psi", pytest.approx(0.0, abs=1e-12))
+    assert mean == pytest.approx(data.x0.mean())

@@ -1,0 +1,294 @@
+"""model.explain against a NumPy reference built from scikit-learn's fitted attributes.
+
+Each feature's log-likelihood term is compared with the reference's term, and the identity
+log_prior + sum over features == predict_joint_log_proba is checked for every row and
+class, weighted and not; ``top=k`` against the same reference's ranking.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import gammaln
+from sklearn import naive_bayes as reference
+
+import sqlnb
+from sqlnb.errors import InvalidParameterError, UnknownColumnError, UnsupportedError
+
+N_ROWS, N_FEATURES = 60, 4
+NAMES = [f"f{i}" for i in range(N_FEATURES)]
+
+
+def family_data(family, seed=0):
+    """Rows for ``family``: (features, labels 0..2, weights)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, N_ROWS)
+    if family == "gaussian":
+        X = rng.normal(size=(N_ROWS, N_FEATURES)) + y[:, None]
+    elif family == "bernoulli":
+        X = rng.normal(size=(N_ROWS, N_FEATURES)) + 0.5 * y[:, None]
+    elif family == "categorical":
+        X = (rng.integers(0, 3, size=(N_ROWS, N_FEATURES)) + y[:, None]) % 4
+        X[:4] = np.arange(4)[:, None]  # every code in every column
+    else:
+        X = rng.poisson(1.0 + y[:, None], size=(N_ROWS, N_FEATURES)).astype(np.float64)
+    return X, y, rng.uniform(0.5, 2.0, N_ROWS)
+
+
+def frame(X, y=None, w=None):
+    df = pd.DataFrame(X, columns=NAMES)
+    if y is not None:
+        df["y"] = y
+    if w is not None:
+        df["w"] = w
+    return df
+
+
+def reference_terms(family, X, y, w):
+    """Per row, class and feature the term of the joint log-likelihood, and per class the
+    rest (the log prior), from scikit-learn's fitted attributes (Poisson: closed form)."""
+    kwargs = {"sample_weight": w}
+    if family == "gaussian":
+        nb = reference.GaussianNB().fit(X, y, **kwargs)
+        terms = (-0.5 * np.log(2 * np.pi * nb.var_)[None, :, :]
+                 - (X[:, None, :] - nb.theta_[None]) ** 2 / (2 * nb.var_[None]))
+        return terms, np.log(nb.class_prior_)
+    if family in ("multinomial", "complement"):
+        nb = getattr(reference, f"{family.title()}NB")().fit(X, y, **kwargs)
+        terms = X[:, None, :] * nb.feature_log_prob_[None]
+        # complement adds no prior with several classes (scikit-learn's jll)
+        prior = nb.class_log_prior_ if family == "multinomial" else np.zeros(len(nb.classes_))
+        return terms, prior
+    if family == "bernoulli":
+        nb = reference.BernoulliNB().fit(X, y, **kwargs)
+        x = (X > 0).astype(np.float64)[:, None, :]
+        p = nb.feature_log_prob_[None]
+        terms = x * p + (1 - x) * np.log1p(-np.exp(p))
+        return terms, nb.class_log_prior_
+    if family == "categorical":
+        nb = reference.CategoricalNB().fit(X, y, **kwargs)
+        terms = np.stack([nb.feature_log_prob_[f][:, X[:, f].astype(int)].T
+                          for f in range(X.shape[1])], axis=2)
+        return terms, nb.class_log_prior_
+    # Poisson: rate = (weighted sum + alpha) / (weight + alpha), alpha = 1
+    classes = np.unique(y)
+    weights = np.array([w[y == c].sum() for c in classes])
+    rate = np.array([(w[y == c] @ X[y == c] + 1.0) / (w[y == c].sum() + 1.0) for c in classes])
+    terms = X[:, None, :] * np.log(rate)[None] - rate[None] - gammaln(X + 1)[:, None, :]
+    return terms, np.log(weights / weights.sum())
+
+
+def explained(model, source):
+    """The explain relation as an array (row, class, feature) and the log prior per class."""
+    rows = model.explain(source).order("row_number, class").fetchall()
+    n_classes = len(model.classes_)
+    terms = np.empty((len(rows) // (n_classes * N_FEATURES), n_classes, N_FEATURES))
+    priors = {}
+    for row, label, feature, log_likelihood, log_prior in rows:
+        terms[row, model.classes_.index(label), NAMES.index(feature)] = log_likelihood
+        priors[label] = log_prior
+    return terms, np.array([priors[c] for c in model.classes_])
+
+
+FAMILIES = ["gaussian", "multinomial", "complement", "bernoulli", "categorical", "poisson"]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("family", FAMILIES)
+def test_each_feature_term_and_the_identity(family, weighted):
+    X, y, w = family_data(family)
+    if not weighted:
+        w = np.ones(N_ROWS)
+    con = duckdb.connect()
+    train = frame(X, y, w if weighted else None)
+    model = sqlnb.NaiveBayes("m", con=con, family=family).fit(
+        train, "y", weight="w" if weighted else None)
+    terms, priors = explained(model, frame(X))
+    expected_terms, expected_priors = reference_terms(family, X, y, w)
+    np.testing.assert_allclose(terms, expected_terms, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(priors, expected_priors, rtol=1e-9, atol=1e-9)
+    joint = np.array(model.predict_joint_log_proba(frame(X)).fetchall())[:, N_FEATURES:]
+    np.testing.assert_allclose(priors[None] + terms.sum(axis=2), joint, rtol=0, atol=1e-9)
+
+
+def reference_top(terms, priors, k):
+    """Per row: (feature index, contribution) of the k features with the largest term in
+    the predicted class less the term in the runner-up (ties to the first feature)."""
+    jll = priors[None] + terms.sum(axis=2)
+    result = []
+    for r in range(terms.shape[0]):
+        order = sorted(range(jll.shape[1]), key=lambda c: (-jll[r, c], c))
+        first, second = order[0], order[1]
+        diff = terms[r, first] - terms[r, second]
+        best = sorted(range(N_FEATURES), key=lambda f: (-diff[f], f))[:k]
+        result.append([(f, diff[f], first, second) for f in best])
+    return result
+
+
+@pytest.mark.parametrize("family", ["gaussian", "categorical", "multinomial"])
+def test_top_k_agrees_with_numpy(family):
+    X, y, _ = family_data(family, seed=1)
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family=family).fit(frame(X, y), "y")
+    expected = reference_top(*reference_terms(family, X, y, np.ones(N_ROWS)), k=2)
+    rows = model.explain(frame(X), top=2).fetchall()
+    assert [(r[0], r[1]) for r in rows] == [(i, rank) for i in range(N_ROWS) for rank in (1, 2)]
+    for row, rank, feature, value, contribution, prediction, runner_up in rows:
+        f, diff, first, second = expected[row][rank - 1]
+        assert feature == NAMES[f]
+        assert float(value) == X[row, f]
+        assert contribution == pytest.approx(diff, abs=1e-9)
+        assert (prediction, runner_up) == (model.classes_[first], model.classes_[second])
+    predictions = [p for (p,) in model.predict(frame(X)).select("prediction").fetchall()]
+    assert [r[5] for r in rows if r[1] == 1] == predictions
+
+
+@pytest.mark.parametrize("family", ["gaussian", "bernoulli", "categorical", "poisson"])
+def test_a_missing_value_contributes_nothing(family):
+    """missing='ignore': a NULL (or NaN) leaves the feature out of the row's likelihood,
+    its share of the class constant included, as predict does."""
+    X, y, _ = family_data(family)
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family=family).fit(frame(X, y), "y")
+    test = frame(X[:3]).astype("float64")
+    test.loc[0, "f1"] = np.nan
+    test.loc[1, "f2"] = None
+    if family == "categorical":  # categorical reads NaN as NULL only in float columns
+        test = test.astype({"f0": "Int64", "f3": "Int64"})
+    terms, priors = explained(model, test)
+    assert terms[0, :, 1] == pytest.approx(0.0, abs=1e-12)
+    assert terms[1, :, 2] == pytest.approx(0.0, abs=1e-12)
+    joint = np.array([row[N_FEATURES:] for row in model.predict_joint_log_proba(test).fetchall()])
+    np.testing.assert_allclose(priors[None] + terms.sum(axis=2), joint, rtol=0, atol=1e-9)
+
+
+def test_mixed_model_identity():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, N_ROWS)
+    df = pd.DataFrame({"height": rng.normal(size=N_ROWS) + y,
+                       "colour": np.where(rng.random(N_ROWS) < 0.3 + 0.4 * y, "red", "blue"),
+                       "visits": rng.poisson(1 + y).astype(np.int64),
+                       "member": rng.random(N_ROWS) < 0.5, "y": y})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="auto").fit(df, "y")
+    test = df.drop(columns="y")
+    rows = model.explain(test).fetchall()
+    assert {r[2] for r in rows} == {"height", "colour", "visits", "member"}
+    sums = {}
+    for row, label, _, log_likelihood, log_prior in rows:
+        sums[row, label] = sums.get((row, label), log_prior) + log_likelihood
+    joint = model.predict_joint_log_proba(test).fetchall()
+    for row, values in enumerate(joint):
+        for i, label in enumerate(model.classes_):
+            assert sums[row, label] == pytest.approx(values[4 + i], abs=1e-9)
+
+
+def test_refusals_say_what_to_do():
+    X, y, _ = family_data("gaussian")
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con).fit(frame(X, y), "y")
+    with pytest.raises(InvalidParameterError, match="top"):
+        model.explain(frame(X), top=0)
+    with pytest.raises(UnknownColumnError, match="f3"):
+        model.explain(frame(X).drop(columns="f3"))
+    grouped = frame(X, y).assign(g=np.arange(N_ROWS) % 2)
+    per_group = sqlnb.NaiveBayes("pg", con=con).fit(grouped, "y", group_by="g")
+    with pytest.raises(UnknownColumnError, match="'g'"):
+        per_group.explain(frame(X))
+    docs = pd.DataFrame({"body": ["red blue", "blue green", "red green", "green green"],
+                         "label": [0, 1, 0, 1]})
+    text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
+    with pytest.raises(UnsupportedError, match="text"):
+        text.explain(docs, top=2)
+
+
+DOCS = pd.DataFrame({
+    "body": ["cheap pills now, now!", "meeting at noon", "cheap meeting pills",
+             "lunch at noon in the office", "buy cheap pills now", "office party at noon",
+             "nothing known here"],
+    "label": ["spam", "ham", "spam", "ham", "spam", "ham", "ham"],
+})
+
+
+@pytest.mark.parametrize("family", ["multinomial", "complement", "bernoulli"])
+def test_text_model_terms_per_token_and_the_identity(family):
+    """A text model's explanation is per document, class and known term; the terms absent
+    from a document stay in log_prior (Bernoulli's log(1 - p) of the whole vocabulary)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("tx", con=con, family=family).fit(DOCS, "label", text="body")
+    rows = model.explain(DOCS).fetchall()
+    vectorizer = CountVectorizer().fit(DOCS.body)
+    X = vectorizer.transform(DOCS.body).toarray().astype(np.float64)
+    nb = getattr(reference, f"{family.title()}NB")().fit(X, DOCS.label)
+    terms = list(vectorizer.get_feature_names_out())
+    flp = nb.feature_log_prob_
+    for row, label, term, log_likelihood, _ in rows:
+        c, f = list(nb.classes_).index(label), terms.index(term)
+        if family == "bernoulli":
+            expected = np.log(np.exp(flp[c, f])) - np.log1p(-np.exp(flp[c, f]))
+        else:
+            expected = X[row, f] * flp[c, f]
+        assert log_likelihood == pytest.approx(expected, abs=1e-9)
+    assert {(r[0], r[2]) for r in rows} == {(i, terms[f]) for i, f in zip(*np.nonzero(X))}
+    sums = {}
+    priors = {}
+    for row, label, _, log_likelihood, log_prior in rows:
+        sums[row, label] = sums.get((row, label), 0.0) + log_likelihood
+        priors[label] = log_prior
+    joint = nb.predict_joint_log_proba(X)
+    for row in range(len(DOCS)):
+        for c, label in enumerate(nb.classes_):
+            assert priors[label] + sums.get((row, label), 0.0) == pytest.approx(
+                joint[row, c], abs=1e-9)
+    assert {r[0] for r in model.explain(DOCS, row=2).fetchall()} == {2}
+
+
+def test_hostile_names_and_labels_reach_sql_only_as_literals():
+    name = 'it\'s a "feature" */ --'
+    df = pd.DataFrame({name: [1.0, 2.0, 3.0, 4.0], "colour": ["a'", "b", "a'", "b"],
+                       "y": ["x'); DROP TABLE t; --", "y", "x'); DROP TABLE t; --", "y"]})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="auto").fit(df, "y")
+    test = df.drop(columns="y")
+    rows = model.explain(test).fetchall()
+    assert {r[2] for r in rows} == {name, "colour"}
+    assert {r[1] for r in rows} == {"x'); DROP TABLE t; --", "y"}
+    top = model.explain(test, top=1).fetchall()
+    assert top[0][5] in ("x'); DROP TABLE t; --", "y")
+    assert [r[0] for r in model.drift(test).fetchall()] == [name, "colour"]
+
+
+@pytest.mark.parametrize("family", ["gaussian", "bernoulli", "categorical", "multinomial"])
+def test_per_group_model_identity(family):
+    """Each row is explained by its group's model (the pooled one for a group unseen at
+    fit); a class its group never saw has no terms (NULL), as it has no joint
+    log-likelihood."""
+    X, y, _ = family_data(family, seed=5)
+    groups = np.arange(N_ROWS) % 3
+    y = np.where(groups == 2, np.minimum(y, 1), y)  # group 2 never sees class 2
+    con = duckdb.connect()
+    train = frame(X, y).assign(g=groups)
+    model = sqlnb.NaiveBayes("pg", con=con, family=family).fit(train, "y", group_by="g")
+    test = frame(X).assign(g=np.where(np.arange(N_ROWS) < 5, 7, groups))  # 7: unseen group
+    sums = {}
+    for row, label, _, log_likelihood, log_prior in model.explain(test).fetchall():
+        if log_likelihood is None:
+            sums[row, label] = None
+        else:
+            sums[row, label] = sums.get((row, label), log_prior) + log_likelihood
+    joint = model.predict_joint_log_proba(test).fetchall()
+    for row, values in enumerate(joint):
+        for i, label in enumerate(model.classes_):
+            expected = values[N_FEATURES + 1 + i]
+            if expected is None:
+                assert sums[row, label] is None
+            else:
+                assert sums[row, label] == pytest.approx(expected, abs=1e-9)
+    assert any(v is None for v in sums.values())
+    top = model.explain(test, top=1).fetchall()
+    predictions = [r[-1] for r in model.predict(test).fetchall()]
+    assert [r[5] for r in top] == predictions
