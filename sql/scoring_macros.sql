@@ -4,7 +4,38 @@
 {% import family_template as family %}
 {% from 'scoring_helpers.sql' import chunked %}
 {% import 'array_terms.sql' as terms %}
-{% if group_table %}
+{% if text is defined and text %}
+{% import 'text/analyzer.sql' as analyzer %}
+{% from 'families/counts.sql' import value %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
+    -- the row's document is tokenised as the fit tokenised its documents; the terms the
+    -- model knows are weighted as there (the vocabulary's idf, the document's norm) and
+    -- multiplied by each class's coefficient, read from the parameter views at each call
+    SELECT [
+    {% for c in classes %}
+        -- class {{ c.comment | comment }}
+        {{ c.constant | lit }} + coalesce(sum({{ value({'column': 'x'}, text.binarize) }} * coefs[{{ loop.index }}]), 0){{ "," if not loop.last }}
+    {% endfor %}
+    ]
+    FROM (
+        SELECT
+            {{ analyzer.normalised(analyzer.tf('d.cell.value', text.a) ~ ' * v.idf', none, text.a) }} AS x,
+            k.coefs
+        FROM (
+            SELECT unnest(map_entries(list_aggr({{ analyzer.terms('tokens', text.a) }}, 'histogram'))) AS cell
+            FROM (SELECT {{ analyzer.tokens(text.column, text.a) }} AS tokens)
+        ) AS d
+        JOIN {{ t.vocabulary }} AS v ON v.term = d.cell.key
+        JOIN (
+            SELECT feature, list(coef ORDER BY class_index) AS coefs
+            FROM (
+                {{ family.read_params(t) | trim }}
+            )
+            GROUP BY feature
+        ) AS k ON k.feature = v.term
+    )
+);
+{% elif group_table %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
     -- (the row is named once: DuckDB copies a macro argument at every use)
     SELECT

@@ -505,12 +505,23 @@ class NaiveBayes:
         *,
         features: list[str] | None = None,
         weight: str | None = None,
+        text: str | None = None,
     ) -> NaiveBayes:
         """Subtract a batch the model learned (exact unlearning); one transaction.
 
         ``fit(A + B)`` then ``forget(A)`` equals ``fit(B)``. A class left without rows
         disappears; forgetting what was never learned raises and changes nothing.
+
+        ``text="body"`` forgets documents of a text model: the vocabulary and idf of its
+        first fit stay, as for ``partial_fit`` (see :func:`sqlnb.text.forget_text`).
         """
+        if text is not None:
+            require_duckdb(self.engine, "text")
+            if features is not None:
+                raise InvalidParameterError("a text model takes no features")
+            from .text import forget_text
+            forget_text(self, source, target, text, weight=weight)
+            return self
         from .incremental import forget
 
         return forget(self, source, target, features=features, weight=weight)
@@ -811,7 +822,6 @@ class NaiveBayes:
         >>> print(model.to_sql("read_parquet('new/*.parquet')"))  # doctest: +SKIP
         >>> spark.sql(model.to_sql("customers", dialect="spark"))  # doctest: +SKIP
         """
-        self._require_column_model("to_sql")
         return compiler.to_sql(self, source, output, dialect=dialect)
 
     def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:

@@ -397,24 +397,32 @@ def check_re2(model: NaiveBayes, token_pattern: str) -> None:
         ) from None
 
 
-def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
-             weight: str | None, options: dict[str, Any], partial: bool) -> None:
-    """Fit (or, with ``partial``, update) a term model on a text column."""
-    model.engine.refuse_open_transaction("fitting a text model")
+def fit_text(model: NaiveBayes, source: Any, target: str, column: str | None, *,
+             weight: str | None, options: dict[str, Any], partial: bool,
+             sign: int = 1) -> None:
+    """Fit (or, with ``partial``, update) a term model on a text column; ``sign=-1``
+    forgets the documents instead (see :func:`forget_text`)."""
+    forgetting = sign < 0
+    what = "forgetting text" if forgetting else "fitting a text model"
+    model.engine.refuse_open_transaction(what)
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
+    if forgetting and stored is None:
+        raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
     if stored is not None:
         if stored[0] != "text":
             raise InvalidParameterError(f"model {model.name!r} was not fitted on text")
         analyzer = Analyzer.from_json(json.dumps(stored[1]))
+        column = analyzer.column if column is None else column
         if column != analyzer.column:
             raise InvalidParameterError(
                 f"model {model.name!r} reads text from {analyzer.column!r}, not {column!r}"
             )
         if options:
             raise InvalidParameterError(
-                "the text options are fixed by the first fit; partial_fit takes none"
+                "the text options are fixed by the first fit; "
+                + ("forget" if forgetting else "partial_fit") + " takes none"
             )
     else:
         analyzer = Analyzer.from_options(column, options)
@@ -452,7 +460,8 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
         def work() -> None:
             n_documents = model.pipeline.fetch("text/count_documents.sql", **context)[0][0]
             if n_documents == 0:
-                raise EmptyInputError("there are no labelled documents to fit")
+                raise EmptyInputError("there are no labelled documents to "
+                                      + ("forget" if forgetting else "fit"))
             from_terms = not analyzer.needs_documents
             if stored is None:
                 model.pipeline.create(target_type, text=True)
@@ -482,16 +491,60 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
             else:
                 vocabulary_documents = stored[2]
             model.pipeline.run("text/batch_text.sql", from_terms=from_terms, **context)
-            model.pipeline.run("text/merge_terms.sql")
+            model.pipeline.run("text/merge_terms.sql", sign=sign)
             model.pipeline.run("text/drop_terms.sql")
-            model.pipeline.finish([{"name": column, "type": src.columns[column]}], target,
-                              target_type, weight, scoring_macros=False, kind={"input": "text"})
+            if forgetting:
+                _after_forget(model, target_type)
+            # the analyzer first: the scoring macros written by finish() read it
             model.pipeline.run("text/write_analyzer.sql", input="text",
                        options_json=analyzer.to_json(), n_documents=vocabulary_documents)
+            model.pipeline.finish([{"name": column, "type": src.columns[column]}], target,
+                              target_type, weight, kind={"input": "text"})
 
         _in_transaction(model, work)
     finally:
         model.engine.release(src)
+
+
+def forget_text(model: NaiveBayes, source: Any, target: str, column: str | None, *,
+                weight: str | None = None) -> None:
+    """Subtract documents the model learned (exact unlearning), in one transaction.
+
+    The vocabulary, idf and analyzer stay those of the first fit, as for ``partial_fit``:
+    each forgotten document takes back exactly the counts (or tf-idf weights) it added,
+    terms outside the vocabulary are ignored. So ``fit(A + B)`` then ``forget(A)`` equals
+    ``fit(B)`` whenever ``B`` alone gives the same vocabulary, and in general equals
+    scikit-learn's naive Bayes fitted on ``B`` through the vectorizer fitted on ``A + B``.
+    A class left without documents disappears. Forgetting more than the model learned (an
+    unknown class, more documents or more of a term than it counted) raises
+    :class:`~sqlnb.errors.InvalidDataError` and changes nothing.
+    """
+    fit_text(model, source, target, column, weight=weight, options={}, partial=True,
+             sign=-1)
+
+
+def _after_forget(model: NaiveBayes, class_type: str) -> None:
+    """After subtracting documents: refuse what went below zero, drop emptied classes."""
+    amount = model.dialect.ident(model.family.amount_column)
+    # (a term's n mixes documents and occurrences, see term_stats.sql: only its amount and
+    # the class totals say what was learned)
+    negative = model.pipeline.fetch("forget_checks.sql", amount=amount, terms=True)
+    if negative:
+        cells = "; ".join(
+            f"class {cls}" + (f", term {feature!r}" if feature is not None else "")
+            + (f" would have {n} documents and weight {value:.6g}" if feature is None
+               else f" would have a count of {value:.6g}")
+            for cls, feature, n, value in negative
+        )
+        raise InvalidDataError(
+            f"cannot forget more than model {model.name!r} learned: {cells}"
+        )
+    model.pipeline.run("forget_cleanup.sql", keep=None, class_type=class_type)
+    if model.pipeline.fetch("class_count.sql")[0][0] == 0:
+        raise InvalidDataError(
+            f"forgetting these documents would leave model {model.name!r} without any; "
+            "drop() the model instead"
+        )
 
 
 # ---------------------------------------------------------------------- long input
@@ -589,7 +642,14 @@ def compile_classes(model: NaiveBayes) -> dict[str, Any]:
         "coef": model.dialect.ident(f"__sqlnb_coef_{index}"),
         "sum": model.dialect.ident(f"__sqlnb_sum_{index}"),
     } for index, label, _ in classes]
-    return {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
+    result = {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
+    kind, options, _ = model.stored_input()
+    if kind == "text":
+        # what the scoring macros and to_sql need to tokenise as predict does
+        analyzer = Analyzer.from_json(json.dumps(options))
+        result["text"] = {"column": analyzer.column, "a": analyzer.sql(),
+                          "binarize": model.family.params.get("binarize")}
+    return result
 
 
 def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,

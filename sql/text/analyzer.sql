@@ -55,12 +55,14 @@ flatten([
 {% if not a.use_idf %}1.0{% elif a.smooth_idf %}ln((CAST({{ n_documents }} AS DOUBLE) + 1) / ({{ df }} + 1)) + 1{% else %}ln(CAST({{ n_documents }} AS DOUBLE) / {{ df }}) + 1{% endif %}
 {%- endmacro %}
 
-{# A document's norm over its (known) terms' weights `x`, as a window per document. #}
+{# A document's norm over its (known) terms' weights `x`, as a window per document (over
+   every row when `doc` is none: the rows of one document). #}
 {% macro normalised(x, doc, a) -%}
+{% set window %}{% if doc %}PARTITION BY {{ doc }}{% endif %}{% endset %}
 {% if a.norm == 'l2' %}
-{{ x }} / sqrt(sum({{ x }} * {{ x }}) OVER (PARTITION BY {{ doc }}))
+{{ x }} / sqrt(sum({{ x }} * {{ x }}) OVER ({{ window }}))
 {%- elif a.norm == 'l1' %}
-{{ x }} / sum(abs({{ x }})) OVER (PARTITION BY {{ doc }})
+{{ x }} / sum(abs({{ x }})) OVER ({{ window }})
 {%- else %}
 {{ x }}
 {%- endif %}
