@@ -203,7 +203,7 @@ def check_updatable(model: NaiveBayes) -> None:
     if model.stored_input():
         raise InvalidParameterError(
             "this is a text or long-input model: update it with partial_fit(..., text=...) "
-            "or partial_fit_long; forget and merge are not available for it yet"
+            "or partial_fit_long, unlearn documents with forget(..., text=...)"
         )
     if read_groups(model):  # (none for a model not fitted yet)
         raise InvalidParameterError(

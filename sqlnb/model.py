@@ -989,6 +989,11 @@ def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,
     sources = [_open(engine, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
+    if any(source.spec.terms for source in sources):  # text and long input: sqlnb.text
+        first = sources[0].meta
+        result = NaiveBayes(into, con=engine, family=first["family"], **first["params"])
+        text.merge_models(result, sources)
+        return result
     for source in sources:
         incremental.check_updatable(source)
     spec = sources[0].meta
