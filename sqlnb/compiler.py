@@ -22,6 +22,8 @@ True
 
 from __future__ import annotations
 
+import json
+import math
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
@@ -380,8 +382,13 @@ def text_scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, predict
     coefficients), summed per document."""
     compiled = model.parameters()
     dialect = model.dialect
-    rows = [[dialect.lit(term), dialect.lit(idf), *(dialect.lit(coef) for coef in coefs)]
-            for term, idf, coefs in model.pipeline.fetch("text/inline_terms.sql")]
+    rows = model.pipeline.fetch("text/inline_terms.sql")
+    n_classes = len(compiled["compiled"])
+    parameters = json.dumps({
+        "term": [term for term, _, _ in rows],
+        "idf": [_json_number(idf) for _, idf, _ in rows],
+        "coef": [[_json_number(coefs[i]) for _, _, coefs in rows] for i in range(n_classes)],
+    }, ensure_ascii=False, allow_nan=False)
     classes = []
     for c in compiled["compiled"]:
         key = str(c["label_value"])
@@ -397,12 +404,18 @@ def text_scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, predict
         classes=classes,
         grouped_model=False,
         group_table=None,
-        text={**text, "column": dialect.ident(text["column"]), "rows": rows},
+        text={**text, "column": dialect.ident(text["column"]), "parameters": parameters},
         prediction=dialect.ident(prediction),
         n_features=len(rows),
         fitted_at=str(compiled["fitted_at"])[:19],
         version=_version(),
     )
+
+
+def _json_number(value: float) -> float | str:
+    """A double for a JSON document DuckDB reads back exactly: finite ones as numbers
+    (Python writes the shortest text that round-trips), the others as text DuckDB casts."""
+    return value if math.isfinite(value) else str(value)
 
 
 def _version() -> str:
