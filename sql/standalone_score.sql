@@ -31,14 +31,7 @@ WITH source AS (
     )
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
-    SELECT __sqlnb_row AS doc, cell.key AS term, cell.value AS count
-    FROM (
-        SELECT __sqlnb_row, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', text.a) }}, 'histogram'))) AS cell
-        FROM (
-            SELECT __sqlnb_row, {{ analyzer.tokens(text.column, text.a) }} AS tokens
-            FROM source
-        )
-    )
+    {{ analyzer.document_terms('source', '__sqlnb_row', text.column, text.a) }}
 ), weighted AS (
     -- the vectorizer's output for the terms the model knows; the others are ignored
     SELECT

@@ -197,6 +197,11 @@ def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
     if model.dialect.stored_scoring == "functions":
         return functions_sql(model)
     text = None if arrays else model.parameters().get("text")
+    if not text and model.stored_input():
+        raise UnsupportedError(
+            "long-input models have no scoring macros (a macro scores one row, a long "
+            "table spreads a document over many): score them with predict*"
+        )
     if text:  # a text model: the macro tokenises the row's text column (one reference)
         classes = [{**c, "key": str(c["label_value"]), "comment": comment_text(str(c["label_value"]))}
                    for c in model.parameters()["compiled"]]

@@ -45,6 +45,19 @@ flatten([
 {%- endif %}
 {%- endmacro %}
 
+{# One row per document of `source` and distinct term in it: (doc, term, count), the
+   document numbered by the column `doc`, its text read from `column`. #}
+{% macro document_terms(source, doc, column, a) -%}
+SELECT {{ doc }} AS doc, cell.key AS term, cell.value AS count
+    FROM (
+        SELECT {{ doc }}, unnest(map_entries(list_aggr({{ terms('tokens', a) }}, 'histogram'))) AS cell
+        FROM (
+            SELECT {{ doc }}, {{ tokens(column, a) }} AS tokens
+            FROM {{ source }}
+        )
+    )
+{%- endmacro %}
+
 {# A document-term weight before idf: the count, 1 when binary, or 1 + ln(count). #}
 {% macro tf(count, a) -%}
 {% if a.binary %}1.0{% elif a.sublinear_tf %}(1.0 + ln({{ count }})){% else %}CAST({{ count }} AS DOUBLE){% endif %}
