@@ -92,6 +92,21 @@ def test_forget_equals_sklearn_on_the_rest_under_the_first_vocabulary(con, corpu
         nb.predict(vectorizer.transform(test["body"])))
 
 
+def test_forget_with_sample_weights(con, corpus):
+    train, test = corpus
+    train = train.assign(w=np.linspace(0.5, 3.0, len(train)))
+    forgotten, kept = train.iloc[::3], train.drop(index=train.index[::3])
+    vectorizer, nb = sklearn_pipeline("bernoulli", {"binary": True}, {})
+    vectorizer.fit(train["body"])
+    nb.fit(vectorizer.transform(kept["body"]), kept["label"], sample_weight=kept["w"])
+    model = sqlnb.NaiveBayes("weighted", con=con, family="bernoulli")
+    model.fit(train, "label", text="body", weight="w", binary=True)
+    model.forget(forgotten, "label", text="body", weight="w")
+    np.testing.assert_allclose(probabilities(model, test),
+                               nb.predict_proba(vectorizer.transform(test["body"])),
+                               rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_fit_then_forget_equals_fit_on_the_rest(con, corpus, family):
     train, test = corpus
