@@ -142,6 +142,57 @@ CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS
 {% endif %}
 
 -- Whole-table scoring: SELECT * FROM churn_score('customers') (a table, view or file name).
+{% if text is defined and text %}
+-- (a text model's documents are scored together, as predict scores them: one join of
+-- their terms with the coefficients instead of a subquery per row)
+CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
+    WITH documents AS (
+        SELECT *, row_number() OVER () AS __sqlnb_doc FROM query_table(relation)
+    ), cells AS (
+        {{ analyzer.document_terms('documents', '__sqlnb_doc', text.source_column, text.a) }}
+    ), sums AS (
+        SELECT
+            doc,
+            [
+        {% for c in classes %}
+                sum({{ value({'column': 'x'}, text.binarize) }} * coefs[{{ loop.index }}]){{ "," if not loop.last }}
+        {% endfor %}
+            ] AS sums
+        FROM (
+            SELECT
+                c.doc,
+                {{ analyzer.normalised(analyzer.tf('c.count', text.a) ~ ' * v.idf', 'c.doc', text.a) }} AS x,
+                k.coefs
+            FROM cells AS c
+            JOIN {{ t.vocabulary }} AS v USING (term)
+            JOIN (
+                SELECT feature, list(coef ORDER BY class_index) AS coefs
+                FROM (
+                    {{ family.read_params(t) | trim }}
+                )
+                GROUP BY feature
+            ) AS k ON k.feature = v.term
+        )
+        GROUP BY doc
+    ), joint AS (
+        SELECT
+            d.*,
+            [
+        {% for c in classes %}
+                {{ c.constant | lit }} + coalesce(s.sums[{{ loop.index }}], 0){{ "," if not loop.last }}
+        {% endfor %}
+            ] AS __sqlnb_jll
+        FROM documents AS d
+        LEFT JOIN sums AS s ON s.doc = d.__sqlnb_doc
+    )
+    SELECT
+        * EXCLUDE (__sqlnb_doc, __sqlnb_jll),
+        -- the class with the largest joint log-likelihood, as <name>_predict chooses it
+        [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(__sqlnb_jll, list_max(__sqlnb_jll))] AS prediction
+    FROM joint
+    ORDER BY __sqlnb_doc;
+{% else %}
 CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
     SELECT *, {{ m.predict }}(__sqlnb_row) AS prediction
     FROM query_table(relation) AS __sqlnb_row;
+{% endif %}

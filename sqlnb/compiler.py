@@ -206,7 +206,8 @@ def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
         classes = [{**c, "key": str(c["label_value"]), "comment": comment_text(str(c["label_value"]))}
                    for c in model.parameters()["compiled"]]
         form = {"row": ROW, "row_once": False, "grouped_model": False, "group_table": None,
-                "text": {**text, "column": model.dialect.field(ROW, text["column"])}}
+                "text": {**text, "column": model.dialect.field(ROW, text["column"]),
+                         "source_column": model.dialect.ident(text["column"])}}
     elif arrays:
         classes = labelled_classes(model)
         meta_features = model.meta["features"]

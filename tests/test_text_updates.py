@@ -329,8 +329,11 @@ def test_macros_score_as_predict(con, corpus, family, options):
     proba = probabilities(model, "test_df")
     np.testing.assert_allclose([[row[3][c] for c in model.classes_] for row in rows], proba,
                                rtol=0, atol=1e-9)
-    scored = con.sql("SELECT id, prediction FROM mail_score('test_df') ORDER BY id").fetchall()
-    assert [p for _, p in scored] == [row[1] for row in rows]
+    # the table macro scores the documents together: every column, in the source's order
+    scored = con.sql("SELECT * FROM mail_score('test_df')").df()
+    assert list(scored.columns) == [*test.columns, "prediction"]
+    assert list(scored["id"]) == list(test["id"])
+    assert list(scored["prediction"]) == [row[1] for row in rows]
 
 
 def test_macros_follow_every_write_of_a_text_model(con, corpus):
