@@ -974,6 +974,8 @@ def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,
     model ``name`` of a database attached as ``alias`` (``ATTACH 'day1.duckdb' AS alias``).
     The result equals the fit on the union of the models' training rows. If ``into`` is
     one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
+    Text and long-input models merge with models read the same way (see
+    :func:`sqlnb.text.merge_models` for how vocabularies combine).
 
     >>> import duckdb, sqlnb
     >>> con = duckdb.connect()
