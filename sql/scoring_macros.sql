@@ -4,7 +4,38 @@
 {% import family_template as family %}
 {% from 'scoring_helpers.sql' import chunked %}
 {% import 'array_terms.sql' as terms %}
-{% if group_table %}
+{% if text is defined and text %}
+{% import 'text/analyzer.sql' as analyzer %}
+{% from 'families/counts.sql' import value %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
+    -- the row's document is tokenised as the fit tokenised its documents; the terms the
+    -- model knows are weighted as there (the vocabulary's idf, the document's norm) and
+    -- multiplied by each class's coefficient, read from the parameter views at each call
+    SELECT [
+    {% for c in classes %}
+        -- class {{ c.comment | comment }}
+        {{ c.constant | lit }} + coalesce(sum({{ value({'column': 'x'}, text.binarize) }} * coefs[{{ loop.index }}]), 0){{ "," if not loop.last }}
+    {% endfor %}
+    ]
+    FROM (
+        SELECT
+            {{ analyzer.normalised(analyzer.tf('d.cell.value', text.a) ~ ' * v.idf', none, text.a) }} AS x,
+            k.coefs
+        FROM (
+            SELECT unnest(map_entries(list_aggr({{ analyzer.terms('tokens', text.a) }}, 'histogram'))) AS cell
+            FROM (SELECT {{ analyzer.tokens(text.column, text.a) }} AS tokens)
+        ) AS d
+        JOIN {{ t.vocabulary }} AS v ON v.term = d.cell.key
+        JOIN (
+            SELECT feature, list(coef ORDER BY class_index) AS coefs
+            FROM (
+                {{ family.read_params(t) | trim }}
+            )
+            GROUP BY feature
+        ) AS k ON k.feature = v.term
+    )
+);
+{% elif group_table %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
     -- (the row is named once: DuckDB copies a macro argument at every use)
     SELECT
@@ -111,6 +142,57 @@ CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS
 {% endif %}
 
 -- Whole-table scoring: SELECT * FROM churn_score('customers') (a table, view or file name).
+{% if text is defined and text %}
+-- (a text model's documents are scored together, as predict scores them: one join of
+-- their terms with the coefficients instead of a subquery per row)
+CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
+    WITH documents AS (
+        SELECT *, row_number() OVER () AS __sqlnb_doc FROM query_table(relation)
+    ), cells AS (
+        {{ analyzer.document_terms('documents', '__sqlnb_doc', text.source_column, text.a) }}
+    ), sums AS (
+        SELECT
+            doc,
+            [
+        {% for c in classes %}
+                sum({{ value({'column': 'x'}, text.binarize) }} * coefs[{{ loop.index }}]){{ "," if not loop.last }}
+        {% endfor %}
+            ] AS sums
+        FROM (
+            SELECT
+                c.doc,
+                {{ analyzer.normalised(analyzer.tf('c.count', text.a) ~ ' * v.idf', 'c.doc', text.a) }} AS x,
+                k.coefs
+            FROM cells AS c
+            JOIN {{ t.vocabulary }} AS v USING (term)
+            JOIN (
+                SELECT feature, list(coef ORDER BY class_index) AS coefs
+                FROM (
+                    {{ family.read_params(t) | trim }}
+                )
+                GROUP BY feature
+            ) AS k ON k.feature = v.term
+        )
+        GROUP BY doc
+    ), joint AS (
+        SELECT
+            d.*,
+            [
+        {% for c in classes %}
+                {{ c.constant | lit }} + coalesce(s.sums[{{ loop.index }}], 0){{ "," if not loop.last }}
+        {% endfor %}
+            ] AS __sqlnb_jll
+        FROM documents AS d
+        LEFT JOIN sums AS s ON s.doc = d.__sqlnb_doc
+    )
+    SELECT
+        * EXCLUDE (__sqlnb_doc, __sqlnb_jll),
+        -- the class with the largest joint log-likelihood, as <name>_predict chooses it
+        [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(__sqlnb_jll, list_max(__sqlnb_jll))] AS prediction
+    FROM joint
+    ORDER BY __sqlnb_doc;
+{% else %}
 CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
     SELECT *, {{ m.predict }}(__sqlnb_row) AS prediction
     FROM query_table(relation) AS __sqlnb_row;
+{% endif %}

@@ -4,12 +4,52 @@
 {% import family_template as family %}
 {% import 'scoring_helpers.sql' as scoring %}
 {% from 'sums.sql' import sum_exp %}
+{% import 'text/analyzer.sql' as analyzer %}
+{% from 'families/counts.sql' import value %}
+{% set text = text | default(none) %}
+{% set numbered = group_table or text %}
 WITH source AS (
-{% if group_table %}
+{% if numbered %}
     -- the join below may reorder rows: number them here and sort by that number at the end
     SELECT *, row_number() OVER () AS __sqlnb_row FROM {{ source }}
 {% else %}
     SELECT * FROM {{ source }}
+{% endif %}
+{% if text %}
+), coefficients AS (
+    -- the vocabulary: each term's idf and its coefficient in each class, as one JSON
+    -- literal (DuckDB reads it far faster than as many rows of VALUES; the numbers are
+    -- written with every digit and read back exactly)
+    SELECT
+        unnest(p.term) AS term,
+        unnest(p.idf) AS idf,
+    {% for c in classes %}
+        unnest(p.coef[{{ loop.index }}]) AS {{ c.coef }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM (
+        SELECT from_json({{ text.parameters | lit }}, {{ '{"term": "VARCHAR[]", "idf": "DOUBLE[]", "coef": "DOUBLE[][]"}' | lit }}) AS p
+    )
+), cells AS (
+    -- one row per document and distinct term, with the term's count in the document
+    {{ analyzer.document_terms('source', '__sqlnb_row', text.column, text.a) }}
+), weighted AS (
+    -- the vectorizer's output for the terms the model knows; the others are ignored
+    SELECT
+        c.doc,
+        {{ analyzer.normalised(analyzer.tf('c.count', text.a) ~ ' * k.idf', 'c.doc', text.a) }} AS x,
+    {% for c in classes %}
+        k.{{ c.coef }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM cells AS c
+    JOIN coefficients AS k USING (term)
+), sums AS (
+    SELECT
+        doc,
+    {% for c in classes %}
+        sum({{ value({'column': 'x'}, text.binarize) }} * {{ c.coef }}) AS {{ c.sum }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM weighted
+    GROUP BY doc
 {% endif %}
 {% if group_table %}
 ), group_parameters ({{ group_table.columns | join(", ") }}) AS (
@@ -25,9 +65,17 @@ WITH source AS (
         source.*,
     {% for c in classes %}
         -- class {{ c.comment | comment }}
+        {% if text %}
+        {{ c.constant | lit }} + coalesce(__sqlnb_sums.{{ c.sum }}, 0) AS {{ c.jll }}{{ "," if not loop.last }}
+        {% else %}
         {{ scoring.class_jll(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
+        {% endif %}
     {% endfor %}
     FROM source
+    {% if text %}
+    -- a document without a known term keeps the class constants
+    LEFT JOIN sums AS __sqlnb_sums ON __sqlnb_sums.doc = source.__sqlnb_row
+    {% endif %}
     {% if group_table %}
     -- rows of a group unseen at fit time (or with a NULL group) find no parameters here
     LEFT JOIN group_parameters AS __sqlnb_group
@@ -56,7 +104,7 @@ WITH source AS (
     FROM normalised
 )
 SELECT
-    {{ sql.all_except(classes | map(attribute='jll') | list + (['__sqlnb_row'] if group_table else []) + ['__sqlnb_max', '__sqlnb_lse']) }},
+    {{ sql.all_except(classes | map(attribute='jll') | list + (['__sqlnb_row'] if numbered else []) + ['__sqlnb_max', '__sqlnb_lse']) }},
 {% if output in ('predict', 'predict_proba') %}
     -- argmax; ties go to the first class in sorted order
     CASE
@@ -80,6 +128,6 @@ SELECT
 {% endfor %}
 {% endif %}
 FROM summed
-{% if group_table %}
+{% if numbered %}
 ORDER BY __sqlnb_row
 {% endif %}

@@ -22,6 +22,8 @@ True
 
 from __future__ import annotations
 
+import json
+import math
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
@@ -194,7 +196,19 @@ def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
     whose dialect stores SQL functions instead (Spark) get :func:`functions_sql`'s."""
     if model.dialect.stored_scoring == "functions":
         return functions_sql(model)
-    if arrays:
+    text = None if arrays else model.parameters().get("text")
+    if not text and model.stored_input():
+        raise UnsupportedError(
+            "long-input models have no scoring macros (a macro scores one row, a long "
+            "table spreads a document over many): score them with predict*"
+        )
+    if text:  # a text model: the macro tokenises the row's text column (one reference)
+        classes = [{**c, "key": str(c["label_value"]), "comment": comment_text(str(c["label_value"]))}
+                   for c in model.parameters()["compiled"]]
+        form = {"row": ROW, "row_once": False, "grouped_model": False, "group_table": None,
+                "text": {**text, "column": model.dialect.field(ROW, text["column"]),
+                         "source_column": model.dialect.ident(text["column"])}}
+    elif arrays:
         classes = labelled_classes(model)
         meta_features = model.meta["features"]
         features = [{"name": f["name"], "double": False,
@@ -276,6 +290,21 @@ def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
     if not isinstance(source, str) or not source.strip():
         raise InvalidParameterError("source must be the SQL text of a relation")
     target = dialect_named(dialect)
+    compiled = model.parameters()
+    if compiled.get("text"):
+        if target is not model.dialect:
+            raise UnsupportedError(
+                f"to_sql(dialect={target.name!r}) cannot score text models: their tokeniser "
+                "is written with DuckDB's regular expression and list functions; use "
+                "to_sql() and run it on DuckDB"
+            )
+        return text_scoring_sql(model, source.strip(), output, prediction=prediction,
+                                output_prefix=STANDALONE_OUTPUTS[output])
+    if model.stored_input():
+        raise UnsupportedError(
+            "to_sql is not available for long-input models: score them with predict* "
+            "(a join of the long table with the coefficients)"
+        )
     if target is not model.dialect:
         check_translatable(model, target, output)
     return scoring_sql(model, source.strip(), output, prediction=prediction,
@@ -350,6 +379,49 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
             version=_version(),
         ),
     )
+
+
+def text_scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: str,
+                     output_prefix: str | None) -> str:
+    """A text model's standalone scoring statement: the source's text column tokenised as
+    the fit tokenised it, joined with the vocabulary inlined (each term's idf and
+    coefficients), summed per document."""
+    compiled = model.parameters()
+    dialect = model.dialect
+    rows = model.pipeline.fetch("text/inline_terms.sql")
+    n_classes = len(compiled["compiled"])
+    parameters = json.dumps({
+        "term": [term for term, _, _ in rows],
+        "idf": [_json_number(idf) for _, idf, _ in rows],
+        "coef": [[_json_number(coefs[i]) for _, _, coefs in rows] for i in range(n_classes)],
+    }, ensure_ascii=False, allow_nan=False)
+    classes = []
+    for c in compiled["compiled"]:
+        key = str(c["label_value"])
+        output_name = None if output_prefix is None else dialect.ident(f"{output_prefix}{key}")
+        classes.append({**c, "output": output_name, "comment": comment_text(key)})
+    text = compiled["text"]
+    return model.pipeline.render(
+        "standalone_score.sql",
+        source=source_sql,
+        model_comment=comment_text(model.name),
+        engine_title=dialect.title,
+        output=output,
+        classes=classes,
+        grouped_model=False,
+        group_table=None,
+        text={**text, "column": dialect.ident(text["column"]), "parameters": parameters},
+        prediction=dialect.ident(prediction),
+        n_features=len(rows),
+        fitted_at=str(compiled["fitted_at"])[:19],
+        version=_version(),
+    )
+
+
+def _json_number(value: float) -> float | str:
+    """A double for a JSON document DuckDB reads back exactly: finite ones as numbers
+    (Python writes the shortest text that round-trips), the others as text DuckDB casts."""
+    return value if math.isfinite(value) else str(value)
 
 
 def _version() -> str:

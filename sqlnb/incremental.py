@@ -238,7 +238,7 @@ def check_updatable(model: NaiveBayes) -> None:
     if model.stored_input():
         raise InvalidParameterError(
             "this is a text or long-input model: update it with partial_fit(..., text=...) "
-            "or partial_fit_long; forget and merge are not available for it yet"
+            "or partial_fit_long, unlearn documents with forget(..., text=...)"
         )
     if model.family.composite:
         require_duckdb(model.engine, "updates of family='auto' models")

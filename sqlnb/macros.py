@@ -72,7 +72,7 @@ def _arrays(model: NaiveBayes) -> bool:
 
 
 def drop_macros(model: NaiveBayes) -> None:
-    """Remove the scoring macros the model owns (a text model has none), and the
+    """Remove the scoring macros the model owns (a long-input model has none), and the
     parameter view they read."""
     ownership.release(model, [*macro_names(model.name).values(),
                               params_table_name(model.name)])

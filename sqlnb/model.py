@@ -501,13 +501,24 @@ class NaiveBayes:
         features: list[str] | None = None,
         weight: str | None = None,
         group_by: str | list[str] | None = None,
+        text: str | None = None,
     ) -> NaiveBayes:
         """Subtract a batch the model learned (exact unlearning); one transaction.
 
         ``fit(A + B)`` then ``forget(A)`` equals ``fit(B)``. A class left without rows
         disappears (in a per-group model, a group's class too); forgetting what was never
         learned raises and changes nothing.
+
+        ``text="body"`` forgets documents of a text model: the vocabulary and idf of its
+        first fit stay, as for ``partial_fit`` (see :func:`sqlnb.text.forget_text`).
         """
+        if text is not None:
+            require_duckdb(self.engine, "text")
+            if features is not None or group_by is not None:
+                raise InvalidParameterError("a text model takes no features or group_by")
+            from .text import forget_text
+            forget_text(self, source, target, text, weight=weight)
+            return self
         from .incremental import forget
 
         return forget(self, source, target, features=features, weight=weight,
@@ -833,7 +844,6 @@ class NaiveBayes:
         >>> print(model.to_sql("read_parquet('new/*.parquet')"))  # doctest: +SKIP
         >>> spark.sql(model.to_sql("customers", dialect="spark"))  # doctest: +SKIP
         """
-        self._require_column_model("to_sql")
         return compiler.to_sql(self, source, output, dialect=dialect)
 
     def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:
@@ -986,6 +996,8 @@ def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,
     model ``name`` of a database attached as ``alias`` (``ATTACH 'day1.duckdb' AS alias``).
     The result equals the fit on the union of the models' training rows. If ``into`` is
     one of ``models`` the others are added to it; otherwise ``into`` is (re)created.
+    Text and long-input models merge with models read the same way (see
+    :func:`sqlnb.text.merge_models` for how vocabularies combine).
 
     >>> import duckdb, sqlnb
     >>> con = duckdb.connect()
@@ -1001,6 +1013,11 @@ def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,
     sources = [_open(engine, m) for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
+    if any(source.spec.terms for source in sources):  # text and long input: sqlnb.text
+        first = sources[0].meta
+        result = NaiveBayes(into, con=engine, family=first["family"], **first["params"])
+        text.merge_models(result, sources)
+        return result
     for source in sources:
         incremental.check_updatable(source)
     spec = sources[0].meta

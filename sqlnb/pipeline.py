@@ -435,7 +435,7 @@ class Pipeline:
                macros_current: bool = False, meta_columns: bool = False) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
-        ``scoring_macros=False`` (text and long models, which a row-wise macro cannot
+        ``scoring_macros=False`` (long-input models, which a row-wise macro cannot
         score) drops any macros an earlier fit of the same name left behind. ``kind`` is
         the input kind and group columns the metadata records (see :mod:`sqlnb.spec`).
         ``known_classes``: the number of classes of an update's model before the batch,

@@ -362,7 +362,7 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
             else:
                 kind = {"input": text.stored_kind(model) if terms else "columns"}
                 model.pipeline.finish(features, meta["target"], target_type, meta["weight"],
-                                  scoring_macros=not terms, kind=kind)
+                                  scoring_macros=kind["input"] != "long", kind=kind)
     finally:
         ownership.done(model)
     model.invalidate()

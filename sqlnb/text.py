@@ -38,6 +38,7 @@ import duckdb
 from . import ownership
 from .errors import (
     EmptyInputError,
+    IncompatibleModelError,
     InvalidDataError,
     InvalidParameterError,
     NotFittedError,
@@ -375,7 +376,7 @@ def _check_column(src: Source, name: str | None, what: str) -> None:
 def _in_transaction(model: NaiveBayes, work) -> None:
     try:
         with model.engine.transaction("fitting a text or long-input model"):
-            ownership.claim(model, ownership.names(model.name, "base", "text"))
+            ownership.claim(model, ownership.names(model.name, "base", "text", "macros"))
             work()
     finally:
         ownership.done(model)
@@ -397,24 +398,32 @@ def check_re2(model: NaiveBayes, token_pattern: str) -> None:
         ) from None
 
 
-def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
-             weight: str | None, options: dict[str, Any], partial: bool) -> None:
-    """Fit (or, with ``partial``, update) a term model on a text column."""
-    model.engine.refuse_open_transaction("fitting a text model")
+def fit_text(model: NaiveBayes, source: Any, target: str, column: str | None, *,
+             weight: str | None, options: dict[str, Any], partial: bool,
+             sign: int = 1) -> None:
+    """Fit (or, with ``partial``, update) a term model on a text column; ``sign=-1``
+    forgets the documents instead (see :func:`forget_text`)."""
+    forgetting = sign < 0
+    what = "forgetting text" if forgetting else "fitting a text model"
+    model.engine.refuse_open_transaction(what)
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
     stored = _stored_for_partial(model) if partial else None
+    if forgetting and stored is None:
+        raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
     if stored is not None:
         if stored[0] != "text":
             raise InvalidParameterError(f"model {model.name!r} was not fitted on text")
         analyzer = Analyzer.from_json(json.dumps(stored[1]))
+        column = analyzer.column if column is None else column
         if column != analyzer.column:
             raise InvalidParameterError(
                 f"model {model.name!r} reads text from {analyzer.column!r}, not {column!r}"
             )
         if options:
             raise InvalidParameterError(
-                "the text options are fixed by the first fit; partial_fit takes none"
+                "the text options are fixed by the first fit; "
+                + ("forget" if forgetting else "partial_fit") + " takes none"
             )
     else:
         analyzer = Analyzer.from_options(column, options)
@@ -452,7 +461,8 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
         def work() -> None:
             n_documents = model.pipeline.fetch("text/count_documents.sql", **context)[0][0]
             if n_documents == 0:
-                raise EmptyInputError("there are no labelled documents to fit")
+                raise EmptyInputError("there are no labelled documents to "
+                                      + ("forget" if forgetting else "fit"))
             from_terms = not analyzer.needs_documents
             if stored is None:
                 model.pipeline.create(target_type, text=True)
@@ -482,16 +492,60 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str, *,
             else:
                 vocabulary_documents = stored[2]
             model.pipeline.run("text/batch_text.sql", from_terms=from_terms, **context)
-            model.pipeline.run("text/merge_terms.sql")
+            model.pipeline.run("text/merge_terms.sql", sign=sign)
             model.pipeline.run("text/drop_terms.sql")
-            model.pipeline.finish([{"name": column, "type": src.columns[column]}], target,
-                              target_type, weight, scoring_macros=False, kind={"input": "text"})
+            if forgetting:
+                _after_forget(model, target_type)
+            # the analyzer first: the scoring macros written by finish() read it
             model.pipeline.run("text/write_analyzer.sql", input="text",
                        options_json=analyzer.to_json(), n_documents=vocabulary_documents)
+            model.pipeline.finish([{"name": column, "type": src.columns[column]}], target,
+                              target_type, weight, kind={"input": "text"})
 
         _in_transaction(model, work)
     finally:
         model.engine.release(src)
+
+
+def forget_text(model: NaiveBayes, source: Any, target: str, column: str | None, *,
+                weight: str | None = None) -> None:
+    """Subtract documents the model learned (exact unlearning), in one transaction.
+
+    The vocabulary, idf and analyzer stay those of the first fit, as for ``partial_fit``:
+    each forgotten document takes back exactly the counts (or tf-idf weights) it added,
+    terms outside the vocabulary are ignored. So ``fit(A + B)`` then ``forget(A)`` equals
+    ``fit(B)`` whenever ``B`` alone gives the same vocabulary, and in general equals
+    scikit-learn's naive Bayes fitted on ``B`` through the vectorizer fitted on ``A + B``.
+    A class left without documents disappears. Forgetting more than the model learned (an
+    unknown class, more documents or more of a term than it counted) raises
+    :class:`~sqlnb.errors.InvalidDataError` and changes nothing.
+    """
+    fit_text(model, source, target, column, weight=weight, options={}, partial=True,
+             sign=-1)
+
+
+def _after_forget(model: NaiveBayes, class_type: str) -> None:
+    """After subtracting documents: refuse what went below zero, drop emptied classes."""
+    amount = model.dialect.ident(model.family.amount_column)
+    # (a term's n mixes documents and occurrences, see term_stats.sql: only its amount and
+    # the class totals say what was learned)
+    negative = model.pipeline.fetch("forget_checks.sql", amount=amount, terms=True)
+    if negative:
+        cells = "; ".join(
+            f"class {cls}" + (f", term {feature!r}" if feature is not None else "")
+            + (f" would have {n} documents and weight {value:.6g}" if feature is None
+               else f" would have a count of {value:.6g}")
+            for cls, feature, n, value in negative
+        )
+        raise InvalidDataError(
+            f"cannot forget more than model {model.name!r} learned: {cells}"
+        )
+    model.pipeline.run("forget_cleanup.sql", keep=None, class_type=class_type)
+    if model.pipeline.fetch("class_count.sql")[0][0] == 0:
+        raise InvalidDataError(
+            f"forgetting these documents would leave model {model.name!r} without any; "
+            "drop() the model instead"
+        )
 
 
 # ---------------------------------------------------------------------- long input
@@ -574,6 +628,146 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
             model.engine.release(labels_src)
 
 
+# ---------------------------------------------------------------------- merge
+def merge_models(result: NaiveBayes, sources: list[NaiveBayes]) -> None:
+    """Combine term models (text or long input) into ``result``, in one transaction.
+
+    The models must read their input the same way (text: the same column and analyzer
+    options; long: the same columns) and have the same family and hyperparameters. Their
+    statistics add up. For text the vocabularies must allow an exact answer:
+
+    - when the analyzer keeps every term it sees (no ``min_df``/``max_df`` pruning on the
+      models' documents, no ``max_features``, no idf), the vocabularies are unioned (a
+      term's document frequency and occurrences add up): the result equals ``fit`` on
+      the union of the documents each model's vocabulary was built from;
+    - otherwise the vocabularies (terms and idf) must be identical, as in models
+      continued from one first fit with ``partial_fit``: the result keeps that vocabulary
+      and equals the first model updated with the others' documents;
+    - anything else is refused (:class:`~sqlnb.errors.InvalidParameterError`): pruning
+      or idf over the union would need the documents themselves.
+
+    ``result`` may be one of ``sources`` (its statistics count once), or a new or other
+    model, which is replaced.
+    """
+    result.engine.refuse_open_transaction("merge")
+    first = sources[0]
+    kinds = {source.spec.input for source in sources}
+    if len(kinds) > 1 or not kinds <= {"text", "long"}:
+        raise InvalidParameterError(
+            "merge combines models of one kind: "
+            + ", ".join(f"{s.name!r} reads {s.spec.input}" for s in sources)
+            + "; a text model merges only with text models fitted the same way"
+        )
+    kind = kinds.pop()
+    stored = [_read_stored(source) for source in sources]
+    for source, (_, options, _) in zip(sources[1:], stored[1:]):
+        _check_mergeable(first, source, stored[0][1], options)
+    if sum(same_tables(source, result) for source in sources) > 1:
+        raise InvalidParameterError(
+            f"model {result.name!r} is listed more than once (names ignore case) and is the "
+            "target: a model cannot be added to itself; merge into a new name instead"
+        )
+    vocabularies: list[dict[str, Any]] = []
+    n_documents = stored[0][2]
+    if kind == "text":
+        analyzer = Analyzer.from_json(json.dumps(stored[0][1]))
+        documents = [n for _, _, n in stored]
+        reasons = []
+        if any(analyzer.prunes_by_df(n) for n in [*documents, sum(documents)]):
+            reasons.append("prunes terms by document frequency (min_df, max_df)")
+        if analyzer.max_features is not None:
+            reasons.append("keeps only the max_features most frequent terms")
+        if analyzer.sql()["use_idf"]:
+            reasons.append("weights terms by idf")
+        if not reasons:
+            vocabularies, n_documents = [s.tables for s in sources], sum(documents)
+        else:
+            for source in sources[1:]:
+                differ = first.pipeline.fetch("text/same_vocabulary.sql", a=first.tables,
+                                              b=source.tables)[0][0]
+                if differ:
+                    raise InvalidParameterError(
+                        f"models {first.name!r} and {source.name!r} have different "
+                        f"vocabularies, and their analyzer {' and '.join(reasons)} over "
+                        "all the documents: the merge would need the documents themselves. "
+                        "Fit one model on all of them, or fit one first and partial_fit "
+                        "the others "
+                        "(their vocabularies are then the same and they merge)"
+                    )
+            vocabularies = [first.tables]
+    meta = first.meta
+    alpha = _scalar_alpha(result)
+    flow = result.pipeline
+    try:
+        with result.engine.transaction("merge"):
+            ownership.claim(result, ownership.names(result.name, "base", "text", "macros"))
+            flow.run("text/merge_models.sql", sources=[s.tables for s in sources],
+                     vocabularies=vocabularies)
+            flow.create(meta["target_type"], text=True)
+            if kind == "text":
+                flow.run("text/merged_vocabulary.sql")
+                flow.run("text/insert_vocabulary.sql", alpha=alpha)
+                flow.run("text/drop_terms.sql")
+            else:
+                flow.run("text/insert_long_features.sql", alpha=alpha, entries=flow.tables["batch"],
+                         feature=result.dialect.ident("feature"))
+            flow.run("text/merge_terms.sql")
+            if kind == "long":
+                n_documents = flow.fetch("text/documents_fitted.sql")[0][0]
+            flow.run("text/write_analyzer.sql", input=kind, options_json=json.dumps(stored[0][1]),
+                     n_documents=n_documents)
+            flow.finish(meta["features"], meta["target"], meta["target_type"], None,
+                        scoring_macros=kind == "text", kind={"input": kind})
+    finally:
+        ownership.done(result)
+    result.invalidate()
+
+
+def same_tables(a: NaiveBayes, b: NaiveBayes) -> bool:
+    """Whether two model objects name the same tables (DuckDB names ignore case)."""
+    return a.con is b.con and a.tables["class_stats"].lower() == b.tables["class_stats"].lower()
+
+
+def _read_stored(model: NaiveBayes) -> tuple[str, dict[str, Any], int]:
+    """A term model's (input kind, options, n_documents), read from its own tables (those
+    of an attached database too)."""
+    try:
+        rows = model.pipeline.fetch("text/read_analyzer.sql", what="rows")
+    except model.engine.missing_relation_errors:
+        rows = []
+    if not rows:
+        raise IncompatibleModelError(
+            f"model {model.name!r} is a {model.spec.input} model without its analyzer table: "
+            "fit it again, or drop it"
+        )
+    kind, options, n_documents = rows[0]
+    return kind, json.loads(options), n_documents
+
+
+def _check_mergeable(a: NaiveBayes, b: NaiveBayes, options_a: dict[str, Any],
+                     options_b: dict[str, Any]) -> None:
+    """Term models merge only with the same family, hyperparameters, input options and
+    kind of labels."""
+    ma, mb = a.meta, b.meta
+    problems = []
+    if ma["family"] != mb["family"]:
+        problems.append(f"family {ma['family']} vs {mb['family']}")
+    elif ma["params"] != mb["params"]:
+        problems.append(f"hyperparameters {ma['params']} vs {mb['params']}")
+    if options_a != options_b:
+        changed = sorted(k for k in set(options_a) | set(options_b)
+                         if options_a.get(k) != options_b.get(k))
+        problems.append("input options " + ", ".join(
+            f"{k}={options_a.get(k)!r} vs {options_b.get(k)!r}" for k in changed))
+    kinds = {a.dialect.kind(m["target_type"]) for m in (ma, mb)}
+    if ma["target_type"].upper() != mb["target_type"].upper() and not kinds <= {"integer"}:
+        problems.append(f"target type {ma['target_type']} vs {mb['target_type']}")
+    if problems:
+        raise InvalidParameterError(
+            f"models {a.name!r} and {b.name!r} cannot be merged: " + "; ".join(problems)
+        )
+
+
 # ---------------------------------------------------------------------- scoring
 def compile_classes(model: NaiveBayes) -> dict[str, Any]:
     """Class labels and constants only: a term model's coefficients stay in the database."""
@@ -589,7 +783,14 @@ def compile_classes(model: NaiveBayes) -> dict[str, Any]:
         "coef": model.dialect.ident(f"__sqlnb_coef_{index}"),
         "sum": model.dialect.ident(f"__sqlnb_sum_{index}"),
     } for index, label, _ in classes]
-    return {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
+    result = {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
+    kind, options, _ = model.stored_input()
+    if kind == "text":
+        # what the scoring macros and to_sql need to tokenise as predict does
+        analyzer = Analyzer.from_json(json.dumps(options))
+        result["text"] = {"column": analyzer.column, "a": analyzer.sql(),
+                          "binarize": model.family.params.get("binarize")}
+    return result
 
 
 def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,

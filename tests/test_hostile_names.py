@@ -119,10 +119,17 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     text_model = sqlnb.NaiveBayes(name, con=con, family="multinomial")
     text_model.fit(table, "y", text="body", tfidf=True)
     text_model.partial_fit(table, "y", text="body")
+    sqlnb.merge(con, [name, name], into=name + "t")  # the same vocabulary (idf)
     text_model.predict_proba(table).fetchall()
     sqlnb.text.top_terms(text_model, 2).fetchall()
     text_model.explain(table).fetchall()
     text_model.fit(table, "y", text="body")
+    text_model.partial_fit(table, "y", text="body")
+    text_model.forget(table, "y", text="body")
+    sqlnb.merge(con, [name, text_model], into=name + "t")  # vocabularies unioned
+    quoted = sqlnb.dialect.DUCKDB.ident
+    con.execute(text_model.to_sql(quoted(table), output="proba")).fetchall()
+    con.execute(f"SELECT {quoted(name + '_predict_proba')}(r) FROM {quoted(table)} r").fetchall()
     sqlnb.NaiveBayes(name, con=con, family="bernoulli").search(  # each fold's vocabulary
         table, "y", text="body", cv="k", scoring=["accuracy", "neg_log_loss"],
         param_grid={"alpha": [0.5, 1.0], "max_features": [None, 2]}, refit=False)

@@ -45,6 +45,19 @@ flatten([
 {%- endif %}
 {%- endmacro %}
 
+{# One row per document of `source` and distinct term in it: (doc, term, count), the
+   document numbered by the column `doc`, its text read from `column`. #}
+{% macro document_terms(source, doc, column, a) -%}
+SELECT {{ doc }} AS doc, cell.key AS term, cell.value AS count
+    FROM (
+        SELECT {{ doc }}, unnest(map_entries(list_aggr({{ terms('tokens', a) }}, 'histogram'))) AS cell
+        FROM (
+            SELECT {{ doc }}, {{ tokens(column, a) }} AS tokens
+            FROM {{ source }}
+        )
+    )
+{%- endmacro %}
+
 {# A document-term weight before idf: the count, 1 when binary, or 1 + ln(count). #}
 {% macro tf(count, a) -%}
 {% if a.binary %}1.0{% elif a.sublinear_tf %}(1.0 + ln({{ count }})){% else %}CAST({{ count }} AS DOUBLE){% endif %}
@@ -55,12 +68,14 @@ flatten([
 {% if not a.use_idf %}1.0{% elif a.smooth_idf %}ln((CAST({{ n_documents }} AS DOUBLE) + 1) / ({{ df }} + 1)) + 1{% else %}ln(CAST({{ n_documents }} AS DOUBLE) / {{ df }}) + 1{% endif %}
 {%- endmacro %}
 
-{# A document's norm over its (known) terms' weights `x`, as a window per document. #}
+{# A document's norm over its (known) terms' weights `x`, as a window per document (over
+   every row when `doc` is none: the rows of one document). #}
 {% macro normalised(x, doc, a) -%}
+{% set window %}{% if doc %}PARTITION BY {{ doc }}{% endif %}{% endset %}
 {% if a.norm == 'l2' %}
-{{ x }} / sqrt(sum({{ x }} * {{ x }}) OVER (PARTITION BY {{ doc }}))
+{{ x }} / sqrt(sum({{ x }} * {{ x }}) OVER ({{ window }}))
 {%- elif a.norm == 'l1' %}
-{{ x }} / sum(abs({{ x }})) OVER (PARTITION BY {{ doc }})
+{{ x }} / sum(abs({{ x }})) OVER ({{ window }})
 {%- else %}
 {{ x }}
 {%- endif %}

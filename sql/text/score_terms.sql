@@ -22,14 +22,7 @@ WITH documents AS MATERIALIZED (
 ), cells AS (
 {% if input == 'text' %}
     -- one row per document and distinct term, with the term's count in the document
-    SELECT __sqlnb_doc AS doc, cell.key AS term, cell.value AS count
-    FROM (
-        SELECT __sqlnb_doc, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram'))) AS cell
-        FROM (
-            SELECT __sqlnb_doc, {{ analyzer.tokens(column, a) }} AS tokens
-            FROM documents
-        )
-    )
+    {{ analyzer.document_terms('documents', '__sqlnb_doc', column, a) }}
 {% else %}
     SELECT {{ document }} AS doc, CAST({{ feature }} AS VARCHAR) AS term, {{ value_column }} AS count
     FROM {{ source }}
