@@ -17,6 +17,7 @@ import sqlnb
 
 pytest.importorskip("dbt.cli.main")
 pytest.importorskip("dbt.adapters.duckdb")
+pytestmark = pytest.mark.xdist_group("dbt")  # one worker builds the example once
 
 ROOT = Path(__file__).resolve().parents[1]
 FEATURES = ["tenure_months", "monthly_spend", "support_calls"]
@@ -102,3 +103,27 @@ def test_incremental_run_folds_the_new_day_into_the_model(project):
     assert read(project, "SELECT learned_at FROM churn_training WHERE day = 1") == before
     [(n,)] = read(project, "SELECT sum(n) FROM churn_class_stats")
     assert n == 3 * 400
+
+
+def test_a_refit_reaches_views_at_once_and_tables_at_their_next_build(project):
+    with duckdb.connect(str(project / "shop.duckdb")) as con:
+        table_before = con.sql("SELECT customer_id, churn_probability FROM scored_customers "
+                               "ORDER BY customer_id").fetchall()
+        view_before = con.sql("SELECT expected_churn_rate FROM churn_by_plan "
+                              "ORDER BY plan").fetchall()
+        # refitted outside dbt, on the first day only
+        model = sqlnb.NaiveBayes("churn", con=con, family="gaussian")
+        model.fit(con.sql("SELECT * FROM customers WHERE day = 1 AND NOT holdout"), "churned",
+                  features=FEATURES)
+        view = con.sql("SELECT plan, expected_churn_rate FROM churn_by_plan "
+                       "ORDER BY plan").fetchall()
+        expected = model.predict_proba(con.sql("SELECT * FROM customers")).aggregate(
+            "plan, avg(proba_yes)", "plan").order("plan").fetchall()
+        table_after = con.sql("SELECT customer_id, churn_probability FROM scored_customers "
+                              "ORDER BY customer_id").fetchall()
+    # the view scores with the refitted model; the table keeps the scores dbt built
+    assert [p for p, _ in view] == [p for p, _ in expected] == ["basic", "plus", "pro"]
+    np.testing.assert_allclose([r for _, r in view], [r for _, r in expected],
+                               rtol=0, atol=1e-12)
+    assert [(r,) for _, r in view] != view_before
+    assert table_after == table_before
