@@ -24,13 +24,14 @@ FEATURES = ["tenure_months", "monthly_spend", "support_calls"]
 RUN_DBT = "import sys; from dbt.cli.main import cli; sys.exit(cli())"
 
 
-def dbt(project: Path, *args: str) -> None:
+def dbt(project: Path, *args: str, succeeds: bool = True) -> str:
     # A process of its own, as a user's `dbt build`, with this checkout's sqlnb.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
     result = subprocess.run([sys.executable, "-c", RUN_DBT, *args, "--profiles-dir", "."],
                             cwd=project, env=env, capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert (result.returncode == 0) == succeeds, result.stdout[-4000:] + result.stderr[-2000:]
+    return result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +104,14 @@ def test_incremental_run_folds_the_new_day_into_the_model(project):
     assert read(project, "SELECT learned_at FROM churn_training WHERE day = 1") == before
     [(n,)] = read(project, "SELECT sum(n) FROM churn_class_stats")
     assert n == 3 * 400
+
+
+def test_the_accuracy_test_fails_below_its_threshold(project):
+    # measured on the holdout rows: about 0.88, so 0.99 must fail and name the test
+    out = dbt(project, "test", "--select", "scored_customers",
+              "--vars", "{last_day: 3, min_accuracy: 0.99}", succeeds=False)
+    [line] = [line for line in out.splitlines() if " FAIL " in line]
+    assert "sqlnb_accuracy_scored_customers" in line
 
 
 def test_a_refit_reaches_views_at_once_and_tables_at_their_next_build(project):
