@@ -1,5 +1,5 @@
 """One-row and all-rows latency of the SQL scoring macros, and what a small partial_fit
-pays to keep them fresh (issue 15, item 2). Results: benchmarks/results/macros.md.
+pays to keep them fresh. Results: benchmarks/results/macros.md.
 
 Runs against the sqlnb it imports, in this process, every step interleaved with the
 others; run it in fresh processes for each tree compared (``PYTHONPATH=<tree>``)::

@@ -1,4 +1,4 @@
-"""Cross-validated search (issue 13): sqlnb's two-scan search against GridSearchCV.
+"""Cross-validated search: sqlnb's two-scan search against GridSearchCV.
 
 Gaussian naive Bayes, 20 DOUBLE features, 3 classes, 8 values of ``var_smoothing`` x 5
 folds. sqlnb searches the Parquet file in place; scikit-learn's ``GridSearchCV`` gets the

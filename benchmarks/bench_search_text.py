@@ -1,4 +1,4 @@
-"""Cross-validated search of a text model (issue 13): sqlnb against GridSearchCV over
+"""Cross-validated search of a text model: sqlnb against GridSearchCV over
 Pipeline([CountVectorizer(), MultinomialNB()]).
 
 20,000 short documents (``benchmarks/common.py``'s ``text``: 30 words drawn from 5,000,

@@ -1,7 +1,7 @@
 """sqlnb on Spark beside DuckDB, on one Parquet file of ``--rows`` rows x ``--features``
 doubles x 5 classes (Gaussian).
 
-``--models`` (issue 16): a model that lives on Spark, ``NaiveBayes(con=spark).fit`` and
+``--models``: a model that lives on Spark, ``NaiveBayes(con=spark).fit`` and
 ``predict`` (written to Spark's ``noop`` sink), beside DuckDB's fit and predict (to
 Parquet); with the session start. Otherwise: a DuckDB-fitted model's standalone statement
 ``to_sql(dialect="spark")`` timed in a fresh Spark session with Spark's defaults and with

@@ -1,8 +1,8 @@
 """The benchmark cases. Each case generates its data (cached), measures its steps side by
 side with ``common.compare`` and adds rows, ratios and targets to the report.
 
-Cases that need an API another issue adds (``partial_fit``, text models, SQL macros)
-check for it first and leave a "not available" line instead of failing.
+Cases that need an optional API (``partial_fit``, text models, SQL macros) check for
+it first and leave a "not available" line instead of failing.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ GIB = 1024**3
 
 @dataclass
 class Scale:
-    """Sizes for one ``--scale``; ``full`` is the issue's specification."""
+    """Sizes for one ``--scale``; ``full`` is the reference specification."""
 
     name: str
     dense_rows: int
@@ -42,7 +42,7 @@ class Scale:
     batches: int = 50
     latency_calls: int = 200
     latency_budget: float = 2.0   # seconds of calls per latency run (a slow call runs once)
-    # issue 15: models of width_features x 5 classes scoring width_rows rows
+    # models of width_features x 5 classes scoring width_rows rows
     width_features: list[int] = field(default_factory=lambda: [10, 50, 200])
     width_rows: int = 1_000
     width_timeout: float = 300.0  # a run still going after this is killed and noted
@@ -99,7 +99,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     # sweep name -> list of (x, series, median seconds)
     scaling: dict[str, list[tuple[int, str, float]]] = field(default_factory=dict)
-    # width sweep (issue 15): (features, series, median seconds) and statement sizes
+    # width sweep: (features, series, median seconds) and statement sizes
     width: list[tuple[int, str, float]] = field(default_factory=list)
     width_sql: dict[int, int] = field(default_factory=dict)
 
@@ -199,7 +199,7 @@ def categorical(report: Report) -> None:
     report.target("scikit-learn encode + fit / sqlnb categorical fit",
                   report.ratio("categorical", "scikit-learn encode + fit / sqlnb fit",
                                skl_fit, fit), 10)
-    report.target("scikit-learn categorical predict (in memory) / sqlnb predict (issue 15)",
+    report.target("scikit-learn categorical predict (in memory) / sqlnb predict",
                   report.ratio("categorical", "scikit-learn in-memory predict / sqlnb predict",
                                skl_predict, predict), 1)
 
@@ -244,7 +244,7 @@ def incremental(report: Report) -> None:
     }, s.repeats))
     ours, theirs = r.values()
     report.target(f"scikit-learn partial_fit loop / sqlnb loop, {s.batches} x "
-                  f"{s.batch_rows:,} rows (issue 15)",
+                  f"{s.batch_rows:,} rows",
                   report.ratio("incremental", "scikit-learn loop / sqlnb loop", theirs, ours), 1)
 
 
@@ -277,7 +277,7 @@ def text_case(report: Report) -> None:
     end_to_end = (skl_fit.median + skl_predict.median) / (fit.median + predict.median)
     report.ratios.append(("text", "scikit-learn (fit + predict) / sqlnb (fit + predict)",
                           end_to_end))
-    report.target("text, 30-word documents: scikit-learn / sqlnb, fit + predict (issue 15)",
+    report.target("text, 30-word documents: scikit-learn / sqlnb, fit + predict",
                   end_to_end, 5)
 
 
@@ -331,7 +331,7 @@ def scaling(report: Report) -> None:
 
 
 def latency(report: Report) -> None:
-    """Issue 15: the load_digits GaussianNB model (64 features x 10 classes) scoring one
+    """The load_digits GaussianNB model (64 features x 10 classes) scoring one
     row, and all 1,797, beside DuckDB reading the same input (the floor)."""
     s = report.scale
     budget = {"calls": s.latency_calls, "budget": s.latency_budget, "warmup": True}
@@ -353,7 +353,7 @@ def latency(report: Report) -> None:
     for label, measured, base in [("NaiveBayes.predict", native, floor),
                                   ("sqlnb.sklearn facade", facade, floor),
                                   ("SQL macro", macro, floor_table)]:
-        report.target(f"one-row predict, {label} / DuckDB SELECT * of the same row (issue 15)",
+        report.target(f"one-row predict, {label} / DuckDB SELECT * of the same row",
                       report.ratio(case, f"one row: {label} / floor", measured, base),
                       3, at_most=True)
     rows = 1_797
@@ -365,7 +365,7 @@ def latency(report: Report) -> None:
         "sqlnb.sklearn.GaussianNB().predict(X)": (steps.prepare_digits_facade, rows),
     }, s.repeats, **budget))
     floor, _, native, facade = every.values()
-    report.target(f"all {rows:,} digits rows, NaiveBayes.predict / reading them (issue 15)",
+    report.target(f"all {rows:,} digits rows, NaiveBayes.predict / reading them",
                   report.ratio(case, "all rows: NaiveBayes.predict / floor", native, floor),
                   3, at_most=True)
     report.ratio(case, "all rows: sqlnb.sklearn facade / floor", facade, floor)
@@ -385,9 +385,9 @@ def _digits_agreement(report: Report) -> None:
     ours = SqlnbGaussianNB().fit(X, y)
     same = int((ours.predict(X) == theirs.predict(X)).sum())
     difference = float(np.abs(ours.predict_proba(X) - theirs.predict_proba(X)).max())
-    report.check("digits: predictions identical to scikit-learn's (issue 15)",
+    report.check("digits: predictions identical to scikit-learn's",
                  f"{same:,} of {len(y):,}", f"{len(y):,} of {len(y):,}", same == len(y))
-    report.check("digits: max |predict_proba - scikit-learn's| (issue 15)",
+    report.check("digits: max |predict_proba - scikit-learn's|",
                  f"{difference:.1e}", "<= 1e-9", difference <= 1e-9)
     _offset_precision(report, X + 1e9, y)
 
@@ -420,12 +420,12 @@ def _offset_precision(report: Report, X: Any, y: Any) -> None:
 
     ours, theirs = error(SqlnbGaussianNB()), error(GaussianNB())
     report.check("digits + 1e9: max relative error of var_ against exact arithmetic, "
-                 "sqlnb (issue 15: at least as good as scikit-learn's)",
+                 "sqlnb (at least as good as scikit-learn's)",
                  f"{ours:.1e}", f"<= scikit-learn's {theirs:.1e}", ours <= theirs)
 
 
 def width(report: Report) -> None:
-    """Issue 15: predict cost and planning time as the model widens (features x 5 classes)."""
+    """Predict cost and planning time as the model widens (features x 5 classes)."""
     s = report.scale
     timings: dict[int, dict[str, Measurement]] = {}
     for n in s.width_features:
@@ -448,16 +448,16 @@ def width(report: Report) -> None:
         read, predict, _, _, _ = r.values()
         report.ratio("width", f"{n:,} features: predict / reading the rows", predict, read)
         db.unlink(missing_ok=True)
-    # the issue's point is 1,000 features; smaller scales judge their widest model
+    # the target is 1,000 features; smaller scales judge their widest model
     judged = max((n for n in s.width_features if n <= 1_000), default=s.width_features[0])
     read, predict, _, _, _ = timings[judged].values()
     report.target(f"width: predict / reading the rows, {judged:,} features x 5 classes, "
-                  f"{s.width_rows:,} rows (issue 15: 1,000 features)",
+                  f"{s.width_rows:,} rows (target: 1,000 features)",
                   predict.median / read.median, 5, at_most=True)
     narrow, wide = s.width_features[0], s.width_features[-1]
     plan = "DuckDB EXPLAIN of the predict statement"
     report.target(f"width: planning time at {wide:,} / at {narrow:,} features "
-                  "(issue 15: flat)",
+                  "(target: flat)",
                   timings[wide][plan].median / timings[narrow][plan].median, 2, at_most=True)
     # what the statement adds to planning a SELECT * of the same input (which grows with
     # its columns, and which no statement returning them can avoid)
@@ -468,7 +468,7 @@ def width(report: Report) -> None:
 
 
 def small_batches(report: Report) -> None:
-    """Issue 15: a loop of small partial_fit calls beside a loop of DuckDB INSERTs."""
+    """A loop of small partial_fit calls beside a loop of DuckDB INSERTs."""
     s = report.scale
     n, rows = s.small_batches, s.small_batch_rows
     path = common.dense(n * rows, data_dir=report.data_dir)
@@ -481,13 +481,13 @@ def small_batches(report: Report) -> None:
     insert, skl, ours = r.values()
     report.ratio("small batches", "scikit-learn loop / sqlnb loop", skl, ours)
     report.target(f"small batches: sqlnb partial_fit loop / DuckDB INSERT loop, {n} x "
-                  f"{rows:,} rows (issue 15)",
+                  f"{rows:,} rows",
                   report.ratio("small batches", "sqlnb loop / INSERT loop", ours, insert),
                   5, at_most=True)
 
 
 def short_text(report: Report) -> None:
-    """Issue 15: short documents, 40 classes, raw text end to end."""
+    """Short documents, 40 classes, raw text end to end."""
     s = report.scale
     train = common.text(s.short_text_rows, words=20, classes=40, data_dir=report.data_dir)
     test = common.text(s.short_text_test_rows, words=20, classes=40, data_dir=report.data_dir,
@@ -501,7 +501,7 @@ def short_text(report: Report) -> None:
             (steps.prepare_short_text_sklearn, train, test, report.out("short_text_sklearn")),
     }, s.repeats))
     ours, theirs = r.values()
-    report.target("short text: scikit-learn / sqlnb, end to end (issue 15)",
+    report.target("short text: scikit-learn / sqlnb, end to end",
                   report.ratio("short text", "scikit-learn / sqlnb, end to end", theirs, ours),
                   5)
 

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", choices=list(cases.SCALES), default="small",
                         help="data sizes: tiny (seconds), small (a minute), medium, "
-                             "full (the issue's sizes, up to 50M rows)")
+                             "full (the reference sizes, up to 50M rows)")
     parser.add_argument("--cases", nargs="+", choices=list(cases.CASES),
                         default=list(cases.CASES), help="run only these cases")
     parser.add_argument("--repeats", type=int, default=None,

@@ -239,7 +239,7 @@ def prepare_latency_native(path: Path) -> Step:
 
 
 def prepare_latency_macro(path: Path) -> Step:
-    """The SQL macro ``bench_predict(t)`` over a one-row table (needs issue 4's macros)."""
+    """The SQL macro ``bench_predict(t)`` over a one-row table."""
     table, features = _one_row(path)
     con = connect()
     model = sqlnb.NaiveBayes(MODEL, con=con).fit(table, TARGET)
@@ -249,7 +249,7 @@ def prepare_latency_macro(path: Path) -> Step:
     return lambda: con.execute(sql).fetchall()
 
 
-# ---------------------------------------------------------------------- digits (issue 15)
+# ---------------------------------------------------------------------- digits
 DIGITS_FEATURES = [f"pixel_{i}" for i in range(64)]
 
 

@@ -57,7 +57,7 @@ OUTPUTS = {
 }
 STRATEGIES = ("auto", "compiled", "arrays")
 # With at most this many features x classes, "auto" keeps the compiled form: its planning
-# is still short and its per-row work a little less (measured: benchmarks, issue 15).
+# is still short and its per-row work a little less (measured: benchmarks).
 COMPILED_MAX_TERMS = 100
 # An input known to hold at most this many rows (an in-memory table, Parquet files whose
 # footers say so) is scored with the arrays even by a narrow model: the compiled form's

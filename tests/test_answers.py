@@ -1,5 +1,5 @@
 """No silent wrong answers: row order, consistent reads, literal values, types compared by
-value, output-column clashes, sample weights and argument validation (issue 10, item 3)."""
+value, output-column clashes, sample weights and argument validation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property-based checks of issue 10, item 3 (Hypothesis): generated weights, categories
+"""Property-based checks of the answers (Hypothesis): generated weights, categories
 and labels, checked against scikit-learn or against invariants. Bounded by the Hypothesis
 profile of tests/conftest.py."""
 

@@ -38,15 +38,15 @@ def test_tiny_dense_case_writes_results(run_module, tmp_path):
     assert (tmp_path / "data" / "out" / "dense.parquet").is_file()
 
 
-def test_tiny_issue_15_cases_write_targets_and_the_width_plot(run_module, tmp_path):
+def test_tiny_latency_cases_write_targets_and_the_width_plot(run_module, tmp_path):
     # the digits latency case is left out: today's one-row predict takes seconds
     out = run_module.main(["--scale", "tiny", "--cases", "width", "batches", "short-text",
                            "--output", str(tmp_path), "--data", str(tmp_path / "data")])
     text = out.read_text()
     assert "failed (" not in text
     assert "| small batches: sqlnb partial_fit loop / DuckDB INSERT loop, 3 x 500 rows" in text
-    assert "| short text: scikit-learn / sqlnb, end to end (issue 15) |" in text
-    assert "| width: planning time at 20 / at 5 features (issue 15: flat) |" in text
+    assert "| short text: scikit-learn / sqlnb, end to end |" in text
+    assert "| width: planning time at 20 / at 5 features (target: flat) |" in text
     # one row of the width table per model, with the size of its scoring statement
     assert "\n| 5 | " in text and "\n| 20 | " in text
     assert (tmp_path / "width.png").is_file()

@@ -1,6 +1,6 @@
-"""Issue 10, item 6: each failure that used to escape as a raw DuckDB, Jinja or Python
-exception raises an ``sqlnb.errors`` exception whose message says what to do, and leaves
-the database as it was."""
+"""Each failure that could escape as a raw DuckDB, Jinja or Python exception raises an
+``sqlnb.errors`` exception whose message says what to do, and leaves the database as it
+was."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Features offset by 1e6 or 1e9 with a small spread: every fitted number (theta_, var_,
 epsilon_) and the probabilities are compared with the same quantities computed exactly
 from the very same doubles (fractions.Fraction; probabilities in 50-digit decimals). The
-issue's target is "at least as good as scikit-learn's": each test computes both errors
+target is "at least as good as scikit-learn's": each test computes both errors
 and shows them in its message.
 """
 

@@ -1,4 +1,4 @@
-"""Issue 10, item 1: user text never changes the shape of a statement sqlnb runs.
+"""User text never changes the shape of a statement sqlnb runs.
 
 Model, table and column names and class labels reach SQL through the dialect's quoting
 (``ident``), literal (``lit``) and comment (``comment``) functions. The oracle is DuckDB's

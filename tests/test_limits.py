@@ -1,5 +1,5 @@
-"""Resource limits (issue 10, item 4): what used to crash or run out of memory now works
-by design, or stops early with an error that says what to do."""
+"""Resource limits: what could crash or run out of memory works by design, or stops early
+with an error that says what to do."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 10, item 2: a model drops only the relations it owns, a name it needs that someone
+"""A model drops only the relations it owns, a name it needs that someone
 else owns is a clear error, and model names follow DuckDB's case-insensitive identifiers."""
 
 from __future__ import annotations

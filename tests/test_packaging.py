@@ -29,6 +29,11 @@ def test_wheel_contains_every_template(wheel):
         assert f"sqlnb/{template}" in names, template
 
 
+def test_wheel_marks_the_package_as_typed(wheel):
+    # PEP 561: type checkers read sqlnb's annotations only when the marker file ships.
+    assert "sqlnb/py.typed" in zipfile.ZipFile(wheel).namelist()
+
+
 def test_installed_wheel_fits_from_another_directory(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",

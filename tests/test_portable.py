@@ -1,4 +1,4 @@
-"""Models that move: model.export(path) and sqlnb.import_model(con, path) (issue 16, item 5).
+"""Models that move: model.export(path) and sqlnb.import_model(con, path).
 
 The oracle is the original model: the imported copy holds the same statistics to the last
 bit (compared as float.hex), predicts the same labels with the same probabilities, and

@@ -1,6 +1,6 @@
 """An export is engine-neutral: Spark reads its Parquet files as DuckDB wrote them.
 
-The files are what a later Spark engine will import (issue 16), so Spark must read every
+The files are what the Spark engine imports, so Spark must read every
 statistic to the bit, with plain Spark types, and in the stored row order. One local
 SparkSession, shared with the other Spark tests, serves the module.
 """

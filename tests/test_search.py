@@ -1,4 +1,4 @@
-"""Issue 13: cross-validated hyperparameter search in the database.
+"""Cross-validated hyperparameter search in the database.
 
 The oracle is scikit-learn's GridSearchCV with the same folds (PredefinedSplit on the
 fold column): every candidate's split, mean, std and rank of every scorer, the best

@@ -1,4 +1,4 @@
-"""Issue 13: searches over a text column.
+"""Searches over a text column.
 
 The oracle is GridSearchCV over Pipeline([CountVectorizer, <family>NB]) with the same folds
 (PredefinedSplit on the fold column): the vectorizer is refitted on every training set, so

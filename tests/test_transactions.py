@@ -1,4 +1,4 @@
-"""Issue 10, items 2 and 5: a caller's open transaction is never committed or rolled back by
+"""A caller's open transaction is never committed or rolled back by
 sqlnb, and a fit that raises has committed nothing."""
 
 from __future__ import annotations
