@@ -342,7 +342,9 @@ def _batch(model: NaiveBayes, src: Source, spec: dict[str, Any],
                        weight=spec["weight_sql"], parts=_wide_columns(wide, spec))
 
         missing.scan_batch(run_batch, model.pipeline.fetch, [f for part in wide for f in part["features"]],
-                           lambda f: f["family"], model.dialect)
+                           lambda f: f["family"], model.dialect,
+                           lambda bad: model.pipeline.refuse_non_finite(
+                               src, spec["target_sql"], bad, lambda f: f["family"]))
 
 
 def _wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
