@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
@@ -258,12 +259,17 @@ def _key_clash_message(name: str, labels: list[str]) -> str:
             f"{name}_joint_log_likelihood (a list in class order), or relabel the classes")
 
 
+# A source given as a query rather than a relation: its first keyword.
+BARE_QUERY = re.compile(r"(SELECT|WITH|FROM|VALUES|TABLE)\b", re.IGNORECASE)
+
+
 def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
            prediction: str = "prediction", dialect: str = "duckdb") -> str:
     """One self-contained SELECT that scores ``source`` with every parameter inlined.
 
     ``source`` is SQL for the relation to score, inserted as written: a table name,
-    ``read_parquet('new/*.parquet')`` or a parenthesised query. ``output`` is
+    ``read_parquet('new/*.parquet')`` or a parenthesised query (a bare query, one that
+    starts with SELECT, WITH, FROM, VALUES or TABLE, is put in parentheses). ``output`` is
     ``"predict"`` (a ``prediction`` column), ``"predict_proba"`` (the prediction and one
     ``proba_<class>`` column per class), ``"proba"``, ``"log_proba"`` or ``"joint"``.
     The result keeps every column of the source. ``dialect`` is the SQL it is written
@@ -278,7 +284,10 @@ def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
     target = dialect_named(dialect)
     if target is not model.dialect:
         check_translatable(model, target, output)
-    return scoring_sql(model, source.strip(), output, prediction=prediction,
+    source = source.strip()
+    if BARE_QUERY.match(source):
+        source = "(" + source.rstrip("; \t\r\n") + "\n)"  # (after a trailing -- comment)
+    return scoring_sql(model, source, output, prediction=prediction,
                        output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
 
 
