@@ -6,8 +6,11 @@ from __future__ import annotations
 import os
 import pty
 import re
+import select
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -115,3 +118,53 @@ def test_python_api_progress_option(database, progress):
     assert "done" in screen
     assert ("fit api" in screen) is progress
     assert bool(PERCENT.search(screen)) is progress
+
+
+def test_ctrl_c_during_a_fit_takes_the_abort_path(tmp_path):
+    """Ctrl-C while DuckDB runs the fit's scan: DuckDB stops the query with an error of its
+    own, which the command treats as the interruption it is (exit 130, model unchanged)."""
+    path = tmp_path / "endless.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE VIEW endless AS SELECT i % 3 AS y, i * 0.5 AS a "
+                "FROM range(10000000000) r(i)")  # a scan that does not end by itself
+    con.close()
+    master, slave = pty.openpty()
+    process = subprocess.Popen(cli("fit", path.name, "m", "endless", "-t", "y"), stdin=slave,
+                               stdout=slave, stderr=slave, cwd=tmp_path, env=environment(),
+                               close_fds=True,  # Ctrl-C's default, even if ignored here
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    os.close(slave)
+    screen = b""
+    try:
+        while b"fit m" not in screen:  # the bar is drawn: the fit is running
+            ready, _, _ = select.select([master], [], [], 60)
+            assert ready, screen
+            screen += os.read(master, 4096)
+        time.sleep(1.0)  # well into the scan (the wait decides nothing the test asserts)
+        while select.select([master], [], [], 0)[0]:
+            screen += os.read(master, 4096)
+        process.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # read on, or the bar's writes would block it
+            if select.select([master], [], [], 0.2)[0]:
+                try:
+                    data = os.read(master, 4096)
+                except OSError:  # the terminal closed: the process has exited
+                    data = b""
+                screen += data
+                if data:
+                    continue
+            if process.poll() is not None:
+                break
+        status = process.wait(timeout=1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
+    text = screen.decode(errors="replace")
+    assert status == 130, text
+    assert "sqlnb: aborted" in text and "Query interrupted" not in text
+    con = duckdb.connect(str(path), read_only=True)
+    assert con.sql("SELECT table_name FROM information_schema.tables").fetchall() == [
+        ("endless",)]
