@@ -566,7 +566,7 @@ def show(database: str, model: str | None, top: int, plot: str | None,
 @click.argument("database", metavar="DB")
 @click.argument("model")
 @click.option("--source", "-s", default="source", show_default=True,
-              help="SQL of the relation to score: a table, read_parquet('...') or (a query).")
+              help="SQL of the relation to score: a table, read_parquet('...') or a query.")
 @click.option("--output", "-o", type=click.Choice(["predict", "predict_proba", "proba",
                                                     "log_proba", "joint"]),
               default="predict", show_default=True)

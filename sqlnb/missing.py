@@ -69,15 +69,16 @@ def non_finite_problems(features: list[dict[str, Any]], row: tuple,
     problems = []
     for f, infinite, largest in zip(features, row[0::2], row[1::2]):
         if infinite:
-            problems.append((f["name"], f"has {infinite} infinite value(s) (+Inf or -Inf), "
-                             "which no distribution can fit (NULL and NaN are read as "
-                             "missing, an infinity is not): replace them with finite "
-                             "numbers, or with NULL to leave them out"))
+            problem = (f"has {infinite} infinite value(s) (+Inf or -Inf), which no "
+                       "distribution can fit (NULL and NaN are read as missing, an infinity "
+                       "is not): replace them with finite numbers, or with NULL to leave "
+                       "them out")
+            problems.append((f["name"], problem))
         elif FAMILIES[family_of(f)].shifted:
-            problems.append((f["name"], "has values too large to square in double precision "
-                             f"(the largest magnitude is {largest:.3g}; squares overflow above "
-                             "about 1.3e154): rescale the column, e.g. divide it by a power "
-                             "of ten"))
+            problem = ("has values too large to square in double precision (the largest "
+                       f"magnitude is {largest:.3g}; squares overflow above about 1.3e154): "
+                       "rescale the column, e.g. divide it by a power of ten")
+            problems.append((f["name"], problem))
     return problems
 
 

@@ -155,8 +155,7 @@ def test_ctrl_c_during_a_fit_takes_the_abort_path(tmp_path):
     master, slave = pty.openpty()
     process = subprocess.Popen(cli("fit", path.name, "m", "endless", "-t", "y"), stdin=slave,
                                stdout=slave, stderr=slave, cwd=tmp_path, env=environment(),
-                               close_fds=True,  # Ctrl-C's default, even if ignored here
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                               close_fds=True)
     os.close(slave)
     screen = b""
     try:
