@@ -140,7 +140,7 @@ def quiet(con: Any) -> Iterator[None]:
         if entry is None:
             try:
                 printed = _as_bool(con.execute(render("progress_settings.sql", read=True,
-                                                      printed_only=True)).fetchone()[0])
+                                                      printed_only=True)).fetchall()[0][0])
                 if printed:
                     con.execute(render("progress_settings.sql", read=False, printed=False))
             except duckdb.Error:  # closed, or a failed transaction: the call will say so
