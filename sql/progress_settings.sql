@@ -1,8 +1,6 @@
 -- DuckDB's progress reporting for one connection: sqlnb reads the percentage itself
 -- (query_progress) and draws its own bar, so DuckDB's printed bar stays off meanwhile.
-{% if read and printed_only | default(false) %}
-SELECT current_setting('enable_progress_bar_print')
-{% elif read %}
+{% if read %}
 SELECT current_setting('enable_progress_bar'), current_setting('enable_progress_bar_print')
 {% else %}
 {% if enabled is defined %}

@@ -139,8 +139,9 @@ def quiet(con: Any) -> Iterator[None]:
         entry = _quieted.get(key)
         if entry is None:
             try:
-                printed = _as_bool(con.execute(render("progress_settings.sql", read=True,
-                                                      printed_only=True)).fetchall()[0][0])
+                # (nothing is printed while the bar itself is off: then nothing to switch)
+                printed = all(_as_bool(setting) for setting in con.execute(
+                    render("progress_settings.sql", read=True)).fetchall()[0])
                 if printed:
                     con.execute(render("progress_settings.sql", read=False, printed=False))
             except duckdb.Error:  # closed, or a failed transaction: the call will say so
