@@ -3,6 +3,8 @@
 {% if read %}
 SELECT current_setting('enable_progress_bar'), current_setting('enable_progress_bar_print')
 {% else %}
+{% if enabled is defined %}
 SET enable_progress_bar = {{ enabled | lit }};
+{% endif %}
 SET enable_progress_bar_print = {{ printed | lit }};
 {% endif %}

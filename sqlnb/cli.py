@@ -11,11 +11,14 @@ Install with ``pip install 'sqlnb[cli]'``; the command uses only sqlnb's public 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from typing import Any
 
@@ -70,8 +73,62 @@ def _parse_pairs(pairs: tuple[str, ...], option: str) -> dict[str, Any]:
     return parsed
 
 
+# What the command itself sets on a model, never a --param: the option to use instead.
+_SET_BY_COMMAND = {"name": "the MODEL argument", "con": "the DB argument",
+                   "family": "--family", "progress": "--progress/--no-progress"}
+
+
+def _hyperparameters(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``--param`` pairs, refusing the names the command sets itself."""
+    parsed = _parse_pairs(pairs, "--param")
+    for name in parsed:
+        if name in _SET_BY_COMMAND:
+            raise CliError(f"--param {name}= is not a hyperparameter: use "
+                           f"{_SET_BY_COMMAND[name]}")
+    return parsed
+
+
+def _text_options(pairs: tuple[str, ...], method: Any) -> dict[str, Any]:
+    """``--text-option`` pairs, refusing the names of ``method``'s own arguments (the
+    source, target, text column, …), which the command passes itself."""
+    parsed = _parse_pairs(pairs, "--text-option")
+    own = [p.name for p in inspect.signature(method).parameters.values()
+           if p.kind is not p.VAR_KEYWORD and p.name != "self"]
+    for name in parsed:
+        if name in own:
+            raise CliError(f"--text-option {name}= is not a text option (CountVectorizer's, "
+                           "such as ngram_range or lowercase): the command's arguments and "
+                           "options set it")
+    return parsed
+
+
+def _groups(group_by: tuple[str, ...]) -> list[str] | None:
+    """The ``--group-by`` columns; an option given with no column name is refused."""
+    groups = _split(group_by)
+    if group_by and not groups:
+        raise CliError(f"--group-by needs column names, got {', '.join(map(repr, group_by))}")
+    return groups
+
+
+def _refuse_other_files(database: str) -> None:
+    """An existing DB that is not a DuckDB database file (DuckDB would open a Parquet or
+    CSV file as an in-memory database with a view over it, and lose what is written)."""
+    try:
+        with open(database, "rb") as file:
+            header = file.read(12)
+    except OSError:
+        return  # a directory, unreadable…: DuckDB says what is wrong
+    if len(header) < 12 or header[8:12] == b"DUCK":
+        return  # (an empty file is not a database either: DuckDB says so)
+    kind = " (it is a Parquet file)" if header.startswith(b"PAR1") else ""
+    raise CliError(f"{database!r} is not a DuckDB database file{kind}: DB is the DuckDB "
+                   "file that holds the models; a Parquet or CSV file is a SOURCE")
+
+
 def _connect(database: str, *, create: bool = False, read_only: bool = False
              ) -> duckdb.DuckDBPyConnection:
+    if os.path.isfile(database):
+        _refuse_other_files(database)
     created = None
     if not os.path.exists(database):
         if not create:
@@ -85,6 +142,7 @@ def _connect(database: str, *, create: bool = False, read_only: bool = False
     if created is not None and _identity(database) == created:
         _state["created"] = (database, created[:2])
     sqlnb.progress.silence_duckdb(con)
+    _interrupt_on_ctrl_c(con)
     return con
 
 
@@ -128,6 +186,40 @@ def _create_new(database: str) -> tuple[int, int, int, int] | None:
         return made
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _interrupt_on_ctrl_c(con: duckdb.DuckDBPyConnection) -> None:
+    """Make Ctrl-C stop the running query at once. DuckDB looks for a signal only between
+    some steps of a query, so a thread woken by the signal interrupts the connection; the
+    query's error then takes the abort path, with the transaction rolled back in order
+    (a KeyboardInterrupt raised in the middle of that could stop the rollback itself). A
+    second Ctrl-C raises KeyboardInterrupt at once."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except ValueError:  # not the main thread (the command run from other code)
+        os.close(read_end)
+        os.close(write_end)
+        return
+
+    def on_ctrl_c(signum: int, frame: Any) -> None:
+        if _state.get("interrupted"):
+            raise KeyboardInterrupt
+        _state["interrupted"] = True
+
+    signal.signal(signal.SIGINT, on_ctrl_c)
+
+    def watch() -> None:
+        while True:
+            try:
+                received = os.read(read_end, 64)
+                if signal.SIGINT in received:
+                    con.interrupt()
+            except (OSError, duckdb.Error):  # the connection is closed: nothing to stop
+                return
+
+    threading.Thread(target=watch, name="sqlnb-interrupt", daemon=True).start()
 
 
 def _discard_created() -> None:
@@ -273,14 +365,14 @@ def fit(database: str, model: str, source: str, target: str, family: str | None,
         group_by: tuple[str, ...], params: tuple[str, ...], text_options: tuple[str, ...],
         progress: bool) -> None:
     """Fit MODEL on SOURCE (replacing any earlier fit); DB is created if missing."""
-    options = _parse_pairs(text_options, "--text-option")
+    options = _text_options(text_options, sqlnb.NaiveBayes.fit)
     _check_text(text, options)
-    hyper = _parse_pairs(params, "--param")
+    hyper = _hyperparameters(params)
+    groups = _groups(group_by)
     started = time.monotonic()
     con = _connect(database, create=True)
     nb = sqlnb.NaiveBayes(model, con=con, family=family or "gaussian", progress=progress,
                           **hyper)
-    groups = _split(group_by)
     kwargs: dict[str, Any] = {"weight": weight}
     if text is not None:
         kwargs.update(text=text, **options)
@@ -327,17 +419,17 @@ def search(database: str, model: str, source: str, target: str, family: str,
            scoring: tuple[str, ...], refit: bool, as_json: bool, progress: bool) -> None:
     """Cross-validate every candidate of the grid on SOURCE (two scans), print each
     candidate's mean scores, and with --refit fit MODEL with the best one."""
-    options = _parse_pairs(text_options, "--text-option")
+    options = _text_options(text_options, sqlnb.NaiveBayes.search)
     _check_text(text, options)
+    hyper = _hyperparameters(params)
+    groups = _groups(group_by)
     values = _parse_pairs(grid, "--grid")
     for name, value in values.items():
         if not isinstance(value, list):
             raise CliError(f"--grid {name}= needs a list of values, e.g. {name}=[0.1,1.0]")
     scorers = _split(scoring) or ["accuracy"]
     con = _connect(database, create=refit)
-    nb = sqlnb.NaiveBayes(model, con=con, family=family, progress=progress,
-                          **_parse_pairs(params, "--param"))
-    groups = _split(group_by)
+    nb = sqlnb.NaiveBayes(model, con=con, family=family, progress=progress, **hyper)
     result = nb.search(source, target, features=_split(features) if text is None else None,
                        weight=weight, text=text,
                        group_by=(groups if len(groups) > 1 else groups[0]) if groups else None,
@@ -363,9 +455,9 @@ def partial_fit(database: str, model: str, source: str, target: str, family: str
                 group_by: tuple[str, ...], params: tuple[str, ...],
                 text_options: tuple[str, ...], progress: bool) -> None:
     """Fold SOURCE into MODEL (created on the first call); equals a fit on all batches."""
-    options = _parse_pairs(text_options, "--text-option")
+    options = _text_options(text_options, sqlnb.NaiveBayes.partial_fit)
     _check_text(text, options)
-    hyper = _parse_pairs(params, "--param")
+    hyper = _hyperparameters(params)
     if group_by:
         raise CliError("partial-fit does not take --group-by (fit per-group models with fit)")
     started = time.monotonic()
@@ -620,7 +712,7 @@ def drift(database: str, model: str, source: str, as_json: bool, plot: str | Non
 @click.argument("database", metavar="DB")
 @click.argument("model")
 @click.option("--source", "-s", default="source", show_default=True,
-              help="SQL of the relation to score: a table, read_parquet('...') or (a query).")
+              help="SQL of the relation to score: a table, read_parquet('...') or a query.")
 @click.option("--output", "-o", type=click.Choice(["predict", "predict_proba", "proba",
                                                     "log_proba", "joint"]),
               default="predict", show_default=True)
@@ -664,14 +756,27 @@ def _one_line(exc: BaseException) -> str:
     return lines[0] if lines else text
 
 
+def _interrupted(exc: BaseException | None) -> bool:
+    """Whether DuckDB stopped a query on Ctrl-C (it raises an error of its own then,
+    not KeyboardInterrupt), possibly wrapped by sqlnb."""
+    while exc is not None:
+        if isinstance(exc, duckdb.InterruptException) or (
+                type(exc) is RuntimeError and str(exc) == "Query interrupted"):
+            return True
+        exc = exc.__cause__
+    return False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the command line (the ``sqlnb`` console script)."""
     _state["debug"] = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
         try:
             cli.main(args=argv, prog_name="sqlnb", standalone_mode=False)
-        except BaseException:
+        except BaseException as exc:
             _discard_created()
+            if _interrupted(exc):  # Ctrl-C during a query: the abort path, as elsewhere
+                raise click.Abort() from exc
             raise
         _state.pop("created", None)
     except click.exceptions.Exit as exc:

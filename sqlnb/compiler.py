@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
@@ -272,12 +273,17 @@ def _key_clash_message(name: str, labels: list[str]) -> str:
             f"{name}_joint_log_likelihood (a list in class order), or relabel the classes")
 
 
+# A source given as a query rather than a relation: its first keyword.
+BARE_QUERY = re.compile(r"(SELECT|WITH|FROM|VALUES|TABLE)\b", re.IGNORECASE)
+
+
 def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
            prediction: str = "prediction", dialect: str = "duckdb") -> str:
     """One self-contained SELECT that scores ``source`` with every parameter inlined.
 
     ``source`` is SQL for the relation to score, inserted as written: a table name,
-    ``read_parquet('new/*.parquet')`` or a parenthesised query. ``output`` is
+    ``read_parquet('new/*.parquet')`` or a parenthesised query (a bare query, one that
+    starts with SELECT, WITH, FROM, VALUES or TABLE, is put in parentheses). ``output`` is
     ``"predict"`` (a ``prediction`` column), ``"predict_proba"`` (the prediction and one
     ``proba_<class>`` column per class), ``"proba"``, ``"log_proba"`` or ``"joint"``.
     The result keeps every column of the source. ``dialect`` is the SQL it is written
@@ -290,6 +296,9 @@ def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
     if not isinstance(source, str) or not source.strip():
         raise InvalidParameterError("source must be the SQL text of a relation")
     target = dialect_named(dialect)
+    source = source.strip()
+    if BARE_QUERY.match(source):
+        source = "(" + source.rstrip("; \t\r\n") + "\n)"  # (after a trailing -- comment)
     compiled = model.parameters()
     if compiled.get("text"):
         if target is not model.dialect:
@@ -298,7 +307,7 @@ def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
                 "is written with DuckDB's regular expression and list functions; use "
                 "to_sql() and run it on DuckDB"
             )
-        return text_scoring_sql(model, source.strip(), output, prediction=prediction,
+        return text_scoring_sql(model, source, output, prediction=prediction,
                                 output_prefix=STANDALONE_OUTPUTS[output])
     if model.stored_input():
         raise UnsupportedError(
@@ -307,7 +316,7 @@ def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
         )
     if target is not model.dialect:
         check_translatable(model, target, output)
-    return scoring_sql(model, source.strip(), output, prediction=prediction,
+    return scoring_sql(model, source, output, prediction=prediction,
                        output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
 
 

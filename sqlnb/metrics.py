@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from .engine import Engine, engine_for
-from .errors import UnknownColumnError
+from .errors import EmptyInputError, UnknownColumnError
 from .validation import check_output_clashes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,6 +103,11 @@ def _metrics(engine: Engine, relation: str, scoring: str | None, target: str,
         classes = engine.fetch(engine.render("evaluate.sql", what="classes", **context))
         cells = engine.fetch(engine.render("evaluate.sql", what="confusion", **context))
         engine.execute(engine.render("drop_confusion.sql", **context))
+    if not n:
+        raise EmptyInputError(
+            "there are no labelled rows to evaluate: the source has no rows, or its target "
+            "column is NULL in every row"
+        )
     labels = [row[0] for row in classes]
     k = len(labels)
     matrix = [[cells[i * k + j][2] for j in range(k)] for i in range(k)]

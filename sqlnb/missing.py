@@ -40,16 +40,46 @@ def set_guards(features: list[dict[str, Any]], family_of: Callable[[dict], str],
 
 def scan_batch(run_batch: Callable[[], Any], fetch: Callable[..., list[tuple]],
                features: list[dict[str, Any]], family_of: Callable[[dict], str],
-               dialect: Dialect) -> None:
-    """Run the batch query; run it again with NaN tests if a raw sum came out non-finite."""
+               dialect: Dialect,
+               non_finite: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+    """Run the batch query; run it again with NaN tests if a raw sum came out non-finite.
+
+    A sum still non-finite then comes from an infinite value or from values too large to
+    square: ``non_finite(features)`` is told which features (it refuses them, saying why)."""
     set_guards(features, family_of, cautious=False, dialect=dialect)
     run_batch()
-    checks = [{"name": f["name"],
-               "column": f["alias"] + FAMILIES[family_of(f)].sum_suffix}
-              for f in features if dialect.kind(f["type"]) == "float" and not f["guard"]]
+    checked = [f for f in features if dialect.kind(f["type"]) == "float" and not f["guard"]]
+    checks = [{"name": f["name"], "column": f["alias"] + FAMILIES[family_of(f)].sum_suffix}
+              for f in checked]
     if checks and fetch("batch_nan.sql", checks=checks):
         set_guards(features, family_of, cautious=True, dialect=dialect)
         run_batch()
+        if non_finite is not None:
+            still = {row[0] for row in fetch("batch_nan.sql", checks=checks)}
+            if still:
+                non_finite([f for f in checked if f["name"] in still])
+
+
+def non_finite_problems(features: list[dict[str, Any]], row: tuple,
+                        family_of: Callable[[dict], str]) -> list[tuple[str, str]]:
+    """The (feature, problem) rows of features whose sums stay non-finite with NaN read as
+    missing, from ``non_finite.sql``'s row (per feature: its number of infinite values and
+    its largest finite magnitude). Features of other families than Gaussian without an
+    infinite value are left to their family's own checks."""
+    problems = []
+    for f, infinite, largest in zip(features, row[0::2], row[1::2]):
+        if infinite:
+            problem = (f"has {infinite} infinite value(s) (+Inf or -Inf), which no "
+                       "distribution can fit (NULL and NaN are read as missing, an infinity "
+                       "is not): replace them with finite numbers, or with NULL to leave "
+                       "them out")
+            problems.append((f["name"], problem))
+        elif FAMILIES[family_of(f)].shifted:
+            problem = ("has values too large to square in double precision (the largest "
+                       f"magnitude is {largest:.3g}; squares overflow above about 1.3e154): "
+                       "rescale the column, e.g. divide it by a power of ten")
+            problems.append((f["name"], problem))
+    return problems
 
 
 def _plain_terms(terms: list[dict[str, Any]]) -> bool:

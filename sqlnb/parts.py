@@ -190,7 +190,8 @@ def scan(model: NaiveBayes, src: Source, spec: dict[str, Any], lay: dict[str, An
                 weight=spec["weight_sql"], features=part["features"],
                 batch_options=part["sub"].batch_options())
 
-        _scan(model, run_alone, t, part["features"], lambda f, part=part: part["sub"].name)
+        _scan(model, run_alone, t, part["features"], lambda f, part=part: part["sub"].name,
+              src, spec)
         if grouped:
             _split(model, grouped[i], combined, part["t"]["batch"])
     if together:
@@ -204,7 +205,7 @@ def scan(model: NaiveBayes, src: Source, spec: dict[str, Any], lay: dict[str, An
                                parts=mixed.wide_columns(wide, spec))
 
         _scan(model, run_together, t, [f for part in wide for f in part["features"]],
-              lambda f: f["family"])
+              lambda f: f["family"], src, spec)
         if grouped:
             _split(model, grouped[together[0]], combined, wide[0]["t"]["batch"])
     if fetch(model, pooled[0], "batch_size.sql")[0][0] == 0:
@@ -216,10 +217,14 @@ def scan(model: NaiveBayes, src: Source, spec: dict[str, Any], lay: dict[str, An
 
 
 def _scan(model: NaiveBayes, run_batch: Any, t: dict[str, Any],
-          features: list[dict[str, Any]], family_of: Any) -> None:
-    """Run a batch query; again with NaN tests if a raw sum came out non-finite."""
+          features: list[dict[str, Any]], family_of: Any, src: Source,
+          spec: dict[str, Any]) -> None:
+    """Run a batch query; again with NaN tests if a raw sum came out non-finite, and a
+    sum still non-finite then refuses its feature, saying which value is the cause."""
     scan_batch(run_batch, lambda template, **kw: model.pipeline.fetch(template, t=t, **kw),
-               features, family_of, model.dialect)
+               features, family_of, model.dialect,
+               lambda bad: model.pipeline.refuse_non_finite(src, spec["target_sql"], bad,
+                                                            family_of))
 
 
 def _split(model: NaiveBayes, part: dict[str, Any], combined: str, pooled: str) -> None:

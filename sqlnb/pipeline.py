@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from . import macros, ownership
 from .errors import EmptyInputError, InvalidDataError, describe_problems
 from .families import Family, Gaussian
-from .missing import scan_batch
+from .missing import non_finite_problems, scan_batch
 from .source import Source
 from .spec import SCHEMA_VERSION, jsonable
 from .version import __version__
@@ -298,7 +298,9 @@ class Pipeline:
             return [(name,) for name in looks[-1]["nan"]]
 
         scan_batch(run_batch, look, features, lambda f: self.family.name,
-                   self.engine.dialect)
+                   self.engine.dialect,
+                   lambda bad: self.refuse_non_finite(src, spec["target_sql"], bad,
+                                                      lambda f: self.family.name))
         if not looks or looks[-1]["nan"]:  # no look yet, or the batch was run again
             looks.append(self._probe(features, weighted, []))
         probe = looks[-1]
@@ -360,6 +362,14 @@ class Pipeline:
         if problems is None:
             problems = self.fetch("batch_checks.sql", features=features, **context)
         refuse(problems)
+
+    def refuse_non_finite(self, src: Source, target_sql: str, features: list[dict[str, Any]],
+                          family_of: Any) -> None:
+        """Refuse features whose sums stay non-finite with NaN read as missing, saying which
+        of their values is the cause (an infinity, or values too large to square)."""
+        row = self.fetch("non_finite.sql", source=src.sql, target=target_sql,
+                         features=features)[0]
+        refuse(non_finite_problems(features, row, family_of))
 
     def refuse_empty(self, src: Source, spec: dict[str, Any]) -> None:
         """The error for a batch without a labelled row: no rows, or only NULL targets."""

@@ -63,16 +63,19 @@ def track(con: duckdb.DuckDBPyConnection, description: str = "working", *,
           ) -> Iterator[None]:
     """Show a bar of the running query's progress while the ``with`` block runs.
 
-    ``enabled=False`` or a non-interactive console turns it into a no-op. The percentage is
-    the one of the statement running at that moment (a fit runs a few: the main scan is the
-    long one). DuckDB's own printed bar is switched off for the block and restored after.
+    ``enabled=False`` or a non-interactive console draws nothing. The percentage is the
+    one of the statement running at that moment (a fit runs a few: the main scan is the
+    long one). DuckDB's own printed bar is switched off for the block either way (with
+    ``enabled=False`` nothing shows progress) and the connection's setting restored after.
     """
     if not enabled or id(con) in _tracking:
-        yield
+        with quiet(con):
+            yield
         return
     target = console() if target is None else target
     if not interactive(target):
-        yield
+        with quiet(con):
+            yield
         return
     _tracking.add(id(con))
     from rich.progress import (
@@ -115,6 +118,47 @@ def track(con: duckdb.DuckDBPyConnection, description: str = "working", *,
         _tracking.discard(id(con))
         con.execute(render("progress_settings.sql", read=False,
                            enabled=_as_bool(before[0]), printed=_as_bool(before[1])))
+
+
+# Connections whose printed bar quiet() has switched off: id -> [blocks inside, setting
+# before] (nested and concurrent calls on one connection restore it once, at the end).
+_quieted: dict[int, list[Any]] = {}
+_quiet_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def quiet(con: Any) -> Iterator[None]:
+    """DuckDB's own printed progress bar off while the block runs (it prints percentages
+    on a terminal for statements longer than its ``progress_bar_time``), then the
+    connection's setting as it was. Anything but a DuckDB connection is left alone."""
+    if not isinstance(con, duckdb.DuckDBPyConnection):
+        yield
+        return
+    key = id(con)
+    with _quiet_lock:
+        entry = _quieted.get(key)
+        if entry is None:
+            try:
+                # (nothing is printed while the bar itself is off: then nothing to switch)
+                printed = all(_as_bool(setting) for setting in con.execute(
+                    render("progress_settings.sql", read=True)).fetchall()[0])
+                if printed:
+                    con.execute(render("progress_settings.sql", read=False, printed=False))
+            except duckdb.Error:  # closed, or a failed transaction: the call will say so
+                printed = False
+            entry = _quieted[key] = [0, printed]
+        entry[0] += 1
+    try:
+        yield
+    finally:
+        with _quiet_lock:
+            entry[0] -= 1
+            if entry[0] == 0:
+                del _quieted[key]
+                if entry[1]:
+                    with contextlib.suppress(duckdb.Error):
+                        con.execute(render("progress_settings.sql", read=False,
+                                           printed=True))
 
 
 def _as_bool(setting: Any) -> bool:

@@ -374,6 +374,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     # the pooled model's classes in class-index order (numpy.unique's)
     labels = [row[0] for row in scratch.pipeline.fetch("search_read.sql", what="labels",
                                                         pooled=scratch.tables)]
+    for family in families:  # as a fit checks them (the views would give NULL priors)
+        family.check_priors(len(labels))
     target_type = scratch.meta["target_type"]
     key_types = [g["type"] for g in groups]
     specs = _feature_specs(columns, features, scratch.family.per_category)
@@ -470,6 +472,8 @@ def _cross_validate_mixed(model: NaiveBayes, src: Source, families: list[Any],
                 if not by_part:  # the classes and keys: the same rows in every part
                     labels = [row[0] for row in scratch.pipeline.fetch(
                         "search_read.sql", what="labels", pooled=scratch.tables)]
+                    for family in families:
+                        family.check_priors(len(labels))
                     keys = [tuple(row) for row in scratch.pipeline.fetch(
                         "search_read.sql", what="keys", **context)]
                     target_type = scratch.meta["target_type"]

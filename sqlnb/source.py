@@ -392,6 +392,7 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
     elif isinstance(source, str):
         sql = _from_clause(name=source)
     elif isinstance(source, duckdb.DuckDBPyRelation) or _is_python_table(source):
+        _refuse_complex(source)
         registered = f"__sqlnb_source_{os.getpid()}_{next(_counter)}"
         try:
             con.register(registered, source)
@@ -418,6 +419,23 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
         raise UnknownColumnError(f"cannot read source {source!r}: {exc}") from exc
     return Source(sql=sql, columns={r[0]: r[1] for r in rows}, registered=registered,
                   obj=source if registered else None, paths=paths, reader=reader)
+
+
+def _refuse_complex(obj: Any) -> None:
+    """Refuse a pandas DataFrame with complex-valued columns, which DuckDB cannot read."""
+    from .errors import InvalidDataError
+
+    if type(obj).__module__.split(".")[0] != "pandas" or not hasattr(obj, "dtypes"):
+        return
+    dtypes = obj.dtypes.items() if hasattr(obj.dtypes, "items") else [("", obj.dtypes)]
+    complex_columns = [str(name) for name, dtype in dtypes
+                       if getattr(dtype, "kind", "") == "c"]
+    if complex_columns:
+        raise InvalidDataError(
+            f"column(s) {complex_columns} hold complex numbers, which DuckDB cannot read: "
+            "pass their real and imaginary parts as two float columns (e.g. df[c].real "
+            "and df[c].imag), or their magnitude (abs)"
+        )
 
 
 # Arrow types whose DuckDB type is fixed: an Arrow table of only these needs no DESCRIBE.

@@ -293,6 +293,26 @@ def test_labels_that_look_like_markup_are_shown_as_they_are(tmp_path):
     (["fit", "m.duckdb", "x", "iris.parquet"], "Missing option '--target'"),
     (["fit", "no/such/folder/m.duckdb", "x", "iris.parquet", "-t", "species"],
      "of the database file does not exist: create it first"),
+    (["fit", "m.duckdb", "x", "iris.parquet", "-t", "species", "--param", "con=other"],
+     "--param con= is not a hyperparameter: use the DB argument"),
+    (["fit", "m.duckdb", "x", "iris.parquet", "-t", "species", "--param", "progress=true"],
+     "--param progress= is not a hyperparameter: use --progress/--no-progress"),
+    (["search", "m.duckdb", "x", "iris.parquet", "-t", "species", "-g",
+      "var_smoothing=[0.1]", "--param", "family=auto"],
+     "--param family= is not a hyperparameter: use --family"),
+    *[(["fit", "m.duckdb", "x", "iris.parquet", "-t", "species", "--text", "species",
+        "--text-option", f"{name}=x"], f"--text-option {name}= is not a text option")
+      for name in ("target", "text", "source")],
+    (["partial-fit", "m.duckdb", "x", "iris.parquet", "-t", "species", "--text", "species",
+      "--text-option", "weight=w"], "--text-option weight= is not a text option"),
+    (["fit", "m.duckdb", "x", "iris.parquet", "-t", "species", "--group-by", ""],
+     "--group-by needs column names, got ''"),
+    (["search", "m.duckdb", "x", "iris.parquet", "-t", "species", "-g",
+      "var_smoothing=[0.1]", "--group-by", " , "], "--group-by needs column names"),
+    (["show", "iris.parquet"],
+     "'iris.parquet' is not a DuckDB database file (it is a Parquet file)"),
+    (["fit", "iris.parquet", "x", "iris.parquet", "-t", "species"],
+     "'iris.parquet' is not a DuckDB database file"),
 ])
 def test_bad_input_prints_one_line_and_exits_non_zero(iris, args, message):
     where, _, _ = iris
@@ -301,6 +321,34 @@ def test_bad_input_prints_one_line_and_exits_non_zero(iris, args, message):
     assert result.stderr.count("\n") == 1, result.stderr
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_refused_options_leave_no_new_database_file(iris):
+    where, _, _ = iris
+    for option in (["--group-by", ""], ["--param", "con=x"]):
+        result = sqlnb("fit", "new.duckdb", "x", "iris.parquet", "-t", "species", *option,
+                       cwd=where)
+        assert result.returncode == 1
+        assert not (where / "new.duckdb").exists()
+
+
+def test_evaluate_on_a_source_without_rows_is_one_line(iris):
+    where, _, _ = iris
+    ok("fit", "m.duckdb", "flowers", "iris.parquet", "-t", "species", cwd=where)
+    read(where / "iris.parquet").head(0).to_parquet(where / "none.parquet")
+    result = sqlnb("evaluate", "m.duckdb", "flowers", "none.parquet", cwd=where)
+    assert result.returncode == 1
+    assert result.stderr == ("sqlnb: error: there are no labelled rows to evaluate: the "
+                             "source has no rows, or its target column is NULL in every "
+                             "row\n")
+
+
+def test_parquet_file_is_left_as_it_was_when_named_as_the_database(iris):
+    where, _, _ = iris
+    before = (where / "iris.parquet").read_bytes()
+    assert sqlnb("fit", "iris.parquet", "x", "first.parquet", "-t", "species",
+                 cwd=where).returncode == 1
+    assert (where / "iris.parquet").read_bytes() == before
 
 
 def test_unknown_model_names_the_models_there(iris):

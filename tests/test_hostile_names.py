@@ -104,6 +104,12 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     sqlnb.NaiveBayes(name, con=con).search(  # fold ids from a column, refit
         table, "y", features=features, weight="k", cv="k", scoring=["accuracy", "f1_macro"],
         param_grid={"var_smoothing": [1e-9, 0.1]})
+    infinite = con.sql("SELECT * REPLACE (CASE WHEN yi = 1 THEN 'inf'::DOUBLE ELSE "
+                       + sqlnb.dialect.DUCKDB.ident(column) + " END AS "
+                       + sqlnb.dialect.DUCKDB.ident(column) + ") FROM "
+                       + sqlnb.dialect.DUCKDB.ident(table))
+    with pytest.raises(sqlnb.errors.InvalidDataError, match="infinite value"):
+        sqlnb.NaiveBayes(name + "f", con=con).fit(infinite, "y", features=features)
     sqlnb.NaiveBayes(name, con=con, family="categorical").search(  # hashed folds
         table, "y", features=["c", "k"], cv=2, param_grid={"alpha": [1.0]}, refit=False)
     sqlnb.NaiveBayes(name, con=con, family="poisson").search(

@@ -11,7 +11,7 @@ from sklearn import naive_bayes as sk
 from sql_usage_data import FAMILIES, family_frame
 
 import sqlnb
-from sqlnb.errors import InvalidParameterError
+from sqlnb.errors import EmptyInputError, InvalidParameterError
 
 ESTIMATORS = {
     "gaussian": sk.GaussianNB,
@@ -95,6 +95,20 @@ def test_evaluate_any_predictions_relation():
     no_proba = sqlnb.evaluate(con, rel, "truth", prediction="guess")
     assert no_proba["log_loss"] is None
     assert no_proba["accuracy"] == pytest.approx(metrics.accuracy_score(y_true, y_pred))
+
+
+def test_evaluate_without_labelled_rows_is_refused():
+    con, _, model = _fit("gaussian")
+    con.execute("CREATE TABLE nobody AS SELECT * FROM customers WHERE false")
+    con.execute("CREATE TABLE unlabelled AS SELECT * REPLACE (NULL AS y) FROM customers")
+    tables = con.sql("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()
+    for source in ("nobody", "unlabelled"):
+        with pytest.raises(EmptyInputError, match="no labelled rows to evaluate"):
+            model.evaluate(source)
+    with pytest.raises(EmptyInputError, match="no labelled rows to evaluate"):
+        sqlnb.evaluate(con, con.sql("SELECT 1 AS y, 1 AS prediction WHERE false"), "y")
+    assert con.sql("SELECT table_name FROM information_schema.tables ORDER BY 1"
+                   ).fetchall() == tables
 
 
 # ---------------------------------------------------------------- top features

@@ -398,10 +398,95 @@ def test_missing_error_names_the_column():
         sqlnb.NaiveBayes("m", family="gaussian", missing="drop")
 
 
-def test_gaussian_feature_missing_in_a_whole_class_is_an_error():
-    table = pa.table({"y": [0, 0, 1, 1], "x": [1.0, 2.0, None, None], "s": ["a"] * 4})
-    with pytest.raises(InvalidDataError, match="'x' has no values .* class 1"):
-        fit(table)
+def gaussian_terms(values, present, y, weights, classes, eps):
+    """Per class, a Gaussian feature's log-density of each row (0 where it is missing); a
+    class without any present value takes the pooled weighted mean and variance."""
+    pooled_mean = np.average(values[present], weights=weights[present])
+    pooled_var = np.average((values[present] - pooled_mean) ** 2, weights=weights[present])
+    columns = []
+    for c in classes:
+        rows = present & (y == c)
+        if rows.any():
+            theta = np.average(values[rows], weights=weights[rows])
+            var = np.average((values[rows] - theta) ** 2, weights=weights[rows]) + eps
+        else:
+            theta, var = pooled_mean, pooled_var + eps
+        term = -0.5 * np.log(2 * np.pi * var) - (values - theta) ** 2 / (2 * var)
+        columns.append(np.where(present, term, 0.0))
+    return np.column_stack(columns)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_gaussian_feature_missing_in_a_whole_class_takes_the_pooled_estimate(weighted):
+    data = make_data()
+    y = data["y"]
+    present = y != "high"  # f1 has no value at all in class 'high'
+    rng = np.random.default_rng(3)
+    w = rng.uniform(0.5, 2.0, y.size) if weighted else np.ones(y.size)
+    columns = {"y": y, "f1": data["f1"], "f2": data["f2"], "s1": data["s1"], "w": w}
+    table = to_arrow(columns, {"f1": ~present})
+    m = fit(table, features=["f1", "f2", "s1"], weight="w" if weighted else None)
+    classes = m.classes_
+    eps = 1e-9 * max(np.var(data["f1"][present]), np.var(data["f2"]))
+    cat = CategoricalNB(alpha=1.0).fit(codes(data["s1"])[:, None], y, sample_weight=w)
+    expected = (cat.predict_joint_log_proba(codes(data["s1"])[:, None])
+                + gaussian_terms(data["f1"], present, y, w, classes, eps)
+                + gaussian_terms(data["f2"], np.ones(y.size, bool), y, w, classes, eps))
+    np.testing.assert_allclose(scores(m, table, "joint"), expected, **TOL)
+    np.testing.assert_allclose(scores(m, table), softmax(expected), **TOL)
+    # the same rule for a single-family Gaussian model
+    g = fit(table, family="gaussian", features=["f1", "f2"], weight="w" if weighted else None)
+    gauss = (np.log(cat.class_count_ / cat.class_count_.sum())
+             + gaussian_terms(data["f1"], present, y, w, classes, eps)
+             + gaussian_terms(data["f2"], np.ones(y.size, bool), y, w, classes, eps))
+    np.testing.assert_allclose(scores(g, table, "joint"), gauss, **TOL)
+
+
+def test_constant_gaussian_column_keeps_the_other_evidence():
+    data = make_data()
+    n = data["y"].size
+    table = to_arrow({"y": data["y"], "c": np.full(n, 2.5), "s1": data["s1"]})
+    m = fit(table)
+    oracle = CategoricalNB(alpha=1.0).fit(codes(data["s1"])[:, None], data["y"])
+    proba = scores(m, table)
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba, oracle.predict_proba(codes(data["s1"])[:, None]), **TOL)
+    predicted = m.predict(table).fetchnumpy()["prediction"]
+    assert list(predicted) == list(oracle.predict(codes(data["s1"])[:, None]))
+    # constant columns only: every class keeps its prior
+    constant = to_arrow({"y": data["y"], "c": np.full(n, 2.5), "d": np.zeros(n)})
+    alone = fit(constant)
+    priors = np.array([np.mean(data["y"] == c) for c in alone.classes_])
+    np.testing.assert_allclose(scores(alone, constant), np.tile(priors, (n, 1)), **TOL)
+
+
+def test_var_smoothing_zero_refuses_a_class_without_spread():
+    table = pa.table({"y": [0, 0, 1, 1], "x": [1.0, 1.0, 2.0, 3.0]})
+    with pytest.raises(InvalidDataError, match="'x' has no spread in class 0 .*var_smoothing"):
+        fit(table, family="gaussian", var_smoothing=0.0)
+
+
+@pytest.mark.parametrize("family", ["auto", "gaussian"])
+@pytest.mark.parametrize("value, message", [
+    (float("inf"), "'x' has 1 infinite value"),
+    (-float("inf"), "'x' has 1 infinite value"),
+    (1e200, "'x' has values too large to square"),
+])
+def test_infinite_and_huge_values_are_named(family, value, message):
+    table = pa.table({"y": [0, 0, 1, 1, 1], "x": [1.0, value, 2.0, 3.0, float("nan")],
+                      "s": ["a", "b", "a", "b", "a"]})
+    features = None if family == "auto" else ["x"]
+    with pytest.raises(InvalidDataError, match=message):
+        fit(table, family=family, features=features)
+    finite = table.set_column(1, "x", pa.array([1.0, 2.5, 2.0, 3.0, float("nan")]))
+    assert fit(finite, family=family, features=features).classes_ == [0, 1]
+
+
+def test_complex_dataframe_column_is_refused():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"y": [0, 0, 1, 1], "z": np.array([1, 2, 3, 4], dtype=complex)})
+    with pytest.raises(InvalidDataError, match=r"\['z'\] hold complex numbers"):
+        fit(frame)
 
 
 def test_null_target_rows_are_skipped_and_reported():

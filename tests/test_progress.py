@@ -6,8 +6,11 @@ from __future__ import annotations
 import os
 import pty
 import re
+import select
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -104,14 +107,89 @@ def test_predictions_written_to_a_file_show_a_bar(database):
 
 @pytest.mark.parametrize("progress", [True, False])
 def test_python_api_progress_option(database, progress):
+    """progress=False shows no progress at all: DuckDB's own bar (on by default on a
+    terminal, for statements longer than its progress_bar_time) is off during the call,
+    and the connection's setting is as the user left it afterwards. progress_bar_time is
+    lowered to 0.25 s so that the fit's scan of millions of rows would show DuckDB's bar
+    whatever the load; a slower machine only makes that surer (sqlnb's own statements
+    around the call last microseconds)."""
     script = (
         "import duckdb, sqlnb\n"
         f"con = duckdb.connect({str(database)!r})\n"
-        f"sqlnb.NaiveBayes('api', con=con, progress={progress}).fit('big', 'y')\n"
-        "print('done')\n"
+        "con.execute('SET progress_bar_time = 250')\n"
+        f"model = sqlnb.NaiveBayes('api', con=con, progress={progress})\n"
+        "print('<call>', flush=True)\n"
+        "model.fit('big', 'y')\n"
+        "print('</call>', flush=True)\n"
+        "print('printed bar:', con.execute(\"SELECT current_setting("
+        "'enable_progress_bar_print')\").fetchone()[0])\n"
     )
     status, screen = on_terminal([sys.executable, "-c", script], database.parent)
     assert status == 0, screen
-    assert "done" in screen
-    assert ("fit api" in screen) is progress
-    assert bool(PERCENT.search(screen)) is progress
+    call = screen.split("<call>")[1].split("</call>")[0]  # the output during the call
+    assert ("fit api" in call) is progress
+    assert bool(PERCENT.search(call)) is progress
+    assert "printed bar: True" in screen
+
+
+def test_duckdb_prints_its_own_bar_outside_sqlnb_calls(database):
+    """(What the test above guards against is there: on this terminal, DuckDB prints its
+    own percentages, here for every statement.)"""
+    script = (
+        "import duckdb\n"
+        f"con = duckdb.connect({str(database)!r})\n"
+        "con.execute('SET progress_bar_time = 0')\n"
+        "con.execute('SELECT y, sum(a), sum(b * b) FROM big GROUP BY y').fetchall()\n"
+    )
+    status, screen = on_terminal([sys.executable, "-c", script], database.parent)
+    assert status == 0, screen
+    assert PERCENT.search(screen)
+
+
+def test_ctrl_c_during_a_fit_takes_the_abort_path(tmp_path):
+    """Ctrl-C while DuckDB runs the fit's scan: DuckDB stops the query with an error of its
+    own, which the command treats as the interruption it is (exit 130, model unchanged)."""
+    path = tmp_path / "endless.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE VIEW endless AS SELECT i % 3 AS y, i * 0.5 AS a "
+                "FROM range(10000000000) r(i)")  # a scan that does not end by itself
+    con.close()
+    master, slave = pty.openpty()
+    process = subprocess.Popen(cli("fit", path.name, "m", "endless", "-t", "y"), stdin=slave,
+                               stdout=slave, stderr=slave, cwd=tmp_path, env=environment(),
+                               close_fds=True)
+    os.close(slave)
+    screen = b""
+    try:
+        while b"fit m" not in screen:  # the bar is drawn: the fit is running
+            ready, _, _ = select.select([master], [], [], 60)
+            assert ready, screen
+            screen += os.read(master, 4096)
+        time.sleep(1.0)  # well into the scan (the wait decides nothing the test asserts)
+        while select.select([master], [], [], 0)[0]:
+            screen += os.read(master, 4096)
+        process.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # read on, or the bar's writes would block it
+            if select.select([master], [], [], 0.2)[0]:
+                try:
+                    data = os.read(master, 4096)
+                except OSError:  # the terminal closed: the process has exited
+                    data = b""
+                screen += data
+                if data:
+                    continue
+            if process.poll() is not None:
+                break
+        status = process.wait(timeout=1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
+    text = screen.decode(errors="replace")
+    assert status == 130, text
+    assert "sqlnb: aborted" in text and "Query interrupted" not in text
+    con = duckdb.connect(str(path), read_only=True)
+    assert con.sql("SELECT table_name FROM information_schema.tables").fetchall() == [
+        ("endless",)]

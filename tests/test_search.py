@@ -375,6 +375,8 @@ BAD_SEARCHES = [
     ({"refit": "f1_macro"}, InvalidParameterError, "must name one of the scorers"),
     ({"text": "x0"}, InvalidParameterError, "a text search takes text=<column> and no"),
     ({"group_by": "fold"}, InvalidParameterError, "cannot also be a group column"),
+    ({"param_grid": {"priors": [[0.5, 0.5]]}}, InvalidParameterError,
+     "2 priors were given for 3 classes"),
 ]
 
 
@@ -703,3 +705,12 @@ def test_a_per_group_mixed_search_scores_as_grid_search_cv_of_one_product_per_gr
     assert flat(ours) == pytest.approx(
         flat(zip(*(oracle.cv_results_[c] for c in columns))), rel=0, abs=1e-9)
     assert result.best_estimator_ is None
+
+
+def test_a_mixed_search_with_too_few_priors_is_refused_as_fit_refuses_them():
+    con = duckdb.connect()
+    con.register("frame", _table("gaussian"))
+    model = sqlnb.NaiveBayes("m", con=con, family="auto")
+    with pytest.raises(InvalidParameterError, match="1 priors were given for 3 classes"):
+        model.search("frame", "y", features=FEATURES, cv="fold",
+                     param_grid={"class_prior": [[1.0]]})

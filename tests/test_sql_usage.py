@@ -185,6 +185,17 @@ def test_to_sql_is_commented_and_reads_files(tmp_path):
     assert [r[-1] for r in rows] == facade_scores(model)[0]
 
 
+@pytest.mark.parametrize("query", [
+    "SELECT * FROM customers",
+    "  with c AS (SELECT * FROM customers) SELECT * FROM c;  ",
+    "FROM customers -- every row",
+])
+def test_to_sql_takes_a_bare_query_as_its_source(query):
+    con, model = fitted("gaussian")
+    rows = con.execute(model.to_sql(query)).fetchall()
+    assert [r[-1] for r in rows] == facade_scores(model)[0]
+
+
 def test_to_sql_rejects_an_unknown_output():
     _, model = fitted("gaussian")
     with pytest.raises(InvalidParameterError):

@@ -260,32 +260,78 @@ CASE WHEN {{ n }} = 0 THEN 0 ELSE {% call non_negative(sign) %}
 {% endmacro %}
 
 {% macro checks(t, features) %}
-SELECT feature, 'contains NaN or infinite values' AS problem
+-- (a fit whose sums are not finite asks the source why when it scans it; a merge or an
+-- import is told this)
+SELECT feature, 'has infinite values or values too large to add up (its mean is not finite)' AS problem
 FROM {{ t.feature_stats }}
-WHERE NOT ({{ sql.is_finite('mean') }} AND {{ sql.is_finite('m2') }})
+WHERE NOT {{ sql.is_finite('mean') }}
 UNION ALL
--- with missing values, a class may have rows but none of a feature's values: no mean to
--- use (a class declared with `classes` and no rows yet is fine, as in scikit-learn)
-SELECT s.feature, 'has no values (all missing) in class ' || {{ sql.as_text('s.class') }} AS problem
-FROM {{ t.feature_stats }} AS s
-JOIN {{ t.class_stats }} AS c USING (class)
-WHERE s.n = 0 AND c.n > 0
+SELECT feature, 'has values too large to square in double precision (its variance is not finite): rescale the column, e.g. divide it by a power of ten' AS problem
+FROM {{ t.feature_stats }}
+WHERE {{ sql.is_finite('mean') }} AND NOT ({{ sql.is_finite('m2') }} AND {{ sql.is_finite('n_m2') }})
+UNION ALL
+-- var_smoothing = 0 and a class without spread in a feature that varies: a point mass,
+-- whose density is infinite at its mean and zero elsewhere
+SELECT feature, 'has no spread in class ' || {{ sql.as_text('class') }} || ' and var_smoothing is 0: set var_smoothing > 0' AS problem
+FROM {{ t.feature_params }}
+WHERE NOT var > 0
 {% endmacro %}
+
+{#- Per class x feature: the mean and spread a class's parameters come from, and the
+    feature's overall (unweighted) variance. A class that has rows but no value of the
+    feature (all missing) takes the feature's pooled mean and spread, over the classes that
+    have values: it then gets about the same density as the others, so the feature says
+    little for or against it. -#}
+{% macro moments(t, alias='s') %}
+WITH per_feature AS (
+    SELECT
+        {{ by_group(t) }}feature,
+        sum(n) AS total_n,
+        CASE WHEN sum(n) > 0 THEN sum(n * n_mean) / sum(n) ELSE 0 END AS overall_mean,
+        sum(weight) AS pooled_weight,
+        CASE WHEN sum(weight) > 0 THEN sum(weight * mean) / sum(weight) ELSE 0 END AS pooled_mean,
+        -- the scoring macros' shift (the mean of the class means): x - shift keeps its digits
+        coalesce(avg(mean) FILTER (WHERE n > 0), 0) AS shift
+    FROM {{ t.feature_stats }}
+    GROUP BY {{ by_group(t) }}feature
+), pooled AS (
+    -- unweighted variance of each feature over all rows (scikit-learn's var(X, axis=0)),
+    -- and the weighted one pooled over the classes
+    SELECT
+        {{ by_group(t, 's.') }}s.feature,
+        any_value(o.pooled_mean) AS pooled_mean,
+        CASE WHEN any_value(o.total_n) > 0 THEN (sum(s.n_m2) + sum(s.n * (s.n_mean - o.overall_mean) * (s.n_mean - o.overall_mean))) / any_value(o.total_n) ELSE 0 END AS variance,
+        CASE WHEN any_value(o.pooled_weight) > 0 THEN (sum(s.m2) + sum(s.weight * (s.mean - o.pooled_mean) * (s.mean - o.pooled_mean))) / any_value(o.pooled_weight) ELSE 0 END AS pooled_spread
+    FROM {{ t.feature_stats }} AS s
+    JOIN per_feature AS o USING ({{ by_group(t) }}feature)
+    GROUP BY {{ by_group(t, 's.') }}s.feature
+), {{ alias }} AS (
+    SELECT
+        s.*,
+        CASE WHEN s.n = 0 AND c.n > 0 THEN v.pooled_mean ELSE s.mean END AS theta,
+        CASE WHEN s.n = 0 AND c.n > 0 THEN v.pooled_spread
+             WHEN s.weight = 0 THEN 0 ELSE s.m2 / s.weight END AS spread,
+        v.variance
+    FROM {{ t.feature_stats }} AS s
+    JOIN {{ t.class_stats }} AS c USING ({{ by_group(t) }}class)
+    JOIN pooled AS v USING ({{ by_group(t) }}feature)
+)
+{%- endmacro %}
+
+{#- A class's variance: its spread plus var_smoothing's epsilon. A feature that takes one
+    value in every row has no spread anywhere; when epsilon is 0 as well (every feature of
+    the model is constant, or var_smoothing = 0) it gets variance 1 in every class, so its
+    term is the same for every class and changes no probability (scikit-learn divides by
+    zero there and answers NaN). -#}
+{% macro variance(spread, epsilon, overall) -%}
+CASE WHEN {{ spread }} + {{ epsilon }} = 0 AND {{ overall }} = 0 THEN 1.0 ELSE {{ spread }} + {{ epsilon }} END
+{%- endmacro %}
 
 {% macro feature_params(t, p) %}
 CREATE OR REPLACE VIEW {{ t.feature_params }} AS
-WITH overall_mean AS (
-    SELECT {{ by_group(t) }}feature, sum(n) AS n, sum(n * n_mean) / sum(n) AS mean
-    FROM {{ t.feature_stats }}
-    GROUP BY {{ by_group(t) }}feature
-), overall_variance AS (
-    -- unweighted variance of each feature over all rows: scikit-learn's var(X, axis=0)
-    SELECT {{ by_group(t, 's.') }}s.feature, (sum(s.n_m2) + sum(s.n * (s.n_mean - o.mean) * (s.n_mean - o.mean))) / any_value(o.n) AS variance
-    FROM {{ t.feature_stats }} AS s
-    JOIN overall_mean AS o USING ({{ by_group(t) }}feature)
-    GROUP BY {{ by_group(t, 's.') }}s.feature
-), smoothing AS (
-    SELECT {{ by_group(t) }}{{ p.var_smoothing | lit }} * max(variance) AS epsilon FROM overall_variance
+{{ moments(t) }}, smoothing AS (
+    SELECT {{ by_group(t) }}{{ p.var_smoothing | lit }} * max(variance) AS epsilon
+    FROM pooled
 {% if t.get('groups') %}
     GROUP BY {% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %}
 {% endif %}
@@ -293,10 +339,10 @@ WITH overall_mean AS (
 SELECT
     {{ by_group(t, 's.') }}s.class,
     s.feature,
-    s.mean AS theta,
-    CASE WHEN s.weight = 0 THEN 0 ELSE s.m2 / s.weight END + smoothing.epsilon AS var,
+    s.theta,
+    {{ variance('s.spread', 'smoothing.epsilon', 's.variance') }} AS var,
     smoothing.epsilon
-FROM {{ t.feature_stats }} AS s
+FROM s
 {% if t.get('groups') %}
 JOIN smoothing USING ({% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %});
 {% else %}
@@ -350,43 +396,20 @@ GROUP BY c.class_index
     write that changes the statistics runs it again; the parameter views joined twice
     cost twice the time). Models without groups only: the arrays do not cover per-group models. #}
 {% macro scoring_params(t, p) %}
-WITH per_feature AS (
-    -- (a GROUP BY joined back runs in a third of the time of windows per feature)
-    SELECT
-        feature,
-        sum(n) AS total_n,
-        sum(n * n_mean) / sum(n) AS overall_mean,
-        -- one shift per feature (the mean of the class means): x - shift keeps its digits
-        avg(mean) AS shift
-    FROM {{ t.feature_stats }}
-    GROUP BY feature
-), stats AS (
+{{ moments(t) }}, smoothing AS (
+    -- var_smoothing times the largest unweighted variance of a feature over all rows
+    SELECT {{ p.var_smoothing | lit }} * max(variance) AS epsilon FROM pooled
+), terms AS (
     SELECT
         s.class,
         f.feature_index,
-        s.mean AS theta,
-        CASE WHEN s.weight = 0 THEN 0 ELSE s.m2 / s.weight END AS spread,
-        s.n,
-        s.n_mean,
-        s.n_m2,
-        pf.total_n,
-        pf.overall_mean,
-        pf.shift
-    FROM {{ t.feature_stats }} AS s
+        s.theta,
+        o.shift,
+        {{ variance('s.spread', 'smoothing.epsilon', 's.variance') }} AS var
+    FROM s
     JOIN {{ t.features }} AS f USING (feature)
-    JOIN per_feature AS pf USING (feature)
-), smoothing AS (
-    -- var_smoothing times the largest unweighted variance of a feature over all rows
-    SELECT {{ p.var_smoothing | lit }} * max(variance) AS epsilon
-    FROM (
-        SELECT (sum(n_m2) + sum(n * (n_mean - overall_mean) * (n_mean - overall_mean)))
-               / any_value(total_n) AS variance
-        FROM stats
-        GROUP BY feature_index
-    ) AS overall_variance
-), terms AS (
-    SELECT stats.*, spread + smoothing.epsilon AS var
-    FROM stats CROSS JOIN smoothing
+    JOIN per_feature AS o USING (feature)
+    CROSS JOIN smoothing
 )
 SELECT
     c.class_index,
