@@ -48,10 +48,11 @@ class Interval:
             return False
         open_left = self.closed in ("right", "neither")
         open_right = self.closed in ("left", "neither")
-        below = self.left is not None and (value < self.left
-                                           or (value == self.left and open_left))
-        above = self.right is not None and (value > self.right
-                                            or (value == self.right and open_right))
+        # a missing bound is infinite, and excluded as the open end of the interval
+        below = (value == -math.inf and open_left) if self.left is None else (
+            value < self.left or (value == self.left and open_left))
+        above = (value == math.inf and open_right) if self.right is None else (
+            value > self.right or (value == self.right and open_right))
         return not (below or above)
 
     def describe(self) -> str:
