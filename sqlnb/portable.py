@@ -677,13 +677,13 @@ def _feature_problems(model: NaiveBayes, features: list[dict[str, Any]],
     names = [f["name"] for f in features]
     if [r[0] for r in rows] != names:
         return [f"features: the features table lists {first_few([r[0] for r in rows])}, "
-                f"model.json {first_few(names)}"]
+                f"the metadata {first_few(names)}"]
     problems = []
     for (name, sql_type, alpha, coding, minimum), f, expected in zip(
             rows, features, _expected_options(model, features)):
         if not _same_type(sql_type, f["type"]):
             problems.append(f"feature {name!r} has type {sql_type} in the features table, "
-                            f"{f['type']} in model.json")
+                            f"{f['type']} in the metadata")
         if (alpha is None) != (expected.get("alpha") is None) or (
                 alpha is not None and not (math.isfinite(alpha) and alpha >= 0)):
             problems.append(f"feature {name!r} has alpha {alpha!r}, which no fit of these "
