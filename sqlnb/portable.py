@@ -425,7 +425,7 @@ def check_meta(meta: Any) -> None:
         assert isinstance(meta, dict)
         for key in ("family", "target", "target_type"):
             assert _is_name(meta[key]), key
-        assert meta.get("weight") is None or _is_name(meta["weight"]), "weight"
+        assert meta["weight"] is None or _is_name(meta["weight"]), "weight"
         assert isinstance(meta["params"], dict) and isinstance(meta["features"], list)
         assert meta["features"], "features"
         for f in meta["features"]:
@@ -673,11 +673,11 @@ def _feature_problems(model: NaiveBayes, features: list[dict[str, Any]],
     model's features are its terms: the SQL checks cover them)."""
     if terms:
         return []
-    rows = model.pipeline.fetch("model_features.sql", source=model.tables)
+    rows = model.pipeline.fetch("model_features.sql", source=model.pipeline.tables)
     names = [f["name"] for f in features]
     if [r[0] for r in rows] != names:
-        return [f"features: the features table lists {first_few([r[0] for r in rows])}, "
-                f"the metadata {first_few(names)}"]
+        return [(f"features: the features table lists {first_few([r[0] for r in rows])}, "
+                f"the metadata {first_few(names)}")]
     problems = []
     for (name, sql_type, alpha, coding, minimum), f, expected in zip(
             rows, features, _expected_options(model, features)):
