@@ -721,7 +721,7 @@ def _statistics_checks(model: NaiveBayes, features: list[dict[str, Any]],
                        "problem": "has rows of unknown classes, groups or features, or lacks "
                        "the rows of some" if shape != "categories" else
                        "has rows of unknown classes, groups or features"})
-        if family.name == "bernoulli":
+        if family.counts_rows:
             checks.append({"kind": "bounded", "role": role, "stats": stats,
                            "classes": classes, "group_keys": keys,
                            "problem": "counts more rows than the class weighs"})
