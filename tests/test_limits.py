@@ -221,7 +221,7 @@ def test_an_ngram_range_up_to_ten_fits_as_scikit_learn_counts(con):
     documents = ["a b c d e f g h i j k", "b c d e f g h i j k l", "x y z"]
     con.execute("CREATE TABLE docs AS SELECT unnest(?) AS body, unnest(?) AS label",
                 [documents, ["p", "p", "q"]])
-    model = sqlnb.NaiveBayes("m", con=con, family="multinomial").fit(
+    sqlnb.NaiveBayes("m", con=con, family="multinomial").fit(
         "docs", "label", text="body", ngram_range=(1, 10), token_pattern=r"(?u)\b\w+\b")
     theirs = CountVectorizer(ngram_range=(1, 10), token_pattern=r"(?u)\b\w+\b").fit(documents)
     terms = [row[0] for row in con.execute("SELECT term FROM m_vocabulary ORDER BY term_index")
