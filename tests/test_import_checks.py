@@ -267,6 +267,26 @@ def test_group_columns_are_checked_as_group_by_is(tmp_path, select, match):
     refused(folder, match)
 
 
+def test_a_group_column_of_a_type_that_cannot_key_the_groups_is_refused(tmp_path, con):
+    # a BLOB group value cannot be written as a SQL literal: refused at fit and at import
+    con.execute("CREATE TABLE t AS SELECT (i % 2)::VARCHAR AS y, i * 1.5 AS x, "
+                "('g' || (i % 2))::BLOB AS g FROM range(20) r(i)")
+    with pytest.raises(sqlnb.errors.InvalidDataError, match="group column 'g' has type BLOB"):
+        sqlnb.NaiveBayes("m", con=con).fit("t", "y", features=["x"], group_by="g")
+    folder = exported(tmp_path, "grouped")
+    rewrite(folder, "group_columns", "SELECT position, name, 'BLOB' AS type FROM t")
+    for role in ("group_class_stats", "group_feature_stats"):  # BLOB is stored as its text
+        rewrite(folder, role, "SELECT * REPLACE ('g' || g AS g) FROM t")
+
+    def blob_groups(manifest):
+        for table in manifest["tables"]:
+            for column in table["columns"]:
+                if column["name"] == "g":
+                    column.update(type="BLOB", stored_as="text")
+    edit(folder, blob_groups)
+    refused(folder, "group column 'g' has type BLOB")
+
+
 @pytest.mark.parametrize("ngram", ["[1, 11]", "[1, 1000000]", "[0, 1]", "[2, 1]"])
 def test_an_analyzer_with_an_absurd_ngram_range_is_refused(tmp_path, ngram):
     folder = exported(tmp_path, "text")
