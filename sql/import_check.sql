@@ -1,10 +1,10 @@
 {% if what == 'columns' %}
 -- The columns (names and types) of an exported file, as DuckDB reads them.
-DESCRIBE SELECT * FROM read_parquet({{ path | lit }})
+DESCRIBE SELECT * FROM read_parquet({{ path | file_lit }})
 {% elif what == 'rows' %}
 -- The number of rows of an exported file.
-SELECT count(*) FROM read_parquet({{ path | lit }})
+SELECT count(*) FROM read_parquet({{ path | file_lit }})
 {% else %}
 -- The rows of a small exported table (the group columns, the analyzer's settings).
-SELECT * FROM read_parquet({{ path | lit }}, file_row_number = true) ORDER BY file_row_number
+SELECT * FROM read_parquet({{ path | file_lit }}, file_row_number = true) ORDER BY file_row_number
 {% endif %}

@@ -172,6 +172,16 @@ class Dialect:
             return f"CAST({text} AS {self.type_name(sql_type)})"
         return text
 
+    def file_lit(self, path: str) -> str:
+        """One file's path as a string literal for a reader that expands glob patterns
+        (DuckDB's ``read_parquet``): ``*``, ``?`` and ``[`` are each escaped as a
+        one-character class, so the literal names that file and no other.
+
+        >>> print(DUCKDB.file_lit("/exports/run[1]/model*.parquet"))
+        '/exports/run[[]1]/model[*].parquet'
+        """
+        return self.lit(re.sub(r"([*?\[])", r"[\1]", path))
+
     def type_name(self, sql_type: str) -> str:
         """How this engine spells a column type recorded in a model's metadata (DuckDB's
         names: the models are fitted in DuckDB); ``ValueError`` if it has none."""

@@ -29,10 +29,15 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from . import ownership
+from . import ownership, portable
 from .attributes import to_sklearn
-from .errors import InvalidParameterError, NotFittedError
-from .families import for_sklearn_estimator
+from .errors import (
+    IncompatibleModelError,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFittedError,
+)
+from .families import for_sklearn_estimator, make_family
 from .model import NaiveBayes
 
 __all__ = ["from_sklearn", "restore", "statistics", "to_sklearn"]
@@ -58,35 +63,70 @@ def statistics(model: NaiveBayes) -> dict[str, Any]:
 def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
             sql_macros: bool = True) -> NaiveBayes:
     """Write the statistics of :func:`statistics` as model ``name`` (replacing it), in
-    one transaction, and return the model."""
-    meta = state["meta"]
-    model = NaiveBayes(name, con=con, family=meta["family"], sql_macros=sql_macros,
-                       **meta["params"])
+    one transaction, and return the model.
+
+    The state may come from a pickle, so it is checked as an import checks an export
+    (see :mod:`sqlnb.portable`): metadata, hyperparameters and statistics a fit would not
+    write raise :class:`IncompatibleModelError` and leave the database unchanged."""
+    meta, tables = _checked_state(state)
+    try:
+        family = make_family(meta["family"], **meta["params"])
+    except (InvalidParameterError, InvalidDataError, TypeError, ValueError,
+            OverflowError) as exc:
+        raise _unusable(f"its family or hyperparameters are not valid ({exc})") from None
+    model = NaiveBayes(name, con=con, family=family.name, sql_macros=sql_macros,
+                       **family.params)
     engine = model.engine
     # before any read: a failed statement would abort the caller's transaction
     engine.refuse_open_transaction("restoring a model")
-    sources = {role: engine.source(state["tables"][role]) for role in ROLES}
+    sources = {role: engine.source(tables[role]) for role in ROLES}
     try:
+        label_type = sources["class_stats"].columns.get("class")
+        if label_type is None or label_type.replace(" ", "").upper() != \
+                meta["target_type"].replace(" ", "").upper():
+            raise _unusable(f"its class labels have type {label_type}, its metadata says "
+                            f"{meta['target_type']}")
         source = {role: src.sql for role, src in sources.items()}
         with engine.transaction("restoring a model"):
             ownership.claim(model, ownership.names(model.name, "base", "macros"))
-            model.pipeline.create(meta["target_type"])
-            if POSITION in state["tables"]["class_stats"].column_names:
-                # an exact copy: the same rows in the same order (identical sums)
-                model.pipeline.run("copy_statistics.sql", sources=source,
-                           position=model.dialect.ident(POSITION))
-            else:
-                # statistics built elsewhere (from_sklearn): folded in as a merge is
-                model.pipeline.run("copy_features.sql", source=source)
-                model.pipeline.run("merge_model.sql", source=source, sign=1)
-            model.pipeline.finish(meta["features"], meta["target"], meta["target_type"],
-                              meta["weight"])
+            try:
+                model.pipeline.create(meta["target_type"])
+                if POSITION in tables["class_stats"].column_names:
+                    # an exact copy: the same rows in the same order (identical sums)
+                    model.pipeline.run("copy_statistics.sql", sources=source,
+                                       position=model.dialect.ident(POSITION))
+                else:
+                    # statistics built elsewhere (from_sklearn): folded in as a merge is
+                    model.pipeline.run("copy_features.sql", source=source)
+                    model.pipeline.run("merge_model.sql", source=source, sign=1)
+                portable.check_statistics(model, meta["features"])
+                model.pipeline.finish(meta["features"], meta["target"], meta["target_type"],
+                                      meta["weight"])
+            except (duckdb.Error, InvalidDataError, InvalidParameterError) as exc:
+                raise _unusable(str(exc).splitlines()[0]) from None
     finally:
         ownership.done(model)
         for src in sources.values():
             engine.release(src)
     model.invalidate()
     return model
+
+
+def _unusable(problem: str) -> IncompatibleModelError:
+    return IncompatibleModelError(f"the model's statistics cannot be restored: {problem}")
+
+
+def _checked_state(state: Any) -> tuple[dict[str, Any], dict[str, pa.Table]]:
+    """The metadata and statistics tables of a state (perhaps unpickled), checked for shape
+    and for metadata a fit writes."""
+    try:
+        meta, tables = state["meta"], state["tables"]
+        assert isinstance(tables, dict)
+        assert all(isinstance(tables[role], pa.Table) for role in ROLES)
+    except (AssertionError, KeyError, TypeError):
+        raise _unusable("the state has no metadata and statistics tables") from None
+    portable.check_meta(meta)
+    return meta, tables
 
 
 # ---------------------------------------------------------------------- scikit-learn

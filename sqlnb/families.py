@@ -55,6 +55,9 @@ class Family:
     sum_suffix: ClassVar[str] = "_s"
     # The feature_stats column that adds up (forget checks it stays >= 0).
     amount_column: ClassVar[str] = "count"
+    # The count is the weight of the rows where the feature is present (binarized), so it
+    # never exceeds the weight it was counted over (an import checks it).
+    counts_rows: ClassVar[bool] = False
     # Hyperparameters that shape the statistics: an update cannot change them.
     statistics_params: ClassVar[tuple[str, ...]] = ()
     # The scoring parameters a per-group model keeps per group, class and feature.
@@ -322,6 +325,7 @@ class Bernoulli(Discrete):
     sparse_input = True
     propagates_nan = False  # NaN > threshold is true: the NaN test is always applied
     statistics_params = ("binarize",)
+    counts_rows = True
     scoring_parameters = ("coef", "log_neg_prob")
     array_kind = "linear"
     sklearn_estimator = "BernoulliNB"

@@ -29,7 +29,7 @@ from .errors import (
 )
 from .families import PART_FAMILIES
 from .scoring import comment_text, with_chunks
-from .validation import check_names
+from .validation import check_names, is_key_type
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import NaiveBayes
@@ -64,8 +64,11 @@ def group_specs(columns: dict[str, str], group_by: str | list[str], target: str,
                 f"group column {name!r} has the name of a column of the statistics tables; "
                 f"rename it in the source (SELECT *, {name} AS {name}_id ...)"
             )
-        if dialect.kind(columns[name]) == "nested":
-            raise InvalidDataError(f"group column {name!r} has a nested type {columns[name]}")
+        if not is_key_type(columns[name], dialect):
+            raise InvalidDataError(
+                f"group column {name!r} has type {columns[name]}, which cannot key the "
+                f"per-group models: convert it to text or numbers first, e.g. "
+                f"CAST({dialect.ident(name)} AS VARCHAR)")
         specs.append({"name": name, "column": dialect.ident(name), "type": columns[name]})
     return specs
 

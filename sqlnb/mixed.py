@@ -32,6 +32,7 @@ normalised over the block's columns).
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -376,10 +377,10 @@ def compile_mixed(model: NaiveBayes) -> dict[str, Any]:
         part_terms.append(_terms(model, part, types))
     compiled = []
     for class_index, label, log_prior in classes:
-        # each part's constant carries the log prior once; keep one of them (a declared
-        # class without rows has prior 0: its constant is -inf, never -inf + inf)
-        constant = (log_prior if log_prior == float("-inf")
-                    else constants[class_index] - (len(parts) - 1) * log_prior)
+        # each part's constant carries the log prior once; keep one of them (a class of
+        # prior 0 stays at -inf: -inf less -inf would be NaN)
+        constant = constants[class_index] - (len(parts) - 1) * log_prior \
+            if log_prior != -math.inf else -math.inf
         compiled.append({
             "index": class_index,
             "label_value": label,

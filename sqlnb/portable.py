@@ -32,11 +32,12 @@ import contextlib
 import datetime
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,9 @@ from .errors import (
     NameConflictError,
     NotFittedError,
     SqlnbError,
+    first_few,
 )
+from .families import make_family
 from .templates import render
 from .validation import check_label_type
 from .version import __version__
@@ -90,6 +93,17 @@ _TYPE = re.compile(
     r"TIMESTAMP WITH TIME ZONE|TIME WITH TIME ZONE|UUID|INTERVAL|BLOB|BIT|DECIMAL\(\d{1,2}, ?\d{1,2}\)|"
     rf"ENUM\({_QUOTED}(?:, ?{_QUOTED})*\))")
 _CHUNK = 1 << 20
+# The keys a feature of model.json may have (what the metadata row records).
+_FEATURE_KEYS = {"name", "type", "family", "origin"}
+
+
+def _is_name(value: Any) -> bool:
+    """A name from model.json: a non-empty string that SQL can hold (no NUL character)."""
+    return isinstance(value, str) and bool(value) and "\x00" not in value
+
+
+def _is_type(value: Any) -> bool:
+    return isinstance(value, str) and _TYPE.fullmatch(value) is not None
 
 
 # ---------------------------------------------------------------------- export
@@ -332,7 +346,7 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
     roles = set(tables)
     grouped, terms = "group_columns" in roles, "analyzer" in roles
     _check_roles(model, roles, meta, grouped, terms)
-    groups = _groups(con, directory / tables["group_columns"]["file"]) if grouped else []
+    groups = _groups(con, directory / tables["group_columns"]["file"], meta) if grouped else []
     if terms:
         _check_analyzer(model, directory / tables["analyzer"]["file"])
     _refuse_taken(model, replace)
@@ -340,7 +354,7 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
              else ("base", "macros") + (("text",) if terms else ()))
     features, target_type = meta["features"], meta["target_type"]
     try:
-        with model.engine.transaction("import_model"):
+        with model.engine.transaction("import_model"), _as_incompatible(directory):
             ownership.claim(model, ownership.names(model.name, *kinds))
             ownership.release(model, ownership.every_name(model.name))  # a replaced model
             if grouped or model.family.composite:  # a model of parts: created, then finished
@@ -353,6 +367,7 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
             for role, table in tables.items():
                 if role != "group_columns":  # create_groups.sql wrote its rows
                     _load_table(model, directory, table)
+            check_statistics(model, features, groups, terms)
             if grouped or model.family.composite:
                 try:
                     parts.finish(model, lay, features, meta["target"], target_type,
@@ -367,6 +382,16 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
         ownership.done(model)
     model.invalidate()
     return model
+
+
+@contextlib.contextmanager
+def _as_incompatible(directory: Path) -> Iterator[None]:
+    """The checks a fit runs on its statistics (classes, priors, parameters), run on an
+    import's: their refusal means the export holds a model no fit makes."""
+    try:
+        yield
+    except (InvalidDataError, InvalidParameterError) as exc:
+        raise _incompatible(directory, str(exc)) from None
 
 
 def _incompatible(directory: Path, problem: str) -> IncompatibleModelError:
@@ -386,13 +411,14 @@ def _read_manifest(directory: Path) -> dict[str, Any]:
     try:
         with open(file, encoding="utf-8") as f:
             manifest = json.load(f)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise _incompatible(directory, f"{MANIFEST} is not readable JSON ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise _incompatible(directory, f"{MANIFEST} does not describe a {FORMAT} export")
     version = manifest.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise _incompatible(directory, f"{MANIFEST} has no valid format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _incompatible(directory, f"{MANIFEST} has no valid format_version "
+                            f"(a whole number from 1 to {FORMAT_VERSION})")
     if version > FORMAT_VERSION:
         error = _incompatible(
             directory, f"it has format version {version}, and this sqlnb reads up to "
@@ -401,33 +427,66 @@ def _read_manifest(directory: Path) -> dict[str, Any]:
         error.newer = True
         raise error
     meta, tables = manifest.get("meta"), manifest.get("tables")
+    damaged = (f"{MANIFEST} is damaged or describes tables, types or features this sqlnb "
+               "does not know")
     try:
         assert isinstance(meta, dict) and isinstance(tables, list)
-        for key in ("model", "family", "target", "target_type"):
-            assert isinstance(meta[key], str) and meta[key]
-        assert meta.get("weight") is None or isinstance(meta["weight"], str)
-        assert isinstance(meta["params"], dict) and isinstance(meta["features"], list)
-        for f in meta["features"]:
-            assert isinstance(f["name"], str) and f["name"] and _TYPE.fullmatch(f["type"])
-            assert f.get("family") is None or f["family"] in mixed.PART_FAMILIES
-        assert _TYPE.fullmatch(meta["target_type"])
+        assert _is_name(meta["model"]), "model"
         for t in tables:
             assert t["role"] in KNOWN_ROLES and t["file"] == f"{t['role']}.parquet"
-            assert isinstance(t["rows"], int) and isinstance(t["sha256"], str)
+            assert isinstance(t["rows"], int) and not isinstance(t["rows"], bool)
+            assert isinstance(t["sha256"], str)
             for c in t["columns"]:
-                assert isinstance(c["name"], str) and c["name"] and _TYPE.fullmatch(c["type"])
+                assert _is_name(c["name"]) and _is_type(c["type"]), "columns"
                 assert c["stored_as"] in ("native", "text")
+            assert len({c["name"].lower() for c in t["columns"]}) == len(t["columns"])
         assert len({t["role"] for t in tables}) == len(tables)
     except (AssertionError, KeyError, TypeError) as exc:
         detail = f" ({exc!r})" if str(exc) else ""
-        raise _incompatible(
-            directory, f"{MANIFEST} is damaged or describes tables, types or features this "
+        raise _incompatible(directory, damaged + detail) from None
+    try:
+        check_meta(meta)
+        for t in tables:
+            for c in t["columns"]:
+                if c["name"] == "class" and not _same_type(c["type"], meta["target_type"]):
+                    raise IncompatibleModelError(
+                        f"the class column of {t['file']!r} has type {c['type']}, and the "
+                        f"target type is {meta['target_type']}")
+    except IncompatibleModelError as exc:
+        raise _incompatible(directory, str(exc)) from None
+    return manifest
+
+
+def check_meta(meta: Any) -> None:
+    """Refuse a model's metadata (from model.json or a pickle) that no fit writes: its
+    family, target, types, weight column and features, checked as fit checks them (the
+    hyperparameters are checked as the model is made). Raises
+    :class:`IncompatibleModelError`."""
+    try:
+        assert isinstance(meta, dict)
+        for key in ("family", "target", "target_type"):
+            assert _is_name(meta[key]), key
+        assert meta["weight"] is None or _is_name(meta["weight"]), "weight"
+        assert isinstance(meta["params"], dict) and isinstance(meta["features"], list)
+        assert meta["features"], "features"
+        for f in meta["features"]:
+            assert isinstance(f, dict) and set(f) <= _FEATURE_KEYS, "features"
+            assert _is_name(f["name"]) and _is_type(f["type"]), "features"
+            assert f.get("family") is None or f["family"] in mixed.PART_FAMILIES, "family"
+            origin = f.get("origin", 0.0)
+            assert isinstance(origin, (int, float)) and not isinstance(origin, bool) \
+                and math.isfinite(origin), "origin"
+        assert len({f["name"] for f in meta["features"]}) == len(meta["features"]), "features"
+        assert _is_type(meta["target_type"]), "target_type"
+    except (AssertionError, KeyError, TypeError) as exc:
+        detail = f" ({exc!r})" if str(exc) else ""
+        raise IncompatibleModelError(
+            "the model's metadata is damaged or describes tables, types or features this "
             f"sqlnb does not know{detail}") from None
     try:
         check_label_type(meta["target"], meta["target_type"])
     except SqlnbError as exc:
-        raise _incompatible(directory, str(exc)) from None
-    return manifest
+        raise IncompatibleModelError(str(exc)) from None
 
 
 def _check_files(con: duckdb.DuckDBPyConnection, directory: Path,
@@ -468,12 +527,16 @@ def _new_model(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConnec
                name: str, meta: dict[str, Any], sql_macros: bool) -> NaiveBayes:
     """The model object the import fills, its family made from the recorded parameters."""
     try:
-        return make_model(name, con=con, family=meta["family"], sql_macros=sql_macros,
-                          **meta["params"])
-    except InvalidParameterError as exc:
+        # the family first: only its hyperparameters reach the model's constructor (never
+        # its own arguments, such as con or name)
+        family = make_family(meta["family"], **meta["params"])
+        return make_model(name, con=con, family=family.name, sql_macros=sql_macros,
+                          **family.params)
+    except (InvalidParameterError, InvalidDataError, TypeError, ValueError,
+            OverflowError) as exc:
         raise IncompatibleModelError(
             f"the exported model {meta['model']!r} has a family or hyperparameters this "
-            f"sqlnb does not know ({exc}): upgrade sqlnb"
+            f"sqlnb does not know or refuses ({exc}): if a newer sqlnb exported it, upgrade"
         ) from None
 
 
@@ -511,18 +574,27 @@ def _small_table(con: duckdb.DuckDBPyConnection, file: Path) -> list[dict[str, A
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
-def _groups(con: duckdb.DuckDBPyConnection, file: Path) -> list[dict[str, Any]]:
-    """The group columns of a per-group model, their types checked like every type."""
-    groups = []
-    for row in _small_table(con, file):
-        if not isinstance(row.get("name"), str) or not _TYPE.fullmatch(str(row.get("type"))):
-            raise IncompatibleModelError(
-                f"the group columns in {file.name!r} name a column or type this sqlnb does "
-                "not know"
-            )
-        groups.append({"name": row["name"], "column": DUCKDB.ident(row["name"]),
-                       "type": row["type"]})
-    return groups
+def _groups(con: duckdb.DuckDBPyConnection, file: Path,
+            meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The group columns of a per-group model, checked as fit checks ``group_by`` (and
+    their types like every type)."""
+    rows = _small_table(con, file)
+    problem = None
+    if not rows or any(not _is_name(row.get("name")) or not _is_type(row.get("type"))
+                       or row.get("position") != i for i, row in enumerate(rows)):
+        problem = "name a column or type this sqlnb does not know"
+    elif len({row["name"].lower() for row in rows}) != len(rows):
+        problem = "name a column twice"
+    else:
+        columns = {f["name"]: f["type"] for f in meta["features"]}
+        columns.update({meta["target"]: meta["target_type"], meta.get("weight"): "DOUBLE"})
+        columns.update({row["name"]: row["type"] for row in rows})
+        try:
+            return grouping.group_specs(columns, [row["name"] for row in rows], meta["target"],
+                                        meta["features"], meta.get("weight"), DUCKDB)
+        except SqlnbError as exc:
+            problem = f"are not valid ({exc})"
+    raise IncompatibleModelError(f"the group columns in {file.name!r} {problem}")
 
 
 def _check_analyzer(model: NaiveBayes, file: Path) -> None:
@@ -583,3 +655,161 @@ def _load_table(model: NaiveBayes, directory: Path, table: dict[str, Any]) -> No
     except (duckdb.Error, *model.engine.unreadable_errors) as exc:  # e.g. a key twice, a label its type cannot hold
         raise _incompatible(directory, f"the rows of {table['file']!r} do not make a valid "
                             f"{table['role']} table ({str(exc).splitlines()[0]})") from None
+
+
+# ---------------------------------------------------------------------- statistics checks
+# What each statistics column holds, as a fit leaves it: (rule, nullable). Rules: finite,
+# non_negative (finite and >= 0), positive (finite and > 0); a column not named here is
+# a key or a label.
+_COLUMN_RULES = {
+    "n": ("non_negative", False),
+    "weight": ("non_negative", False),
+    "count": ("non_negative", False),
+    "mean": ("finite", False),
+    "m2": ("non_negative", False),
+    "n_mean": ("finite", False),
+    "n_m2": ("non_negative", False),
+}
+_STATS_COLUMNS = {"moments": ("n", "weight", "mean", "m2", "n_mean", "n_m2"),
+                  "counts": ("n", "count", "weight"), "categories": ("n", "count")}
+
+
+def check_statistics(model: NaiveBayes, features: list[dict[str, Any]],
+                     groups: list[dict[str, Any]] | None = None, terms: bool = False) -> None:
+    """Refuse statistics no fit leaves behind (an import's or a restore's, loaded into the
+    model's tables in the caller's transaction): NaN, infinite or negative counts, weights
+    and moments; rows for unknown classes or features, or a class or group without its
+    rows; a features table that disagrees with ``features`` (the metadata's list) or with
+    the hyperparameters; integer category codes outside ``max_categories``. Raises
+    :class:`IncompatibleModelError` naming the first few problems."""
+    problems = _feature_problems(model, features, terms)
+    checks = _statistics_checks(model, features, groups or [], terms)
+    for role, problem, count in model.pipeline.fetch("statistics_checks.sql", checks=checks):
+        if count:
+            problems.append(f"{role}: {problem}")
+    if problems:
+        raise IncompatibleModelError(
+            "the model's statistics are not ones a fit leaves behind (altered or damaged): "
+            + "; ".join(problems[:4]) + (f" and {len(problems) - 4} more" if len(problems) > 4
+                                         else "")
+        )
+
+
+def _expected_options(model: NaiveBayes, features: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per feature, the alpha, coding and min_categories a fit with the model's
+    hyperparameters writes (a mixed model's per its feature's family)."""
+    if model.family.composite:
+        parts = [(p["sub"], p["features"]) for p in mixed.parts_of(model, features)]
+    else:
+        parts = [(model.family, features)]
+    expected = {}
+    for family, members in parts:
+        for f, options in zip(members, family.feature_options(len(members))):
+            coding = (family.coding(f["name"], f["type"], model.dialect)
+                      if family.per_category else None)
+            expected[f["name"]] = {**options, "coding": coding}
+    return [expected[f["name"]] for f in features]
+
+
+def _feature_problems(model: NaiveBayes, features: list[dict[str, Any]],
+                      terms: bool) -> list[str]:
+    """The features table against the metadata's features and the hyperparameters (a term
+    model's features are its terms: the SQL checks cover them)."""
+    if terms:
+        return []
+    rows = model.pipeline.fetch("model_features.sql", source=model.pipeline.tables)
+    names = [f["name"] for f in features]
+    if [r[0] for r in rows] != names:
+        return [(f"features: the features table lists {first_few([r[0] for r in rows])}, "
+                f"the metadata {first_few(names)}")]
+    problems = []
+    for (name, sql_type, alpha, coding, minimum), f, expected in zip(
+            rows, features, _expected_options(model, features)):
+        if not _same_type(sql_type, f["type"]):
+            problems.append(f"feature {name!r} has type {sql_type} in the features table, "
+                            f"{f['type']} in the metadata")
+        if (alpha is None) != (expected.get("alpha") is None) or (
+                alpha is not None and not (math.isfinite(alpha) and alpha >= 0)):
+            problems.append(f"feature {name!r} has alpha {alpha!r}, which no fit of these "
+                            "hyperparameters writes")
+        if coding != expected.get("coding") or minimum != expected.get("min_categories"):
+            problems.append(f"feature {name!r} has coding {coding!r} and min_categories "
+                            f"{minimum!r}, which no fit of these hyperparameters writes")
+    return problems
+
+
+def _statistics_checks(model: NaiveBayes, features: list[dict[str, Any]],
+                       groups: list[dict[str, Any]], terms: bool) -> list[dict[str, Any]]:
+    """The checks ``statistics_checks.sql`` runs, per statistics table the model has."""
+    t = model.pipeline.tables  # the tables the write fills (a staged version on Spark)
+    checks: list[dict[str, Any]] = []
+
+    def values(table: str, role: str, columns: tuple[str, ...],
+               nullable: tuple[str, ...] = ()) -> None:
+        for column in columns:
+            rule, can_be_null = _COLUMN_RULES[column]
+            checks.append({"kind": "values", "table": table, "role": role,
+                           "column": model.dialect.ident(column), "rule": rule,
+                           "nullable": can_be_null or column in nullable, "limit": None,
+                           "problem": f"{column} has NULL, NaN, infinite or negative values"
+                           if rule != "finite" else f"{column} has NULL, NaN or infinite values"})
+
+    def statistics(family: Any, stats: str, classes: str, role: str, keys: list[str],
+                   names: list[str] | None) -> None:
+        shape = family.statistics_shape
+        values(stats, role, _STATS_COLUMNS[shape],
+               nullable=("weight",) if shape == "counts" else ())
+        checks.append({"kind": "grid", "role": role, "stats": stats, "classes": classes,
+                       "features": t["features"], "group_keys": keys, "names": names,
+                       "complete": shape != "categories",
+                       "problem": "has rows of unknown classes, groups or features, or lacks "
+                       "the rows of some" if shape != "categories" else
+                       "has rows of unknown classes, groups or features"})
+        if family.counts_rows:
+            checks.append({"kind": "bounded", "role": role, "stats": stats,
+                           "classes": classes, "group_keys": keys,
+                           "problem": "counts more rows than the class weighs"})
+        if family.per_category:
+            checks.append({"kind": "codes", "role": role, "stats": stats,
+                           "features": t["features"],
+                           "limit": family.params["max_categories"],
+                           "problem": "has integer category codes that are not whole numbers "
+                           f"in [0, max_categories={family.params['max_categories']})"})
+
+    def classes(table: str, role: str) -> None:
+        values(table, role, ("n", "weight"))
+        checks.append({"kind": "weighed", "role": role, "table": table,
+                       "problem": "no class weighs more than 0"})
+
+    classes(t["class_stats"], "class_stats")
+    checks.append({"kind": "values", "table": t["features"], "role": "features",
+                   "column": model.dialect.ident("alpha"), "rule": "non_negative",
+                   "nullable": not terms, "limit": None,
+                   "problem": "alpha has NULL, NaN, infinite or negative values"})
+    if model.family.composite:
+        for part in mixed.parts_of(model, features):
+            statistics(part["sub"], part["t"]["feature_stats"], t["class_stats"],
+                       f"{part['family']}_stats", [], [f["name"] for f in part["features"]])
+    else:
+        statistics(model.family, t["feature_stats"], t["class_stats"], "feature_stats", [],
+                   None)
+    if groups:
+        grouped = grouping.group_tables(model, groups)
+        keys = [g["column"] for g in groups]
+        classes(grouped["class_stats"], "group_class_stats")
+        statistics(model.family, grouped["feature_stats"], grouped["class_stats"],
+                   "group_feature_stats", keys, None)
+    if terms:
+        checks.append({"kind": "values", "table": t["vocabulary"], "role": "vocabulary",
+                       "column": model.dialect.ident("count"), "rule": "non_negative",
+                       "nullable": False, "limit": None,
+                       "problem": "count has NULL, NaN, infinite or negative values"})
+        checks.append({"kind": "values", "table": t["vocabulary"], "role": "vocabulary",
+                       "column": model.dialect.ident("idf"), "rule": "positive",
+                       "nullable": False, "limit": None,
+                       "problem": "idf has NULL, NaN, infinite or non-positive values"})
+        checks.append({"kind": "values", "table": t["analyzer"], "role": "analyzer",
+                       "column": model.dialect.ident("n_documents"), "rule": "non_negative",
+                       "nullable": False, "limit": None,
+                       "problem": "n_documents is negative"})
+    return checks

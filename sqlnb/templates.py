@@ -102,6 +102,7 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
     env.filters["ident"] = dialect.ident
     env.filters["qualified"] = dialect.qualified
     env.filters["lit"] = dialect.lit
+    env.filters["file_lit"] = dialect.file_lit  # one file, never a glob pattern
     env.filters["kind"] = dialect.kind
     env.filters["comment"] = dialect.comment  # any text inside a SQL comment
     env.filters["each"] = each

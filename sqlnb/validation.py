@@ -48,10 +48,11 @@ class Interval:
             return False
         open_left = self.closed in ("right", "neither")
         open_right = self.closed in ("left", "neither")
-        below = self.left is not None and (value < self.left
-                                           or (value == self.left and open_left))
-        above = self.right is not None and (value > self.right
-                                            or (value == self.right and open_right))
+        # a missing bound is infinite, and excluded as the open end of the interval
+        below = (value == -math.inf and open_left) if self.left is None else (
+            value < self.left or (value == self.left and open_left))
+        above = (value == math.inf and open_right) if self.right is None else (
+            value > self.right or (value == self.right and open_right))
         return not (below or above)
 
     def describe(self) -> str:
@@ -234,6 +235,12 @@ def check_output_clashes(columns: Any, outputs: set[str]) -> None:
 _UNUSABLE_LABEL_TYPES = ("UUID", "BLOB", "BYTEA", "BIT", "INTERVAL", "JSON", "GEOMETRY")
 
 
+def is_key_type(sql_type: str, dialect: Dialect = DUCKDB) -> bool:
+    """Whether values of ``sql_type`` can key the model's tables and be written as SQL
+    literals (class labels, group values): not UUID, BLOB, lists, structs, maps…"""
+    return dialect.kind(sql_type) != "nested" and sql_type.upper() not in _UNUSABLE_LABEL_TYPES
+
+
 def check_label_type(target: str, sql_type: str, dialect: Dialect = DUCKDB) -> None:
     """Refuse a target column whose type cannot hold class labels (UUID, BLOB, lists,
     structs, maps…), saying how to convert it.
@@ -246,7 +253,7 @@ def check_label_type(target: str, sql_type: str, dialect: Dialect = DUCKDB) -> N
 hold class labels: convert it to text or numbers first, e.g. con.sql('SELECT * REPLACE \
 (CAST("y" AS VARCHAR) AS "y") FROM t')
     """
-    if dialect.kind(sql_type) == "nested" or sql_type.upper() in _UNUSABLE_LABEL_TYPES:
+    if not is_key_type(sql_type, dialect):
         raise InvalidDataError(
             f"the target column {target!r} has type {sql_type}, which cannot hold class "
             "labels: convert it to text or numbers first, e.g. "

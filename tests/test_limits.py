@@ -201,3 +201,29 @@ def test_sparse_scoring_in_a_loop_leaves_no_registration_behind():
                                    rtol=0, atol=1e-12)
         gc.collect()
         assert registered_views(ours._connection()) == 0  # the estimator's own database
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 11), (11, 11), (2, 200)])
+def test_an_ngram_range_past_ten_is_refused_before_anything_is_written(con, ngram_range):
+    # each n is a branch of the statement listing a document's terms: (1, 5000) used to
+    # exhaust memory, (1, 200) took 15 s on a hundred short documents
+    con.execute("CREATE TABLE mail AS SELECT * FROM (VALUES ('spam', 'cheap pills now'), "
+                "('ham', 'lunch at noon')) v(label, body)")
+    with pytest.raises(sqlnb.errors.InvalidParameterError, match="max_n <= 10"):
+        sqlnb.NaiveBayes("m", con=con, family="multinomial").fit(
+            "mail", "label", text="body", ngram_range=ngram_range)
+    assert con.execute("SELECT table_name FROM duckdb_tables()").fetchall() == [("mail",)]
+
+
+def test_an_ngram_range_up_to_ten_fits_as_scikit_learn_counts(con):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    documents = ["a b c d e f g h i j k", "b c d e f g h i j k l", "x y z"]
+    con.execute("CREATE TABLE docs AS SELECT unnest(?) AS body, unnest(?) AS label",
+                [documents, ["p", "p", "q"]])
+    sqlnb.NaiveBayes("m", con=con, family="multinomial").fit(
+        "docs", "label", text="body", ngram_range=(1, 10), token_pattern=r"(?u)\b\w+\b")
+    theirs = CountVectorizer(ngram_range=(1, 10), token_pattern=r"(?u)\b\w+\b").fit(documents)
+    terms = [row[0] for row in con.execute("SELECT term FROM m_vocabulary ORDER BY term_index")
+             .fetchall()]
+    assert terms == list(theirs.get_feature_names_out())

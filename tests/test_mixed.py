@@ -694,3 +694,16 @@ def test_mixed_models_get_macros_and_standalone_sql_that_agree():
     fresh.register("shop_df", con.sql("SELECT * FROM shop").df())
     standalone = fresh.execute(model.to_sql(source="shop_df")).df()
     assert standalone["prediction"].tolist() == labels
+
+
+def test_a_class_that_weighs_nothing_gets_probability_zero_not_nan(con):
+    # every row of class 0 weighs 0: its prior is 0, so its log prior is -inf in each
+    # part's class constant; the parts' priors must not cancel to -inf - -inf = NaN
+    con.execute("CREATE TABLE t AS SELECT (i % 3)::VARCHAR AS y, i * 1.5 + i % 3 AS x, "
+                "(i * 7) % 5 AS c, CASE WHEN i % 3 = 0 THEN 0.0 ELSE 1.0 END AS w "
+                "FROM range(30) r(i)")
+    model = sqlnb.NaiveBayes("m", con=con, family="auto").fit("t", "y", weight="w")
+    rows = model.predict_proba(con.sql("SELECT 1.5::DOUBLE AS x, 2::BIGINT AS c, 1.0 AS w"))
+    probabilities = rows.fetchall()[0][-3:]
+    assert probabilities[0] == 0.0
+    assert sum(probabilities) == pytest.approx(1.0, abs=1e-12)

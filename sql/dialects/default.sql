@@ -114,7 +114,7 @@ CAST([{{ values | join(", ") }}] AS DOUBLE[])[{{ index }}]
     Parquet file ``path``, in the file's order; ``columns`` are the (quoted) names. -#}
 {% macro insert_from_parquet(table, columns, select, path) -%}
 INSERT INTO {{ table }} BY NAME
-{{ select }}FROM read_parquet({{ path | lit }}, file_row_number = true)
+{{ select }}FROM read_parquet({{ path | file_lit }}, file_row_number = true)
 ORDER BY file_row_number
 {%- endmacro %}
 
