@@ -40,7 +40,7 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
-from .planned import InputSlot, PlannedScripts, unregister
+from .planned import InputSlot, PlannedScripts, later, running, unregister
 from .source import (
     PreparedStatements,
     Source,
@@ -232,7 +232,9 @@ class Engine:
 
 
 class DuckDBEngine(Engine):
-    """An engine over a DuckDB connection."""
+    """An engine over a DuckDB connection. Its methods that run statements are ``running``
+    calls: an object garbage collected during one frees what it holds on the connection
+    when the call is done (``sqlnb.planned.later``)."""
 
     dialect = DUCKDB
     capabilities = Capabilities()
@@ -248,18 +250,22 @@ class DuckDBEngine(Engine):
         self._slot = InputSlot()
         self._parsed: dict[str, Any] = {}  # see fetch_readable
 
+    @running
     def execute(self, sql: str) -> None:
         # any statement run as it is may be DDL: planned statements are planned again
         self._planned.catalog_changed()
         self.connection.execute(sql)
 
+    @running
     def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
         return self.connection.execute(sql, parameters).fetchall()
 
+    @running
     def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
         cursor = self.connection.execute(sql)
         return [d[0] for d in cursor.description], cursor.fetchall()
 
+    @running
     def fetch_readable(self, sql: str) -> list[tuple] | None:
         # A statement that fails aborts the caller's open transaction; binding it as a
         # relation runs nothing, and a failed bind leaves the transaction as it was. One
@@ -276,18 +282,22 @@ class DuckDBEngine(Engine):
             return None
         return self.connection.execute(statement).fetchall()
 
+    @running
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
         return self.connection.sql(sql)
 
+    @running
     def arrow(self, sql: str) -> Any:
         return self.connection.sql(sql).to_arrow_table()
 
+    @running
     def source(self, obj: Any) -> Source:
         source = resolve(self.connection, obj)
         if source.registered is not None:  # a view created for it
             self._planned.catalog_changed()
         return source
 
+    @running
     def lazy(self, source: Source, sql: str,
              parameters: list[Any] | None = None) -> duckdb.DuckDBPyRelation:
         if parameters is None:
@@ -308,6 +318,7 @@ class DuckDBEngine(Engine):
     def in_memory(self, obj: Any) -> Source | None:
         return in_memory(obj)
 
+    @running
     def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
                      relation: bool = True, attach: list[str] | None = None) -> Any:
         table, source.obj = source.obj, None
@@ -319,12 +330,15 @@ class DuckDBEngine(Engine):
     def forget_prepared(self) -> None:
         self._prepared.clear(self.connection)
 
+    @running
     def execute_planned(self, sql: str, key: Any = None) -> None:
         self._planned.execute(self.connection, sql, key)
 
+    @running
     def fetch_planned(self, sql: str, key: Any = None) -> list[tuple]:
         return self._planned.fetch(self.connection, sql, key)
 
+    @running
     def write_slot(self, obj: Any) -> tuple[Source, Any] | None:
         source = in_memory(obj)
         if source is None:
@@ -341,7 +355,7 @@ class DuckDBEngine(Engine):
             self.connection.register(slot.name, slot)
             slot.registered = True
             self._planned.catalog_changed()
-            weakref.finalize(self, unregister, self.connection, slot.name)
+            weakref.finalize(self, later, unregister, self.connection, slot.name)
         source.sql = render("source.sql", name=slot.name, paths=[]).strip()
         source.obj = None
         return source, schema_key(obj)

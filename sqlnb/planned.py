@@ -42,8 +42,8 @@ import itertools
 import os
 import threading
 import weakref
-from collections import OrderedDict
-from collections.abc import Hashable
+from collections import OrderedDict, deque
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import duckdb
@@ -163,7 +163,7 @@ class PlannedScripts:
     def _watch(self, con: duckdb.DuckDBPyConnection) -> None:
         """Free everything this object planned or kept when it goes."""
         if self._finalizer is None:
-            self._finalizer = weakref.finalize(self, free_all, con, self._names)
+            self._finalizer = weakref.finalize(self, later, free_all, con, self._names)
 
     def _free(self, con: duckdb.DuckDBPyConnection, names: list[str]) -> None:
         freed = [entry for entry in self._names if entry[0] is not None and entry[0] in names]
@@ -175,6 +175,53 @@ class PlannedScripts:
         with self._lock:
             self._scripts.clear()
             free_all(con, self._names)
+
+
+# Cleanups that garbage collection asked for while a statement sqlnb runs was under way in
+# the thread (see ``later``), and how deep in such statements each thread is.
+_pending: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
+_running = threading.local()
+
+
+def running(call: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a method that runs statements on a DuckDB connection: garbage collection
+    during it (DuckDB calls into Python to read a pandas frame or an Arrow stream) must not
+    use the connection (``later``), and what it deferred runs when the outermost such call
+    returns."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        depth = getattr(_running, "depth", 0)
+        _running.depth = depth + 1
+        try:
+            return call(*args, **kwargs)
+        finally:
+            _running.depth = depth
+            if not depth and _pending:
+                settle()
+    run.__name__, run.__qualname__, run.__doc__ = call.__name__, call.__qualname__, call.__doc__
+    run.__wrapped__ = call  # type: ignore[attr-defined]
+    return run
+
+
+def later(cleanup: Callable[..., None], *args: Any) -> None:
+    """Run ``cleanup(*args)`` (a finalizer's: deallocate, drop, unregister) now, or, when
+    this thread is inside a statement sqlnb runs (``running``), once that is done. A
+    finalizer runs wherever garbage collection happens, which includes DuckDB reading a
+    Python object for a statement; calling that statement's connection from there blocks
+    it for good (DuckDB 1.5) or fails (DuckDB 2.0), so the cleanup waits instead."""
+    if getattr(_running, "depth", 0):
+        _pending.append((cleanup, args))
+    else:
+        cleanup(*args)
+
+
+def settle() -> None:
+    """Run the cleanups ``later`` deferred (oldest first)."""
+    while True:
+        try:
+            cleanup, args = _pending.popleft()
+        except IndexError:
+            return
+        cleanup(*args)
 
 
 def free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str | None, str]]) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import duckdb
 
-from .planned import InputSlot, free_all, unregister
+from .planned import InputSlot, free_all, later, unregister
 from .templates import render
 
 _counter = itertools.count()
@@ -31,6 +31,16 @@ _FILE_READERS = {
     ".json": "read_json",
     ".ndjson": "read_json",
 }
+# How a statement's result (the connection after ``execute``) is read whole as an Arrow
+# table: ``to_arrow_table`` where the connection has it (DuckDB 1.5 on; 2.0 deprecates the
+# older name), else ``fetch_arrow_table``.
+_ARROW_TABLE = ("to_arrow_table" if hasattr(duckdb.DuckDBPyConnection, "to_arrow_table")
+                else "fetch_arrow_table")
+
+
+def arrow_table(cursor: duckdb.DuckDBPyConnection) -> Any:
+    """The whole result of the statement ``cursor`` last ran, as an Arrow table."""
+    return getattr(cursor, _ARROW_TABLE)()
 
 
 @dataclass
@@ -104,7 +114,7 @@ class Source:
             with warnings.catch_warnings():
                 # the copy it warns of is of a few rows
                 warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
-                result = con.execute(sql, parameters).to_arrow_table()
+                result = arrow_table(con.execute(sql, parameters))
         finally:
             self.release(con)
             self.obj = None
@@ -236,7 +246,7 @@ class PreparedStatements:
                     with warnings.catch_warnings():
                         # the copy it warns of is of a few rows
                         warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
-                        result = con.execute(entry.execute).to_arrow_table()
+                        result = arrow_table(con.execute(entry.execute))
                     names = result.column_names
                     if len(set(names)) == len(names) and \
                             all(_numeric(field.type) for field in result.schema):
@@ -261,7 +271,7 @@ class PreparedStatements:
             slot.table = None
         self._names.append((name, render("deallocate.sql", name=name)))
         if self._finalizer is None:
-            self._finalizer = weakref.finalize(self, _free_all, con, self._names)
+            self._finalizer = weakref.finalize(self, later, _free_all, con, self._names)
         return _Planned(name, slot, render("execute_prepared.sql", name=name))
 
     def _free(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
@@ -308,7 +318,7 @@ def held_by(result: duckdb.DuckDBPyRelation, con: duckdb.DuckDBPyConnection,
     outlives it."""
     for source in sources:
         if source.registered is not None:
-            weakref.finalize(result, unregister, con, source.registered)
+            weakref.finalize(result, later, unregister, con, source.registered)
             source.registered = None
             source.obj = None
     return result
