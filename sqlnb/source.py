@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 
+from .dialect import DUCKDB
 from .planned import InputSlot, free_all, later, unregister
 from .templates import render
 
@@ -92,8 +93,11 @@ class Source:
             relation = con.from_df(obj)
         else:  # Arrow, polars and anything with an Arrow C stream
             relation = con.from_arrow(obj)
-        # `query` names the relation `name` for this statement only (no catalog entry)
-        return relation.query(name, sql)
+        # `query` names the relation `name` for this statement; DuckDB before 2.0 keeps it
+        # as a temporary view, which the result reads at each run: dropped with the result
+        result = relation.query(name, sql)
+        weakref.finalize(result, later, drop_view, con, name)
+        return result
 
     def lazy_bound(self, con: duckdb.DuckDBPyConnection, sql: str,
                    parameters: list[Any]) -> duckdb.DuckDBPyRelation:
@@ -293,6 +297,14 @@ def _free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> N
     free_all(con, names)
     for name in views:
         unregister(con, name)
+
+
+def drop_view(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the view ``name`` if there is one (nothing left if the connection was closed)."""
+    try:
+        con.sql(render("table_versions.sql", what="drop_view", table=DUCKDB.ident(name)))
+    except duckdb.Error:
+        pass
 
 
 def in_memory_rows(obj: Any) -> int | None:
