@@ -336,6 +336,16 @@ def held_by(result: duckdb.DuckDBPyRelation, con: duckdb.DuckDBPyConnection,
     return result
 
 
+# How DuckDB says a relation was made on another connection: 2.0 names the database,
+# earlier releases the connection.
+_OTHER_CONNECTION_SAYS = ("another database", "another connection")
+
+
+def _of_another_connection(exc: Exception) -> bool:
+    message = str(exc).lower()
+    return any(words in message for words in _OTHER_CONNECTION_SAYS)
+
+
 _OTHER_CONNECTION = (
     "the relation was made on another connection, whose database this one cannot read: "
     "build it on the model's connection (con.sql(...), con.read_parquet(...)) or pass its "
@@ -376,7 +386,7 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
         try:
             con.register(registered, source)
         except duckdb.InvalidInputException as exc:
-            if "another database" not in str(exc):
+            if not _of_another_connection(exc):
                 raise
             raise InvalidDataError(_OTHER_CONNECTION) from exc
         sql = _from_clause(name=registered)
@@ -393,7 +403,7 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
     except duckdb.Error as exc:
         if registered:
             con.unregister(registered)
-        if isinstance(source, duckdb.DuckDBPyRelation) and "another database" in str(exc):
+        if isinstance(source, duckdb.DuckDBPyRelation) and _of_another_connection(exc):
             raise InvalidDataError(_OTHER_CONNECTION) from exc
         raise UnknownColumnError(f"cannot read source {source!r}: {exc}") from exc
     return Source(sql=sql, columns={r[0]: r[1] for r in rows}, registered=registered,
