@@ -32,16 +32,6 @@ _FILE_READERS = {
     ".json": "read_json",
     ".ndjson": "read_json",
 }
-# How a statement's result (the connection after ``execute``) is read whole as an Arrow
-# table: ``to_arrow_table`` where the connection has it (DuckDB 1.5 on; 2.0 deprecates the
-# older name), else ``fetch_arrow_table``.
-_ARROW_TABLE = ("to_arrow_table" if hasattr(duckdb.DuckDBPyConnection, "to_arrow_table")
-                else "fetch_arrow_table")
-
-
-def arrow_table(cursor: duckdb.DuckDBPyConnection) -> Any:
-    """The whole result of the statement ``cursor`` last ran, as an Arrow table."""
-    return getattr(cursor, _ARROW_TABLE)()
 
 
 @dataclass
@@ -118,7 +108,7 @@ class Source:
             with warnings.catch_warnings():
                 # the copy it warns of is of a few rows
                 warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
-                result = arrow_table(con.execute(sql, parameters))
+                result = con.execute(sql, parameters).to_arrow_table()
         finally:
             self.release(con)
             self.obj = None
@@ -250,7 +240,7 @@ class PreparedStatements:
                     with warnings.catch_warnings():
                         # the copy it warns of is of a few rows
                         warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
-                        result = arrow_table(con.execute(entry.execute))
+                        result = con.execute(entry.execute).to_arrow_table()
                     names = result.column_names
                     if len(set(names)) == len(names) and \
                             all(_numeric(field.type) for field in result.schema):
