@@ -106,7 +106,8 @@ def main() -> None:
                       args.calls // 2))
         figures["of which the refresh"].append(
             statistics.median(refresh) * 1e3 if refresh else 0.0)
-    print(json.dumps({name: [round(v, 2) for v in values] for name, values in figures.items()}))
+    print(json.dumps({"duckdb": duckdb.__version__,
+                      **{name: [round(v, 2) for v in values] for name, values in figures.items()}}))
 
 
 if __name__ == "__main__":

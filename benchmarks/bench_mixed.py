@@ -72,7 +72,7 @@ def main() -> None:
     t_score = timed(lambda: con.sql(auto.score_sql(f"read_parquet('{src}')", "proba", []))
                     .aggregate("sum(proba_0)").fetchall())
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-    print(f"rows={n:,} threads={threads} cores={os.cpu_count()}")
+    print(f"rows={n:,} threads={threads} cores={os.cpu_count()} DuckDB {duckdb.__version__}")
     print(f"fit family='auto' (15 columns, 4 families): {t_auto:.2f} s")
     print(f"fit 4 single-family models one by one:     {t_single:.2f} s")
     print(f"predict_proba family='auto':               {t_score:.2f} s")

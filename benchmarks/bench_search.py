@@ -145,7 +145,7 @@ def main() -> None:
     else:
         result = run_sqlnb(path, refit=which == "sqlnb-refit", warm=which == "sqlnb-warm")
     result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"step": which, "rows": n, "cpus": os.cpu_count(),
+    print(json.dumps({"step": which, "rows": n, "cpus": os.cpu_count(), "duckdb": duckdb.__version__,
                       "load": os.getloadavg()[0], **result}))
 
 

@@ -103,7 +103,9 @@ def main() -> None:
         return
     result = run_sklearn(path) if which == "sklearn" else run_sqlnb(path)
     result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"step": which, "documents": n, "load": os.getloadavg()[0], **result}))
+    import duckdb
+    print(json.dumps({"step": which, "documents": n, "load": os.getloadavg()[0],
+                      "duckdb": duckdb.__version__, **result}))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import sklearn
 from sklearn import naive_bayes as reference
@@ -49,7 +50,7 @@ def main() -> None:
         "## Parity with scikit-learn",
         "",
         (f"sqlnb {sqlnb.__version__}, scikit-learn {sklearn.__version__}, "
-        f"Python {platform.python_version()}, {platform.machine()}. "
+        f"DuckDB {duckdb.__version__}, Python {platform.python_version()}, {platform.machine()}. "
         "Max |predict_proba difference| over all rows and classes; predictions compared "
         "for identity. Count families use each feature discretised into 5 levels."),
         "",

@@ -18,6 +18,7 @@ columns = ", ".join(f"random() + (range % 3) * {0.1 * (i + 1)} AS x{i}" for i in
 con.execute(f"CREATE TABLE data AS SELECT range % 3 AS y, range % 100 AS store, {columns} "
             f"FROM range({rows})")
 features = [f"x{i}" for i in range(10)]
+print(f"DuckDB {duckdb.__version__}, {rows:,} rows")
 
 
 def timed(label, action):

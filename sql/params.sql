@@ -10,10 +10,10 @@ SELECT
     weight,
 {% if priors is not none %}
     -- priors given by the user, in sorted class order
-    ln({{ sql.double_at(priors | map('lit') | list, 'row_number() OVER (' ~ partition_by_group(t) ~ (' ' if t.get('groups')) ~ 'ORDER BY class)') }}) AS log_prior
+    {{ sql.ln(sql.double_at(priors | map('lit') | list, 'row_number() OVER (' ~ partition_by_group(t) ~ (' ' if t.get('groups')) ~ 'ORDER BY class)')) }} AS log_prior
 {% elif fit_prior %}
     -- empirical prior: the class's share of the total sample weight
-    ln(weight) - ln(sum(weight) OVER ({{ partition_by_group(t) }})) AS log_prior
+    {{ sql.ln('weight') }} - ln(sum(weight) OVER ({{ partition_by_group(t) }})) AS log_prior
 {% else %}
     -- uniform prior
     -ln(count(*) OVER ({{ partition_by_group(t) }})) AS log_prior

@@ -40,7 +40,7 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
-from .planned import InputSlot, PlannedScripts, cleanup_for
+from .planned import InputSlot, PlannedScripts, cleanup_for, running
 from .source import (
     PreparedStatements,
     Source,
@@ -233,7 +233,9 @@ class Engine:
 
 
 class DuckDBEngine(Engine):
-    """An engine over a DuckDB connection."""
+    """An engine over a DuckDB connection. Its methods that run statements are ``running``
+    calls: an object garbage collected during one frees what it holds on the connection
+    when the call is done (``sqlnb.planned.later``)."""
 
     dialect = DUCKDB
     capabilities = Capabilities()
@@ -252,21 +254,25 @@ class DuckDBEngine(Engine):
         # below says it is that thread): never from another thread, see planned.Cleanup
         self._cleanup = cleanup_for(connection)
 
+    @running
     def execute(self, sql: str) -> None:
         self._cleanup.enter(self.connection)
         # any statement run as it is may be DDL: planned statements are planned again
         self._planned.catalog_changed()
         self.connection.execute(sql)
 
+    @running
     def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
         self._cleanup.enter(self.connection)
         return self.connection.execute(sql, parameters).fetchall()
 
+    @running
     def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
         self._cleanup.enter(self.connection)
         cursor = self.connection.execute(sql)
         return [d[0] for d in cursor.description], cursor.fetchall()
 
+    @running
     def fetch_readable(self, sql: str) -> list[tuple] | None:
         # A statement that fails aborts the caller's open transaction; binding it as a
         # relation runs nothing, and a failed bind leaves the transaction as it was. One
@@ -284,14 +290,17 @@ class DuckDBEngine(Engine):
             return None
         return self.connection.execute(statement).fetchall()
 
+    @running
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
         self._cleanup.enter(self.connection)
         return self.connection.sql(sql)
 
+    @running
     def arrow(self, sql: str) -> Any:
         self._cleanup.enter(self.connection)
         return self.connection.sql(sql).to_arrow_table()
 
+    @running
     def source(self, obj: Any) -> Source:
         self._cleanup.enter(self.connection)
         source = resolve(self.connection, obj)
@@ -299,6 +308,7 @@ class DuckDBEngine(Engine):
             self._planned.catalog_changed()
         return source
 
+    @running
     def lazy(self, source: Source, sql: str,
              parameters: list[Any] | None = None) -> duckdb.DuckDBPyRelation:
         self._cleanup.enter(self.connection)
@@ -320,6 +330,7 @@ class DuckDBEngine(Engine):
     def in_memory(self, obj: Any) -> Source | None:
         return in_memory(obj)
 
+    @running
     def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
                      relation: bool = True, attach: list[str] | None = None) -> Any:
         self._cleanup.enter(self.connection)
@@ -333,14 +344,17 @@ class DuckDBEngine(Engine):
         self._cleanup.enter(self.connection)
         self._prepared.clear(self.connection)
 
+    @running
     def execute_planned(self, sql: str, key: Any = None) -> None:
         self._cleanup.enter(self.connection)
         self._planned.execute(self.connection, sql, key)
 
+    @running
     def fetch_planned(self, sql: str, key: Any = None) -> list[tuple]:
         self._cleanup.enter(self.connection)
         return self._planned.fetch(self.connection, sql, key)
 
+    @running
     def write_slot(self, obj: Any) -> tuple[Source, Any] | None:
         source = in_memory(obj)
         if source is None:

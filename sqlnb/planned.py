@@ -43,7 +43,7 @@ import os
 import threading
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import duckdb
@@ -214,23 +214,29 @@ class Cleanup:
         runs what finalizers queued."""
         self.thread = threading.get_ident()
         if self.pending:
-            self._run(con)
+            self.run_pending(con)
 
     def statements(self, con: duckdb.DuckDBPyConnection,
                    names: list[tuple[str | None, str]], views: list[str]) -> None:
         """A finalizer's work: run the statements of ``names`` (DEALLOCATE, DROP) and drop
-        the ``views``, now if this is the connection's thread, else at its next call."""
+        the ``views``, now if this is the connection's thread and it is not inside one of
+        sqlnb's statements (see :func:`running`), else when that statement is done or at
+        the connection's next call."""
         work = [("sql", names.pop()[1]) for _ in range(len(names))]
         work += [("view", views.pop()) for _ in range(len(views))]
         self.pending.extend(work)
         if threading.get_ident() == self.thread:
-            self._run(con)
+            if getattr(_running, "depth", 0):
+                _running.deferred = getattr(_running, "deferred", []) + [(self, con)]
+            else:
+                self.run_pending(con)
 
     def view(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
         """A finalizer's work: drop the view ``name`` (see :meth:`statements`)."""
         self.statements(con, [], [name])
 
-    def _run(self, con: duckdb.DuckDBPyConnection) -> None:
+    def run_pending(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Run the queued work on ``con`` (in the connection's thread)."""
         while self.pending:
             try:
                 kind, text = self.pending.popleft()
@@ -261,6 +267,42 @@ def cleanup_for(con: duckdb.DuckDBPyConnection) -> Cleanup:
         if cleanup is None:
             cleanup = _cleanups[con] = Cleanup()
         return cleanup
+
+
+# How deep each thread is in statements sqlnb runs (see ``running``), and the cleanups a
+# finalizer queued meanwhile in that thread, run when the outermost statement is done.
+_running = threading.local()
+
+
+def running(call: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate an engine method that runs statements on a DuckDB connection. Garbage
+    collection during it (DuckDB calls into Python to read a pandas frame or an Arrow
+    stream) must not use the connection: calling a connection from inside its own
+    statement blocks it for good (DuckDB 1.5) or fails (DuckDB 2.0). So a finalizer
+    running then only queues its work (:meth:`Cleanup.statements`), and the work runs
+    when the outermost such call returns."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        depth = getattr(_running, "depth", 0)
+        _running.depth = depth + 1
+        try:
+            return call(*args, **kwargs)
+        finally:
+            _running.depth = depth
+            if not depth:
+                settle()
+    run.__name__, run.__qualname__, run.__doc__ = call.__name__, call.__qualname__, call.__doc__
+    run.__wrapped__ = call  # type: ignore[attr-defined]
+    return run
+
+
+def settle() -> None:
+    """Run what finalizers queued in this thread during sqlnb's statements."""
+    deferred = getattr(_running, "deferred", None)
+    if not deferred:
+        return
+    _running.deferred = []
+    for cleanup, con in deferred:
+        cleanup.run_pending(con)
 
 
 def free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str | None, str]]) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import duckdb
 
+from .dialect import DUCKDB
 from .planned import Cleanup, InputSlot, cleanup_for, free_all, unregister
 from .templates import render
 
@@ -83,8 +84,12 @@ class Source:
             relation = con.from_df(obj)
         else:  # Arrow, polars and anything with an Arrow C stream
             relation = con.from_arrow(obj)
-        # `query` names the relation `name` for this statement only (no catalog entry)
-        return relation.query(name, sql)
+        # `query` names the relation `name` for this statement; DuckDB before 2.0 keeps it
+        # as a temporary view, which the result reads at each run: dropped with the result
+        result = relation.query(name, sql)
+        weakref.finalize(result, cleanup_for(con).statements, con,
+                         [(name, _drop_view_sql(name))], [])
+        return result
 
     def lazy_bound(self, con: duckdb.DuckDBPyConnection, sql: str,
                    parameters: list[Any]) -> duckdb.DuckDBPyRelation:
@@ -327,6 +332,11 @@ def _free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> N
         unregister(con, name)
 
 
+def _drop_view_sql(name: str) -> str:
+    """The statement dropping the view ``name`` if there is one."""
+    return render("table_versions.sql", what="drop_view", table=DUCKDB.ident(name))
+
+
 def in_memory_rows(obj: Any) -> int | None:
     """The number of rows of an in-memory table (Arrow, pandas, polars), else None."""
     module = type(obj).__module__.split(".")[0]
@@ -354,6 +364,16 @@ def held_by(result: duckdb.DuckDBPyRelation, con: duckdb.DuckDBPyConnection,
             source.registered = None
             source.obj = None
     return result
+
+
+# How DuckDB says a relation was made on another connection: 2.0 names the database,
+# earlier releases the connection.
+_OTHER_CONNECTION_SAYS = ("another database", "another connection")
+
+
+def _of_another_connection(exc: Exception) -> bool:
+    message = str(exc).lower()
+    return any(words in message for words in _OTHER_CONNECTION_SAYS)
 
 
 _OTHER_CONNECTION = (
@@ -397,7 +417,7 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
         try:
             con.register(registered, source)
         except duckdb.InvalidInputException as exc:
-            if "another database" not in str(exc):
+            if not _of_another_connection(exc):
                 raise
             raise InvalidDataError(_OTHER_CONNECTION) from exc
         sql = _from_clause(name=registered)
@@ -414,7 +434,7 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
     except duckdb.Error as exc:
         if registered:
             con.unregister(registered)
-        if isinstance(source, duckdb.DuckDBPyRelation) and "another database" in str(exc):
+        if isinstance(source, duckdb.DuckDBPyRelation) and _of_another_connection(exc):
             raise InvalidDataError(_OTHER_CONNECTION) from exc
         raise UnknownColumnError(f"cannot read source {source!r}: {exc}") from exc
     return Source(sql=sql, columns={r[0]: r[1] for r in rows}, registered=registered,

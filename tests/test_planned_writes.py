@@ -251,3 +251,45 @@ def test_a_loop_of_parquet_files_prepares_its_statements_once(tmp_path):
     assert len(before) >= 4  # probe, upserts, checks, class count, metadata row
     assert prepared_texts(con) == before
     assert_same_fit(model, sklearn_fit(*batches))
+
+
+# A model dropped while DuckDB reads a Python object for another statement on the same
+# connection: its planned statements are freed once that statement is done (DuckDB 1.5
+# blocks a connection called again from inside its own statement, DuckDB 2.0 refuses it).
+_DROPPED_MID_STATEMENT = """
+import gc, sys
+import duckdb, numpy as np, pyarrow as pa
+import sqlnb
+
+con = duckdb.connect()
+rng = np.random.default_rng(0)
+rows = pa.table({"a": rng.normal(size=40), "y": pa.array(rng.integers(0, 2, 40))})
+held = [sqlnb.NaiveBayes("m", con=con)]
+held[0].partial_fit(rows, "y")
+other = sqlnb.NaiveBayes("n", con=con).fit(rows, "y")
+assert con.execute("SELECT count(*) FROM duckdb_prepared_statements()").fetchall()[0][0] > 0
+
+
+class Dropping:
+    # an Arrow stream whose reading drops the first model (DuckDB reads it in a statement)
+    def __arrow_c_stream__(self, requested_schema=None):
+        held.clear()
+        gc.collect()
+        return rows.select(["a"]).__arrow_c_stream__(requested_schema)
+
+
+predicted = [row[-1] for row in other.predict(Dropping()).fetchall()]
+assert len(predicted) == 40
+print(con.execute("SELECT count(*) FROM duckdb_prepared_statements()").fetchall()[0][0])
+"""
+
+
+def test_a_model_dropped_while_duckdb_reads_a_python_object_frees_its_statements_after():
+    import subprocess
+    import sys
+
+    # a subprocess: what goes wrong here is a deadlock, which must not stop the test run
+    done = subprocess.run([sys.executable, "-c", _DROPPED_MID_STATEMENT],
+                          check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0"]  # the dropped model's statements are gone

@@ -7,6 +7,8 @@ probabilities within 1e-9 absolute and fitted attributes within 1e-9 relative.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -192,3 +194,21 @@ def test_single_class_like_sklearn():
     y = np.zeros(len(X), dtype=int)
     assert_parity("GaussianNB", {}, X, y)
     assert_parity("MultinomialNB", {}, as_counts(X), y)
+
+
+@pytest.mark.parametrize(("estimator_name", "params"), [
+    ("GaussianNB", {"priors": [0.5, 0.5, 0.0]}),
+    ("MultinomialNB", {"class_prior": [0.5, 0.5, 0.0]}),
+    ("MultinomialNB", {"alpha": 0.0, "force_alpha": True}),
+    ("ComplementNB", {"alpha": 0.0, "force_alpha": True}),
+    ("BernoulliNB", {"alpha": 0.0, "force_alpha": True}),
+    ("CategoricalNB", {"alpha": 0.0, "force_alpha": True}),
+])
+def test_a_zero_prior_or_a_zero_smoothed_count_has_a_log_of_minus_infinity(estimator_name,
+                                                                            params):
+    # log(0) is -inf, as scikit-learn has it, on every DuckDB release (some refuse ln(0))
+    X = np.array([[0, 2, 1], [1, 0, 3], [0, 1, 0], [2, 0, 0], [0, 3, 1], [1, 1, 0]])
+    y = np.array([0, 1, 2, 0, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scikit-learn's log(0)
+        assert_parity(estimator_name, params, X, y)

@@ -154,3 +154,11 @@ CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE
 {%- else %} {{ otherwise }}
 {%- endif %} END
 {%- endmacro %}
+
+{#- The natural logarithm of the non-negative DOUBLE expression ``x``, -inf at zero (as
+    NumPy has it: a zero prior, a zero smoothed count). DuckDB 2.0's ln(0) is -inf, earlier
+    releases raise an error: the CASE gives -inf on every release, and evaluates ln only
+    for the rows it is taken for. -#}
+{% macro ln(x) -%}
+CASE WHEN ({{ x }}) = 0 THEN CAST('-inf' AS DOUBLE) ELSE ln({{ x }}) END
+{%- endmacro %}

@@ -151,3 +151,8 @@ ON {% for k in keys %}__old.{{ k }} = __new.{{ k }}{{ " AND " if not loop.last }
 DROP TABLE {{ table }};
 ALTER TABLE {{ into }} RENAME TO {{ table }}
 {%- endmacro %}
+
+{#- Spark's ln(0) is NULL, and stays so. -#}
+{% macro ln(x) -%}
+ln({{ x }})
+{%- endmacro %}

@@ -23,12 +23,12 @@ WITH smoothed AS (
         {{ by_group(t, 's.') }}s.class,
         s.feature,
         -- the denominator is the weight of the rows where the feature is not missing
-        ln(s.count + f.alpha) - ln({{ counts.feature_weight('s', 'c') }} + 2 * f.alpha) AS log_prob
+        {{ sql.ln('s.count + f.alpha') }} - {{ sql.ln(counts.feature_weight('s', 'c') ~ ' + 2 * f.alpha') }} AS log_prob
     FROM {{ t.feature_stats }} AS s
     JOIN {{ t.features }} AS f USING (feature)
     JOIN {{ t.class_stats }} AS c USING ({{ by_group(t) }}class)
 )
-SELECT {{ by_group(t) }}class, feature, log_prob, ln(1 - exp(log_prob)) AS log_neg_prob
+SELECT {{ by_group(t) }}class, feature, log_prob, {{ sql.ln('1 - exp(log_prob)') }} AS log_neg_prob
 FROM smoothed;
 {% endmacro %}
 

@@ -191,7 +191,7 @@ SELECT
     cells.category,
     coalesce(s.count, 0) AS count,
     z.n_categories,
-    ln(coalesce(s.count, 0) + f.alpha) - ln(coalesce(t.total, 0) + f.alpha * z.n_categories) AS log_prob
+    {{ sql.ln('coalesce(s.count, 0) + f.alpha') }} - {{ sql.ln('coalesce(t.total, 0) + f.alpha * z.n_categories') }} AS log_prob
 FROM cells
 JOIN {{ t.features }} AS f USING (feature)
 JOIN sizes AS z USING ({{ by_group(t) }}feature)

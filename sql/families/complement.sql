@@ -27,7 +27,7 @@ WITH complement AS (
     JOIN {{ t.features }} AS f USING (feature)
 ), logged AS (
     SELECT {{ by_group(t) }}class, feature, feature_all,
-           ln(comp_count / sum(comp_count) OVER (PARTITION BY {{ by_group(t) }}class)) AS logged
+           {{ sql.ln('comp_count / sum(comp_count) OVER (PARTITION BY ' ~ by_group(t) ~ 'class)') }} AS logged
     FROM complement
 )
 SELECT

@@ -29,7 +29,7 @@ WITH smoothed AS (
 SELECT
     {{ by_group(t, 's.') }}s.class,
     s.feature,
-    ln(s.count) - ln(totals.total) AS log_prob
+    {{ sql.ln('s.count') }} - {{ sql.ln('totals.total') }} AS log_prob
 FROM smoothed AS s
 JOIN totals ON s.class = totals.class{% for g in t.get('groups', []) %} AND s.{{ g.column }} = totals.{{ g.column }}{% endfor %};
 {% endmacro %}
