@@ -797,8 +797,16 @@ def _statistics_checks(model: NaiveBayes, features: list[dict[str, Any]],
         grouped = grouping.group_tables(model, groups)
         keys = [g["column"] for g in groups]
         classes(grouped["class_stats"], "group_class_stats")
-        statistics(model.family, grouped["feature_stats"], grouped["class_stats"],
-                   "group_feature_stats", keys, None)
+        if model.family.composite:  # a per-group mixed model: a table per part
+            lay = parts.layout(model, [dict(f) for f in features],
+                               {f["name"]: f.get("family", "") for f in features}, groups)
+            for part in lay["grouped"]:
+                statistics(part["sub"], part["t"]["feature_stats"], grouped["class_stats"],
+                           f"group_{part['family']}_stats", keys,
+                           [f["name"] for f in part["features"]])
+        else:
+            statistics(model.family, grouped["feature_stats"], grouped["class_stats"],
+                       "group_feature_stats", keys, None)
     if terms:
         checks.append({"kind": "values", "table": t["vocabulary"], "role": "vocabulary",
                        "column": model.dialect.ident("count"), "rule": "non_negative",

@@ -32,8 +32,10 @@ def fitted(kind, name="m"):
     con.execute("CREATE TABLE t AS SELECT (i % 3)::VARCHAR AS y, i * 1.5 + i % 3 AS x, "
                 "(i * 7) % 5 AS c, i % 2 AS g, 'w' || (i % 4) || ' z' || (i % 3) AS body "
                 "FROM range(30) r(i)")
-    model = sqlnb.NaiveBayes(name, con=con, family={"grouped": "gaussian", "text": "multinomial"}
-                             .get(kind, kind))
+    model = sqlnb.NaiveBayes(name, con=con, family={"grouped": "gaussian", "text": "multinomial",
+                                                    "grouped auto": "auto"}.get(kind, kind))
+    if kind == "grouped auto":
+        return model.fit("t", "y", features=["x", "c", "body"], group_by=["g"])
     if kind == "grouped":
         return model.fit("t", "y", features=["x", "c"], group_by=["g"])
     if kind == "text":
@@ -157,6 +159,12 @@ NOT_FITTED = {
                                          "lacks the rows of some"),
     "negative idf": ("text", "vocabulary", "SELECT * REPLACE (-idf AS idf) FROM t",
                      "vocabulary: idf"),
+    "a group's mixed part without a group": ("grouped auto", "group_gaussian_stats",
+                                              "SELECT * FROM t WHERE g <> 1",
+                                              "group_gaussian_stats: has rows"),
+    "a group's mixed part with a NaN mean": ("grouped auto", "group_gaussian_stats",
+                                             "SELECT * REPLACE ('NaN'::DOUBLE AS mean) FROM t",
+                                             "group_gaussian_stats: mean"),
     "a mixed part without a class": ("auto", "gaussian_stats",
                                      "SELECT * FROM t WHERE class <> '0'",
                                      "gaussian_stats: has rows"),
@@ -308,7 +316,8 @@ def test_an_export_in_a_directory_with_glob_characters_reads_its_own_files(tmp_p
 
 
 @pytest.mark.parametrize("kind", ["gaussian", "multinomial", "bernoulli", "categorical",
-                                  "poisson", "complement", "grouped", "text", "auto"])
+                                  "poisson", "complement", "grouped", "text", "auto",
+                                  "grouped auto"])
 def test_every_kind_of_fitted_model_still_imports_and_scores_finitely(tmp_path, kind):
     model = fitted(kind)
     copy = sqlnb.import_model(duckdb.connect(), model.export(tmp_path / "export"))
