@@ -28,3 +28,11 @@
 {# Per-group models: the window clause that keeps each group apart (nothing otherwise). #}
 {% macro partition_by_group(t) %}{% if t.get('groups') %}PARTITION BY {% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %}{% endif %}{% endmacro %}
 
+{#- A class's joint log-likelihood: its constant plus each feature's term, as the family's
+    term_of writes it (explain lists the same terms one by one). #}
+{% macro sum_of_terms(c, p, term_of) %}
+{{ c.constant | lit }}
+{% for term in c.terms %}
+        + {{ term_of(term, p) }}
+{% endfor %}
+{% endmacro %}

@@ -6,7 +6,7 @@
   log prior + sum_f log_neg_prob + sum_f x_f * (log_prob - log_neg_prob), and a missing
   x_f takes its log_neg_prob back out.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, sum_of_terms %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -41,12 +41,7 @@ JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 GROUP BY c.class_index
 {% endmacro %}
 
-{% macro jll(c, p) %}
-{{ c.constant | lit }}
-{% for term in c.terms %}
-        + {{ term_of(term, p) }}
-{% endfor %}
-{% endmacro %}
+{% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) }}{% endmacro %}
 
 {#- The part of the class constant that belongs to a feature (the class constant holds log(1 - p) per feature):
     explain adds it to the feature's term and takes it from the log prior. #}

@@ -13,7 +13,7 @@
   value) and adds 0 at predict when missing = 'ignore'.
 -#}
 {% from 'incremental.sql' import signed, added %}
-{% from 'common.sql' import by_group %}
+{% from 'common.sql' import by_group, sum_of_terms %}
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
@@ -210,12 +210,7 @@ JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% endmacro %}
 
-{% macro jll(c, p) %}
-{{ c.constant | lit }}
-{% for term in c.terms %}
-        + {{ term_of(term, p) }}
-{% endfor %}
-{% endmacro %}
+{% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) }}{% endmacro %}
 
 {#- The part of the class constant that belongs to a feature (the class constant holds no per-feature part):
     explain adds it to the feature's term and takes it from the log prior. #}

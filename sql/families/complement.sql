@@ -4,7 +4,7 @@
   with norm, the logged ratio divided by its sum over features. The class prior only
   counts when there is a single class, as in scikit-learn.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, partition_by_group %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, partition_by_group, sum_of_terms %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -49,12 +49,7 @@ SELECT class_index, CASE WHEN count(*) OVER ({{ partition_by_group(t) }}) = 1 TH
 FROM {{ t.class_params }}
 {% endmacro %}
 
-{% macro jll(c, p) %}
-{{ c.constant | lit }}
-{% for term in c.terms %}
-        + {{ term_of(term, p) }}
-{% endfor %}
-{% endmacro %}
+{% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) }}{% endmacro %}
 
 {#- The part of the class constant that belongs to a feature (the class constant holds no per-feature part):
     explain adds it to the feature's term and takes it from the log prior. #}

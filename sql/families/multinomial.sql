@@ -2,7 +2,7 @@
   Multinomial naive Bayes: log P(x_f | c) = log(count_cf + alpha_f) - log(sum_f (count_cf + alpha_f)).
   The joint log-likelihood is linear in the counts: log prior + sum_f x_f * log_prob_cf.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, sum_of_terms %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -40,12 +40,7 @@ JOIN totals ON s.class = totals.class{% for g in t.get('groups', []) %} AND s.{{
 SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% endmacro %}
 
-{% macro jll(c, p) %}
-{{ c.constant | lit }}
-{% for term in c.terms %}
-        + {{ term_of(term, p) }}
-{% endfor %}
-{% endmacro %}
+{% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) }}{% endmacro %}
 
 {#- The part of the class constant that belongs to a feature (the class constant holds no per-feature part):
     explain adds it to the feature's term and takes it from the log prior. #}

@@ -7,7 +7,7 @@
   alpha = 0 gives the plain mean.
   log P(x_f | c) = x_f log(rate_cf) - rate_cf - log(x_f!), with log(x!) = lgamma(x + 1).
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group %}
+{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, sum_of_terms %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}
@@ -64,12 +64,7 @@ FROM rates;
 SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% endmacro %}
 
-{% macro jll(c, p) %}
-{{ c.constant | lit }}
-{% for term in c.terms %}
-        + {{ term_of(term, p) }}
-{% endfor %}
-{% endmacro %}
+{% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) }}{% endmacro %}
 
 {#- The part of the class constant that belongs to a feature (the class constant holds no per-feature part):
     explain adds it to the feature's term and takes it from the log prior. #}
