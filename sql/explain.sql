@@ -5,19 +5,23 @@
    per-group model also `group_constant` and `group_entries`, whose parameters are columns
    of the row's group (`group_table`, as in standalone_score.sql; `matched` is NULL for a
    row no group model scores, which the pooled model scores). A feature's log-likelihood is
-   its share of the class constant (the family's `share_of`) plus its term (`term_of`, the
+   its share of the class constant (the family's `share_of`, 0 for a family without one) plus its term (`term_of`, the
    very expression the family's `jll` sums); `log_prior` is the constant less the shares,
    so log_prior + the sum over features is the joint log-likelihood. `row`: the one input
    row explained (None: all). `top`: the number of features kept per row (None: every row
    x class x feature). `features`: the name and SQL of each feature, in order. `cleaned`:
    numeric features read once per row with NaN as NULL (`alias`), which the terms read. #}
 {% from 'common.sql' import num %}
+{% macro share(entry) -%}
+{% import entry.template as family %}
+{% if family.share_of is defined %}{{ family.share_of(entry.term) | trim }}{% else %}0{% endif %}
+{%- endmacro %}
 {% macro entry_term(entry) -%}
 {% import entry.template as family %}
-{{ family.share_of(entry.term) | trim }} + ({{ family.term_of(entry.term, entry.p) | trim }})
+{{ share(entry) | trim }} + ({{ family.term_of(entry.term, entry.p) | trim }})
 {%- endmacro %}
 {% macro entries_prior(constant, entries) -%}
-{{ constant | lit }} - list_sum([{% for entry in entries %}{% import entry.template as family %}{{ family.share_of(entry.term) | trim }}{{ ", " if not loop.last }}{% endfor %}])
+{{ constant | lit }} - list_sum([{% for entry in entries %}{{ share(entry) | trim }}{{ ", " if not loop.last }}{% endfor %}])
 {%- endmacro %}
 {# class c's term of feature i, and its log prior (NULL for a class the row's group never
    saw: the class has no joint log-likelihood there) #}

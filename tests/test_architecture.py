@@ -14,9 +14,11 @@ from sqlnb.templates import environment
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # What every family template exports; ``batch`` replaces ``batch_columns`` for a family
-# that writes its own batch query, and ``batch_checks`` exists when the family checks one.
+# that writes its own batch query, and ``batch_checks`` exists when the family checks one;
+# ``term_of`` is one feature's term (jll sums them, explain lists them), ``share_of``
+# (optional) its part of the class constant.
 FAMILY_MACROS = {"stats_table", "declare", "merge", "merge_model", "feature_params", "checks",
-                 "class_constant", "read_params", "jll"}
+                 "class_constant", "read_params", "jll", "term_of"}
 SINGLE_FAMILIES = [name for name, family in FAMILIES.items() if not family.composite]
 
 

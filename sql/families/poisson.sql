@@ -66,12 +66,6 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 
 {% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) }}{% endmacro %}
 
-{#- The part of the class constant that belongs to a feature (the class constant holds no per-feature part):
-    explain adds it to the feature's term and takes it from the log prior. #}
-{% macro share_of(term) -%}
-0
-{%- endmacro %}
-
 {#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
 {% macro term_of(term, p) -%}
 {% set x = num(term) %}
