@@ -247,7 +247,7 @@ class Cleanup:
                     con.unregister(text)
                 else:
                     con.sql(text)
-            except duckdb.ResourceInUseException:
+            except _BUSY:
                 # a finalizer run inside a call of this very thread (garbage collected
                 # while DuckDB called back into Python): the next call runs it
                 self.pending.appendleft((kind, text))
@@ -255,6 +255,10 @@ class Cleanup:
             except duckdb.Error:
                 pass  # nothing left to free (the connection was closed)
 
+
+# What DuckDB raises for a call on a connection already in a call of its own thread (2.0;
+# 1.5 has no such exception: there the call blocks, which ``running`` prevents).
+_BUSY: Any = getattr(duckdb, "ResourceInUseException", ())
 
 _cleanups: weakref.WeakKeyDictionary[Any, Cleanup] = weakref.WeakKeyDictionary()
 _cleanups_lock = threading.Lock()

@@ -293,3 +293,14 @@ def test_a_model_dropped_while_duckdb_reads_a_python_object_frees_its_statements
                           check=False, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0"]  # the dropped model's statements are gone
+
+
+def test_a_cleanup_on_a_closed_connection_frees_nothing_and_raises_nothing():
+    from sqlnb.planned import cleanup_for
+
+    con = duckdb.connect()
+    cleanup = cleanup_for(con)
+    cleanup.enter(con)  # this thread uses the connection: a cleanup runs at once
+    con.close()
+    cleanup.statements(con, [("p", "DEALLOCATE PREPARE p")], ["v"])
+    assert not cleanup.pending
