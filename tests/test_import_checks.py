@@ -17,6 +17,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pytest
+from catalog_state import catalog
 
 import sqlnb
 import sqlnb.sklearn as facade
@@ -73,17 +74,6 @@ def rewrite(folder, role, select):
         table.update(rows=rows, sha256=portable._sha256(file))
     edit(folder, agree)
 
-
-def catalog(con):
-    """Every relation and macro of the database, with each table's rows."""
-    names = con.execute(
-        "SELECT 'table', table_name FROM duckdb_tables() UNION ALL "
-        "SELECT 'view', view_name FROM duckdb_views() WHERE NOT internal UNION ALL "
-        "SELECT 'macro', function_name FROM duckdb_functions() "
-        "WHERE function_type IN ('macro', 'table_macro') AND NOT internal ORDER BY ALL"
-    ).fetchall()
-    return names + [con.execute(f'SELECT * FROM "{name}" ORDER BY ALL').fetchall()
-                    for kind, name in names if kind == "table"]
 
 
 def refused(folder, match):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from catalog_state import catalog
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -40,17 +41,6 @@ HOSTILE_VALUES = st.one_of(
 CELL_VALUES = st.sampled_from([float("nan"), float("inf"), float("-inf"), -1.0, -1e-300,
                                0.0, 0.5, 3.0, 1e6])
 
-
-def catalog(con):
-    """Every relation and macro of the database, with each table's rows."""
-    names = con.execute(
-        "SELECT 'table', table_name FROM duckdb_tables() UNION ALL "
-        "SELECT 'view', view_name FROM duckdb_views() WHERE NOT internal UNION ALL "
-        "SELECT 'macro', function_name FROM duckdb_functions() "
-        "WHERE function_type IN ('macro', 'table_macro') AND NOT internal ORDER BY ALL"
-    ).fetchall()
-    return names + [con.execute(f'SELECT * FROM "{name}" ORDER BY ALL').fetchall()
-                    for kind, name in names if kind == "table"]
 
 
 @pytest.fixture(scope="module")
