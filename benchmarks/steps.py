@@ -357,7 +357,7 @@ def prepare_width_explain(db: Path, path: Path) -> Step:
     """DuckDB's ``EXPLAIN`` of the statement ``predict`` runs: parse, bind and plan alone."""
     con = connect(str(db), read_only=True)
     model = sqlnb.load(con, MODEL)
-    query, parameters = sqlnb.scoring.statement(model, str(path))
+    query, parameters = sqlnb.compiler.statement(model, str(path))
     sql = render("explain.sql", query=query)
     return lambda: con.execute(sql, parameters).fetchall()
 

@@ -20,18 +20,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .context import as_context
 from .dialect import Dialect
 from .errors import InvalidParameterError, first_few
 from .grouping import read_groups
+from .pipeline import pipeline_of
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 
 class Reader:
     """The rows of ``read_attributes.sql`` for one model, in scikit-learn's shapes."""
 
-    def __init__(self, model: NaiveBayes, n_classes: int, n_features: int,
+    def __init__(self, model: ModelContext, n_classes: int, n_features: int,
                  log_prior: np.ndarray) -> None:
         self.model, self.n_classes, self.n_features = model, n_classes, n_features
         self.log_prior = log_prior
@@ -59,9 +61,11 @@ class Reader:
         return self.rows("categories")
 
 
-def fitted_attributes(model: NaiveBayes, y_dtype: np.dtype) -> dict[str, Any]:
+def fitted_attributes(model: Any, y_dtype: np.dtype) -> dict[str, Any]:
     """``classes_`` (labels of ``y_dtype``), ``class_count_`` and the family's own fitted
-    attributes of ``model``, as scikit-learn's estimator of the family has them."""
+    attributes of ``model`` (a model or its context), as scikit-learn's estimator of the
+    family has them."""
+    model = as_context(model)
     reader = Reader(model, 0, len(model.meta["features"]), np.zeros(0))
     rows = reader.rows("classes")  # class_index, class, weight, log_prior
     labels = [r[1] for r in rows]
@@ -93,7 +97,7 @@ def generated_names(names: list[str]) -> bool:
     return any(names == [f"{p}{i}" for i in range(len(names))] for p in ("f", "x"))
 
 
-def to_sklearn(model: NaiveBayes) -> Any:
+def to_sklearn(model: ModelContext) -> Any:
     """A fitted ``sklearn.naive_bayes`` estimator equal to ``model`` (see
     :meth:`sqlnb.NaiveBayes.to_sklearn`)."""
     from sklearn import naive_bayes
@@ -119,7 +123,7 @@ def to_sklearn(model: NaiveBayes) -> Any:
     names = [f["name"] for f in meta["features"]]
     if model.family.per_category:
         codings = {r[0]: r[3]
-                   for r in model.pipeline.fetch("model_features.sql", source=model.tables)}
+                   for r in pipeline_of(model).fetch("model_features.sql", source=model.tables)}
         values = [n for n in names if codings.get(n) != "integer"]
         if values:
             raise InvalidParameterError(

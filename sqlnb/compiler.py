@@ -28,6 +28,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
+from .context import as_context
 from .dialect import Dialect, dialect_named
 from .errors import InvalidParameterError, UnsupportedError
 from .grouping import group_parameter_table
@@ -37,7 +38,7 @@ from .templates import render
 from .version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 ROW = "r"  # the macros' row parameter
 ROW_ONCE = "__sqlnb_row"  # the row's name inside a macro that uses its parameter once
@@ -68,13 +69,13 @@ def params_table_name(name: str) -> str:
     return f"{name}_scoring_params"
 
 
-def read_parameters(model: NaiveBayes) -> dict[str, Any]:
+def read_parameters(model: ModelContext) -> dict[str, Any]:
     """The model's classes and, per class, its constant and scoring terms (feature order),
     for a model of one family over columns."""
     meta = model.meta
     dialect = model.dialect
     types = {f["name"]: f["type"] for f in meta["features"]}
-    flow = model.pipeline
+    flow = model
     classes = flow.fetch("read_params.sql", what="classes")
     constants = dict(flow.fetch("read_params.sql", what="constants"))
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
@@ -96,7 +97,7 @@ def read_parameters(model: NaiveBayes) -> dict[str, Any]:
     return {"classes": classes, "compiled": compiled_classes}
 
 
-def score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
+def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
               prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
     """The ``compiled`` scoring statement for a FROM-clause fragment (``predict*``):
     ``columns`` maps feature names to the SQL expressions that read them."""
@@ -111,7 +112,7 @@ def score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
         out = None if prefix is None else dialect.ident(f"{prefix}{c['label_value']}")
         classes.append({**c, "output": out})
     plain, guarded = plain_classes(classes)
-    return model.pipeline.render(
+    return model.render(
         "score.sql",
         source=source_sql,
         output=output,
@@ -138,7 +139,7 @@ def with_columns(c: dict[str, Any], columns: dict[str, str] | None) -> dict[str,
     return with_chunks(swapped)
 
 
-def compiled_classes(model: NaiveBayes, row: str | None = None,
+def compiled_classes(model: ModelContext, row: str | None = None,
                      output_prefix: str | None = None,
                      columns: dict[str, str] | None = None,
                      dialect: Dialect | None = None) -> list[dict[str, Any]]:
@@ -174,13 +175,13 @@ def compiled_classes(model: NaiveBayes, row: str | None = None,
     return classes
 
 
-def labelled_classes(model: NaiveBayes) -> list[dict[str, Any]]:
+def labelled_classes(model: ModelContext) -> list[dict[str, Any]]:
     """The model's classes in their index order, each with its label as a literal
     (``label``) and as text (``key``): all that macros reading their parameters from the
     view need of them. One small read (the fitted parameters are not compiled)."""
     target_type = model.meta["target_type"]
     classes = []
-    for index, label, _ in model.pipeline.fetch("read_params.sql", what="classes"):
+    for index, label, _ in model.fetch("read_params.sql", what="classes"):
         key = str(label)
         classes.append({"index": index, "label_value": label, "key": key,
                         "label": model.dialect.lit(label, target_type),
@@ -188,7 +189,7 @@ def labelled_classes(model: NaiveBayes) -> list[dict[str, Any]]:
     return classes
 
 
-def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
+def macros_sql(model: ModelContext, *, arrays: bool) -> str:
     """The statement (re)creating the model's scoring macros (``scoring_macros.sql``).
 
     ``arrays``: macros whose text names the features and classes but no fitted number;
@@ -233,13 +234,13 @@ def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
     keys = [c["key"].lower() for c in classes]
     clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
     quoted = {role: model.dialect.ident(macro) for role, macro in macro_names(model.name).items()}
-    return model.pipeline.render(
+    return model.render(
         "scoring_macros.sql", classes=classes, m=quoted,
         key_clash=_key_clash_message(model.name, clash) if clash else None,
         model_comment=comment_text(model.name), **form)
 
 
-def functions_sql(model: NaiveBayes) -> str:
+def functions_sql(model: ModelContext) -> str:
     """The statements (re)creating the model's scoring functions in Spark SQL
     (``scoring_functions.sql``): each takes the row's features as a STRUCT, every
     parameter a literal of its text, in the engine's database."""
@@ -258,7 +259,7 @@ def functions_sql(model: NaiveBayes) -> str:
               for f in model.meta["features"]]
     quoted = {role: model.engine.table(function)
               for role, function in macro_names(model.name).items()}
-    return model.pipeline.render(
+    return model.render(
         "scoring_functions.sql", classes=classes, m=quoted, row=dialect.ident(ROW),
         fields=fields, label_type=dialect.type_name(model.meta["target_type"]),
         key_clash=message,
@@ -277,7 +278,7 @@ def _key_clash_message(name: str, labels: list[str]) -> str:
 BARE_QUERY = re.compile(r"(SELECT|WITH|FROM|VALUES|TABLE)\b", re.IGNORECASE)
 
 
-def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
+def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
            prediction: str = "prediction", dialect: str = "duckdb") -> str:
     """One self-contained SELECT that scores ``source`` with every parameter inlined.
 
@@ -320,7 +321,7 @@ def to_sql(model: NaiveBayes, source: str = "source", output: str = "predict",
                        output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
 
 
-def check_translatable(model: NaiveBayes, dialect: Dialect, output: str = "predict") -> None:
+def check_translatable(model: ModelContext, dialect: Dialect, output: str = "predict") -> None:
     """Refuse, naming what is DuckDB-only, a model whose scoring statement cannot be
     written in ``dialect``: per-group models, labels of a type it lacks, names it cannot
     quote (feature names, and labels when they name output columns). (Feature names
@@ -352,7 +353,7 @@ def check_translatable(model: NaiveBayes, dialect: Dialect, output: str = "predi
             ) from None
 
 
-def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: str,
+def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction: str,
                 output_prefix: str | None, columns: dict[str, str] | None = None,
                 dialect: Dialect | None = None) -> str:
     """The standalone scoring statement (``to_sql``'s, also used by ``evaluate``).
@@ -374,7 +375,7 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
     return render(
         "standalone_score.sql",
         dialect=dialect,
-        **model.pipeline.context(
+        **model.template_context(
             source=source_sql,
             model_comment=comment_text(model.name),
             engine_title=dialect.title,
@@ -390,14 +391,14 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
     )
 
 
-def text_scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: str,
+def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction: str,
                      output_prefix: str | None) -> str:
     """A text model's standalone scoring statement: the source's text column tokenised as
     the fit tokenised it, joined with the vocabulary inlined (each term's idf and
     coefficients), summed per document."""
     compiled = model.parameters()
     dialect = model.dialect
-    rows = model.pipeline.fetch("text/inline_terms.sql")
+    rows = model.fetch("text/inline_terms.sql")
     n_classes = len(compiled["compiled"])
     parameters = json.dumps({
         "term": [term for term, _, _ in rows],
@@ -410,7 +411,7 @@ def text_scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, predict
         output_name = None if output_prefix is None else dialect.ident(f"{output_prefix}{key}")
         classes.append({**c, "output": output_name, "comment": comment_text(key)})
     text = compiled["text"]
-    return model.pipeline.render(
+    return model.render(
         "standalone_score.sql",
         source=source_sql,
         model_comment=comment_text(model.name),
@@ -435,3 +436,15 @@ def _json_number(value: float) -> float | str:
 
 def _version() -> str:
     return __version__
+
+
+def statement(model: Any, source: Any, output: str = "predict") -> tuple[str, list[Any]]:
+    """The SQL and bound parameters ``predict*`` runs on ``source`` (a table name or a
+    file path), for ``EXPLAIN`` and benchmarks; ``output`` is ``"predict"``, ``"proba"``,
+    ``"log_proba"`` or ``"joint"``; ``model``: a model or its context."""
+    model = as_context(model)
+    src = model.engine.source(source)
+    keep = list(src.columns)
+    if scoring.strategy(model, src) == "arrays":
+        return scoring.array_score_sql(model, src.sql, output, keep, OUTPUTS[output])
+    return score_sql(model, src.sql, output, keep), []

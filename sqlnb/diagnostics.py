@@ -23,12 +23,11 @@ from .errors import InvalidParameterError, UnknownColumnError
 from .families import FAMILIES
 
 if TYPE_CHECKING:  # pragma: no cover
-    import duckdb
-
+    from .engine import Connection
     from .model import NaiveBayes
 
 
-def reliability(con: duckdb.DuckDBPyConnection, predictions: Any, target: str,
+def reliability(con: Connection, predictions: Any, target: str,
                 proba: dict[Any, str], *, bins: int = 10) -> dict[str, Any]:
     """Predicted probability against observed frequency, in ``bins`` bins of equal width.
 

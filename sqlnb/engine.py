@@ -52,6 +52,8 @@ from .source import (
 )
 from .templates import render, render_repeated
 
+# A DuckDB connection, for the annotations of modules that never import the driver.
+Connection = duckdb.DuckDBPyConnection
 
 @dataclass(frozen=True)
 class Capabilities:

@@ -88,7 +88,7 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
                             f"{meta['target_type']}")
         source = {role: src.sql for role, src in sources.items()}
         with engine.transaction("restoring a model"):
-            ownership.claim(model, ownership.names(model.name, "base", "macros"))
+            ownership.claim(model.context, ownership.names(model.name, "base", "macros"))
             try:
                 model.pipeline.create(meta["target_type"])
                 if POSITION in tables["class_stats"].column_names:
@@ -99,13 +99,13 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
                     # statistics built elsewhere (from_sklearn): folded in as a merge is
                     model.pipeline.run("copy_features.sql", source=source)
                     model.pipeline.run("merge_model.sql", source=source, sign=1)
-                portable.check_statistics(model, meta["features"])
+                portable.check_statistics(model.context, meta["features"])
                 model.pipeline.finish(meta["features"], meta["target"], meta["target_type"],
                                       meta["weight"])
             except (duckdb.Error, InvalidDataError, InvalidParameterError) as exc:
                 raise _unusable(str(exc).splitlines()[0]) from None
     finally:
-        ownership.done(model)
+        ownership.done(model.context)
         for src in sources.values():
             engine.release(src)
     model.invalidate()

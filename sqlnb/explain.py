@@ -34,17 +34,19 @@ from typing import TYPE_CHECKING, Any
 
 from . import compiler, grouping, mixed, text
 from . import scoring as scoring_strategies
+from .context import as_context
 from .engine import require_duckdb
 from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
 from .families import FAMILIES
+from .pipeline import pipeline_of
 from .scoring import comment_text
 from .source import Source
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 
-def explain(model: NaiveBayes, source: Any, top: int | None = None,
+def explain(model: ModelContext, source: Any, top: int | None = None,
             row: int | None = None) -> Any:
     """Each feature's term of each class's joint log-likelihood, per row of ``source``: a
     lazy relation (row_number, class, feature, log_likelihood, log_prior). With ``top=k``,
@@ -77,7 +79,7 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
         features = [{"name": f["name"],
                      "column": columns.get(f["name"], model.dialect.ident(f["name"]))}
                     for f in model.meta["features"]]
-        sql = model.pipeline.render("explain.sql", source=src.sql, classes=classes,
+        sql = pipeline_of(model).render("explain.sql", source=src.sql, classes=classes,
                                     features=features, row=row, cleaned=cleaned,
                                     top=None if top is None else min(top, len(features)),
                                     group_table=group_table,
@@ -88,7 +90,7 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     return model.engine.lazy(src, sql)
 
 
-def _explain_text(model: NaiveBayes, source: Any, row: int | None) -> Any:
+def _explain_text(model: ModelContext, source: Any, row: int | None) -> Any:
     """A text model's explanation: per document, class and known term, the term's part of
     the class's joint log-likelihood (``sql/text/explain_terms.sql``)."""
     _, options, _ = model.stored_input()
@@ -99,18 +101,20 @@ def _explain_text(model: NaiveBayes, source: Any, row: int | None) -> Any:
         raise UnknownColumnError(
             f"the source lacks the text column {analyzer.column!r} that model "
             f"{model.name!r} reads")
-    sql = model.pipeline.render(
+    sql = pipeline_of(model).render(
         "text/explain_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
         a=analyzer.sql(), classes=model.parameters()["compiled"], row=row,
         binarize=model.family.params.get("binarize"))
     return model.engine.lazy(src, sql)
 
 
-def row_breakdown(model: NaiveBayes, source: Any, row: int = 0) -> dict[str, Any]:
+def row_breakdown(model: Any, source: Any, row: int = 0) -> dict[str, Any]:
     """One input row's explanation, for a waterfall (:func:`sqlnb.plot.waterfall`): the
     predicted class and the runner-up, the difference of their log priors (``prior``), and
     per feature (largest contribution first) its name, value and contribution to the
-    difference of their joint log-likelihoods (``total``)."""
+    difference of their joint log-likelihoods (``total``). ``model``: a model or its
+    context."""
+    model = as_context(model)
     found = explain(model, source, top=len(model.features_), row=row).fetchall()
     if not found:
         raise InvalidParameterError(
@@ -126,7 +130,7 @@ def row_breakdown(model: NaiveBayes, source: Any, row: int = 0) -> dict[str, Any
             "total": prior + math.fsum(c for _, _, c in features)}
 
 
-def _refuse_unsupported(model: NaiveBayes, what: str, groups: bool = False) -> None:
+def _refuse_unsupported(model: ModelContext, what: str, groups: bool = False) -> None:
     """Long-input models (and text models, and per-group ones unless ``groups``) are not
     covered yet: say so."""
     if model.stored_input():
@@ -142,9 +146,9 @@ def _refuse_unsupported(model: NaiveBayes, what: str, groups: bool = False) -> N
         )
 
 
-def _checked_columns(model: NaiveBayes, src: Source) -> dict[str, str]:
+def _checked_columns(model: ModelContext, src: Source) -> dict[str, str]:
     """Refuse a source lacking a feature or of a type the family cannot read; the SQL that
-    reads coerced categorical columns (see ``NaiveBayes.coerced_columns``)."""
+    reads coerced categorical columns (see ``sqlnb.scoring.coerced_columns``)."""
     missing = [f for f in model.features_ if f not in src.columns]
     missing += grouping.missing_group_columns(model, src.columns)
     if missing:
@@ -153,10 +157,10 @@ def _checked_columns(model: NaiveBayes, src: Source) -> dict[str, str]:
         )
     for f in model.meta["features"]:
         model.family.check_feature_type(f["name"], src.columns[f["name"]], model.dialect)
-    return model.coerced_columns(src)
+    return scoring_strategies.coerced_columns(model, src)
 
 
-def _clean_once(model: NaiveBayes, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _clean_once(model: ModelContext, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The numeric features whose terms test for NaN, read once per row as a DOUBLE with
     NaN as NULL (a column of the numbered rows) rather than tested again in every class's
     term: the terms of ``classes`` then read that column, untested."""
@@ -173,7 +177,7 @@ def _clean_once(model: NaiveBayes, classes: list[dict[str, Any]]) -> list[dict[s
     return list(cleaned.values())
 
 
-def _explained_class(model: NaiveBayes, c: dict[str, Any],
+def _explained_class(model: ModelContext, c: dict[str, Any],
                      group_table: dict[str, Any] | None) -> dict[str, Any]:
     """One compiled class as ``explain.sql`` reads it: its label, constant and per feature
     (model order) its family's template and parameters and its scoring term; for a
@@ -204,7 +208,7 @@ PSI_EPSILON = 1e-4
 TOP_CATEGORIES = 3
 
 
-def drift(model: NaiveBayes, source: Any) -> Any:
+def drift(model: ModelContext, source: Any) -> Any:
     """One row per feature comparing ``source``'s values with the model's statistics
     (pooled over the classes), in one scan of ``source``: a lazy relation (feature,
     method, drift, batch_count, batch_mean, batch_spread, model_count, model_mean,
@@ -230,7 +234,7 @@ def drift(model: NaiveBayes, source: Any) -> Any:
             pieces = [(part["sub"], part["t"], [f["name"] for f in part["features"]])
                       for part in mixed.parts(model)]
         else:
-            pieces = [(model.family, model.pipeline.tables, model.features_)]
+            pieces = [(model.family, pipeline_of(model).tables, model.features_)]
         parts = []
         for family, tables, names in pieces:
             features = [{
@@ -242,7 +246,7 @@ def drift(model: NaiveBayes, source: Any) -> Any:
             parts.append({"t": tables, "method": family.drift_method,
                           "shape": family.statistics_shape, "p": family.params,
                           "features": features})
-        sql = model.pipeline.render("drift.sql", source=src.sql, parts=parts,
+        sql = pipeline_of(model).render("drift.sql", source=src.sql, parts=parts,
                                     epsilon=PSI_EPSILON, top_categories=TOP_CATEGORIES)
     except BaseException:
         model.engine.release(src)

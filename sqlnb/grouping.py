@@ -32,7 +32,7 @@ from .scoring import comment_text, with_chunks
 from .validation import check_names, is_key_type
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 GROUP_ROLES = ("class_stats", "feature_stats", "class_params", "feature_params")
 # Column names of the statistics tables and views, which a group column cannot take.
@@ -73,7 +73,7 @@ def group_specs(columns: dict[str, str], group_by: str | list[str], target: str,
     return specs
 
 
-def group_tables(model: NaiveBayes, groups: list[dict[str, Any]], part: str | None = None,
+def group_tables(model: ModelContext, groups: list[dict[str, Any]], part: str | None = None,
                  own_batch: bool = False) -> dict[str, Any]:
     """The relations of the per-group models, by role (as ``model.tables``), and the groups.
 
@@ -92,17 +92,17 @@ def group_tables(model: NaiveBayes, groups: list[dict[str, Any]], part: str | No
     return t
 
 
-def group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
+def group_context(model: ModelContext, t: dict[str, Any]) -> dict[str, Any]:
     return {"t": t, "group_columns": model.dialect.ident(f"{model.name}_group_columns"),
             "model_comment": comment_text(model.name)}
 
 
-def drop_groups(model: NaiveBayes) -> None:
+def drop_groups(model: ModelContext) -> None:
     """Remove the per-group tables the model owns (an ordinary fit replacing a grouped one)."""
     ownership.release(model, ownership.names(model.name, "groups", "group_parts"))
 
 
-def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
+def read_groups(model: ModelContext) -> list[dict[str, Any]]:
     """The group columns of a per-group model (from its spec); empty for an ordinary model."""
     try:
         groups = model.spec.groups
@@ -112,38 +112,38 @@ def read_groups(model: NaiveBayes) -> list[dict[str, Any]]:
             for name, sql_type in groups]
 
 
-def probe_groups(model: NaiveBayes) -> list[dict[str, Any]]:
+def probe_groups(model: ModelContext) -> list[dict[str, Any]]:
     """The group columns, from the group tables (for models written before the spec)."""
     if f"{model.name}_group_columns".lower() not in ownership.owned(model):
         return []  # no groups, or a relation of that name that is not this model's
     context = group_context(model, group_tables(model, []))
-    exists = model.pipeline.fetch("read_groups.sql", what="exists",
+    exists = model.fetch("read_groups.sql", what="exists",
                           group_columns_name=f"{model.name}_group_columns", **context)
     if not exists[0][0]:
         return []
-    rows = model.pipeline.fetch("read_groups.sql", what="columns", **context)
+    rows = model.fetch("read_groups.sql", what="columns", **context)
     return [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
             for name, sql_type in rows]
 
 
-def create_group_tables(model: NaiveBayes, groups: list[dict[str, Any]],
+def create_group_tables(model: ModelContext, groups: list[dict[str, Any]],
                         class_type: str) -> None:
     """The (empty) per-group tables, and the table of group columns (filled)."""
     context = group_context(model, group_tables(model, groups))
-    model.pipeline.run("create_groups.sql", class_type=class_type, **context)
+    model.run("create_groups.sql", class_type=class_type, **context)
 
 
-def group_parameters(model: NaiveBayes, groups: list[dict[str, Any]],
+def group_parameters(model: ModelContext, groups: list[dict[str, Any]],
                      features: list[dict[str, Any]]) -> list[tuple]:
     """The per-group parameter views over the per-group statistics; returns the problems
     their checks find, as (feature, problem) rows."""
     context = group_context(model, group_tables(model, groups))
-    model.pipeline.run("params.sql", priors=model.family.prior_list(),
+    model.run("params.sql", priors=model.family.prior_list(),
                fit_prior=model.family.fit_prior(), **context)
-    return model.pipeline.fetch("checks.sql", features=features, **context)
+    return model.fetch("checks.sql", features=features, **context)
 
 
-def group_parts(model: NaiveBayes, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def group_parts(model: ModelContext, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The parts of a per-group model (one, or one per family of a ``family="auto"``
     model, in the order the pooled model has them): family, features and group tables."""
     features = model.meta["features"]
@@ -155,13 +155,13 @@ def group_parts(model: NaiveBayes, groups: list[dict[str, Any]]) -> list[dict[st
             for name in PART_FAMILIES if any(f.get("family") == name for f in features)]
 
 
-def group_models(model: NaiveBayes,
+def group_models(model: ModelContext,
                  groups: list[dict[str, Any]]) -> dict[tuple, dict[Any, dict[str, Any]]]:
     """Each group's classes (by label) with their constant and, per part, scoring terms."""
     parts = group_parts(model, groups)
     context = group_context(model, parts[0]["t"])
-    classes = model.pipeline.fetch("read_group_classes.sql", what="classes", **context)
-    log_priors = {index: log_prior for index, _, log_prior in model.pipeline.fetch(
+    classes = model.fetch("read_group_classes.sql", what="classes", **context)
+    log_priors = {index: log_prior for index, _, log_prior in model.fetch(
         "read_params.sql", what="classes", family=parts[0]["sub"], **context)}
     # each part's constant carries the log prior once; the sum keeps one of them
     constants = {index: -(len(parts) - 1) * log_prior if len(parts) > 1 else 0.0
@@ -169,10 +169,10 @@ def group_models(model: NaiveBayes,
     part_terms = []
     for part in parts:
         part_context = {"family": part["sub"], **group_context(model, part["t"])}
-        for index, constant in model.pipeline.fetch("read_params.sql", what="constants",
+        for index, constant in model.fetch("read_params.sql", what="constants",
                                                     **part_context):
             constants[index] += constant
-        rows = model.pipeline.fetch("read_params.sql", what="terms", **part_context)
+        rows = model.fetch("read_params.sql", what="terms", **part_context)
         # e.g. bernoulli's log_neg_prob, poisson's rate after the coefficient
         part_terms.append(part["sub"].read_terms(rows, part["sub"].scoring_parameters[1:]))
     order = {f["name"]: i for i, f in enumerate(model.meta["features"])}
@@ -189,7 +189,7 @@ def group_models(model: NaiveBayes,
 GROUP_ALIAS = "__sqlnb_group"
 
 
-def group_parameter_table(model: NaiveBayes, row: str | None = None,
+def group_parameter_table(model: ModelContext, row: str | None = None,
                           columns: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The per-group models as one row of parameters per group, for scoring by a join.
 
@@ -282,7 +282,7 @@ def group_parameter_table(model: NaiveBayes, row: str | None = None,
     }
 
 
-def missing_group_columns(model: NaiveBayes, columns: dict[str, str]) -> list[str]:
+def missing_group_columns(model: ModelContext, columns: dict[str, str]) -> list[str]:
     """Group columns of a per-group model that a source to score lacks."""
     groups = model.parameters().get("groups", [])
     return [g["name"] for g in groups if g["name"] not in columns]

@@ -28,9 +28,10 @@ Derived parameters are views over the statistics, so they are always current.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import macros, mixed, ownership, parts
+from .context import as_context
 from .dialect import Dialect
 from .engine import require_duckdb
 from .errors import (
@@ -40,13 +41,15 @@ from .errors import (
     UnknownColumnError,
 )
 from .grouping import read_groups
-from .pipeline import feature_origins
+from .pipeline import feature_origins, pipeline_of
 from .source import Source
 from .spec import jsonable
 from .validation import check_labels, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
+
+M = TypeVar("M")  # a model object or a context: the update functions return what they get
 
 
 # What an update keeps per model object between calls: its Gaussian shifts, read once
@@ -58,7 +61,7 @@ _UPDATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 # ---------------------------------------------------------------------- public API
 def partial_fit(
-    model: NaiveBayes,
+    model: M,
     source: Any,
     target: str,
     *,
@@ -66,7 +69,7 @@ def partial_fit(
     weight: str | None = None,
     classes: list[Any] | None = None,
     group_by: str | list[str] | None = None,
-) -> NaiveBayes:
+) -> M:
     """Fold one batch into ``model`` (creating it on the first call), in one transaction.
 
     ``features=None`` takes the model's features (or, on the first call, every column but
@@ -76,14 +79,15 @@ def partial_fit(
     until rows of them arrive) and a batch with a label outside them is rejected, as in
     scikit-learn. ``group_by`` is as in ``fit``: on the first call it makes a per-group
     model; later it may be left out (the model's group columns) or must name them; a group
-    first seen in a later batch gets its model.
+    first seen in a later batch gets its model. ``model``: a model or its context (returned).
     """
-    return _update(model, source, target, features, weight, classes, sign=1,
-                   group_by=group_by)
+    _update(as_context(model), source, target, features, weight, classes, sign=1,
+            group_by=group_by)
+    return model
 
 
 def forget(
-    model: NaiveBayes,
+    model: M,
     source: Any,
     target: str,
     *,
@@ -91,21 +95,23 @@ def forget(
     weight: str | None = None,
     keep_classes: list[Any] | None = None,
     group_by: str | list[str] | None = None,
-) -> NaiveBayes:
+) -> M:
     """Subtract one batch's statistics from ``model`` (exact unlearning), in one transaction.
 
     A class left without rows disappears, unless it is in ``keep_classes``; so does, in a
     per-group model, a group's class (and a group without classes). Asking to
     forget what the model never learned (an unknown class or category, more rows or more
     weight than were fitted) raises :class:`~sqlnb.errors.InvalidDataError` and changes
-    nothing. Forgetting every row is an error too: drop the model instead.
+    nothing. Forgetting every row is an error too: drop the model instead. ``model``: a
+    model or its context (returned).
     """
-    return _update(model, source, target, features, weight, None, sign=-1,
-                   keep_classes=keep_classes, group_by=group_by)
+    _update(as_context(model), source, target, features, weight, None, sign=-1,
+            keep_classes=keep_classes, group_by=group_by)
+    return model
 
 
 def partial_fit_sparse(
-    model: NaiveBayes,
+    model: M,
     entries: Any,
     rows: Any,
     target: str,
@@ -116,11 +122,21 @@ def partial_fit_sparse(
     classes: list[Any] | None = None,
     sign: int = 1,
     keep_classes: list[Any] | None = None,
-) -> NaiveBayes:
+) -> M:
     """:func:`partial_fit` (``sign=1``) or :func:`forget` (``sign=-1``) for sparse input.
 
-    ``entries`` and ``rows`` are as in :meth:`NaiveBayes.fit_sparse`.
+    ``entries`` and ``rows`` are as in :meth:`NaiveBayes.fit_sparse`; ``model``: a model
+    or its context (returned).
     """
+    _update_sparse(as_context(model), entries, rows, target, features=features, weight=weight,
+                   row=row, classes=classes, sign=sign, keep_classes=keep_classes)
+    return model
+
+
+def _update_sparse(model: ModelContext, entries: Any, rows: Any, target: str, *,
+                   features: list[str], weight: str | None, row: str,
+                   classes: list[Any] | None, sign: int,
+                   keep_classes: list[Any] | None) -> None:
     model.engine.refuse_open_transaction("partial_fit" if sign > 0 else "forget")
     check_labels("classes", classes)
     check_labels("keep_classes", keep_classes)
@@ -154,21 +170,20 @@ def partial_fit_sparse(
             target_type = stored["target_type"]
         with engine.transaction("partial_fit" if sign > 0 else "forget"):
             _prepare(model, specs, stored, classes, target_type)
-            model.pipeline.scan_sparse(entries_src, rows_src, row, target, weight)
+            pipeline_of(model).scan_sparse(entries_src, rows_src, row, target, weight)
             _check_declared(model, classes, target_type)
-            model.pipeline.apply_sparse(sign=sign)
+            pipeline_of(model).apply_sparse(sign=sign)
             if sign < 0:
                 _after_forget(model, target_type, keep_classes)
-            model.pipeline.finish(specs, target, target_type, weight, kind={"input": "sparse"})
+            pipeline_of(model).finish(specs, target, target_type, weight, kind={"input": "sparse"})
     finally:
         engine.release(entries_src)
         engine.release(rows_src)
         ownership.done(model)
     model.invalidate()
-    return model
 
 
-def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
+def merge_statistics(result: ModelContext, sources: list[ModelContext], *,
                      accumulate: bool) -> None:
     """Upsert the statistics of ``sources`` into ``result``, in one transaction: every
     source is one more batch of the result's pipeline. With ``accumulate`` the result
@@ -181,7 +196,7 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
     if result.family.composite or sources[0].spec.grouped:
         _merge_parts(result, sources, accumulate=accumulate)
         return
-    flow = result.pipeline
+    flow = pipeline_of(result)
     try:
         with engine.transaction("merge"):
             ownership.claim(result, ownership.names(result.name, "base", "macros"))
@@ -202,7 +217,7 @@ def merge_statistics(result: NaiveBayes, sources: list[NaiveBayes], *,
     result.invalidate()
 
 
-def _merge_parts(result: NaiveBayes, sources: list[NaiveBayes], *, accumulate: bool) -> None:
+def _merge_parts(result: ModelContext, sources: list[ModelContext], *, accumulate: bool) -> None:
     """:func:`merge_statistics` for models of several parts or with groups: every source's
     parts, pooled and per group, are one more batch of the result's."""
     spec = sources[0].meta
@@ -220,7 +235,7 @@ def _merge_parts(result: NaiveBayes, sources: list[NaiveBayes], *, accumulate: b
                                                     *parts.kinds(result, bool(groups))))
             if not accumulate:
                 parts.create(result, lay, spec["target_type"])
-                result.pipeline.run("copy_features.sql", source=sources[0].tables)
+                pipeline_of(result).run("copy_features.sql", source=sources[0].tables)
             for source in sources:
                 if not (accumulate and same_model(source, result)):
                     parts.merge(result, lay, parts.stored_layout(source),
@@ -232,7 +247,7 @@ def _merge_parts(result: NaiveBayes, sources: list[NaiveBayes], *, accumulate: b
 
 
 # ---------------------------------------------------------------------- one batch
-def check_updatable(model: NaiveBayes) -> None:
+def check_updatable(model: ModelContext) -> None:
     """Text and long-input models have updates of their own (``partial_fit(text=...)``,
     ``partial_fit_long``)."""
     if model.stored_input():
@@ -244,10 +259,10 @@ def check_updatable(model: NaiveBayes) -> None:
         require_duckdb(model.engine, "updates of family='auto' models")
 
 
-def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | None,
+def _update(model: ModelContext, source: Any, target: str, features: list[str] | None,
             weight: str | None, classes: list[Any] | None, sign: int,
             keep_classes: list[Any] | None = None,
-            group_by: str | list[str] | None = None) -> NaiveBayes:
+            group_by: str | list[str] | None = None) -> ModelContext:
     check_labels("classes", classes)
     check_labels("keep_classes", keep_classes)
     engine = model.engine
@@ -267,7 +282,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
             # plan) is then the same at every call; a table name's is too
             slotted = engine.write_slot(source)
             src, slot_key = slotted if slotted is not None else (engine.source(source), None)
-            flow = model.pipeline
+            flow = pipeline_of(model)
             # (models of parts scan their batches as a fit does: sqlnb.parts)
             planned = (engine.keeps_plans and (slotted is not None or _names_a_table(src))
                        and not (grouped or model.family.composite))
@@ -289,7 +304,7 @@ def _update(model: NaiveBayes, source: Any, target: str, features: list[str] | N
     return model
 
 
-def _update_within(model: NaiveBayes, src: Source, target: str, features: list[str] | None,
+def _update_within(model: ModelContext, src: Source, target: str, features: list[str] | None,
                    weight: str | None, classes: list[Any] | None, sign: int,
                    keep_classes: list[Any] | None, stored: dict[str, Any] | None,
                    planned: bool = False, group_by: str | list[str] | None = None) -> None:
@@ -313,7 +328,7 @@ def _update_within(model: NaiveBayes, src: Source, target: str, features: list[s
     # then, if the classes stay the same, they are current as they are
     current = stored is not None and macros.read_current_view(model)
     refreshed = _prepare(model, batch, stored, classes, class_type)
-    flow = model.pipeline
+    flow = pipeline_of(model)
     flow.scan(src, spec)
     flow.check_batch(batch)
     _check_declared(model, classes, class_type)
@@ -336,43 +351,43 @@ def _names_a_table(src: Source) -> bool:
     return src.registered is None and not src.paths and bool(src.sql)
 
 
-def _prepare(model: NaiveBayes, features: list[dict[str, Any]], stored: dict | None,
+def _prepare(model: ModelContext, features: list[dict[str, Any]], stored: dict | None,
              classes: list[Any] | None, class_type: str) -> bool:
     """Create the model's tables on the first call, else refresh its hyperparameters if
     they changed; returns whether the model's parameters need new definitions."""
     ownership.claim(model, ownership.names(model.name, "base", "macros"), meta=stored)
     refreshed = stored is None or stored["params"] != jsonable(model.family.params)
     if stored is not None:
-        model.pipeline.stage(fresh=False)  # engines without transactions: a new version
+        pipeline_of(model).stage(fresh=False)  # engines without transactions: a new version
     if stored is None:
-        model.pipeline.create(class_type)
-        model.pipeline.run("insert_features.sql", features=features)
+        pipeline_of(model).create(class_type)
+        pipeline_of(model).run("insert_features.sql", features=features)
     elif refreshed:
-        model.pipeline.run("update_features.sql", features=features)
+        pipeline_of(model).run("update_features.sql", features=features)
     if classes is not None:
-        model.pipeline.run("declare_classes.sql", classes=_plain(classes), class_type=class_type,
+        pipeline_of(model).run("declare_classes.sql", classes=_plain(classes), class_type=class_type,
                            features=features)
     return refreshed
 
 
-def _one_part(model: NaiveBayes) -> dict[str, Any]:
+def _one_part(model: ModelContext) -> dict[str, Any]:
     """A single-family model's one part, over the tables this write uses (its kept batch,
     its staged versions)."""
-    return {"pooled": [{"sub": model.family, "t": model.pipeline.tables, "features": []}],
+    return {"pooled": [{"sub": model.family, "t": pipeline_of(model).tables, "features": []}],
             "grouped": [], "groups": []}
 
 
-def _check_declared(model: NaiveBayes, classes: list[Any] | None, class_type: str) -> None:
+def _check_declared(model: ModelContext, classes: list[Any] | None, class_type: str) -> None:
     if classes is not None:
         parts.check_declared(model, _one_part(model), classes, class_type)
 
 
-def _after_forget(model: NaiveBayes, class_type: str, keep: list[Any] | None) -> None:
+def _after_forget(model: ModelContext, class_type: str, keep: list[Any] | None) -> None:
     parts.after_forget(model, _one_part(model), class_type, keep)
 
 
 # ---------------------------------------------------------------------- specifications
-def stored_meta(model: NaiveBayes) -> dict[str, Any] | None:
+def stored_meta(model: ModelContext) -> dict[str, Any] | None:
     """The model's metadata, or None when it has not been fitted."""
     model.invalidate()
     try:
@@ -381,7 +396,7 @@ def stored_meta(model: NaiveBayes) -> dict[str, Any] | None:
         return None
 
 
-def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str] | None,
+def _batch_spec(model: ModelContext, src: Source, target: str, features: list[str] | None,
                 weight: str | None, stored: dict[str, Any] | None,
                 group_by: str | list[str] | None = None) -> dict[str, Any]:
     if stored is not None:
@@ -397,7 +412,7 @@ def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str]
         group_by = _stored_groups(model, group_by)
         if model.family.composite:  # the columns' families are the first fit's
             model.family.assigned = {f["name"]: f["family"] for f in stored["features"]}
-    spec = model.input_spec(src, target, features, weight, group_by)
+    spec = parts.input_spec(model, src, target, features, weight, group_by)
     if stored is not None:
         _check_target_type(model, stored["target_type"], spec["target_type"])
         for old, new in zip(model.spec.groups, spec.get("groups") or []):
@@ -418,7 +433,7 @@ def _batch_spec(model: NaiveBayes, src: Source, target: str, features: list[str]
     return spec
 
 
-def _stored_groups(model: NaiveBayes, group_by: str | list[str] | None) -> list[str] | None:
+def _stored_groups(model: ModelContext, group_by: str | list[str] | None) -> list[str] | None:
     """An update's group columns: the model's (``group_by`` may leave them out, or must
     name the same)."""
     names = [name for name, _ in model.spec.groups]
@@ -431,7 +446,7 @@ def _stored_groups(model: NaiveBayes, group_by: str | list[str] | None) -> list[
     return names or None
 
 
-def _check_continuation(model: NaiveBayes, stored: dict[str, Any]) -> None:
+def _check_continuation(model: ModelContext, stored: dict[str, Any]) -> None:
     """The object's family and statistics-shaping hyperparameters must match the model's."""
     if stored["family"] != model.family.name:
         raise InvalidParameterError(
@@ -454,7 +469,7 @@ def _kind(sql_type: str, dialect: Dialect) -> str:
     return sql_type.upper()
 
 
-def _check_target_type(model: NaiveBayes, stored: str, batch: str) -> None:
+def _check_target_type(model: ModelContext, stored: str, batch: str) -> None:
     if _kind(stored, model.dialect) != _kind(batch, model.dialect):
         raise InvalidDataError(
             f"the target of model {model.name!r} has type {stored}; the batch's target is {batch}"
@@ -472,12 +487,12 @@ def _plain(values: Any) -> list[Any]:
 
 
 # ---------------------------------------------------------------------- model merge
-def same_model(a: NaiveBayes, b: NaiveBayes) -> bool:
+def same_model(a: ModelContext, b: ModelContext) -> bool:
     """Whether two model objects name the same tables (DuckDB names ignore case)."""
-    return a.con is b.con and a.tables["class_stats"].lower() == b.tables["class_stats"].lower()
+    return a.engine.connection is b.engine.connection and a.tables["class_stats"].lower() == b.tables["class_stats"].lower()
 
 
-def check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:
+def check_same_spec(a: ModelContext, b: ModelContext) -> None:
     """Models merge only with the same family, hyperparameters, features and label kind."""
     ma, mb = a.meta, b.meta
     problems = []
@@ -485,8 +500,8 @@ def check_same_spec(a: NaiveBayes, b: NaiveBayes) -> None:
         problems.append(f"family {ma['family']} vs {mb['family']}")
     elif ma["params"] != mb["params"]:
         problems.append(f"hyperparameters {ma['params']} vs {mb['params']}")
-    fa = a.pipeline.fetch("model_features.sql", source=a.tables)
-    fb = b.pipeline.fetch("model_features.sql", source=b.tables)
+    fa = pipeline_of(a).fetch("model_features.sql", source=a.tables)
+    fb = pipeline_of(b).fetch("model_features.sql", source=b.tables)
     if [(r[0], r[2], r[3], r[4]) for r in fa] != [(r[0], r[2], r[3], r[4]) for r in fb]:
         problems.append(f"features {[r[0] for r in fa]} vs {[r[0] for r in fb]}")
     if _kind(ma["target_type"], a.dialect) != _kind(mb["target_type"], a.dialect):

@@ -23,7 +23,7 @@ from . import ownership, scoring
 from .compiler import macro_names, macros_sql, params_table_name
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 __all__ = [
     "create_macros",
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 
-def create_macros(model: NaiveBayes) -> None:
+def create_macros(model: ModelContext) -> None:
     """(Re)create the model's scoring macros (and the parameter view they read).
 
     Called at the end of a fit that changed what the macros' text names (features,
@@ -49,7 +49,7 @@ def create_macros(model: NaiveBayes) -> None:
             if ownership.existing(model, [name]).get(name.lower()) == "TABLE":
                 # a model written before the view: its parameter table goes
                 ownership.release(model, [name])
-            model.pipeline.run("scoring_params.sql", kind=model.family.array_kind)
+            model.run("scoring_params.sql", kind=model.family.array_kind)
         else:
             ownership.release(model, [name])
         model.engine.execute(macros_sql(model, arrays=arrays))
@@ -58,20 +58,20 @@ def create_macros(model: NaiveBayes) -> None:
         model.invalidate()
 
 
-def read_current_view(model: NaiveBayes) -> bool:
+def read_current_view(model: ModelContext) -> bool:
     """Whether ``model``'s scoring macros read the parameter view, as the look at the
     catalog that came with its metadata read found (so an update that changes no class,
     feature or hyperparameter leaves them as they are: they read the new statistics)."""
-    return _arrays(model) and getattr(model, "scoring_params_kind", None) == "VIEW"
+    return _arrays(model) and model.state.scoring_params_kind == "VIEW"
 
 
-def _arrays(model: NaiveBayes) -> bool:
+def _arrays(model: ModelContext) -> bool:
     """Whether the macros read their parameters from the view ``<name>_scoring_params``
     (DuckDB's array form; Spark's functions always embed them)."""
     return model.dialect.stored_scoring == "macros" and scoring.covered(model)
 
 
-def drop_macros(model: NaiveBayes) -> None:
+def drop_macros(model: ModelContext) -> None:
     """Remove the scoring macros the model owns (a long-input model has none), and the
     parameter view they read."""
     ownership.release(model, [*macro_names(model.name).values(),

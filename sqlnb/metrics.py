@@ -25,7 +25,7 @@ from .errors import EmptyInputError, UnknownColumnError
 from .validation import check_output_clashes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 EPS = sys.float_info.epsilon  # scikit-learn clips probabilities to [eps, 1 - eps]
 _counter = itertools.count()
@@ -63,9 +63,10 @@ def evaluate(
         engine.release(src)
 
 
-def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) -> dict[str, Any]:
+def evaluate_model(model: ModelContext, source: Any, target: str | None = None) -> dict[str, Any]:
     """Score ``source`` with ``model`` and compare with its ``target`` column (in SQL)."""
     from .compiler import compiled_classes, scoring_sql
+    from .scoring import coerced_columns
 
     target = model.target if target is None else target
     engine, d = model.engine, model.dialect
@@ -81,7 +82,7 @@ def evaluate_model(model: NaiveBayes, source: Any, target: str | None = None) ->
         prediction = "__sqlnb_prediction"
         scored = scoring_sql(model, src.sql, "predict_proba", prediction=prediction,
                              output_prefix="__sqlnb_proba_",
-                             columns=model.coerced_columns(src))
+                             columns=coerced_columns(model, src))
         probas = [{"label": c["label"], "column": c["output"]}
                   for c in compiled_classes(model, output_prefix="__sqlnb_proba_")]
         return _metrics(engine, d.ident("scored"), scored, d.ident(target),

@@ -54,15 +54,15 @@ from .families import (
     make_family,
 )
 from .macros import create_macros
-from .pipeline import refuse
+from .pipeline import pipeline_of, refuse
 from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 INTEGER_CHOICES = ("gaussian", "poisson", "categorical")
 
-def drop_parts(model: NaiveBayes) -> None:
+def drop_parts(model: ModelContext) -> None:
     """Release the per-family relations of an earlier mixed model of this name (and, for a
     mixed model replacing a single-family one, the single-family ones)."""
     ownership.release(model, [f"{model.name}_feature_params", f"{model.name}_feature_stats"]
@@ -215,7 +215,7 @@ FAMILIES[Mixed.name] = Mixed
 
 
 # ---------------------------------------------------------------------- parts
-def _parts(model: NaiveBayes, features: list[dict[str, Any]],
+def _parts(model: ModelContext, features: list[dict[str, Any]],
            family_of: dict[str, str]) -> list[dict[str, Any]]:
     """One part per family present, in PART_FAMILIES order, with its own relations."""
     parts = []
@@ -233,29 +233,29 @@ def _parts(model: NaiveBayes, features: list[dict[str, Any]],
     return parts
 
 
-def parts(model: NaiveBayes) -> list[dict[str, Any]]:
+def parts(model: ModelContext) -> list[dict[str, Any]]:
     """A fitted mixed model's parts: per family present its name (``family``), family
     (``sub``), features and relations (``t``)."""
     features = model.meta["features"]
     return _parts(model, features, {f["name"]: f["family"] for f in features})
 
 
-def _context(model: NaiveBayes, part: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def _context(model: ModelContext, part: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """The template context of one part: the model's, with the part's family and tables."""
-    return model.pipeline.context(family=part["sub"], **{"t": part["t"], **extra})
+    return pipeline_of(model).context(family=part["sub"], **{"t": part["t"], **extra})
 
 
-def _run(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> None:
+def _run(model: ModelContext, part: dict[str, Any], template: str, **extra: Any) -> None:
     model.engine.execute(model.engine.render(template, **_context(model, part, **extra)))
 
 
-def _fetch(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> list[tuple]:
+def _fetch(model: ModelContext, part: dict[str, Any], template: str, **extra: Any) -> list[tuple]:
     return model.engine.fetch(model.engine.render(template, **_context(model, part, **extra)))
 
 
 # ---------------------------------------------------------------------- writes
 # A write (fit, partial_fit, forget, merge) runs sqlnb.parts' one flow over the parts.
-def batch_parts(model: NaiveBayes, features: list[dict[str, Any]],
+def batch_parts(model: ModelContext, features: list[dict[str, Any]],
                 family_of: dict[str, str]) -> list[dict[str, Any]]:
     """The parts of a write whose features (a fit's or an update's input specification)
     get their family, per-feature options and categorical coding."""
@@ -270,7 +270,7 @@ def batch_parts(model: NaiveBayes, features: list[dict[str, Any]],
     return parts
 
 
-def check_assignment(model: NaiveBayes, stored: list[dict[str, Any]],
+def check_assignment(model: ModelContext, stored: list[dict[str, Any]],
                      batch: list[dict[str, Any]]) -> None:
     """A batch of an update must give every column the family the first fit gave it (its
     type may not move it to another part) and, for a categorical column, the same coding."""
@@ -292,12 +292,12 @@ def check_assignment(model: NaiveBayes, stored: list[dict[str, Any]],
             )
 
 
-def parts_of(model: NaiveBayes, features: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def parts_of(model: ModelContext, features: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The parts of a stored mixed model, from its recorded features (each names its family)."""
     return _parts(model, features, {f["name"]: f["family"] for f in features})
 
 
-def create_tables(model: NaiveBayes, parts: list[dict[str, Any]], class_type: str) -> None:
+def create_tables(model: ModelContext, parts: list[dict[str, Any]], class_type: str) -> None:
     """The (empty) tables of a mixed model: the shared ones with the first part's statistics
     table, then each other part's statistics table."""
     _run(model, parts[0], "create_model.sql", class_type=class_type)
@@ -305,13 +305,13 @@ def create_tables(model: NaiveBayes, parts: list[dict[str, Any]], class_type: st
         _run(model, part, "part_stats_table.sql", class_type=class_type)
 
 
-def finish_mixed(model: NaiveBayes, parts: list[dict[str, Any]],
+def finish_mixed(model: ModelContext, parts: list[dict[str, Any]],
                  features: list[dict[str, Any]], target: str, target_type: str,
                  weight: str | None, kind: dict[str, Any] | None = None) -> None:
     """After the statistics are in (a fit's merge, an import's copy): class checks, the parts'
     parameter views, sanity checks, the metadata row and the scoring macros."""
     family: Mixed = model.family
-    flow = model.pipeline
+    flow = pipeline_of(model)
     first = parts[0]
     problems: list[tuple] = []
     n_classes = flow.check_classes(max(part["sub"].min_classes for part in parts))
@@ -349,7 +349,7 @@ def wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict
 
 
 # ---------------------------------------------------------------------- scoring
-def _terms(model: NaiveBayes, part: dict[str, Any],
+def _terms(model: ModelContext, part: dict[str, Any],
            types: dict[str, str]) -> dict[int, dict[str, dict[str, Any]]]:
     """Each class's scoring terms of one part, read from the part's parameter view."""
     names, rows = model.engine.fetch_with_names(
@@ -359,7 +359,7 @@ def _terms(model: NaiveBayes, part: dict[str, Any],
         "guard": model.dialect.kind(types[feature]) == "float"})
 
 
-def compile_mixed(model: NaiveBayes) -> dict[str, Any]:
+def compile_mixed(model: ModelContext) -> dict[str, Any]:
     """The per-class scoring expressions of a mixed model: the parts' terms, one sum."""
     meta = model.meta
     family: Mixed = model.family
@@ -368,7 +368,7 @@ def compile_mixed(model: NaiveBayes) -> dict[str, Any]:
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
     family.assigned = dict(family_of)
     parts = _parts(model, meta["features"], family_of)
-    classes = model.pipeline.fetch("read_params.sql", what="classes")
+    classes = pipeline_of(model).fetch("read_params.sql", what="classes")
     constants: dict[int, float] = {index: 0.0 for index, _, _ in classes}
     part_terms = []
     for part in parts:

@@ -13,9 +13,8 @@
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import os
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -27,37 +26,33 @@ from . import (
     grouping,
     incremental,
     macros,
-    mixed,
     ownership,
     parts,
     portable,
     text,
 )
+from . import pipeline as flows
 from . import scoring as scoring_strategies
+from .context import USER_ROLES, ModelContext, StoredState, refuse_newer
 from .dialect import Dialect
 from .engine import Engine, engine_for, require_duckdb, require_models
 from .errors import (
-    CoercedValuesWarning,
-    IncompatibleModelError,
     InvalidDataError,
     InvalidParameterError,
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
 )
-from .families import FAMILIES, Family, Gaussian, make_family
+from .families import Family, Gaussian, make_family
 from .missing import report_skipped
 from .pipeline import Pipeline
 from .progress import tracked
 from .scoring import comment_text
 from .source import Source
-from .spec import SCHEMA_VERSION, ModelSpec, newer_schema_error
+from .spec import ModelSpec
 from .validation import (
     check_flag,
-    check_label_type,
-    check_names,
     check_output_clashes,
-    check_weight_type,
     check_weights,
 )
 
@@ -111,17 +106,35 @@ class NaiveBayes:
         self.engine: Engine = engine_for(con)
         require_models(self.engine, f"NaiveBayes({name!r}, con={type(con).__name__})")
         self.family: Family = make_family(family, **hyperparameters)
-        self._meta: dict[str, Any] | None = None
-        self._compiled: dict[str, Any] | None = None
         self.sql_macros = check_flag("sql_macros", sql_macros)
         self.progress = check_flag("progress", progress)
         self.scoring = scoring_strategies.check_strategy(scoring)
-        self._term_input: tuple | None = None
-        self._spec: tuple[dict[str, Any], ModelSpec] | None = None
-        self.owned_relations: set[str] | None = None  # see sqlnb/ownership.py
-        self.claimed_relations: list[str] | None = None
-        self._pipeline: Pipeline | None = None
-        self._pipeline_key: tuple | None = None
+        # what was read of the stored model, shared by the contexts handed down
+        self._state = StoredState()
+        self._context_cache: tuple[tuple, ModelContext] | None = None
+
+    def __copy__(self) -> NaiveBayes:
+        """A copy with its own record of what was read of the stored model (a script's
+        recorder, see :func:`sqlnb.script.record`)."""
+        copied = type(self).__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        copied._state = dataclasses.replace(self._state)
+        copied._context_cache = None
+        return copied
+
+    @property
+    def context(self) -> ModelContext:
+        """The model as the layers below see it (see :mod:`sqlnb.context`): rebuilt when
+        the family, engine or settings change, sharing what was read."""
+        key = (self.name, self.engine, self.family, self.sql_macros, self.scoring,
+               getattr(self, "catalog", None))
+        cached = self._context_cache
+        if cached is None or any(a is not b for a, b in zip(cached[0], key)):
+            context = ModelContext(self.engine, self.name, self.family, parts.READERS,
+                                   sql_macros=self.sql_macros, scoring=self.scoring,
+                                   catalog=key[-1], state=self._state)
+            self._context_cache = cached = (key, context)
+        return cached[1]
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -138,25 +151,12 @@ class NaiveBayes:
     def tables(self) -> dict[str, str]:
         """The model's relations, by role, already quoted for SQL (on Spark, in the
         engine's database)."""
-        roles = ("meta", "class_stats", "features", "feature_stats", "class_params",
-                 "feature_params")
-        names = {role: self.engine.table(f"{self.name}_{role}") for role in roles}
-        names["batch"] = self.engine.table(f"__sqlnb_batch_{self.name}")
-        names["shifts"] = self.engine.table(f"__sqlnb_shifts_{self.name}")
-        # term models (text and long input): see sqlnb/text.py
-        names["analyzer"] = self.engine.table(f"{self.name}_analyzer")
-        names["vocabulary"] = self.engine.table(f"{self.name}_vocabulary")
-        names["terms"] = self.engine.table(f"__sqlnb_terms_{self.name}")
-        # the parameters the scoring macros read (see sqlnb/macros.py)
-        names["scoring_params"] = self.engine.table(f"{self.name}_scoring_params")
-        return names
+        return dict(self.context.tables)
 
     @property
     def table_names(self) -> dict[str, str]:
         """The model's relations, by role, unquoted (for users and SQL clients)."""
-        return {role: f"{self.name}_{role}" for role in
-                ("meta", "class_stats", "features", "feature_stats", "class_params",
-                 "feature_params")}
+        return {role: f"{self.name}_{role}" for role in USER_ROLES}
 
     def scratch(self, name: str, **params: Any) -> NaiveBayes:
         """A new, unfitted model called ``name`` with this model's family and hyperparameters
@@ -172,30 +172,18 @@ class NaiveBayes:
     def invalidate(self) -> None:
         """Forget what was read of the stored model (metadata, parameters, input kind): the
         next use reads it again."""
-        self._meta = None
-        self._compiled = None
-        self._term_input = None
-        engine = getattr(self, "engine", None)
-        if engine is not None:
-            engine.forget_prepared()  # statements planned with what was read
+        self.context.invalidate()
 
     @property
     def cached_fitted_at(self) -> Any:
         """When the model was written, as the cached metadata says; None when the metadata
         or the parameters are not cached (see :func:`sqlnb.scoring.refresh`)."""
-        if self._meta is None or self._compiled is None:
-            return None
-        return self._meta["fitted_at"]
+        return self.context.cached_fitted_at
 
     @property
     def pipeline(self) -> Pipeline:
         """The model's fit flow and statement runner (see :mod:`sqlnb.pipeline`)."""
-        key = (self.family, self.tables["meta"], self.engine, self.sql_macros)
-        if self._pipeline is None or self._pipeline_key != key:
-            self._pipeline = Pipeline(self.engine, self.family, self.name, self.tables, self,
-                                      sql_macros=self.sql_macros)
-            self._pipeline_key = key
-        return self._pipeline
+        return flows.pipeline_of(self.context)
 
     # ------------------------------------------------------------------ fitting
     @tracked("fit")
@@ -235,7 +223,7 @@ class NaiveBayes:
                     "group (e.g. on a view filtered to that group)"
                 )
             from .text import fit_text
-            fit_text(self, source, target, text, weight=weight, options=text_options,
+            fit_text(self.context, source, target, text, weight=weight, options=text_options,
                      partial=False)
             return self
         if group_by is not None:
@@ -245,30 +233,22 @@ class NaiveBayes:
         if self.family.composite:
             self.family.assigned = {}  # the columns' families come from this source
         try:
-            spec = self.input_spec(src, target, features, weight, group_by)
+            spec = parts.input_spec(self.context, src, target, features, weight, group_by)
             with self.engine.transaction("fit"):
-                self.fit_within(src, spec)
+                parts.fit_within(self.context, src, spec)
                 # counted before COMMIT, so nothing can fail once the new model is committed
                 n_rows, n_labelled = self.pipeline.fetch("source_info.sql", source=src.sql,
                                                  target=spec["target_sql"])[0]
         finally:
             self.engine.release(src)
-            ownership.done(self)
+            ownership.done(self.context)
         self.invalidate()
         self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
         return self
 
     def refuse_newer(self) -> None:
         """A model of this name written by a newer sqlnb is not overwritten either."""
-        self._meta = None
-        try:
-            _ = self.meta
-        except NotFittedError:
-            pass
-        except IncompatibleModelError as exc:
-            if exc.newer:
-                raise
-        self._meta = None
+        refuse_newer(self.context)
 
     def fit_long(self, entries: Any, target: str, *, labels: Any = None,
                  weight: str | None = None, document: str = "document",
@@ -281,7 +261,7 @@ class NaiveBayes:
         """
         require_duckdb(self.engine, "long input")
         from .text import LongColumns, fit_long
-        fit_long(self, entries, target, labels=labels, weight=weight,
+        fit_long(self.context, entries, target, labels=labels, weight=weight,
                  columns=LongColumns(document, feature, value), partial=False)
         return self
 
@@ -291,7 +271,7 @@ class NaiveBayes:
         """Add a batch of long input to the model; new features join the model."""
         require_duckdb(self.engine, "long input")
         from .text import LongColumns, fit_long
-        fit_long(self, entries, target, labels=labels, weight=weight,
+        fit_long(self.context, entries, target, labels=labels, weight=weight,
                  columns=LongColumns(document, feature, value), partial=True)
         return self
 
@@ -304,89 +284,7 @@ class NaiveBayes:
 
     def stored_input(self) -> tuple | None:
         """For a term model, how it reads its input (kind, options, n_documents)."""
-        if self._term_input is None:
-            from .text import stored_input
-            self._term_input = stored_input(self) or ()
-        return self._term_input or None
-
-    def input_spec(self, src: Source, target: str, features: list[str] | None,
-                   weight: str | None, group_by: str | list[str] | None = None
-                   ) -> dict[str, Any]:
-        """Check a fit's arguments against the source and describe its input: target,
-        weight, each feature's column, alias, type and per-feature options, the groups."""
-        columns = src.columns
-        if not isinstance(target, str) or target not in columns:
-            raise UnknownColumnError(
-                f"target column {target!r} is not in the source (columns: {', '.join(columns)})"
-            )
-        if weight is not None and not isinstance(weight, str):
-            raise InvalidParameterError(f"weight must name a column, got {weight!r}")
-        if weight is not None:
-            if weight not in columns:
-                raise UnknownColumnError(f"weight column {weight!r} is not in the source")
-            check_weight_type(weight, columns[weight], self.dialect)
-        check_label_type(target, columns[target], self.dialect)
-        if features is not None:
-            features = check_names("features", features, allow_none=False)
-        if features is None:
-            grouped = [group_by] if isinstance(group_by, str) else list(group_by or [])
-            features = [c for c in columns if c not in (target, weight) and c not in grouped]
-        else:
-            missing = [f for f in features if f not in columns]
-            if missing:
-                raise UnknownColumnError(f"feature column(s) not in the source: {missing}")
-            if len(set(features)) != len(features):
-                raise InvalidParameterError("features contains a column twice")
-            if target in features or (weight is not None and weight in features):
-                raise InvalidParameterError("the target and weight cannot also be features")
-        if not features:
-            raise InvalidDataError("there are no feature columns to fit")
-        if weight is not None:
-            check_weights(self.engine, src.sql, self.dialect.ident(target), weight,
-                          self.dialect.ident(weight))
-        for name in features:
-            self.family.check_feature_type(name, columns[name], self.dialect)
-        unknown = [n for n in self.family.params.get("value_columns") or () if n not in features]
-        if unknown:
-            raise UnknownColumnError(f"value_columns names column(s) that are not features: "
-                                     f"{unknown}")
-        options = self.family.feature_options(len(features))
-        specs = []
-        for i, (name, extra) in enumerate(zip(features, options)):
-            spec = {"name": name, "column": self.dialect.ident(name), "alias": f"c{i}",
-                    "type": columns[name], "shift": 0.0, **extra}
-            if self.family.per_category:
-                spec["coding"] = self.family.coding(name, columns[name], self.dialect)
-            specs.append(spec)
-        spec = {
-            "target": target,
-            "target_sql": self.dialect.ident(target),
-            "target_type": columns[target],
-            "weight": weight,
-            "weight_sql": None if weight is None else self.dialect.ident(weight),
-            "features": specs,
-        }
-        if group_by is not None:
-            spec["groups"] = grouping.group_specs(columns, group_by, target, specs, weight,
-                                                  self.dialect)
-        return spec
-
-    def fit_within(self, src: Source, spec: dict[str, Any]) -> None:
-        """Fit on ``src`` as ``spec`` (from :meth:`input_spec`) describes, inside the
-        caller's transaction (e.g. a search's scratch model, always rolled back)."""
-        if spec.get("groups") or self.family.composite:  # a model of parts (sqlnb.parts)
-            parts.write(self, src, spec)
-            return
-        ownership.claim(self, ownership.names(self.name, "base", "macros"))
-        grouping.drop_groups(self)
-        features = spec["features"]
-        mixed.drop_parts(self)  # of an earlier mixed model
-        flow = self.pipeline
-        flow.create(spec["target_type"])
-        flow.run("insert_features.sql", features=features)
-        flow.scan(src, spec)
-        flow.apply(features, weighted=spec["weight"] is not None)
-        flow.finish(features, spec["target"], spec["target_type"], spec["weight"])
+        return self.context.stored_input()
 
     def fit_sparse(
         self,
@@ -424,9 +322,9 @@ class NaiveBayes:
                      enumerate(zip(features, self.family.feature_options(len(features))))]
             target_type = rows_src.columns[target]
             with self.engine.transaction("fit_sparse"):
-                ownership.claim(self, ownership.names(self.name, "base", "macros"))
+                ownership.claim(self.context, ownership.names(self.name, "base", "macros"))
                 self.pipeline.create(target_type)
-                grouping.drop_groups(self)
+                grouping.drop_groups(self.context)
                 self.pipeline.run("insert_features.sql", features=specs)
                 self.pipeline.scan_sparse(entries_src, rows_src, row, target, weight)
                 self.pipeline.apply_sparse()
@@ -434,7 +332,7 @@ class NaiveBayes:
         finally:
             self.engine.release(entries_src)
             self.engine.release(rows_src)
-            ownership.done(self)
+            ownership.done(self.context)
         self.invalidate()
         return self
 
@@ -474,13 +372,14 @@ class NaiveBayes:
                 )
             from .text import fit_text
 
-            fit_text(self, source, target, text, weight=weight, options=text_options,
+            fit_text(self.context, source, target, text, weight=weight, options=text_options,
                      partial=True)
             return self
         from .incremental import partial_fit
 
-        return partial_fit(self, source, target, features=features, weight=weight,
-                           classes=classes, group_by=group_by)
+        partial_fit(self.context, source, target, features=features, weight=weight,
+                    classes=classes, group_by=group_by)
+        return self
 
     def partial_fit_sparse(self, entries: Any, rows: Any, target: str, *, features: list[str],
                            weight: str | None = None, row: str = "row",
@@ -489,8 +388,9 @@ class NaiveBayes:
         require_duckdb(self.engine, "sparse input")
         from .incremental import partial_fit_sparse
 
-        return partial_fit_sparse(self, entries, rows, target, features=features,
-                                  weight=weight, row=row, classes=classes)
+        partial_fit_sparse(self.context, entries, rows, target, features=features,
+                           weight=weight, row=row, classes=classes)
+        return self
 
     @tracked("forget")
     def forget(
@@ -517,12 +417,13 @@ class NaiveBayes:
             if features is not None or group_by is not None:
                 raise InvalidParameterError("a text model takes no features or group_by")
             from .text import forget_text
-            forget_text(self, source, target, text, weight=weight)
+            forget_text(self.context, source, target, text, weight=weight)
             return self
         from .incremental import forget
 
-        return forget(self, source, target, features=features, weight=weight,
-                      group_by=group_by)
+        forget(self.context, source, target, features=features, weight=weight,
+               group_by=group_by)
+        return self
 
     def merge(self, *others: NaiveBayes | str) -> NaiveBayes:
         """Add the statistics of other models (same specification) to this one.
@@ -530,7 +431,7 @@ class NaiveBayes:
         Equals the fit on the union of their training rows. ``others`` are models or
         names (``"alias.name"`` for a model in an attached database).
         """
-        sources = ([self] if incremental.stored_meta(self) is not None else []) + list(others)
+        sources = ([self] if incremental.stored_meta(self.context) is not None else []) + list(others)
         merged = merge(self.engine, sources, into=self.name)
         self.family = merged.family
         self.invalidate()
@@ -540,76 +441,26 @@ class NaiveBayes:
     @property
     def meta(self) -> dict[str, Any]:
         """The model's metadata row (family, hyperparameters, features, classes…)."""
-        if self._meta is None:
-            meta_name = f"{self.name}_meta"
-            local = getattr(self, "catalog", None) is None  # not a model of an attached db
-            rows: list[tuple] = []
-            # the kind of relation holding it (ownership reads its record from a table),
-            # and of the parameter view the scoring macros read (asked in the same look)
-            params_name = f"{self.name}_scoring_params"
-            kinds = ownership.existing(self, [meta_name, params_name]) if local else {}
-            self.meta_kind = kinds.get(meta_name.lower())
-            self.scoring_params_kind = kinds.get(params_name.lower())
-            if local and self.meta_kind is None:
-                pass  # asked of the catalog: a failed read would abort a transaction
-            else:
-                try:
-                    names, rows = self.pipeline.fetch_with_names("read_meta.sql")
-                except self.engine.missing_relation_errors:
-                    rows = []
-                if not ownership.META_COLUMNS <= set(names if rows else ()):
-                    rows = []  # a table of that name, but not a model's metadata
-            if not rows:
-                raise NotFittedError(
-                    f"model {self.name!r} is not fitted yet: call fit() before predicting"
-                )
-            meta = dict(zip(names, rows[0]))
-            meta.setdefault("spec", None)
-            if not isinstance(meta["schema_version"], int) or \
-                    meta["schema_version"] > SCHEMA_VERSION:
-                # neither used nor rewritten: a newer layout may mean something else
-                raise newer_schema_error(self.name, meta["schema_version"])
-            try:
-                for key in ("params", "features", "classes"):
-                    meta[key] = json.loads(meta[key])
-            except (TypeError, ValueError) as exc:
-                raise IncompatibleModelError(
-                    f"model {self.name!r} has corrupt metadata ({key} in {meta_name}: {exc}): "
-                    f"fit it again, or drop it (sqlnb.NaiveBayes({self.name!r}, con=con)"
-                    ".drop())"
-                ) from None
-            self._meta = meta
-        return self._meta
+        return self.context.meta
 
     @property
     def spec(self) -> ModelSpec:
         """What kind of model this is, as its metadata row says (see :mod:`sqlnb.spec`)."""
-        meta = self.meta
-        if self._spec is None or self._spec[0] is not meta:
-            self._spec = (meta, ModelSpec.from_meta(meta, derive=self._derive_kind))
-        return self._spec[1]
-
-    def _derive_kind(self) -> dict[str, Any]:
-        """The ``spec`` of a schema-1 model, from the tables it has."""
-        from .text import stored_kind
-
-        groups = grouping.probe_groups(self)
-        return {"input": stored_kind(self) or "columns",
-                "groups": [[g["name"], g["type"]] for g in groups]}
+        return self.context.spec
 
     @property
     def families_(self) -> dict[str, str]:
         """Each feature's family: the model's family, or for ``family="auto"`` the column's."""
-        return {f["name"]: f.get("family", self.meta["family"]) for f in self.meta["features"]}
+        return self.context.families_
 
     @property
     def features_(self) -> list[str]:
-        return [f["name"] for f in self.meta["features"]]
+        return self.context.features_
 
     @property
     def classes_(self) -> list[Any]:
         """The class labels in sorted order, as DuckDB returns them."""
-        return [label for _, label, _ in self.parameters()["classes"]]
+        return self.context.classes_
 
     @property
     def target(self) -> str:
@@ -622,40 +473,18 @@ class NaiveBayes:
         Everything scoring needs (metadata, groups, parameters) is read in one read
         transaction, so a refit committed by another cursor meanwhile is either wholly
         seen or not at all (see ``Engine.snapshot``)."""
-        if self._compiled is not None:
-            return self._compiled
-        with self.engine.snapshot():
-            self._meta = None
-            self._term_input = None
-            try:
-                compiled = self.read_parameters()
-                groups = [] if self.stored_input() else grouping.read_groups(self)
-                if groups:
-                    compiled["groups"] = groups
-                    compiled["group_models"] = grouping.group_models(self, groups)
-            except self.engine.missing_relation_errors as exc:
-                # the meta row is there, but a table or view it needs is not
-                raise IncompatibleModelError(
-                    f"model {self.name!r} is incomplete, a relation it needs is missing "
-                    f"({str(exc).splitlines()[0]}): fit it again, or drop it"
-                ) from None
-        self._compiled = compiled
-        return compiled
+        return self.context.parameters()
 
     def read_parameters(self) -> dict[str, Any]:
         """The per-class scoring parameters, read now (see :mod:`sqlnb.compiler`)."""
-        if self.stored_input():
-            return text.compile_classes(self)
-        if self.family.composite:
-            return mixed.compile_mixed(self)
-        return compiler.read_parameters(self)
+        return parts.read_parameters(self.context)
 
     def score_sql(self, source_sql: str, output: str, keep: list[str],
                   prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
         """The scoring statement for a FROM-clause fragment (used by ``predict*``).
 
         ``columns`` maps feature names to the SQL expressions that read them."""
-        return compiler.score_sql(self, source_sql, output, keep, prediction=prediction,
+        return compiler.score_sql(self.context, source_sql, output, keep, prediction=prediction,
                                   columns=columns)
 
     def scored(self, source: Any, output: str, keep_input: bool = True,
@@ -664,11 +493,11 @@ class NaiveBayes:
         (``predict``, ``proba``, ``log_proba`` or ``joint``): what ``predict*`` return, a
         relation. With ``arrow``, a small Arrow input's result may come back as the Arrow
         table itself (the scikit-learn facade reads it without a relation around it)."""
-        scoring_strategies.refresh(self)  # another cursor may have refitted the model
+        scoring_strategies.refresh(self.context)  # another cursor may have refitted the model
         self.parameters()  # metadata and parameters, read together
         if self.stored_input():
             from .text import score_terms
-            return score_terms(self, source, output, OUTPUTS[output])
+            return score_terms(self.context, source, output, OUTPUTS[output])
         # a small Arrow table is first looked at without registering it: the arrays
         # strategy scores it with a statement planned once (scoring.prepared_scores)
         src = self.engine.in_memory(source) or self.engine.source(source)
@@ -682,15 +511,15 @@ class NaiveBayes:
             if not columns and not src.sql:
                 passed[:] = passed[-7:] + [(src.columns, output)]
         keep = list(src.columns) if keep_input else []
-        arrays = scoring_strategies.strategy(self, src) == "arrays"
+        arrays = scoring_strategies.strategy(self.context, src) == "arrays"
         if arrays and not src.sql:
-            return scoring_strategies.prepared_scores(self, src, output, keep,
+            return scoring_strategies.prepared_scores(self.context, src, output, keep,
                                                       relation=not arrow)
         if not src.sql:  # scored by a statement of its own: register it after all
             src = self.engine.source(source)
         if arrays:
             sql, parameters = scoring_strategies.array_score_sql(
-                self, src.sql, output, keep, OUTPUTS[output], columns=columns)
+                self.context, src.sql, output, keep, OUTPUTS[output], columns=columns)
             return self.engine.lazy(src, sql, parameters)
         return self.engine.lazy(src, self.score_sql(src.sql, output, keep, columns=columns))
 
@@ -700,7 +529,7 @@ class NaiveBayes:
         read coerced categorical columns (see :meth:`coerced_columns`)."""
         meta = self.meta
         missing = [f for f in self.features_ if f not in src.columns]
-        missing += grouping.missing_group_columns(self, src.columns)
+        missing += grouping.missing_group_columns(self.context, src.columns)
         if missing:
             self.engine.release(src)
             raise UnknownColumnError(
@@ -720,43 +549,10 @@ class NaiveBayes:
             checked[:] = checked[-7:] + [signature]  # a few input schemas at most
         try:
             check_output_clashes(src.columns, self._output_names(output))
-            return self.coerced_columns(src)
+            return scoring_strategies.coerced_columns(self.context, src, stacklevel=4)
         except InvalidDataError:
             self.engine.release(src)
             raise
-
-    def coerced_columns(self, src: Source) -> dict[str, str]:
-        """Categorical features whose source column has another numeric (or BOOLEAN) type
-        than at fit, read as the model's type: categories are compared by value (1.0 is the
-        category 1, 1 is TRUE). A value the model's type cannot hold exactly is an error."""
-        families = self.families_
-        coerced = [
-            {"name": f["name"], "column": self.dialect.ident(f["name"]), "model_type": f["type"],
-             "source_type": src.columns[f["name"]]}
-            for f in self.meta["features"]
-            if FAMILIES[families[f["name"]]].per_category
-            and src.columns[f["name"]].upper() != f["type"].upper()
-            and self.dialect.is_numeric(f["type"])
-            and self.dialect.is_numeric(src.columns[f["name"]])
-        ]
-        if not coerced:
-            return {}
-        found = self.pipeline.fetch("coercion_checks.sql", source=src.sql, features=coerced)[0]
-        for i, f in enumerate(coerced):
-            n_inexact, example = found[2 * i], found[2 * i + 1]
-            if n_inexact:
-                raise InvalidDataError(
-                    f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
-                    f"{f['source_type']} here, and {n_inexact} value(s) (e.g. {example}) are "
-                    f"no {f['model_type']} category; convert the column before scoring"
-                )
-            warnings.warn(
-                f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
-                f"{f['source_type']} here: its values are compared as {f['model_type']} "
-                "(1.0 as 1, 1 as TRUE; NaN is missing)",
-                CoercedValuesWarning, stacklevel=4,
-            )
-        return {f["name"]: f"TRY_CAST({f['column']} AS {f['model_type']})" for f in coerced}
 
     def score_sparse(self, entries: Any, rows: Any, output: str,
                      row: str = "row") -> duckdb.DuckDBPyRelation:
@@ -811,7 +607,7 @@ class NaiveBayes:
         """
         from .explain import explain
 
-        return explain(self, source, top=top, row=row)
+        return explain(self.context, source, top=top, row=row)
 
     def drift(self, source: Any) -> duckdb.DuckDBPyRelation:
         """One row per feature comparing ``source``'s distribution with the model's
@@ -822,7 +618,7 @@ class NaiveBayes:
         """
         from .explain import drift
 
-        return drift(self, source)
+        return drift(self.context, source)
 
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
@@ -831,10 +627,10 @@ class NaiveBayes:
         _ = self.meta  # raises NotFittedError early
         try:
             with self.engine.transaction("create_macros"):
-                ownership.claim(self, ownership.names(self.name, "macros"))
-                macros.create_macros(self)
+                ownership.claim(self.context, ownership.names(self.name, "macros"))
+                macros.create_macros(self.context)
         finally:
-            ownership.done(self)
+            ownership.done(self.context)
 
     def to_sql(self, source: str = "source", output: str = "predict",
                dialect: str = "duckdb") -> str:
@@ -844,7 +640,7 @@ class NaiveBayes:
         >>> print(model.to_sql("read_parquet('new/*.parquet')"))  # doctest: +SKIP
         >>> spark.sql(model.to_sql("customers", dialect="spark"))  # doctest: +SKIP
         """
-        return compiler.to_sql(self, source, output, dialect=dialect)
+        return compiler.to_sql(self.context, source, output, dialect=dialect)
 
     def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:
         """The SQL script ``fit(source, target, **kwargs)`` runs, without running it.
@@ -864,7 +660,7 @@ class NaiveBayes:
         from .metrics import evaluate_model
 
         self._require_column_model("evaluate (use sqlnb.evaluate on a predictions relation)")
-        return evaluate_model(self, source, target)
+        return evaluate_model(self.context, source, target)
 
     def top_features(self, k: int = 10) -> duckdb.DuckDBPyRelation:
         """Per class, the ``k`` features that most raise its log-likelihood against the
@@ -906,9 +702,18 @@ class NaiveBayes:
         require_duckdb(self.engine, "search")
         from .search import search
 
-        return search(self, source, target, features=features, weight=weight, text=text,
-                      group_by=group_by, param_grid=param_grid, cv=cv, scoring=scoring,
-                      refit=refit, **text_options)
+        result, best = search(self.context, source, target, features=features, weight=weight,
+                              text=text, group_by=group_by, param_grid=param_grid, cv=cv,
+                              scoring=scoring, refit=refit, **text_options)
+        if best is not None:  # fit on every row with the best candidate
+            previous, (self.family, arguments) = self.family, best
+            try:
+                self.fit(source, target, **arguments)
+            except BaseException:
+                self.family = previous  # the model and its hyperparameters stay as they were
+                raise
+            result.best_estimator_ = self
+        return result
 
     def to_sklearn(self) -> Any:
         """A fitted ``sklearn.naive_bayes`` estimator equal to this model.
@@ -917,7 +722,7 @@ class NaiveBayes:
         (categorical with integer codes); mixed, per-group and text models raise
         :class:`~sqlnb.errors.InvalidParameterError`. See :mod:`sqlnb.exchange`.
         """
-        return attributes.to_sklearn(self)
+        return attributes.to_sklearn(self.context)
 
     def export(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
         """Write the model to the directory ``path``: one Parquet file per statistics table
@@ -930,15 +735,15 @@ class NaiveBayes:
 
         >>> model.export("models/churn")  # doctest: +SKIP
         """
-        return portable.export_model(self, path, overwrite=overwrite)
+        return portable.export_model(self.context, path, overwrite=overwrite)
 
     # ------------------------------------------------------------------ lifecycle
     def drop(self) -> None:
         """Remove the model's tables and views from the database."""
-        ownership.done(self)
+        ownership.done(self.context)
         with self.engine.transaction("drop"):
             # only what the model owns: never a user's relation or another model's
-            ownership.release(self, ownership.every_name(self.name))
+            ownership.release(self.context, ownership.every_name(self.name))
         self.invalidate()
 
     def __repr__(self) -> str:
@@ -950,20 +755,16 @@ class NaiveBayes:
 
 def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     """Reopen the model ``name`` stored in the database behind ``con``."""
-    probe = NaiveBayes.__new__(NaiveBayes)
-    probe.name, probe.engine = name, engine_for(con)
-    require_models(probe.engine, "sqlnb.load")
-    probe.family = make_family("gaussian")
-    probe._meta, probe._compiled, probe._term_input, probe._spec = None, None, None, None
-    probe.owned_relations, probe.claimed_relations = None, None
-    probe.sql_macros, probe._pipeline, probe._pipeline_key = True, None, None
+    engine = engine_for(con)
+    require_models(engine, "sqlnb.load")
+    probe = ModelContext(engine, name, make_family("gaussian"), parts.READERS)
     try:
         meta = probe.meta
     except NotFittedError:
         raise ModelNotFoundError(f"no model named {name!r} in this database") from None
     _ = ModelSpec.from_meta(meta, derive=dict)  # refuses a model from a newer sqlnb
-    model = NaiveBayes(name, con=probe.engine, family=meta["family"], **meta["params"])
-    model._meta = meta
+    model = NaiveBayes(name, con=engine, family=meta["family"], **meta["params"])
+    model._state.meta = meta
     return model
 
 
@@ -984,8 +785,10 @@ def import_model(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, *,
 
     >>> model = sqlnb.import_model(duckdb.connect(), "models/churn")  # doctest: +SKIP
     """
-    return portable.import_into(NaiveBayes, con, path, name=name, replace=replace,
-                                sql_macros=sql_macros)
+    imported = portable.import_into(con, path, name=name, replace=replace,
+                                    sql_macros=sql_macros)
+    return NaiveBayes(imported.name, con=imported.engine, family=imported.family.name,
+                      sql_macros=sql_macros, **imported.family.params)
 
 
 def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,
@@ -1010,13 +813,13 @@ def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,
     engine = engine_for(con)
     # Before any read: a failed statement would abort the caller's transaction.
     engine.refuse_open_transaction("merge")
-    sources = [_open(engine, m) for m in models]
+    sources = [_open(engine, m).context for m in models]
     if not sources:
         raise InvalidParameterError("merge needs at least one model")
     if any(source.spec.terms for source in sources):  # text and long input: sqlnb.text
         first = sources[0].meta
         result = NaiveBayes(into, con=engine, family=first["family"], **first["params"])
-        text.merge_models(result, sources)
+        text.merge_models(result.context, sources)
         return result
     for source in sources:
         incremental.check_updatable(source)
@@ -1024,8 +827,8 @@ def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,
     for other in sources[1:]:
         incremental.check_same_spec(sources[0], other)
     result = NaiveBayes(into, con=engine, family=spec["family"], **spec["params"])
-    stored = incremental.stored_meta(result)
-    same = sum(incremental.same_model(s, result) for s in sources)
+    stored = incremental.stored_meta(result.context)
+    same = sum(incremental.same_model(s, result.context) for s in sources)
     accumulate = stored is not None and same > 0
     if accumulate and same > 1:
         raise InvalidParameterError(
@@ -1033,8 +836,8 @@ def merge(con: duckdb.DuckDBPyConnection | Engine, models: list[Any], *,
             "a model cannot be added to itself; merge into a new name instead"
         )
     if accumulate:
-        incremental.check_same_spec(sources[0], result)
-    incremental.merge_statistics(result, sources, accumulate=accumulate)
+        incremental.check_same_spec(sources[0], result.context)
+    incremental.merge_statistics(result.context, sources, accumulate=accumulate)
     return result
 
 
@@ -1064,8 +867,3 @@ class AttachedModel(NaiveBayes):
             raise ModelNotFoundError(
                 f"no model named {name!r} in database {catalog!r}") from None
         self.family = make_family(meta["family"], **meta["params"])
-
-    @property
-    def tables(self) -> dict[str, str]:
-        local = super().tables
-        return {role: f"{self.dialect.ident(self.catalog)}.{name}" for role, name in local.items()}

@@ -20,11 +20,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .context import META_COLUMNS
 from .errors import NameConflictError
 from .families import FAMILIES, PART_FAMILIES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 BASE_ROLES = ("meta", "class_stats", "features", "feature_stats", "class_params",
               "feature_params")
@@ -35,7 +36,6 @@ MACRO_SUFFIXES = ("joint_log_likelihood", "predict", "predict_proba", "predict_l
                   "score")
 # the table the scoring macros read their parameters from (created and dropped with them)
 MACRO_TABLES = ("scoring_params",)
-META_COLUMNS = {"schema_version", "model", "family", "params"}
 
 
 def names(model_name: str, *kinds: str) -> list[str]:
@@ -60,7 +60,7 @@ def every_name(model_name: str) -> list[str]:
     return names(model_name, "base", "text", "groups", "macros", "parts", "group_parts")
 
 
-def existing(model: NaiveBayes, candidates: list[str]) -> dict[str, str]:
+def existing(model: ModelContext, candidates: list[str]) -> dict[str, str]:
     """Of ``candidates``, the relations that exist in the current schema: lowercased name
     -> kind (``TABLE``, ``VIEW``, ``MACRO`` or ``MACRO TABLE``). Never fails, so it is
     safe inside a transaction."""
@@ -71,19 +71,20 @@ def existing(model: NaiveBayes, candidates: list[str]) -> dict[str, str]:
     return model.engine.relations(names, macros)
 
 
-def _columns(model: NaiveBayes, table: str) -> set[str]:
+def _columns(model: ModelContext, table: str) -> set[str]:
     """The column names of ``table`` (of the current schema)."""
     return model.engine.column_names(table.lower())
 
 
-def owned(model: NaiveBayes, meta: dict[str, Any] | None = None) -> set[str]:
+def owned(model: ModelContext, meta: dict[str, Any] | None = None) -> set[str]:
     """The lowercased names of the relations the model owns (see the module docstring).
     ``meta``: the metadata row the caller has just read with ``model.meta`` (in the same
     transaction), whose record then answers without another look at the catalog."""
-    if getattr(model, "owned_relations", None) is not None:  # inside a write that claimed names
-        return model.owned_relations
+    state = model.state
+    if state.owned_relations is not None:  # inside a write that claimed names
+        return state.owned_relations
     if (meta is not None and meta.get("relations") is not None
-            and getattr(model, "meta_kind", None) in ("TABLE", "VERSIONED")):
+            and state.meta_kind in ("TABLE", "VERSIONED")):
         return {name.lower() for name in json.loads(meta["relations"])}
     # The meta relation is looked up alone first: without it the model owns nothing, and a
     # new model's write skips the wide lookup below (duckdb_functions() costs ~20 ms).
@@ -113,14 +114,14 @@ def owned(model: NaiveBayes, meta: dict[str, Any] | None = None) -> set[str]:
     return {name.lower() for name in names(model.name, *kinds)}
 
 
-def claim(model: NaiveBayes, needed: list[str], *, meta: dict[str, Any] | None = None) -> None:
+def claim(model: ModelContext, needed: list[str], *, meta: dict[str, Any] | None = None) -> None:
     """Before a write: the names it creates must be free or the model's own.
 
     Raises ``NameConflictError`` (nothing is changed) for a name taken by a relation the
     model does not own. Until the write ends, the claimed names count as owned. ``meta``:
     as in :func:`owned`.
     """
-    model.owned_relations = None
+    model.state.owned_relations = None
     mine = owned(model, meta)
     # the model may replace what it owns: only the other names are looked up
     others = [name for name in needed if name.lower() not in mine]
@@ -132,16 +133,16 @@ def claim(model: NaiveBayes, needed: list[str], *, meta: dict[str, Any] | None =
             "relation (a table, view or macro of yours, or another model's): drop or rename "
             "it, or give the model another name"
         )
-    model.owned_relations = mine | {name.lower() for name in needed}
-    model.claimed_relations = list(needed)
+    model.state.owned_relations = mine | {name.lower() for name in needed}
+    model.state.claimed_relations = list(needed)
 
 
-def relations_json(model: NaiveBayes) -> str:
+def relations_json(model: ModelContext) -> str:
     """What the meta row records: the names the current write claimed."""
-    return json.dumps(list(getattr(model, "claimed_relations", None) or []))
+    return json.dumps(list(model.state.claimed_relations or []))
 
 
-def release(model: NaiveBayes, candidates: list[str]) -> None:
+def release(model: ModelContext, candidates: list[str]) -> None:
     """Drop those of ``candidates`` that exist and that the model owns; nothing else."""
     mine = owned(model)
     candidates = [name for name in candidates if name.lower() in mine]
@@ -152,11 +153,11 @@ def release(model: NaiveBayes, candidates: list[str]) -> None:
         drops += [{"kind": "TABLE", "name": f"{name}__v{version}"}
                   for version in model.engine.versions(name)]
     if drops:
-        model.pipeline.run("drop_relations.sql", relations=[
+        model.run("drop_relations.sql", relations=[
             {**drop, "name": model.engine.table(drop["name"])} for drop in drops])
 
 
-def done(model: NaiveBayes) -> None:
+def done(model: ModelContext) -> None:
     """After a write (committed or not): ownership is read from the database again."""
-    model.owned_relations = None
-    model.claimed_relations = None
+    model.state.owned_relations = None
+    model.state.claimed_relations = None

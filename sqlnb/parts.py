@@ -28,18 +28,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import grouping, mixed, ownership
-from .errors import InvalidDataError, InvalidParameterError, describe_problems
+from . import compiler, grouping, mixed, ownership, text
+from .context import ModelContext, Readers
+from .errors import (
+    InvalidDataError,
+    InvalidParameterError,
+    UnknownColumnError,
+    describe_problems,
+)
 from .missing import scan_batch
-from .pipeline import feature_origins, refuse
+from .pipeline import feature_origins, pipeline_of, refuse
 from .spec import jsonable
+from .validation import check_label_type, check_names, check_weight_type, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
     from .source import Source
 
 
-def kinds(model: NaiveBayes, grouped: bool) -> tuple[str, ...]:
+def kinds(model: ModelContext, grouped: bool) -> tuple[str, ...]:
     """The kinds of relation names (see :func:`sqlnb.ownership.names`) a write claims."""
     composite = model.family.composite
     return (("base", "macros") + (("parts",) if composite else ())
@@ -47,7 +53,7 @@ def kinds(model: NaiveBayes, grouped: bool) -> tuple[str, ...]:
                                                    else ()))
 
 
-def layout(model: NaiveBayes, features: list[dict[str, Any]], family_of: dict[str, str] | None,
+def layout(model: ModelContext, features: list[dict[str, Any]], family_of: dict[str, str] | None,
            groups: list[dict[str, Any]] | None) -> dict[str, Any]:
     """The model's parts over ``features`` (``family_of``: each feature's family, for a
     model of several), pooled and, with ``groups``, per group."""
@@ -55,7 +61,7 @@ def layout(model: NaiveBayes, features: list[dict[str, Any]], family_of: dict[st
         pooled = mixed.batch_parts(model, features, family_of or {})
     else:
         pooled = [{"family": model.family.name, "sub": model.family, "features": features,
-                   "t": dict(model.pipeline.stable)}]
+                   "t": dict(pipeline_of(model).stable)}]
     grouped = []
     for part in pooled if groups else []:
         own = part["sub"].long_batch and model.family.composite
@@ -66,12 +72,12 @@ def layout(model: NaiveBayes, features: list[dict[str, Any]], family_of: dict[st
     return {"pooled": pooled, "grouped": grouped, "groups": groups or []}
 
 
-def stored_layout(model: NaiveBayes) -> dict[str, Any]:
+def stored_layout(model: ModelContext) -> dict[str, Any]:
     """The layout of a fitted model, from its metadata (its features name their family)."""
     features = model.meta["features"]
     family_of = {f["name"]: f.get("family", model.family.name) for f in features}
     lay = layout(model, [dict(f) for f in features], family_of, grouping.read_groups(model))
-    catalog = getattr(model, "catalog", None)  # a model of an attached database
+    catalog = model.catalog  # a model of an attached database
     if catalog is not None:
         prefix = model.dialect.ident(catalog) + "."
         for part in lay["pooled"] + lay["grouped"]:
@@ -85,17 +91,17 @@ def _layouts(lay: dict[str, Any]) -> list[list[dict[str, Any]]]:
     return [lay["grouped"], lay["pooled"]] if lay["grouped"] else [lay["pooled"]]
 
 
-def run(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> None:
+def run(model: ModelContext, part: dict[str, Any], template: str, **extra: Any) -> None:
     """A statement in the context of one part: its family and relations."""
-    model.pipeline.run(template, family=part["sub"], **{"t": part["t"], **extra})
+    pipeline_of(model).run(template, family=part["sub"], **{"t": part["t"], **extra})
 
 
-def fetch(model: NaiveBayes, part: dict[str, Any], template: str, **extra: Any) -> list[tuple]:
-    return model.pipeline.fetch(template, family=part["sub"], **{"t": part["t"], **extra})
+def fetch(model: ModelContext, part: dict[str, Any], template: str, **extra: Any) -> list[tuple]:
+    return pipeline_of(model).fetch(template, family=part["sub"], **{"t": part["t"], **extra})
 
 
 # ---------------------------------------------------------------------- the flow
-def write(model: NaiveBayes, src: Source, spec: dict[str, Any], *, sign: int = 1,
+def write(model: ModelContext, src: Source, spec: dict[str, Any], *, sign: int = 1,
           stored: dict[str, Any] | None = None, classes: list[Any] | None = None,
           keep_classes: list[Any] | None = None) -> None:
     """A fit (``stored`` None and no update: :meth:`NaiveBayes.fit`), ``partial_fit``
@@ -116,9 +122,9 @@ def write(model: NaiveBayes, src: Source, spec: dict[str, Any], *, sign: int = 1
                     meta=stored)
     if stored is None:
         create(model, lay, class_type)
-        model.pipeline.run("insert_features.sql", features=features)
+        pipeline_of(model).run("insert_features.sql", features=features)
     elif stored["params"] != jsonable(model.family.params):
-        model.pipeline.run("update_features.sql", features=features)
+        pipeline_of(model).run("update_features.sql", features=features)
     if classes is not None:
         declare(model, lay, classes, class_type)
     scan(model, src, spec, lay)
@@ -131,7 +137,7 @@ def write(model: NaiveBayes, src: Source, spec: dict[str, Any], *, sign: int = 1
     finish(model, lay, features, spec["target"], class_type, spec["weight"])
 
 
-def create(model: NaiveBayes, lay: dict[str, Any], class_type: str) -> None:
+def create(model: ModelContext, lay: dict[str, Any], class_type: str) -> None:
     """The (empty) tables of every part, pooled and per group, replacing the model's
     earlier ones (of whatever kind)."""
     ownership.release(model, ownership.names(model.name, "base", "text", "parts"))
@@ -147,7 +153,7 @@ def create(model: NaiveBayes, lay: dict[str, Any], class_type: str) -> None:
             run(model, part, "part_stats_table.sql", class_type=class_type)
 
 
-def declare(model: NaiveBayes, lay: dict[str, Any], classes: list[Any],
+def declare(model: ModelContext, lay: dict[str, Any], classes: list[Any],
             class_type: str) -> None:
     """The declared classes exist in the pooled model, with zero statistics until rows of
     them arrive (a group's model knows the classes its rows have)."""
@@ -156,7 +162,7 @@ def declare(model: NaiveBayes, lay: dict[str, Any], classes: list[Any],
             features=part["features"])
 
 
-def check_declared(model: NaiveBayes, lay: dict[str, Any], classes: list[Any],
+def check_declared(model: ModelContext, lay: dict[str, Any], classes: list[Any],
                    class_type: str) -> None:
     """A label of the batch outside the declared classes refuses it."""
     outside = fetch(model, lay["pooled"][0], "undeclared_labels.sql", classes=plain(classes),
@@ -168,11 +174,11 @@ def check_declared(model: NaiveBayes, lay: dict[str, Any], classes: list[Any],
         )
 
 
-def scan(model: NaiveBayes, src: Source, spec: dict[str, Any], lay: dict[str, Any]) -> None:
+def scan(model: ModelContext, src: Source, spec: dict[str, Any], lay: dict[str, Any]) -> None:
     """The batch tables of every part: the column-wise parts in one scan, each
     grouping-sets part in one of its own; with groups, each scan's rows split into the
     pooled batch and the per-group one. Checked: an empty batch or a problem refuses it."""
-    flow = model.pipeline
+    flow = pipeline_of(model)
     pooled, grouped = lay["pooled"], lay["grouped"]
     for part in pooled:
         if part["sub"].shifted:
@@ -200,7 +206,7 @@ def scan(model: NaiveBayes, src: Source, spec: dict[str, Any], lay: dict[str, An
              else wide[0]["t"])
 
         def run_together() -> None:
-            model.pipeline.run("mixed_batch.sql", t=t, source=src.sql,
+            pipeline_of(model).run("mixed_batch.sql", t=t, source=src.sql,
                                target=spec["target_sql"], weight=spec["weight_sql"],
                                parts=mixed.wide_columns(wide, spec))
 
@@ -216,22 +222,22 @@ def scan(model: NaiveBayes, src: Source, spec: dict[str, Any], lay: dict[str, An
     refuse(problems)
 
 
-def _scan(model: NaiveBayes, run_batch: Any, t: dict[str, Any],
+def _scan(model: ModelContext, run_batch: Any, t: dict[str, Any],
           features: list[dict[str, Any]], family_of: Any, src: Source,
           spec: dict[str, Any]) -> None:
     """Run a batch query; again with NaN tests if a raw sum came out non-finite, and a
     sum still non-finite then refuses its feature, saying which value is the cause."""
-    scan_batch(run_batch, lambda template, **kw: model.pipeline.fetch(template, t=t, **kw),
+    scan_batch(run_batch, lambda template, **kw: pipeline_of(model).fetch(template, t=t, **kw),
                features, family_of, model.dialect,
-               lambda bad: model.pipeline.refuse_non_finite(src, spec["target_sql"], bad,
+               lambda bad: pipeline_of(model).refuse_non_finite(src, spec["target_sql"], bad,
                                                             family_of))
 
 
-def _split(model: NaiveBayes, part: dict[str, Any], combined: str, pooled: str) -> None:
+def _split(model: ModelContext, part: dict[str, Any], combined: str, pooled: str) -> None:
     run(model, part, "split_batch.sql", combined=combined, pooled=pooled)
 
 
-def apply(model: NaiveBayes, lay: dict[str, Any], *, weighted: bool, sign: int = 1) -> None:
+def apply(model: ModelContext, lay: dict[str, Any], *, weighted: bool, sign: int = 1) -> None:
     """Upsert every part's batch with ``sign``, per group then pooled; the class totals
     come from the first part's batch."""
     for parts in _layouts(lay):
@@ -242,7 +248,7 @@ def apply(model: NaiveBayes, lay: dict[str, Any], *, weighted: bool, sign: int =
                 sign=sign)
 
 
-def merge(model: NaiveBayes, lay: dict[str, Any], source: dict[str, Any],
+def merge(model: ModelContext, lay: dict[str, Any], source: dict[str, Any],
           origins: tuple[list[dict[str, Any]], list[dict[str, Any]]], sign: int = 1) -> None:
     """Another model's statistics (its layout ``source``, part for part the same) as one
     more batch of every part; ``origins`` as in :meth:`Pipeline.apply_model`."""
@@ -255,7 +261,7 @@ def merge(model: NaiveBayes, lay: dict[str, Any], source: dict[str, Any],
                 origin_shifts=shifts, class_totals=i == 0)
 
 
-def after_forget(model: NaiveBayes, lay: dict[str, Any], class_type: str,
+def after_forget(model: ModelContext, lay: dict[str, Any], class_type: str,
                  keep: list[Any] | None) -> None:
     """After subtracting a batch: refuse it if anything went below zero (it asked to
     forget what the model never learned); else drop the classes (in a group: the group's
@@ -284,13 +290,13 @@ def after_forget(model: NaiveBayes, lay: dict[str, Any], class_type: str,
         )
 
 
-def drop_batches(model: NaiveBayes, lay: dict[str, Any]) -> None:
+def drop_batches(model: ModelContext, lay: dict[str, Any]) -> None:
     for parts in _layouts(lay):
         for part in parts:
             run(model, part, "drop_batch.sql")
 
 
-def finish(model: NaiveBayes, lay: dict[str, Any], features: list[dict[str, Any]],
+def finish(model: ModelContext, lay: dict[str, Any], features: list[dict[str, Any]],
            target: str, class_type: str, weight: str | None) -> None:
     """The per-group parameter views and their checks, then the pooled model's
     parameters, checks, metadata row and scoring macros (``features`` in the model's
@@ -303,10 +309,10 @@ def finish(model: NaiveBayes, lay: dict[str, Any], features: list[dict[str, Any]
         mixed.finish_mixed(model, lay["pooled"], features, target, class_type, weight,
                            kind=kind)
     else:
-        model.pipeline.finish(features, target, class_type, weight, kind=kind)
+        pipeline_of(model).finish(features, target, class_type, weight, kind=kind)
 
 
-def group_parameters(model: NaiveBayes, lay: dict[str, Any]) -> None:
+def group_parameters(model: ModelContext, lay: dict[str, Any]) -> None:
     """The per-group parameter views over the per-group statistics, checked: every group
     has the classes the priors name, some labelled row has a group, no part's check fails."""
     grouped, groups = lay["grouped"], lay["groups"]
@@ -340,3 +346,118 @@ def group_parameters(model: NaiveBayes, lay: dict[str, Any]) -> None:
 def plain(values: Any) -> list[Any]:
     """Labels as plain Python values (NumPy scalars unwrapped)."""
     return [v.item() if hasattr(v, "item") else v for v in values]
+
+
+# ---------------------------------------------------------------------- fitting
+def input_spec(model: ModelContext, src: Source, target: str, features: list[str] | None,
+               weight: str | None, group_by: str | list[str] | None = None
+               ) -> dict[str, Any]:
+    """Check a fit's arguments against the source and describe its input: target,
+    weight, each feature's column, alias, type and per-feature options, the groups."""
+    columns = src.columns
+    if not isinstance(target, str) or target not in columns:
+        raise UnknownColumnError(
+            f"target column {target!r} is not in the source (columns: {', '.join(columns)})"
+        )
+    if weight is not None and not isinstance(weight, str):
+        raise InvalidParameterError(f"weight must name a column, got {weight!r}")
+    if weight is not None:
+        if weight not in columns:
+            raise UnknownColumnError(f"weight column {weight!r} is not in the source")
+        check_weight_type(weight, columns[weight], model.dialect)
+    check_label_type(target, columns[target], model.dialect)
+    if features is not None:
+        features = check_names("features", features, allow_none=False)
+    if features is None:
+        grouped = [group_by] if isinstance(group_by, str) else list(group_by or [])
+        features = [c for c in columns if c not in (target, weight) and c not in grouped]
+    else:
+        missing = [f for f in features if f not in columns]
+        if missing:
+            raise UnknownColumnError(f"feature column(s) not in the source: {missing}")
+        if len(set(features)) != len(features):
+            raise InvalidParameterError("features contains a column twice")
+        if target in features or (weight is not None and weight in features):
+            raise InvalidParameterError("the target and weight cannot also be features")
+    if not features:
+        raise InvalidDataError("there are no feature columns to fit")
+    if weight is not None:
+        check_weights(model.engine, src.sql, model.dialect.ident(target), weight,
+                      model.dialect.ident(weight))
+    for name in features:
+        model.family.check_feature_type(name, columns[name], model.dialect)
+    unknown = [n for n in model.family.params.get("value_columns") or () if n not in features]
+    if unknown:
+        raise UnknownColumnError(f"value_columns names column(s) that are not features: "
+                                 f"{unknown}")
+    options = model.family.feature_options(len(features))
+    specs = []
+    for i, (name, extra) in enumerate(zip(features, options)):
+        spec = {"name": name, "column": model.dialect.ident(name), "alias": f"c{i}",
+                "type": columns[name], "shift": 0.0, **extra}
+        if model.family.per_category:
+            spec["coding"] = model.family.coding(name, columns[name], model.dialect)
+        specs.append(spec)
+    spec = {
+        "target": target,
+        "target_sql": model.dialect.ident(target),
+        "target_type": columns[target],
+        "weight": weight,
+        "weight_sql": None if weight is None else model.dialect.ident(weight),
+        "features": specs,
+    }
+    if group_by is not None:
+        spec["groups"] = grouping.group_specs(columns, group_by, target, specs, weight,
+                                              model.dialect)
+    return spec
+
+
+def fit_within(model: ModelContext, src: Source, spec: dict[str, Any]) -> None:
+    """Fit on ``src`` as ``spec`` (from :meth:`input_spec`) describes, inside the
+    caller's transaction (e.g. a search's scratch model, always rolled back)."""
+    if spec.get("groups") or model.family.composite:  # a model of parts (sqlnb.parts)
+        write(model, src, spec)
+        return
+    ownership.claim(model, ownership.names(model.name, "base", "macros"))
+    grouping.drop_groups(model)
+    features = spec["features"]
+    mixed.drop_parts(model)  # of an earlier mixed model
+    flow = pipeline_of(model)
+    flow.create(spec["target_type"])
+    flow.run("insert_features.sql", features=features)
+    flow.scan(src, spec)
+    flow.apply(features, weighted=spec["weight"] is not None)
+    flow.finish(features, spec["target"], spec["target_type"], spec["weight"])
+
+
+# ---------------------------------------------------------------------- reading a model
+def read_parameters(model: ModelContext) -> dict[str, Any]:
+    """The per-class scoring parameters, read now (see :mod:`sqlnb.compiler`)."""
+    if model.stored_input():
+        return text.compile_classes(model)
+    if model.family.composite:
+        return mixed.compile_mixed(model)
+    return compiler.read_parameters(model)
+
+
+def read_scoring(model: ModelContext) -> dict[str, Any]:
+    """Everything scoring needs: the parameters and, for a per-group model, its groups'
+    (read inside the snapshot :meth:`ModelContext.parameters` opens)."""
+    compiled = read_parameters(model)
+    groups = [] if model.stored_input() else grouping.read_groups(model)
+    if groups:
+        compiled["groups"] = groups
+        compiled["group_models"] = grouping.group_models(model, groups)
+    return compiled
+
+
+def derive_kind(model: ModelContext) -> dict[str, Any]:
+    """The ``spec`` of a schema-1 model, from the tables it has."""
+    groups = grouping.probe_groups(model)
+    return {"input": text.stored_kind(model) or "columns",
+            "groups": [[g["name"], g["type"]] for g in groups]}
+
+
+# How a context reads what lives above its layer (see sqlnb/context.py).
+READERS = Readers(parameters=read_scoring, stored_input=text.stored_input,
+                  derive_kind=derive_kind)

@@ -36,6 +36,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from . import macros, ownership
+from .context import ModelContext, template_context
 from .errors import EmptyInputError, InvalidDataError, describe_problems
 from .families import Family, Gaussian
 from .missing import non_finite_problems, scan_batch
@@ -45,7 +46,6 @@ from .version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
-    from .model import NaiveBayes
 
 
 # Column types the batch table of a planned scan is created with as they are (no quotes, so
@@ -67,7 +67,7 @@ class Pipeline:
     """
 
     def __init__(self, engine: Engine, family: Family, name: str, tables: dict[str, Any],
-                 owner: NaiveBayes, *, sql_macros: bool = True) -> None:
+                 owner: ModelContext, *, sql_macros: bool = True) -> None:
         self.engine = engine
         self.family = family
         self.name = name
@@ -121,20 +121,7 @@ class Pipeline:
     # ------------------------------------------------------------------ statements
     def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
         """The template context of the model (or of one of its parts' ``family``)."""
-        family = family or self.family
-        return {
-            "t": self.tables,
-            "model": self.name,
-            "family_name": family.name,
-            "family_template": family.template,
-            "family_has_batch": family.has_batch,
-            "family_long_batch": family.long_batch,
-            "family_has_batch_checks": family.has_batch_checks,
-            "family_statistics_shape": family.statistics_shape,
-            "family_scoring_parameters": family.scoring_parameters,
-            "p": family.params,
-            **extra,
-        }
+        return template_context(self.tables, self.name, family or self.family, **extra)
 
     def render(self, template: str, **context: Any) -> str:
         """A template rendered in the model's context and the engine's dialect."""
@@ -536,3 +523,15 @@ def refuse(problems: list[tuple]) -> None:
     """Raise the data error describing ``problems`` ((feature, problem) rows), if any."""
     if problems:
         raise InvalidDataError(describe_problems(problems))
+
+
+def pipeline_of(model: ModelContext) -> Pipeline:
+    """The fit flow of ``model`` (kept with what was read of it, built again when its
+    family, relations, engine or macros setting change)."""
+    key = (model.family, model.tables["meta"], model.engine, model.sql_macros)
+    state = model.state
+    if state.pipeline is None or state.pipeline_key != key:
+        state.pipeline = Pipeline(model.engine, model.family, model.name, dict(model.tables),
+                                  model, sql_macros=model.sql_macros)
+        state.pipeline_key = key
+    return state.pipeline

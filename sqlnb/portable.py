@@ -37,15 +37,16 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 
 from . import grouping, mixed, ownership, parts, text
+from .context import ModelContext, refuse_newer
 from .dialect import DUCKDB, SPARK
-from .engine import engine_for, require_models
+from .engine import Engine, engine_for, require_models
 from .errors import (
     ExportExistsError,
     IncompatibleModelError,
@@ -58,12 +59,10 @@ from .errors import (
     first_few,
 )
 from .families import make_family
+from .pipeline import pipeline_of
 from .templates import render
 from .validation import check_label_type
 from .version import __version__
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
 
 FORMAT = "sqlnb-model"
 FORMAT_VERSION = 1
@@ -107,13 +106,13 @@ def _is_type(value: Any) -> bool:
 
 
 # ---------------------------------------------------------------------- export
-def export_model(model: NaiveBayes, path: str | os.PathLike, *,
+def export_model(model: ModelContext, path: str | os.PathLike, *,
                  overwrite: bool = False) -> Path:
     """Write ``model`` to the directory ``path`` (see :meth:`NaiveBayes.export`)."""
     if not isinstance(overwrite, bool):
         raise InvalidParameterError(f"overwrite must be True or False, got {overwrite!r}")
     target = _as_path(path)
-    if getattr(model, "catalog", None) is not None:
+    if model.catalog is not None:
         raise InvalidParameterError(
             f"model {model.name!r} lives in the attached database {model.catalog!r}: export "
             f"it from a connection where that database is the current one (USE {model.catalog})"
@@ -137,7 +136,7 @@ def export_model(model: NaiveBayes, path: str | os.PathLike, *,
     return target
 
 
-def _duckdb_copy(model: NaiveBayes) -> NaiveBayes:
+def _duckdb_copy(model: ModelContext) -> ModelContext:
     """The model's tables (those it owns: its metadata and statistics) copied into a private
     in-memory DuckDB, as the same model there: how a model on another engine is exported
     (the files are written as a DuckDB model's are, so they are the same either way)."""
@@ -154,8 +153,8 @@ def _duckdb_copy(model: NaiveBayes) -> NaiveBayes:
             local.execute(render("table_versions.sql", what="copy", into=DUCKDB.ident(name),
                                  table=DUCKDB.ident("__sqlnb_rows")))
             local.unregister("__sqlnb_rows")
-    return type(model)(model.name, con=local, family=model.family.name, sql_macros=False,
-                       **model.family.params)
+    return model.renamed(model.name, engine=engine_for(local), sql_macros=False,
+                         family=make_family(model.family.name, **model.family.params))
 
 
 def _as_path(path: Any) -> Path:
@@ -251,7 +250,7 @@ def _swap_in(staging: Path, target: Path, ours: set[str]) -> None:
         os.rmdir(old)
 
 
-def _owned_tables(model: NaiveBayes) -> list[str]:
+def _owned_tables(model: ModelContext) -> list[str]:
     """The roles of the tables the model owns (its meta row lists them), in a fixed order."""
     candidates = [f"{model.name}_{role}" for role in KNOWN_ROLES]
     mine = ownership.owned(model)
@@ -260,7 +259,7 @@ def _owned_tables(model: NaiveBayes) -> list[str]:
             if present.get(name.lower()) == "TABLE" and name.lower() in mine]
 
 
-def _write_files(model: NaiveBayes, directory: Path) -> dict[str, Any]:
+def _write_files(model: ModelContext, directory: Path) -> dict[str, Any]:
     """One Parquet file per statistics table, all read from one snapshot; the manifest."""
     with model.engine.snapshot():
         model.invalidate()
@@ -269,10 +268,10 @@ def _write_files(model: NaiveBayes, directory: Path) -> dict[str, Any]:
         for role in _owned_tables(model):
             name = f"{model.name}_{role}"
             columns = [{"name": column, "type": sql_type, "text": not _NATIVE.fullmatch(sql_type)}
-                       for column, sql_type in model.pipeline.fetch("export_columns.sql",
+                       for column, sql_type in pipeline_of(model).fetch("export_columns.sql",
                                                             table_name=name)]
             file = directory / f"{role}.parquet"
-            rows = model.pipeline.fetch("export_table.sql", role=role, table=DUCKDB.ident(name),
+            rows = pipeline_of(model).fetch("export_table.sql", role=role, table=DUCKDB.ident(name),
                                 columns=columns, path=str(file))[0][0]
             tables.append({
                 "role": role,
@@ -298,7 +297,7 @@ def _write_files(model: NaiveBayes, directory: Path) -> dict[str, Any]:
     }
 
 
-def _kind(model: NaiveBayes, roles: list[str]) -> dict[str, Any]:
+def _kind(model: ModelContext, roles: list[str]) -> dict[str, Any]:
     """What kind of model the files make (informational; the roles present decide)."""
     stored = model.stored_input()
     groups = [[g["name"], g["type"]] for g in grouping.read_groups(model)]
@@ -321,11 +320,11 @@ def _sha256(file: Path) -> str:
 
 
 # ---------------------------------------------------------------------- import
-def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConnection,
+def import_into(con: duckdb.DuckDBPyConnection,
                 path: str | os.PathLike, *, name: str | None = None, replace: bool = False,
-                sql_macros: bool = True) -> NaiveBayes:
-    """:func:`sqlnb.import_model`, the model object made by ``make_model(name, con=…,
-    family=…, sql_macros=…, **hyperparameters)`` (the facade passes ``NaiveBayes``)."""
+                sql_macros: bool = True) -> ModelContext:
+    """:func:`sqlnb.import_model`: the imported model's context (the facade makes its
+    model object from it)."""
     engine = engine_for(con)
     require_models(engine, "import_model")
     con = engine.connection
@@ -342,7 +341,7 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
     tables = {t["role"]: t for t in manifest["tables"]}
     # the files are checked by DuckDB wherever the model goes (they are on this machine)
     _check_files(con if engine.dialect is DUCKDB else duckdb.connect(), directory, tables)
-    model = _new_model(make_model, con, name or meta["model"], meta, sql_macros)
+    model = _new_model(engine, name or meta["model"], meta, sql_macros)
     roles = set(tables)
     grouped, terms = "group_columns" in roles, "analyzer" in roles
     _check_roles(model, roles, meta, grouped, terms)
@@ -363,7 +362,7 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
                                                      for f in features}, groups)
                 parts.create(model, lay, target_type)
             else:
-                model.pipeline.create(model.dialect.type_name(target_type), text=terms)
+                pipeline_of(model).create(model.dialect.type_name(target_type), text=terms)
             for role, table in tables.items():
                 if role != "group_columns":  # create_groups.sql wrote its rows
                     _load_table(model, directory, table)
@@ -376,7 +375,7 @@ def import_into(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConne
                     raise InvalidDataError(f"cannot import: {exc}") from None
             else:
                 kind = {"input": text.stored_kind(model) if terms else "columns"}
-                model.pipeline.finish(features, meta["target"], target_type, meta["weight"],
+                pipeline_of(model).finish(features, meta["target"], target_type, meta["weight"],
                                   scoring_macros=kind["input"] != "long", kind=kind)
     finally:
         ownership.done(model)
@@ -523,15 +522,13 @@ def _same_type(found: str, expected: str) -> bool:
     return found.replace(" ", "").upper() == expected.replace(" ", "").upper()
 
 
-def _new_model(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConnection,
-               name: str, meta: dict[str, Any], sql_macros: bool) -> NaiveBayes:
-    """The model object the import fills, its family made from the recorded parameters."""
+def _new_model(engine: Engine, name: str, meta: dict[str, Any],
+               sql_macros: bool) -> ModelContext:
+    """The model the import fills, its family made from the recorded parameters."""
     try:
-        # the family first: only its hyperparameters reach the model's constructor (never
-        # its own arguments, such as con or name)
         family = make_family(meta["family"], **meta["params"])
-        return make_model(name, con=con, family=family.name, sql_macros=sql_macros,
-                          **family.params)
+        return ModelContext(engine, name, family, parts.READERS,
+                            sql_macros=sql_macros)
     except (InvalidParameterError, InvalidDataError, TypeError, ValueError,
             OverflowError) as exc:
         raise IncompatibleModelError(
@@ -540,7 +537,7 @@ def _new_model(make_model: Callable[..., NaiveBayes], con: duckdb.DuckDBPyConnec
         ) from None
 
 
-def _check_roles(model: NaiveBayes, roles: set[str], meta: dict[str, Any], grouped: bool,
+def _check_roles(model: ModelContext, roles: set[str], meta: dict[str, Any], grouped: bool,
                  terms: bool) -> None:
     """The files make one model this sqlnb knows: the tables its kind needs, no others."""
     if model.family.composite:
@@ -597,11 +594,11 @@ def _groups(con: duckdb.DuckDBPyConnection, file: Path,
     raise IncompatibleModelError(f"the group columns in {file.name!r} {problem}")
 
 
-def _check_analyzer(model: NaiveBayes, file: Path) -> None:
+def _check_analyzer(model: ModelContext, file: Path) -> None:
     """A text model's analyzer settings are validated as fit validates them."""
     from .text import Analyzer, check_re2
 
-    rows = _small_table(model.con, file)
+    rows = _small_table(model.engine.connection, file)
     try:
         assert len(rows) == 1 and rows[0]["input"] in ("text", "long")
         options = json.loads(rows[0]["options"])
@@ -618,9 +615,9 @@ def _check_analyzer(model: NaiveBayes, file: Path) -> None:
         ) from None
 
 
-def _refuse_taken(model: NaiveBayes, replace: bool) -> None:
+def _refuse_taken(model: ModelContext, replace: bool) -> None:
     """A model of that name is replaced only when asked; a newer one never."""
-    model.refuse_newer()
+    refuse_newer(model)
     try:
         _ = model.meta
     except NotFittedError:
@@ -636,12 +633,12 @@ def _refuse_taken(model: NaiveBayes, replace: bool) -> None:
         )
 
 
-def _load_table(model: NaiveBayes, directory: Path, table: dict[str, Any]) -> None:
+def _load_table(model: ModelContext, directory: Path, table: dict[str, Any]) -> None:
     """Copy one file into the table the import created for its role: the same columns, or
     the export is not one this sqlnb can read."""
     name = f"{model.name}_{table['role']}"
     # the table the import writes (on Spark, the new version of it: see Pipeline.stage)
-    target = model.pipeline.tables.get(table["role"]) or model.dialect.ident(name)
+    target = pipeline_of(model).tables.get(table["role"]) or model.dialect.ident(name)
     expected = model.engine.column_list(target)
     if [c["name"] for c in table["columns"]] != expected:
         raise _incompatible(directory, f"the file {table['file']!r} has the columns "
@@ -650,7 +647,7 @@ def _load_table(model: NaiveBayes, directory: Path, table: dict[str, Any]) -> No
     columns = [{"name": c["name"], "cast": c["type"] if c["stored_as"] == "text" else None}
                for c in table["columns"]]
     try:
-        model.pipeline.run("import_table.sql", role=table["role"], table=target,
+        pipeline_of(model).run("import_table.sql", role=table["role"], table=target,
                            columns=columns, path=str(directory / table["file"]))
     except (duckdb.Error, *model.engine.unreadable_errors) as exc:  # e.g. a key twice, a label its type cannot hold
         raise _incompatible(directory, f"the rows of {table['file']!r} do not make a valid "
@@ -674,7 +671,7 @@ _STATS_COLUMNS = {"moments": ("n", "weight", "mean", "m2", "n_mean", "n_m2"),
                   "counts": ("n", "count", "weight"), "categories": ("n", "count")}
 
 
-def check_statistics(model: NaiveBayes, features: list[dict[str, Any]],
+def check_statistics(model: ModelContext, features: list[dict[str, Any]],
                      groups: list[dict[str, Any]] | None = None, terms: bool = False) -> None:
     """Refuse statistics no fit leaves behind (an import's or a restore's, loaded into the
     model's tables in the caller's transaction): NaN, infinite or negative counts, weights
@@ -684,7 +681,7 @@ def check_statistics(model: NaiveBayes, features: list[dict[str, Any]],
     :class:`IncompatibleModelError` naming the first few problems."""
     problems = _feature_problems(model, features, terms)
     checks = _statistics_checks(model, features, groups or [], terms)
-    for role, problem, count in model.pipeline.fetch("statistics_checks.sql", checks=checks):
+    for role, problem, count in pipeline_of(model).fetch("statistics_checks.sql", checks=checks):
         if count:
             problems.append(f"{role}: {problem}")
     if problems:
@@ -695,7 +692,7 @@ def check_statistics(model: NaiveBayes, features: list[dict[str, Any]],
         )
 
 
-def _expected_options(model: NaiveBayes, features: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _expected_options(model: ModelContext, features: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per feature, the alpha, coding and min_categories a fit with the model's
     hyperparameters writes (a mixed model's per its feature's family)."""
     if model.family.composite:
@@ -711,13 +708,13 @@ def _expected_options(model: NaiveBayes, features: list[dict[str, Any]]) -> list
     return [expected[f["name"]] for f in features]
 
 
-def _feature_problems(model: NaiveBayes, features: list[dict[str, Any]],
+def _feature_problems(model: ModelContext, features: list[dict[str, Any]],
                       terms: bool) -> list[str]:
     """The features table against the metadata's features and the hyperparameters (a term
     model's features are its terms: the SQL checks cover them)."""
     if terms:
         return []
-    rows = model.pipeline.fetch("model_features.sql", source=model.pipeline.tables)
+    rows = pipeline_of(model).fetch("model_features.sql", source=pipeline_of(model).tables)
     names = [f["name"] for f in features]
     if [r[0] for r in rows] != names:
         return [(f"features: the features table lists {first_few([r[0] for r in rows])}, "
@@ -738,10 +735,10 @@ def _feature_problems(model: NaiveBayes, features: list[dict[str, Any]],
     return problems
 
 
-def _statistics_checks(model: NaiveBayes, features: list[dict[str, Any]],
+def _statistics_checks(model: ModelContext, features: list[dict[str, Any]],
                        groups: list[dict[str, Any]], terms: bool) -> list[dict[str, Any]]:
     """The checks ``statistics_checks.sql`` runs, per statistics table the model has."""
-    t = model.pipeline.tables  # the tables the write fills (a staged version on Spark)
+    t = pipeline_of(model).tables  # the tables the write fills (a staged version on Spark)
     checks: list[dict[str, Any]] = []
 
     def values(table: str, role: str, columns: tuple[str, ...],

@@ -38,15 +38,18 @@ form. Choose per model with ``NaiveBayes(..., scoring="arrays")``.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
+from .context import as_context
 from .dialect import DUCKDB, Dialect
-from .errors import InvalidParameterError
+from .errors import CoercedValuesWarning, InvalidDataError, InvalidParameterError
+from .families import FAMILIES
 from .source import Source
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 # The outputs of scoring: the column prefix of per-class outputs (None: the label only).
 OUTPUTS = {
@@ -104,7 +107,7 @@ def check_strategy(value: Any) -> str:
     return value
 
 
-def covered(model: NaiveBayes) -> bool:
+def covered(model: ModelContext) -> bool:
     """Whether the arrays can score ``model`` (not yet: categorical and mixed columns,
     per-group models, text and long input; and only on an engine with DuckDB's list
     functions, which the engine's capabilities say)."""
@@ -113,14 +116,14 @@ def covered(model: NaiveBayes) -> bool:
             and not model.spec.grouped and not model.stored_input())
 
 
-def binarize_threshold(model: NaiveBayes) -> float | None:
+def binarize_threshold(model: ModelContext) -> float | None:
     """Bernoulli's ``binarize`` threshold, applied to the row's values before scoring."""
     if "binarize" in model.family.statistics_params:
         return model.family.params.get("binarize")
     return None
 
 
-def strategy(model: NaiveBayes, source: Any = None) -> str:
+def strategy(model: Any, source: Any = None) -> str:
     """The strategy that scores ``model``'s rows (of ``source``, if given: anything
     ``predict`` takes, or a resolved :class:`sqlnb.source.Source`): ``"compiled"`` or
     ``"arrays"``. With ``scoring="auto"`` a narrow model takes the arrays for a source
@@ -134,7 +137,8 @@ def strategy(model: NaiveBayes, source: Any = None) -> str:
     >>> strategy(narrow, "t"), strategy(narrow, con.table("t").to_arrow_table())
     ('compiled', 'arrays')
     """
-    chosen = getattr(model, "scoring", "auto")
+    model = as_context(model)
+    chosen = model.scoring
     compiled = model.parameters()
     if not covered(model) or chosen == "compiled":
         return "compiled"
@@ -147,7 +151,7 @@ def strategy(model: NaiveBayes, source: Any = None) -> str:
     return "arrays" if rows is not None and rows <= ARRAYS_MAX_ROWS else "compiled"
 
 
-def _known_rows(model: NaiveBayes, source: Any) -> int | None:
+def _known_rows(model: ModelContext, source: Any) -> int | None:
     """The number of rows of ``source`` if the engine knows it cheaply, else None."""
     if source is None:
         return None
@@ -160,7 +164,7 @@ def _known_rows(model: NaiveBayes, source: Any) -> int | None:
         model.engine.release(src)
 
 
-def refresh(model: NaiveBayes) -> None:
+def refresh(model: ModelContext) -> None:
     """Forget ``model``'s cached metadata and parameters if another object or cursor has
     written the model since they were read (each write stamps a new ``fitted_at``).
 
@@ -173,13 +177,13 @@ def refresh(model: NaiveBayes) -> None:
     compiled = model.parameters()
     sql = compiled.get("version_sql")
     if sql is None:  # rendered once per parameters read: a predict loop asks every call
-        sql = compiled["version_sql"] = model.pipeline.render("model_version.sql")
+        sql = compiled["version_sql"] = model.render("model_version.sql")
     rows = model.engine.fetch_readable(sql)
     if not rows or rows[0][0] != stamp:
         model.invalidate()
 
 
-def _parameters(model: NaiveBayes) -> dict[str, Any]:
+def _parameters(model: ModelContext) -> dict[str, Any]:
     """Each class's parameters as lists in the model's feature order (cached with the
     compiled parameters, which every write of this object resets), bound or written into
     the statement: never read from ``<name>_scoring_params``, a view that would derive them
@@ -291,7 +295,7 @@ def _expansion_keeps_digits(classes: list[dict[str, Any]], shift: list[float]) -
 PER_COLUMN_MAX_FEATURES = 256
 
 
-def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
+def array_score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
                     output_prefix: str | None, prediction: str = "prediction",
                     columns: dict[str, str] | None = None,
                     literal: bool = False, nulls: bool = True) -> tuple[str, list[Any]]:
@@ -330,7 +334,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
     binarize = binarize_threshold(model)
     sql = model.engine.render(
         "score_arrays.sql",
-        **model.pipeline.context(
+        **model.template_context(
             source=source_sql,
             output=output,
             keep=[dialect.ident(k) for k in keep],
@@ -388,7 +392,7 @@ class _ClassLists:
 ONE_LEVEL_CACHE = 16
 
 
-def one_level_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
+def one_level_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
                   output_prefix: str | None, prediction: str = "prediction",
                   columns: dict[str, str] | None = None) -> tuple[str, list[Any]]:
     """The arrays strategy's statement planned at each call (``sql/score_one_level.sql``)
@@ -438,7 +442,7 @@ def one_level_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[st
               else bound.slot(name, values[arrays[name] - 1]) for name in ("shift", "names")}
     sql = model.engine.render(
         "score_one_level.sql",
-        **model.pipeline.context(
+        **model.template_context(
             source=source_sql,
             output=output,
             keep=bool(keep),
@@ -471,7 +475,7 @@ def _list_literal(dialect: Dialect, value: Any) -> str:
     return dialect.lit(value)
 
 
-def prepared_scores(model: NaiveBayes, source: Source, output: str, keep: list[str],
+def prepared_scores(model: ModelContext, source: Source, output: str, keep: list[str],
                     prediction: str = "prediction", relation: bool = True) -> Any:
     """The arrays strategy's result on a small in-memory ``source`` (from
     ``engine.in_memory``), by a statement the engine planned once for this model version,
@@ -507,19 +511,42 @@ def prepared_scores(model: NaiveBayes, source: Source, output: str, keep: list[s
 ONE_VECTOR = 2048
 
 
-def _keeps_order(model: NaiveBayes) -> bool:
+def _keeps_order(model: ModelContext) -> bool:
     """Whether the connection keeps the rows of a result in the input's order
     (``preserve_insertion_order``, on by default)."""
-    rows = model.pipeline.fetch("insertion_order.sql")
+    rows = model.fetch("insertion_order.sql")
     return bool(rows) and str(rows[0][0]).lower() in ("true", "1")
 
 
-def statement(model: NaiveBayes, source: Any, output: str = "predict") -> tuple[str, list[Any]]:
-    """The SQL and bound parameters ``predict*`` runs on ``source`` (a table name or a
-    file path), for ``EXPLAIN`` and benchmarks; ``output`` is ``"predict"``, ``"proba"``,
-    ``"log_proba"`` or ``"joint"``."""
-    src = model.engine.source(source)
-    keep = list(src.columns)
-    if strategy(model, src) == "arrays":
-        return array_score_sql(model, src.sql, output, keep, OUTPUTS[output])
-    return model.score_sql(src.sql, output, keep), []
+def coerced_columns(model: ModelContext, src: Source, stacklevel: int = 4) -> dict[str, str]:
+    """Categorical features whose source column has another numeric (or BOOLEAN) type
+    than at fit, read as the model's type: categories are compared by value (1.0 is the
+    category 1, 1 is TRUE). A value the model's type cannot hold exactly is an error."""
+    families = model.families_
+    coerced = [
+        {"name": f["name"], "column": model.dialect.ident(f["name"]), "model_type": f["type"],
+         "source_type": src.columns[f["name"]]}
+        for f in model.meta["features"]
+        if FAMILIES[families[f["name"]]].per_category
+        and src.columns[f["name"]].upper() != f["type"].upper()
+        and model.dialect.is_numeric(f["type"])
+        and model.dialect.is_numeric(src.columns[f["name"]])
+    ]
+    if not coerced:
+        return {}
+    found = model.fetch("coercion_checks.sql", source=src.sql, features=coerced)[0]
+    for i, f in enumerate(coerced):
+        n_inexact, example = found[2 * i], found[2 * i + 1]
+        if n_inexact:
+            raise InvalidDataError(
+                f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
+                f"{f['source_type']} here, and {n_inexact} value(s) (e.g. {example}) are "
+                f"no {f['model_type']} category; convert the column before scoring"
+            )
+        warnings.warn(
+            f"categorical feature {f['name']!r} was {f['model_type']} at fit but is "
+            f"{f['source_type']} here: its values are compared as {f['model_type']} "
+            "(1.0 as 1, 1 as TRUE; NaN is missing)",
+            CoercedValuesWarning, stacklevel=stacklevel,
+        )
+    return {f["name"]: f"TRY_CAST({f['column']} AS {f['model_type']})" for f in coerced}

@@ -12,24 +12,24 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .context import as_context
 from .engine import RecordingEngine
 from .errors import InvalidParameterError
 from .macros import drop_macros
 from .scoring import comment_text
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
-
 ACTIONS = {"fit": "Fit", "fit_sparse": "Fit", "partial_fit": "Partially fit", "forget": "Forget"}
 
 
-def record(model: NaiveBayes, method: str, *args: Any, **kwargs: Any) -> str:
+def record(model: Any, method: str, *args: Any, **kwargs: Any) -> str:
     """The SQL script that ``model.<method>(*args, **kwargs)`` would run, as one transaction.
 
-    Sources must be table/view names or file paths (a Python object has no name a script
-    could use). The database is left unchanged.
+    ``model`` is the model object whose method is recorded: a copy of it runs the method
+    over a recording engine, inside a transaction that is rolled back. Sources must be
+    table/view names or file paths (a Python object has no name a script could use). The
+    database is left unchanged.
     """
     for arg in list(args[:1]) + [kwargs.get("source")]:
         if arg is not None and not isinstance(arg, (str, os.PathLike, list, tuple)):
@@ -37,17 +37,18 @@ def record(model: NaiveBayes, method: str, *args: Any, **kwargs: Any) -> str:
                 "a fit script needs a source the SQL can name: a table, view or file path"
             )
     if not callable(getattr(model, method, None)):
-        raise InvalidParameterError(f"NaiveBayes has no method {method!r} to record")
-    recorder = copy.copy(model)
-    recorder.engine = RecordingEngine(model.engine)
-    recorder.sql_macros = False
-    with model.engine.rolled_back("fit_sql"):
+        raise InvalidParameterError(f"{type(model).__name__} has no method {method!r} to record")
+    context = as_context(model)
+    recording = RecordingEngine(context.engine)
+    recorder = copy.copy(model)  # what it has read of the stored model is its own
+    recorder.engine, recorder.sql_macros = recording, False
+    with context.engine.rolled_back("fit_sql"):
         getattr(recorder, method)(*args, **kwargs)
         # Macros from an earlier fit would no longer agree with the tables the script writes.
-        drop_macros(recorder)
-    return model.engine.render(
+        drop_macros(as_context(recorder))
+    return context.engine.render(
         "fit_script.sql",
-        statements=recorder.engine.statements,
+        statements=recording.statements,
         action=ACTIONS.get(method, method),
-        **model.pipeline.context(model_comment=comment_text(model.name)),
+        **context.template_context(model_comment=comment_text(context.name)),
     )

@@ -64,7 +64,9 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
-from .families import PART_FAMILIES, make_family
+from .families import PART_FAMILIES, Family, make_family
+from .parts import fit_within, input_spec
+from .pipeline import pipeline_of
 from .scoring import with_chunks
 from .source import Source, resolve
 from .spec import jsonable
@@ -73,7 +75,11 @@ from .text import TERM_FAMILIES, Analyzer, check_re2
 from .validation import check_label_type, check_weight_type, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
+
+# The refit a search asks of its caller: the best candidate's family, the fit's arguments.
+Refit = tuple[Family, dict[str, Any]]
+
 
 SCORERS = ("accuracy", "neg_log_loss", "f1_macro", "f1_weighted", "balanced_accuracy")
 FOLD = "__sqlnb_fold"
@@ -113,7 +119,7 @@ class SearchResult:
         self.best_index_ = ranks.index(min(ranks))
         self.best_params_ = dict(candidates[self.best_index_])
         self.best_score_ = means[self.best_index_]
-        self.best_estimator_: NaiveBayes | None = None
+        self.best_estimator_: Any = None  # the model, once refitted (sqlnb.NaiveBayes)
 
     def __repr__(self) -> str:
         return (f"SearchResult(best_params_={self.best_params_!r}, "
@@ -166,7 +172,7 @@ def _scorers(scoring: Any) -> tuple[list[str], bool]:
     return names, single
 
 
-def _check_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], n_features: int
+def _check_candidates(model: ModelContext, candidates: list[dict[str, Any]], n_features: int
                       ) -> list[Any]:
     """Each candidate's family (model's hyperparameters overridden by the candidate),
     validated before anything is written."""
@@ -202,12 +208,16 @@ def _statistics_groups(candidates: list[dict[str, Any]]) -> dict[tuple, list[int
     return groups
 
 
-def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] | None = None,
+def search(model: ModelContext, source: Any, target: str, *, features: list[str] | None = None,
            weight: str | None = None, text: str | None = None,
            group_by: str | list[str] | None = None, param_grid: Any,
            cv: int | str = 5, scoring: str | list[str] | tuple[str, ...] = "accuracy",
-           refit: bool | str = True, **text_options: Any) -> SearchResult:
-    """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`."""
+           refit: bool | str = True, **text_options: Any
+           ) -> tuple[SearchResult, Refit | None]:
+    """Cross-validate every candidate of ``param_grid``; see :meth:`NaiveBayes.search`.
+
+    Returns the result and, unless ``refit`` is False, what the refit is: the best
+    candidate's family and the arguments of the fit on every row (the caller fits)."""
     if text_options and text is None:
         raise InvalidParameterError(
             f"text options ({', '.join(sorted(text_options))}) need text=<column>"
@@ -245,7 +255,7 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
     if text is not None:
         return _search_text(model, source, target, text, weight, candidates, cv, scorers,
                             single, refit, refit_metric, text_options)
-    src = resolve(model.con, source)
+    src = resolve(model.engine.connection, source)
     try:
         columns = src.columns
         if FOLD in columns:
@@ -285,15 +295,15 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
                 for g, (_, scores) in zip(members, scored):
                     splits[g] = (g, scores)
                 continue
-            scratch = model.scratch(f"__sqlnb_search_{model.name}", **dict(setting))
+            scratch = _scratch(model, f"__sqlnb_search_{model.name}", **dict(setting))
             try:
                 # the fold is the last group column, after the user's groups
-                spec = scratch.input_spec(fold_src, target, features, weight,
-                                          [*group_names, FOLD])
+                spec = input_spec(scratch, fold_src, target, features, weight,
+                                  [*group_names, FOLD])
                 # the scratch model lives in a transaction that is always rolled back
                 with model.engine.rolled_back("search"):
                     # scan 1: each fold's statistics and the pooled ones
-                    scratch.fit_within(fold_src, spec)
+                    fit_within(scratch, fold_src, spec)
                     scored = _cross_validate(scratch, fold_src, [families[g] for g in members],
                                              cv, target, weight, columns, features,
                                              "neg_log_loss" in scorers)
@@ -302,16 +312,17 @@ def search(model: NaiveBayes, source: Any, target: str, *, features: list[str] |
             for g, (_, scores) in zip(members, scored):
                 splits[g] = (g, scores)
     finally:
-        src.release(model.con)
+        src.release(model.engine.connection)
     result = _search_result(model, candidates, splits, scorers, single, refit_metric,
                             len(splits[0][1]))
-    if refit is not False:
-        _refit(model, result.best_params_, source, target, features, weight, group_by)
-        result.best_estimator_ = model
-    return result
+    if refit is False:
+        return result, None
+    best = result.best_params_
+    return result, (make_family(model.family.name, **{**model.family.params, **best}),
+                    {"features": features, "weight": weight, "group_by": group_by})
 
 
-def _search_result(model: NaiveBayes, candidates: list[dict[str, Any]],
+def _search_result(model: ModelContext, candidates: list[dict[str, Any]],
                    splits: list[tuple[int, list[tuple]]], scorers: list[str], single: bool,
                    refit_metric: str, n_folds: int) -> SearchResult:
     """The search's answer over the candidates' split scores (``score`` columns when one
@@ -335,7 +346,7 @@ def _check_folds(folds: list[Any], cv: int | str, rows: str) -> None:
         )
 
 
-def _held_out(scratch: NaiveBayes, cv: int | str
+def _held_out(scratch: ModelContext, cv: int | str
               ) -> tuple[list[Any], list[dict[str, Any]], dict[str, Any]]:
     """The folds with labelled rows, the group columns (the fold last) and the template
     context of the scratch model, whose per-group statistics become the held-out ones:
@@ -343,10 +354,10 @@ def _held_out(scratch: NaiveBayes, cv: int | str
     groups = grouping.read_groups(scratch)
     t = grouping.group_tables(scratch, groups)
     context = grouping.group_context(scratch, t)
-    folds = [row[0] for row in scratch.pipeline.fetch("search_read.sql", what="folds", **context)]
+    folds = [row[0] for row in pipeline_of(scratch).fetch("search_read.sql", what="folds", **context)]
     _check_folds(folds, cv, "rows")
     if len(groups) > 1:  # per-group models: each group is trained without each fold
-        lonely = scratch.pipeline.fetch("search_read.sql", what="single_fold_groups", **context)
+        lonely = pipeline_of(scratch).fetch("search_read.sql", what="single_fold_groups", **context)
         if lonely:
             raise EmptyInputError(
                 f"the labelled rows of group(s) {[tuple(g) for g in lonely]} all fall in one "
@@ -354,7 +365,7 @@ def _held_out(scratch: NaiveBayes, cv: int | str
                 "per group, fewer folds, or leave those groups out"
             )
     kind = scratch.family.statistics_shape  # moments, categories or counts
-    scratch.pipeline.run(
+    pipeline_of(scratch).run(
         "search_training.sql", kind=kind, pooled=scratch.tables,
         training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
         training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
@@ -362,7 +373,7 @@ def _held_out(scratch: NaiveBayes, cv: int | str
     return folds, groups, context
 
 
-def _cross_validate(scratch: NaiveBayes, src: Source,
+def _cross_validate(scratch: ModelContext, src: Source,
                     families: list[Any], cv: int | str, target: str, weight: str | None,
                     columns: dict[str, str], features: list[str], log_loss: bool
                     ) -> list[tuple[int, list[tuple]]]:
@@ -372,7 +383,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     folds, groups, context = _held_out(scratch, cv)
     kind = scratch.family.statistics_shape  # moments, categories or counts
     # the pooled model's classes in class-index order (numpy.unique's)
-    labels = [row[0] for row in scratch.pipeline.fetch("search_read.sql", what="labels",
+    labels = [row[0] for row in pipeline_of(scratch).fetch("search_read.sql", what="labels",
                                                         pooled=scratch.tables)]
     for family in families:  # as a fit checks them (the views would give NULL priors)
         family.check_priors(len(labels))
@@ -388,7 +399,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
     # the held-out models' keys, (group..., fold), in order, as literals for the scoring
     keys = [tuple(row) for row in
-            scratch.pipeline.fetch("search_read.sql", what="keys", **context)]
+            pipeline_of(scratch).fetch("search_read.sql", what="keys", **context)]
     key_columns = [g["column"] for g in groups]
     # a hashed fold is never NULL; the user's fold and group columns may be
     nullable_keys = key_columns[:-1] if isinstance(cv, int) else key_columns
@@ -399,7 +410,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     key_literals = [[DUCKDB.lit(value, sql_type) for value, sql_type in zip(key, key_types)]
                     for key in keys]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
-    complete = scratch.pipeline.fetch("search_read.sql", what="complete",
+    complete = pipeline_of(scratch).fetch("search_read.sql", what="complete",
                                       pooled=scratch.tables, n_features=len(features))[0][0]
     arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
                                labels, complete, len(features))
@@ -411,8 +422,8 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
                        "max": DUCKDB.ident(f"__sqlnb_max_{g}")}
                       for g, classes in enumerate(arrays["candidates"])]
         # scan 2, parameters as data: each row's fold picks its held-out parameters
-        rows = scratch.con.execute(render(
-            "search_score.sql", **scratch.pipeline.context(
+        rows = scratch.engine.connection.execute(render(
+            "search_score.sql", **pipeline_of(scratch).context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
                 eps=EPS, arrays=arrays, complete=complete, keys=key_literals,
@@ -436,7 +447,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
             rendered.append({"classes": classes, "p": family.params,
                              "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
         # scan 2: every row by its fold's held-out model, for every candidate
-        rows = scratch.pipeline.fetch(
+        rows = pipeline_of(scratch).fetch(
             "search_score.sql", source=src.sql, target=DUCKDB.ident(target), features=cleaned,
             weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
             arrays=None, labels=label_literals, log_loss=log_loss, keys=key_literals,
@@ -444,7 +455,7 @@ def _cross_validate(scratch: NaiveBayes, src: Source,
     return _splits(rows, folds, len(families))
 
 
-def _cross_validate_mixed(model: NaiveBayes, src: Source, families: list[Any],
+def _cross_validate_mixed(model: ModelContext, src: Source, families: list[Any],
                           setting: tuple, cv: int | str, target: str, weight: str | None,
                           columns: dict[str, str], features: list[str], log_loss: bool,
                           group_names: list[str]) -> list[tuple[int, list[tuple]]]:
@@ -459,22 +470,22 @@ def _cross_validate_mixed(model: NaiveBayes, src: Source, families: list[Any],
     by_part = []  # per part: its family name and, per candidate, the class models by key
     for part in parts:
         part_features = [f for f in features if family_of[f] == part]
-        scratch = type(model)(f"__sqlnb_search_{model.name}_{part}", con=model.engine,
-                              family=part, sql_macros=False,
-                              **base.part_family(part).params)
+        scratch = model.renamed(f"__sqlnb_search_{model.name}_{part}",
+                                family=make_family(part, **base.part_family(part).params),
+                                sql_macros=False, scoring="auto")
         try:
             # (per group: the fold is the last group column, each part keyed alike)
-            spec = scratch.input_spec(src, target, part_features, weight,
-                                      [*group_names, FOLD])
+            spec = input_spec(scratch, src, target, part_features, weight,
+                              [*group_names, FOLD])
             with model.engine.rolled_back("search"):
-                scratch.fit_within(src, spec)
+                fit_within(scratch, src, spec)
                 folds, groups, context = _held_out(scratch, cv)
                 if not by_part:  # the classes and keys: the same rows in every part
-                    labels = [row[0] for row in scratch.pipeline.fetch(
+                    labels = [row[0] for row in pipeline_of(scratch).fetch(
                         "search_read.sql", what="labels", pooled=scratch.tables)]
                     for family in families:
                         family.check_priors(len(labels))
-                    keys = [tuple(row) for row in scratch.pipeline.fetch(
+                    keys = [tuple(row) for row in pipeline_of(scratch).fetch(
                         "search_read.sql", what="keys", **context)]
                     target_type = scratch.meta["target_type"]
                     key_types = [g["type"] for g in groups]
@@ -540,7 +551,7 @@ def _splits(rows: list[tuple], folds: list[Any], n_candidates: int
     return [(g, [s[1:] for s in sorted(splits[g])]) for g in range(n_candidates)]
 
 
-def _candidate_models(scratch: NaiveBayes, families: list[Any], groups: list[dict[str, Any]],
+def _candidate_models(scratch: ModelContext, families: list[Any], groups: list[dict[str, Any]],
                       context: dict[str, Any], specs: list[dict[str, Any]], n_features: int,
                       priors: list[Any] | None = None
                       ) -> list[dict[tuple, dict[Any, dict[str, Any]]]]:
@@ -561,10 +572,10 @@ def _candidate_models(scratch: NaiveBayes, families: list[Any], groups: list[dic
         else:
             runs.append((rows, [g]))
     order = {f["name"]: i for i, f in enumerate(scratch.meta["features"])}
-    flow = scratch.pipeline
+    flow = pipeline_of(scratch)
     models: list[dict[tuple, dict[Any, dict[str, Any]]]] = [{} for _ in families]
     for rows, members in runs:
-        scratch.family = families[members[0]]
+        family = families[members[0]]
         flow.run("search_features.sql", features=rows)
         named = []
         for g in members:
@@ -590,8 +601,8 @@ def _candidate_models(scratch: NaiveBayes, families: list[Any], groups: list[dic
                                           candidates=named, **context):
             terms.setdefault(position, []).append(tuple(row))
         for position, g in enumerate(members):
-            by_class = scratch.family.read_terms(terms.get(position, []),
-                                                 scratch.family.scoring_parameters[1:])
+            by_class = family.read_terms(terms.get(position, []),
+                                         family.scoring_parameters[1:])
             for class_index, label, *values in classes:
                 models[g].setdefault(tuple(values), {})[label] = {
                     "constant": constants[position][class_index],
@@ -719,7 +730,7 @@ def _scoring_terms(class_model: dict[str, Any]) -> dict[str, Any]:
     return {"constant": class_model["constant"], "terms": terms}
 
 
-def _results_relation(model: NaiveBayes, candidates: list[dict[str, Any]],
+def _results_relation(model: ModelContext, candidates: list[dict[str, Any]],
                       splits: list[tuple[int, list[tuple]]], scorers: list[str],
                       keys: list[str]) -> duckdb.DuckDBPyRelation:
     """``cv_results_``: a lazy relation over the split scores (a few numbers per candidate)."""
@@ -745,7 +756,7 @@ def _results_relation(model: NaiveBayes, candidates: list[dict[str, Any]],
                     is not None else "CAST(NULL AS DOUBLE)" for s in scores]
         rows.append(row)
     leading = [*param_columns, "params"]
-    return model.con.sql(render(
+    return model.engine.connection.sql(render(
         "search_results.sql", model=model.name, rows=rows, metrics=metrics, leading=leading,
         columns=["__sqlnb_candidate", *leading, *split_columns]))
 
@@ -771,18 +782,12 @@ def _literal(value: Any, kind: str) -> str:
 
 
 
-def _refit(model: NaiveBayes, best: dict[str, Any], source: Any, target: str,
-           features: list[str] | None, weight: str | None,
-           group_by: str | list[str] | None) -> None:
-    """Fit ``model`` on every row with the best hyperparameters; on failure the model and
-    its hyperparameters stay as they were."""
-    previous = model.family
-    model.family = make_family(previous.name, **{**previous.params, **best})
-    try:
-        model.fit(source, target, features=features, weight=weight, group_by=group_by)
-    except BaseException:
-        model.family = previous
-        raise
+def _scratch(model: ModelContext, name: str, **params: Any) -> ModelContext:
+    """A new, unfitted model called ``name`` with ``model``'s family and hyperparameters
+    (``params`` override some), on the same engine and without scoring macros."""
+    return model.renamed(name, family=make_family(model.family.name,
+                                                  **{**model.family.params, **params}),
+                         sql_macros=False, scoring="auto")
 
 
 # ---------------------------------------------------------------------- text
@@ -795,7 +800,7 @@ TEXT_OPTIONS = ("lowercase", "token_pattern", "ngram_range", "stop_words", "min_
 PRUNING_OPTIONS = ("min_df", "max_df", "max_features")
 
 
-def _text_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], column: str,
+def _text_candidates(model: ModelContext, candidates: list[dict[str, Any]], column: str,
                      text_options: dict[str, Any]) -> list[tuple[Any, Analyzer]]:
     """Each candidate's family and analyzer (the model's hyperparameters and the fixed text
     options, overridden by the candidate), validated before anything is written."""
@@ -842,10 +847,10 @@ def _text_candidates(model: NaiveBayes, candidates: list[dict[str, Any]], column
     return out
 
 
-def _search_text(model: NaiveBayes, source: Any, target: str, column: str, weight: str | None,
+def _search_text(model: ModelContext, source: Any, target: str, column: str, weight: str | None,
                  candidates: list[dict[str, Any]], cv: int | str, scorers: list[str],
                  single: bool, refit: bool | str, refit_metric: str,
-                 text_options: dict[str, Any]) -> SearchResult:
+                 text_options: dict[str, Any]) -> tuple[SearchResult, Refit | None]:
     """A text model's search: per distinct counting setting (the text options that change
     which terms a document has, and ``binarize``) one scan for every fold's term statistics
     and one scoring scan; each fold's vocabulary is built from its training documents."""
@@ -855,7 +860,7 @@ def _search_text(model: NaiveBayes, source: Any, target: str, column: str, weigh
             f"not {model.family.name}"
         )
     settings = _text_candidates(model, candidates, column, text_options)
-    src = resolve(model.con, source)
+    src = resolve(model.engine.connection, source)
     try:
         columns = src.columns
         if FOLD in columns:
@@ -904,33 +909,27 @@ def _search_text(model: NaiveBayes, source: Any, target: str, column: str, weigh
             for g, (_, scores) in zip(members, scored):
                 splits[g] = (g, scores)
     finally:
-        src.release(model.con)
+        src.release(model.engine.connection)
     result = _search_result(model, candidates, splits, scorers, single, refit_metric,
                             len(folds))
-    if refit is not False:
-        best = result.best_params_
-        previous = model.family
-        model.family = make_family(previous.name, **{
-            **previous.params, **{k: v for k, v in best.items() if k not in TEXT_OPTIONS}})
-        try:
-            model.fit(source, target, text=column, weight=weight, **{
-                **text_options, **{k: v for k, v in best.items() if k in TEXT_OPTIONS}})
-        except BaseException:
-            model.family = previous
-            raise
-        result.best_estimator_ = model
-    return result
+    if refit is False:
+        return result, None
+    best = result.best_params_
+    family = make_family(model.family.name, **{
+        **model.family.params, **{k: v for k, v in best.items() if k not in TEXT_OPTIONS}})
+    return result, (family, {"text": column, "weight": weight, 
+        **text_options, **{k: v for k, v in best.items() if k in TEXT_OPTIONS}})
 
 
-def _cross_validate_text(model: NaiveBayes, src: Source, settings: list[tuple[Any, Analyzer]],
+def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[Any, Analyzer]],
                          cv: int | str, target: str, column: str, weight: str | None,
                          target_type: str, fold_type: str, log_loss: bool
                          ) -> tuple[list[Any], list[tuple[int, list[tuple]]]]:
     """The two scans of the candidates that count the same terms: the folds, and per
     candidate its split scores in fold order."""
     family, analyzer = settings[0]
-    scratch = model.scratch(f"__sqlnb_search_{model.name}",
-                            **{k: v for k, v in family.params.items() if k == "binarize"})
+    scratch = _scratch(model, f"__sqlnb_search_{model.name}",
+                       **{k: v for k, v in family.params.items() if k == "binarize"})
     t = {**scratch.tables, "groups": [{"column": DUCKDB.ident(FOLD), "type": fold_type}]}
     context: dict[str, Any] = {
         "t": t, "source": src.sql, "target": DUCKDB.ident(target),
@@ -940,7 +939,7 @@ def _cross_validate_text(model: NaiveBayes, src: Source, settings: list[tuple[An
         "coefficients": DUCKDB.ident(f"__sqlnb_search_{model.name}_coefficients"),
         "constants": DUCKDB.ident(f"__sqlnb_search_{model.name}_constants"),
     }
-    flow = scratch.pipeline
+    flow = pipeline_of(scratch)
     try:
         with model.engine.rolled_back("search"):
             ownership.claim(scratch, ownership.names(scratch.name, "base", "text"))
@@ -975,7 +974,6 @@ def _cross_validate_text(model: NaiveBayes, src: Source, settings: list[tuple[An
                         "leave no terms after pruning: try a lower min_df or a higher max_df"
                     )
                 flow.run("search_text.sql", what="training_terms", **context)
-                scratch.family = settings[members[0]][0]
                 named = []
                 for position in members:  # the candidate's column in the scoring statement
                     f = settings[position][0]

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from . import ownership
+from .context import as_context
 from .errors import (
     EmptyInputError,
     IncompatibleModelError,
@@ -45,6 +46,7 @@ from .errors import (
     UnknownColumnError,
 )
 from .families import FAMILIES
+from .pipeline import pipeline_of
 from .source import Source
 from .stop_words import ENGLISH_STOP_WORDS
 from .validation import (
@@ -56,7 +58,7 @@ from .validation import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model import NaiveBayes
+    from .context import ModelContext
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 TERM_FAMILIES = tuple(name for name, family in FAMILIES.items() if family.sparse_input)
@@ -311,7 +313,7 @@ class Analyzer:
         return cls(**options)
 
 
-def _check_family(model: NaiveBayes, what: str) -> None:
+def _check_family(model: ModelContext, what: str) -> None:
     if not model.family.sparse_input:
         raise InvalidParameterError(
             f"{what} needs a count family ({', '.join(TERM_FAMILIES)}), "
@@ -319,7 +321,7 @@ def _check_family(model: NaiveBayes, what: str) -> None:
         )
 
 
-def _scalar_alpha(model: NaiveBayes) -> float:
+def _scalar_alpha(model: ModelContext) -> float:
     alpha = model.family.params["alpha"]
     if not isinstance(alpha, numbers.Real):
         raise InvalidParameterError(
@@ -328,7 +330,7 @@ def _scalar_alpha(model: NaiveBayes) -> float:
     return model.family.alphas(1)[0]
 
 
-def stored_input(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
+def stored_input(model: ModelContext) -> tuple[str, dict[str, Any], int] | None:
     """The model's (input kind, options, n_documents), or None for a column model."""
     try:
         if not model.spec.terms:
@@ -340,25 +342,25 @@ def stored_input(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
     return _read_analyzer(model)
 
 
-def stored_kind(model: NaiveBayes) -> str | None:
+def stored_kind(model: ModelContext) -> str | None:
     """``text`` or ``long`` from the analyzer table (for models written before the spec)."""
     stored = _read_analyzer(model)
     return None if stored is None else stored[0]
 
 
-def _read_analyzer(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
-    exists = model.pipeline.fetch("text/read_analyzer.sql", what="exists",
+def _read_analyzer(model: ModelContext) -> tuple[str, dict[str, Any], int] | None:
+    exists = pipeline_of(model).fetch("text/read_analyzer.sql", what="exists",
                           analyzer_name=f"{model.name}_analyzer")
     if not exists[0][0]:
         return None
-    rows = model.pipeline.fetch("text/read_analyzer.sql", what="rows")
+    rows = pipeline_of(model).fetch("text/read_analyzer.sql", what="rows")
     if not rows:
         return None
     kind, options, n_documents = rows[0]
     return kind, json.loads(options), n_documents
 
 
-def _stored_for_partial(model: NaiveBayes) -> tuple[str, dict[str, Any], int] | None:
+def _stored_for_partial(model: ModelContext) -> tuple[str, dict[str, Any], int] | None:
     """The stored input of the model a partial fit updates (None: there is no model yet)."""
     stored = stored_input(model)
     if stored is None:
@@ -380,7 +382,7 @@ def _check_column(src: Source, name: str | None, what: str) -> None:
         )
 
 
-def _in_transaction(model: NaiveBayes, work) -> None:
+def _in_transaction(model: ModelContext, work) -> None:
     try:
         with model.engine.transaction("fitting a text or long-input model"):
             ownership.claim(model, ownership.names(model.name, "base", "text", "macros"))
@@ -391,7 +393,7 @@ def _in_transaction(model: NaiveBayes, work) -> None:
 
 
 # ---------------------------------------------------------------------- text
-def check_re2(model: NaiveBayes, token_pattern: str) -> None:
+def check_re2(model: ModelContext, token_pattern: str) -> None:
     """Python's ``re`` accepted the pattern; DuckDB's regular expressions (RE2) must too
     (no look-around, no back-references)."""
     pattern, _ = translate_pattern(token_pattern)
@@ -405,7 +407,7 @@ def check_re2(model: NaiveBayes, token_pattern: str) -> None:
         ) from None
 
 
-def fit_text(model: NaiveBayes, source: Any, target: str, column: str | None, *,
+def fit_text(model: ModelContext, source: Any, target: str, column: str | None, *,
              weight: str | None, options: dict[str, Any], partial: bool,
              sign: int = 1) -> None:
     """Fit (or, with ``partial``, update) a term model on a text column; ``sign=-1``
@@ -466,47 +468,47 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str | None, *,
         }
 
         def work() -> None:
-            n_documents = model.pipeline.fetch("text/count_documents.sql", **context)[0][0]
+            n_documents = pipeline_of(model).fetch("text/count_documents.sql", **context)[0][0]
             if n_documents == 0:
                 raise EmptyInputError("there are no labelled documents to "
                                       + ("forget" if forgetting else "fit"))
             from_terms = not analyzer.needs_documents
             if stored is None:
-                model.pipeline.create(target_type, text=True)
+                pipeline_of(model).create(target_type, text=True)
             # The fast path finds tokens once per distinct chunk; it cannot count documents.
             chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
                       and (stored is not None or not analyzer.prunes_by_df(n_documents)))
             labels = None
             if chunks:
-                found = model.pipeline.fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
+                found = pipeline_of(model).fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
                 if len(found) <= WIDE_CLASSES:
                     labels = [model.dialect.lit(row[0], target_type) for row in found]
             if stored is None or from_terms:
-                model.pipeline.run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
+                pipeline_of(model).run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
             if stored is None:
                 low, high = analyzer.doc_bounds(n_documents)
-                model.pipeline.run("text/vocabulary.sql", min_count=low, max_count=high,
+                pipeline_of(model).run("text/vocabulary.sql", min_count=low, max_count=high,
                            max_features=analyzer.max_features, n_documents=n_documents,
                            **context)
-                if model.pipeline.fetch("text/vocabulary_size.sql")[0][0] == 0:
+                if pipeline_of(model).fetch("text/vocabulary_size.sql")[0][0] == 0:
                     raise InvalidDataError(
                         "After pruning, no terms remain. Try a lower min_df or a higher "
                         "max_df." if analyzer.prunes_by_df(n_documents) else
                         "empty vocabulary; perhaps the documents only contain stop words"
                     )
-                model.pipeline.run("text/insert_vocabulary.sql", alpha=alpha)
+                pipeline_of(model).run("text/insert_vocabulary.sql", alpha=alpha)
                 vocabulary_documents = n_documents
             else:
                 vocabulary_documents = stored[2]
-            model.pipeline.run("text/batch_text.sql", from_terms=from_terms, **context)
-            model.pipeline.run("text/merge_terms.sql", sign=sign)
-            model.pipeline.run("text/drop_terms.sql")
+            pipeline_of(model).run("text/batch_text.sql", from_terms=from_terms, **context)
+            pipeline_of(model).run("text/merge_terms.sql", sign=sign)
+            pipeline_of(model).run("text/drop_terms.sql")
             if forgetting:
                 _after_forget(model, target_type)
             # the analyzer first: the scoring macros written by finish() read it
-            model.pipeline.run("text/write_analyzer.sql", input="text",
+            pipeline_of(model).run("text/write_analyzer.sql", input="text",
                        options_json=analyzer.to_json(), n_documents=vocabulary_documents)
-            model.pipeline.finish([{"name": column, "type": src.columns[column]}], target,
+            pipeline_of(model).finish([{"name": column, "type": src.columns[column]}], target,
                               target_type, weight, kind={"input": "text"})
 
         _in_transaction(model, work)
@@ -514,7 +516,7 @@ def fit_text(model: NaiveBayes, source: Any, target: str, column: str | None, *,
         model.engine.release(src)
 
 
-def forget_text(model: NaiveBayes, source: Any, target: str, column: str | None, *,
+def forget_text(model: ModelContext, source: Any, target: str, column: str | None, *,
                 weight: str | None = None) -> None:
     """Subtract documents the model learned (exact unlearning), in one transaction.
 
@@ -531,12 +533,12 @@ def forget_text(model: NaiveBayes, source: Any, target: str, column: str | None,
              sign=-1)
 
 
-def _after_forget(model: NaiveBayes, class_type: str) -> None:
+def _after_forget(model: ModelContext, class_type: str) -> None:
     """After subtracting documents: refuse what went below zero, drop emptied classes."""
     amount = model.dialect.ident(model.family.amount_column)
     # (a term's n mixes documents and occurrences, see term_stats.sql: only its amount and
     # the class totals say what was learned)
-    negative = model.pipeline.fetch("forget_checks.sql", amount=amount, terms=True)
+    negative = pipeline_of(model).fetch("forget_checks.sql", amount=amount, terms=True)
     if negative:
         cells = "; ".join(
             f"class {cls}" + (f", term {feature!r}" if feature is not None else "")
@@ -547,8 +549,8 @@ def _after_forget(model: NaiveBayes, class_type: str) -> None:
         raise InvalidDataError(
             f"cannot forget more than model {model.name!r} learned: {cells}"
         )
-    model.pipeline.run("forget_cleanup.sql", keep=None, class_type=class_type)
-    if model.pipeline.fetch("class_count.sql")[0][0] == 0:
+    pipeline_of(model).run("forget_cleanup.sql", keep=None, class_type=class_type)
+    if pipeline_of(model).fetch("class_count.sql")[0][0] == 0:
         raise InvalidDataError(
             f"forgetting these documents would leave model {model.name!r} without any; "
             "drop() the model instead"
@@ -565,7 +567,7 @@ class LongColumns:
     value: str = "value"
 
 
-def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weight: str | None,
+def fit_long(model: ModelContext, entries: Any, target: str, *, labels: Any, weight: str | None,
              columns: LongColumns, partial: bool) -> None:
     """Fit (or update) a term model on a long table of (document, feature, value)."""
     model.engine.refuse_open_transaction("fitting a long-input model")
@@ -605,27 +607,27 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
 
         def work() -> None:
             if stored is None:
-                model.pipeline.create(target_type, text=True)
-            model.pipeline.run("text/insert_long_features.sql", alpha=alpha, **context)
-            model.pipeline.run("batch_sparse.sql", **context)
-            if model.pipeline.fetch("batch_size.sql")[0][0] == 0:
+                pipeline_of(model).create(target_type, text=True)
+            pipeline_of(model).run("text/insert_long_features.sql", alpha=alpha, **context)
+            pipeline_of(model).run("batch_sparse.sql", **context)
+            if pipeline_of(model).fetch("batch_size.sql")[0][0] == 0:
                 raise EmptyInputError("there are no labelled documents to fit")
-            duplicated = model.pipeline.fetch("text/duplicate_labels.sql", **context)
+            duplicated = pipeline_of(model).fetch("text/duplicate_labels.sql", **context)
             if duplicated[0][0]:
                 raise InvalidDataError(
                     f"{duplicated[0][0]} document(s) have more than one label row"
                 )
-            problems = model.pipeline.fetch("batch_checks_sparse.sql",
+            problems = pipeline_of(model).fetch("batch_checks_sparse.sql",
                                     needs_non_negative=model.family.has_batch_checks)
             if problems:
                 raise InvalidDataError(
                     "cannot fit: " + "; ".join(f"feature {f!r} {p}" for f, p in problems)
                 )
-            model.pipeline.run("text/merge_terms.sql")
-            model.pipeline.finish([{"name": columns.feature, "type": "VARCHAR"}], target,
+            pipeline_of(model).run("text/merge_terms.sql")
+            pipeline_of(model).finish([{"name": columns.feature, "type": "VARCHAR"}], target,
                               target_type, weight, scoring_macros=False, kind={"input": "long"})
-            n_documents = model.pipeline.fetch("text/documents_fitted.sql")[0][0]
-            model.pipeline.run("text/write_analyzer.sql", input="long",
+            n_documents = pipeline_of(model).fetch("text/documents_fitted.sql")[0][0]
+            pipeline_of(model).run("text/write_analyzer.sql", input="long",
                        options_json=json.dumps(asdict(columns)), n_documents=n_documents)
 
         _in_transaction(model, work)
@@ -636,7 +638,7 @@ def fit_long(model: NaiveBayes, entries: Any, target: str, *, labels: Any, weigh
 
 
 # ---------------------------------------------------------------------- merge
-def merge_models(result: NaiveBayes, sources: list[NaiveBayes]) -> None:
+def merge_models(result: ModelContext, sources: list[ModelContext]) -> None:
     """Combine term models (text or long input) into ``result``, in one transaction.
 
     The models must read their input the same way (text: the same column and analyzer
@@ -690,7 +692,7 @@ def merge_models(result: NaiveBayes, sources: list[NaiveBayes]) -> None:
             vocabularies, n_documents = [s.tables for s in sources], sum(documents)
         else:
             for source in sources[1:]:
-                differ = first.pipeline.fetch("text/same_vocabulary.sql", a=first.tables,
+                differ = pipeline_of(first).fetch("text/same_vocabulary.sql", a=first.tables,
                                               b=source.tables)[0][0]
                 if differ:
                     raise InvalidParameterError(
@@ -704,7 +706,7 @@ def merge_models(result: NaiveBayes, sources: list[NaiveBayes]) -> None:
             vocabularies = [first.tables]
     meta = first.meta
     alpha = _scalar_alpha(result)
-    flow = result.pipeline
+    flow = pipeline_of(result)
     try:
         with result.engine.transaction("merge"):
             ownership.claim(result, ownership.names(result.name, "base", "text", "macros"))
@@ -730,16 +732,16 @@ def merge_models(result: NaiveBayes, sources: list[NaiveBayes]) -> None:
     result.invalidate()
 
 
-def same_tables(a: NaiveBayes, b: NaiveBayes) -> bool:
+def same_tables(a: ModelContext, b: ModelContext) -> bool:
     """Whether two model objects name the same tables (DuckDB names ignore case)."""
-    return a.con is b.con and a.tables["class_stats"].lower() == b.tables["class_stats"].lower()
+    return a.engine.connection is b.engine.connection and a.tables["class_stats"].lower() == b.tables["class_stats"].lower()
 
 
-def _read_stored(model: NaiveBayes) -> tuple[str, dict[str, Any], int]:
+def _read_stored(model: ModelContext) -> tuple[str, dict[str, Any], int]:
     """A term model's (input kind, options, n_documents), read from its own tables (those
     of an attached database too)."""
     try:
-        rows = model.pipeline.fetch("text/read_analyzer.sql", what="rows")
+        rows = pipeline_of(model).fetch("text/read_analyzer.sql", what="rows")
     except model.engine.missing_relation_errors:
         rows = []
     if not rows:
@@ -751,7 +753,7 @@ def _read_stored(model: NaiveBayes) -> tuple[str, dict[str, Any], int]:
     return kind, json.loads(options), n_documents
 
 
-def _check_mergeable(a: NaiveBayes, b: NaiveBayes, options_a: dict[str, Any],
+def _check_mergeable(a: ModelContext, b: ModelContext, options_a: dict[str, Any],
                      options_b: dict[str, Any]) -> None:
     """Term models merge only with the same family, hyperparameters, input options and
     kind of labels."""
@@ -776,11 +778,11 @@ def _check_mergeable(a: NaiveBayes, b: NaiveBayes, options_a: dict[str, Any],
 
 
 # ---------------------------------------------------------------------- scoring
-def compile_classes(model: NaiveBayes) -> dict[str, Any]:
+def compile_classes(model: ModelContext) -> dict[str, Any]:
     """Class labels and constants only: a term model's coefficients stay in the database."""
     meta = model.meta
-    classes = model.pipeline.fetch("read_params.sql", what="classes")
-    constants = dict(model.pipeline.fetch("read_params.sql", what="constants"))
+    classes = pipeline_of(model).fetch("read_params.sql", what="classes")
+    constants = dict(pipeline_of(model).fetch("read_params.sql", what="constants"))
     compiled = [{
         "index": index,
         "label_value": label,
@@ -800,7 +802,7 @@ def compile_classes(model: NaiveBayes) -> dict[str, Any]:
     return result
 
 
-def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
+def score_terms(model: ModelContext, source: Any, output: str, prefix: str | None,
                 prediction: str = "prediction") -> duckdb.DuckDBPyRelation:
     """Score a text source (or a long table) with a term model, as a lazy relation."""
     kind, options, _ = model.stored_input()
@@ -838,14 +840,16 @@ def score_terms(model: NaiveBayes, source: Any, output: str, prefix: str | None,
                        value_column=model.dialect.ident(columns.value), order=document,
                        keep=[document], a=None, column=None, chunks=False)
     return model.engine.lazy(
-        src, model.engine.render("text/score_terms.sql", **model.pipeline.context(**context)))
+        src, model.engine.render("text/score_terms.sql", **pipeline_of(model).context(**context)))
 
 
-def top_terms(model: NaiveBayes, n: int = 10) -> duckdb.DuckDBPyRelation:
-    """The ``n`` terms with the largest coefficient per class (class, term, coef)."""
+def top_terms(model: Any, n: int = 10) -> duckdb.DuckDBPyRelation:
+    """The ``n`` terms with the largest coefficient per class (class, term, coef);
+    ``model``: a text model or its context."""
+    model = as_context(model)
     _check_family(model, "top_terms")
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise InvalidParameterError(f"n must be a positive int, got {n!r}")
     _ = model.meta  # raises NotFittedError early
     return model.engine.relation(
-        model.engine.render("text/top_terms.sql", **model.pipeline.context(n=int(n))))
+        model.engine.render("text/top_terms.sql", **pipeline_of(model).context(n=int(n))))

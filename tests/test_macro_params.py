@@ -15,7 +15,7 @@ import pytest
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
 import sqlnb
-from sqlnb import scoring
+from sqlnb import compiler
 
 ORACLES = {"gaussian": GaussianNB, "multinomial": MultinomialNB, "complement": ComplementNB,
            "bernoulli": BernoulliNB, "categorical": CategoricalNB}
@@ -134,7 +134,7 @@ def test_predict_binds_the_lists_with_or_without_macros(family, sql_macros):
     load(con, "train", X, y)
     model = sqlnb.NaiveBayes("m", con=con, family=family, scoring="arrays",
                              sql_macros=sql_macros).fit("train", "y")
-    sql, _ = scoring.statement(model, "train", "proba")
+    sql, _ = compiler.statement(model, "train", "proba")
     assert "m_scoring_params" not in sql
     oracle = ORACLES[family]().fit(X, y)
     assert [r[-1] for r in model.predict("train").fetchall()] == oracle.predict(X).tolist()
@@ -151,7 +151,7 @@ def test_a_table_left_by_an_earlier_fit_is_not_read_after_a_fit_without_macros()
     sqlnb.NaiveBayes("m", con=con, scoring="arrays", sql_macros=False).fit("second", "y")
     model = sqlnb.load(con, "m")
     model.scoring = "arrays"
-    sql, _ = scoring.statement(model, "second")
+    sql, _ = compiler.statement(model, "second")
     assert "m_scoring_params" not in sql
     oracle = GaussianNB().fit(X[100:] + 3.0, y[100:])
     proba = np.array([r[-4:] for r in model.predict_proba("second").fetchall()])

@@ -17,7 +17,8 @@ from scipy.special import gammaln
 from sklearn.naive_bayes import BernoulliNB, ComplementNB, GaussianNB, MultinomialNB
 
 import sqlnb
-from sqlnb.scoring import COMPILED_MAX_TERMS, statement, strategy
+from sqlnb.compiler import statement
+from sqlnb.scoring import COMPILED_MAX_TERMS, strategy
 
 FEATURES = 300  # x 3 classes: far past COMPILED_MAX_TERMS, so "auto" takes the arrays
 
@@ -216,7 +217,7 @@ def test_a_wide_gaussian_past_the_cancellation_bound_is_scored_from_differences(
     X[:, 0] = y * 1000.0
     reference = GaussianNB().fit(X, y)
     model = sqlnb.NaiveBayes("stiff", con=con).fit(columns(X, y), "label")
-    assert not sqlnb.scoring._parameters(model)["expanded"]
+    assert not sqlnb.scoring._parameters(model.context)["expanded"]
     rows = X[:5].copy()
     rows[1, 17] = np.nan
     present = ~np.isnan(rows)

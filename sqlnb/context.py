@@ -1,0 +1,318 @@
+"""What the layers below the facade know of a model: a :class:`ModelContext`.
+
+The facade (:class:`sqlnb.NaiveBayes`) builds one context per model and hands it down;
+the flows, the compiler, the scoring and the ownership code take it instead of the facade
+and never call back into it. A context is a frozen value: the engine, the model's name,
+its family and settings, and the layout of its relation names by role (:func:`relations`,
+the one table of those names). What is read of the stored model — the metadata row, the
+scoring parameters, how a term model reads its input — is read lazily, once per model
+version, into the context's :class:`StoredState`, which the facade shares; a write says
+it changed the model by calling :meth:`ModelContext.invalidate` (the next use reads again).
+
+A context needs readers that live above it (the parameters of a text or ``family="auto"``
+model are read by :mod:`sqlnb.text` and :mod:`sqlnb.mixed`): the facade passes them as
+plain functions of a context (:class:`Readers`), so nothing here imports upwards.
+
+>>> import duckdb, sqlnb
+>>> con = duckdb.connect()
+>>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i * 1.0 AS x FROM range(8) r(i)")
+>>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
+>>> relations(model.engine, "demo")["class_stats"]
+'demo_class_stats'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import IncompatibleModelError, NotFittedError
+from .families import Family
+from .spec import SCHEMA_VERSION, ModelSpec, newer_schema_error
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .dialect import Dialect
+    from .engine import Engine
+
+# The relations of a model, by role: the role's name pattern ({name}: the model's name).
+# Every other module takes the names from here (quoted, through ``ModelContext.tables``).
+RELATIONS = {
+    "meta": "{name}_meta",
+    "class_stats": "{name}_class_stats",
+    "features": "{name}_features",
+    "feature_stats": "{name}_feature_stats",
+    "class_params": "{name}_class_params",
+    "feature_params": "{name}_feature_params",
+    # scratch tables of a write
+    "batch": "__sqlnb_batch_{name}",
+    "shifts": "__sqlnb_shifts_{name}",
+    # term models (text and long input): see sqlnb/text.py
+    "analyzer": "{name}_analyzer",
+    "vocabulary": "{name}_vocabulary",
+    "terms": "__sqlnb_terms_{name}",
+    # the parameters the scoring macros read (see sqlnb/macros.py)
+    "scoring_params": "{name}_scoring_params",
+}
+# The roles users and SQL clients see (``NaiveBayes.table_names``).
+USER_ROLES = ("meta", "class_stats", "features", "feature_stats", "class_params",
+              "feature_params")
+# The columns every metadata row has (a relation without them is no model's metadata).
+META_COLUMNS = {"schema_version", "model", "family", "params"}
+
+
+def relation_name(name: str, role: str) -> str:
+    """The unquoted name of model ``name``'s relation of ``role``."""
+    return RELATIONS[role].format(name=name)
+
+
+def relations(engine: Engine, name: str, catalog: str | None = None) -> dict[str, str]:
+    """Model ``name``'s relations by role, quoted for SQL (on Spark, in the engine's
+    database); ``catalog``: a database attached under that name."""
+    names = {role: engine.table(relation_name(name, role)) for role in RELATIONS}
+    if catalog is not None:
+        prefix = engine.dialect.ident(catalog)
+        names = {role: f"{prefix}.{quoted}" for role, quoted in names.items()}
+    return names
+
+
+@dataclass(eq=False)
+class StoredState:
+    """What was read of the stored model (None: not read yet), and the ownership record
+    of the write under way (see :mod:`sqlnb.ownership`). Shared by the contexts of one
+    model object."""
+
+    meta: dict[str, Any] | None = None
+    compiled: dict[str, Any] | None = None
+    term_input: tuple | None = None
+    spec: tuple[dict[str, Any], ModelSpec] | None = None
+    meta_kind: str | None = None  # the kind of relation holding the metadata
+    scoring_params_kind: str | None = None  # of the view the scoring macros read
+    owned_relations: set[str] | None = None
+    claimed_relations: list[str] | None = None
+    pipeline: Any = None  # the model's cached sqlnb.pipeline.Pipeline (pipeline.of)
+    pipeline_key: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Readers:
+    """How the stored parts above this layer are read, as plain functions of a context:
+    the scoring parameters (``parameters``, the groups included), how a term model reads
+    its input (``stored_input``) and the spec of a schema-1 model (``derive_kind``)."""
+
+    parameters: Callable[[ModelContext], dict[str, Any]]
+    stored_input: Callable[[ModelContext], tuple | None]
+    derive_kind: Callable[[ModelContext], dict[str, Any]]
+
+
+@dataclass(frozen=True, eq=False)
+class ModelContext:
+    """A model as the layers below the facade see it (see the module docstring)."""
+
+    engine: Engine
+    name: str
+    family: Family
+    readers: Readers
+    sql_macros: bool = True
+    scoring: str = "auto"
+    catalog: str | None = None  # a model of a database attached as ``catalog``
+    state: StoredState = field(default_factory=StoredState)
+    tables: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.tables:
+            object.__setattr__(self, "tables", relations(self.engine, self.name, self.catalog))
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.engine.dialect
+
+    def with_family(self, family: Family) -> ModelContext:
+        """The same model with another family (a search's candidate): nothing read is
+        shared."""
+        return dataclasses.replace(self, family=family, state=StoredState())
+
+    def renamed(self, name: str, **changes: Any) -> ModelContext:
+        """A model of another name on the same engine (nothing read is shared)."""
+        return dataclasses.replace(self, name=name, state=StoredState(), tables={},
+                                   **changes)
+
+    # ------------------------------------------------------------------ statements
+    def template_context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
+        """The template context of the model (or of one of its parts' ``family``)."""
+        return template_context(self.tables, self.name, family or self.family, **extra)
+
+    def render(self, template: str, **context: Any) -> str:
+        return self.engine.render(template, **self.template_context(**context))
+
+    def run(self, template: str, **context: Any) -> None:
+        self.engine.execute(self.render(template, **context))
+
+    def fetch(self, template: str, **context: Any) -> list[tuple]:
+        return self.engine.fetch(self.render(template, **context))
+
+    def fetch_with_names(self, template: str, **context: Any) -> tuple[list[str], list[tuple]]:
+        return self.engine.fetch_with_names(self.render(template, **context))
+
+    # ------------------------------------------------------------------ stored model
+    def invalidate(self) -> None:
+        """Forget what was read of the stored model (metadata, parameters, input kind): the
+        next use reads it again."""
+        self.state.meta = None
+        self.state.compiled = None
+        self.state.term_input = None
+        self.engine.forget_prepared()  # statements planned with what was read
+
+    @property
+    def cached_fitted_at(self) -> Any:
+        """When the model was written, as the cached metadata says; None when the metadata
+        or the parameters are not cached (see :func:`sqlnb.scoring.refresh`)."""
+        if self.state.meta is None or self.state.compiled is None:
+            return None
+        return self.state.meta["fitted_at"]
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The model's metadata row (family, hyperparameters, features, classes…)."""
+        if self.state.meta is None:
+            self.state.meta = self._read_meta()
+        return self.state.meta
+
+    def _read_meta(self) -> dict[str, Any]:
+        meta_name = relation_name(self.name, "meta")
+        local = self.catalog is None  # not a model of an attached database
+        rows: list[tuple] = []
+        names: list[str] = []
+        # the kind of relation holding it (ownership reads its record from a table), and
+        # of the parameter view the scoring macros read (asked in the same look)
+        params_name = relation_name(self.name, "scoring_params")
+        kinds = (self.engine.relations([meta_name.lower(), params_name.lower()], [])
+                 if local else {})
+        self.state.meta_kind = kinds.get(meta_name.lower())
+        self.state.scoring_params_kind = kinds.get(params_name.lower())
+        if local and self.state.meta_kind is None:
+            pass  # asked of the catalog: a failed read would abort a transaction
+        else:
+            try:
+                names, rows = self.fetch_with_names("read_meta.sql")
+            except self.engine.missing_relation_errors:
+                rows = []
+            if not META_COLUMNS <= set(names if rows else ()):
+                rows = []  # a table of that name, but not a model's metadata
+        if not rows:
+            raise NotFittedError(
+                f"model {self.name!r} is not fitted yet: call fit() before predicting"
+            )
+        meta = dict(zip(names, rows[0]))
+        meta.setdefault("spec", None)
+        if not isinstance(meta["schema_version"], int) or \
+                meta["schema_version"] > SCHEMA_VERSION:
+            # neither used nor rewritten: a newer layout may mean something else
+            raise newer_schema_error(self.name, meta["schema_version"])
+        try:
+            for key in ("params", "features", "classes"):
+                meta[key] = json.loads(meta[key])
+        except (TypeError, ValueError) as exc:
+            raise IncompatibleModelError(
+                f"model {self.name!r} has corrupt metadata ({key} in {meta_name}: {exc}): "
+                f"fit it again, or drop it (sqlnb.NaiveBayes({self.name!r}, con=con)"
+                ".drop())"
+            ) from None
+        return meta
+
+    @property
+    def spec(self) -> ModelSpec:
+        """What kind of model this is, as its metadata row says (see :mod:`sqlnb.spec`)."""
+        meta = self.meta
+        cached = self.state.spec
+        if cached is None or cached[0] is not meta:
+            cached = self.state.spec = (
+                meta, ModelSpec.from_meta(meta, derive=lambda: self.readers.derive_kind(self)))
+        return cached[1]
+
+    def stored_input(self) -> tuple | None:
+        """For a term model, how it reads its input (kind, options, n_documents)."""
+        if self.state.term_input is None:
+            self.state.term_input = self.readers.stored_input(self) or ()
+        return self.state.term_input or None
+
+    def parameters(self) -> dict[str, Any]:
+        """Read the (small) parameter views once, for the per-class scoring expressions.
+
+        Everything scoring needs (metadata, groups, parameters) is read in one read
+        transaction, so a refit committed by another cursor meanwhile is either wholly
+        seen or not at all (see ``Engine.snapshot``)."""
+        if self.state.compiled is not None:
+            return self.state.compiled
+        with self.engine.snapshot():
+            self.state.meta = None
+            self.state.term_input = None
+            try:
+                compiled = self.readers.parameters(self)
+            except self.engine.missing_relation_errors as exc:
+                # the meta row is there, but a table or view it needs is not
+                raise IncompatibleModelError(
+                    f"model {self.name!r} is incomplete, a relation it needs is missing "
+                    f"({str(exc).splitlines()[0]}): fit it again, or drop it"
+                ) from None
+        self.state.compiled = compiled
+        return compiled
+
+    @property
+    def families_(self) -> dict[str, str]:
+        """Each feature's family: the model's family, or for ``family="auto"`` the column's."""
+        return {f["name"]: f.get("family", self.meta["family"]) for f in self.meta["features"]}
+
+    @property
+    def features_(self) -> list[str]:
+        return [f["name"] for f in self.meta["features"]]
+
+    @property
+    def classes_(self) -> list[Any]:
+        """The class labels in sorted order, as DuckDB returns them."""
+        return [label for _, label, _ in self.parameters()["classes"]]
+
+    @property
+    def target(self) -> str:
+        return self.meta["target"]
+
+
+def template_context(tables: dict[str, str], name: str, family: Family,
+                     **extra: Any) -> dict[str, Any]:
+    """The context every model template is rendered in: its relations (``t``), name and
+    the facts of ``family`` (the model's or one of its parts')."""
+    return {
+        "t": tables,
+        "model": name,
+        "family_name": family.name,
+        "family_template": family.template,
+        "family_has_batch": family.has_batch,
+        "family_long_batch": family.long_batch,
+        "family_has_batch_checks": family.has_batch_checks,
+        "family_statistics_shape": family.statistics_shape,
+        "family_scoring_parameters": family.scoring_parameters,
+        "p": family.params,
+        **extra,
+    }
+
+
+
+def as_context(model: Any) -> ModelContext:
+    """The context of ``model``: a context itself, or a model object (what users pass to
+    the few functions below the facade they call, such as :func:`sqlnb.text.top_terms`)."""
+    return model if isinstance(model, ModelContext) else model.context
+
+
+def refuse_newer(context: ModelContext) -> None:
+    """A model of this name written by a newer sqlnb is not overwritten either."""
+    context.state.meta = None
+    try:
+        _ = context.meta
+    except NotFittedError:
+        pass
+    except IncompatibleModelError as exc:
+        if exc.newer:
+            raise
+    context.state.meta = None
