@@ -8,7 +8,7 @@ routed standalone statement), ``to_sql`` the standalone statement (``standalone_
 in any dialect) and ``macros_sql`` the persisted scoring macros (``scoring_macros.sql``;
 :mod:`sqlnb.macros` creates and drops them). :mod:`sqlnb.scoring` picks between this
 ``compiled`` statement and the ``arrays`` one. Text and mixed models compile their classes
-in :mod:`sqlnb.text` and :mod:`sqlnb.mixed` (``NaiveBayes.read_parameters`` dispatches).
+in :mod:`sqlnb.text` and :mod:`sqlnb.mixed` (``sqlnb.parts.read_parameters`` dispatches).
 
 >>> import duckdb, sqlnb
 >>> con = duckdb.connect()

@@ -129,11 +129,6 @@ class ModelContext:
     def dialect(self) -> Dialect:
         return self.engine.dialect
 
-    def with_family(self, family: Family) -> ModelContext:
-        """The same model with another family (a search's candidate): nothing read is
-        shared."""
-        return dataclasses.replace(self, family=family, state=StoredState())
-
     def renamed(self, name: str, **changes: Any) -> ModelContext:
         """A model of another name on the same engine (nothing read is shared)."""
         return dataclasses.replace(self, name=name, state=StoredState(), tables={},

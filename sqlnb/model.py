@@ -158,27 +158,10 @@ class NaiveBayes:
         """The model's relations, by role, unquoted (for users and SQL clients)."""
         return {role: f"{self.name}_{role}" for role in USER_ROLES}
 
-    def scratch(self, name: str, **params: Any) -> NaiveBayes:
-        """A new, unfitted model called ``name`` with this model's family and hyperparameters
-        (``params`` override some), on the same engine and without scoring macros (e.g. for a
-        cross-validation fold).
-
-        >>> model.scratch("trial").family.params == model.family.params  # doctest: +SKIP
-        True
-        """
-        return NaiveBayes(name, con=self.engine, family=self.family.name, sql_macros=False,
-                          **{**self.family.params, **params})
-
     def invalidate(self) -> None:
         """Forget what was read of the stored model (metadata, parameters, input kind): the
         next use reads it again."""
         self.context.invalidate()
-
-    @property
-    def cached_fitted_at(self) -> Any:
-        """When the model was written, as the cached metadata says; None when the metadata
-        or the parameters are not cached (see :func:`sqlnb.scoring.refresh`)."""
-        return self.context.cached_fitted_at
 
     @property
     def pipeline(self) -> Pipeline:
@@ -210,7 +193,7 @@ class NaiveBayes:
         ``text_options`` are scikit-learn's ``CountVectorizer`` options (and, with
         ``tfidf=True``, ``TfidfVectorizer``'s). See :mod:`sqlnb.text`.
         """
-        self.refuse_newer()
+        refuse_newer(self.context)
         if text is not None or text_options:
             require_duckdb(self.engine, "text")
             if text is None or features is not None:
@@ -246,10 +229,6 @@ class NaiveBayes:
         self.n_skipped_ = report_skipped(target, n_rows - n_labelled)
         return self
 
-    def refuse_newer(self) -> None:
-        """A model of this name written by a newer sqlnb is not overwritten either."""
-        refuse_newer(self.context)
-
     def fit_long(self, entries: Any, target: str, *, labels: Any = None,
                  weight: str | None = None, document: str = "document",
                  feature: str = "feature", value: str = "value") -> NaiveBayes:
@@ -277,14 +256,10 @@ class NaiveBayes:
 
     def _require_column_model(self, what: str) -> None:
         """Text and long (term) models are scored by a join, not by per-column SQL."""
-        if self.stored_input():
+        if self.context.stored_input():
             raise InvalidParameterError(
                 f"{what} is not available for text or long-input models yet"
             )
-
-    def stored_input(self) -> tuple | None:
-        """For a term model, how it reads its input (kind, options, n_documents)."""
-        return self.context.stored_input()
 
     def fit_sparse(
         self,
@@ -475,10 +450,6 @@ class NaiveBayes:
         seen or not at all (see ``Engine.snapshot``)."""
         return self.context.parameters()
 
-    def read_parameters(self) -> dict[str, Any]:
-        """The per-class scoring parameters, read now (see :mod:`sqlnb.compiler`)."""
-        return parts.read_parameters(self.context)
-
     def score_sql(self, source_sql: str, output: str, keep: list[str],
                   prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
         """The scoring statement for a FROM-clause fragment (used by ``predict*``).
@@ -495,7 +466,7 @@ class NaiveBayes:
         table itself (the scikit-learn facade reads it without a relation around it)."""
         scoring_strategies.refresh(self.context)  # another cursor may have refitted the model
         self.parameters()  # metadata and parameters, read together
-        if self.stored_input():
+        if self.context.stored_input():
             from .text import score_terms
             return score_terms(self.context, source, output, OUTPUTS[output])
         # a small Arrow table is first looked at without registering it: the arrays
@@ -526,7 +497,7 @@ class NaiveBayes:
     def _checked_columns(self, src: Source, output: str) -> dict[str, str]:
         """Refuse a source lacking a feature, of a type the family cannot read, or with a
         column the result would add again (``src`` released first); the expressions that
-        read coerced categorical columns (see :meth:`coerced_columns`)."""
+        read coerced categorical columns (see :func:`sqlnb.scoring.coerced_columns`)."""
         meta = self.meta
         missing = [f for f in self.features_ if f not in src.columns]
         missing += grouping.missing_group_columns(self.context, src.columns)

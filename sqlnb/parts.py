@@ -107,7 +107,7 @@ def write(model: ModelContext, src: Source, spec: dict[str, Any], *, sign: int =
     """A fit (``stored`` None and no update: :meth:`NaiveBayes.fit`), ``partial_fit``
     (``sign=1``) or ``forget`` (``sign=-1``) of a model with parts or groups, inside the
     caller's transaction. ``stored``: the metadata before the update (None: the model is
-    created); ``spec``: the batch's input specification (``NaiveBayes.input_spec``)."""
+    created); ``spec``: the batch's input specification (:func:`input_spec`)."""
     features, groups = spec["features"], spec.get("groups") or []
     class_type = stored["target_type"] if stored else spec["target_type"]
     if stored is not None:

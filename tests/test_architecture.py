@@ -159,8 +159,8 @@ def _private_uses(tree: ast.AST) -> list[tuple[int, str]]:
 
 def test_no_module_calls_or_reads_another_modules_private_names():
     """A private name of one sqlnb module (a method, a cache) is used by that module only:
-    other modules go through public methods (``model.pipeline``, ``model.parameters()``,
-    ``model.invalidate()``...), never ``model._run`` or ``model._meta = None``."""
+    other modules go through public methods (``context.parameters()``,
+    ``context.invalidate()``...), never ``model._run`` or ``model._meta = None``."""
     trees = {path.name: ast.parse(path.read_text())
              for path in sorted((ROOT / "sqlnb").glob("*.py"))}
     defined = {name: _private_names_defined(tree) for name, tree in trees.items()}
@@ -176,3 +176,63 @@ def test_the_private_use_check_sees_a_call_on_another_object():
                      "    getattr(model, '_meta', None)\n")
     assert sorted(_private_uses(tree)) == [(2, "_run"), (4, "_meta")]
     assert _private_names_defined(tree) == {"_cache"}
+
+
+def _layers() -> list[list[str]]:
+    """The layers contract of pyproject.toml, top first: each layer's module names."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"]
+                    if c["type"] == "layers")
+    return [[m.strip() for m in layer.split("|")] for layer in contract["layers"]]
+
+
+def _below(module: str) -> list[str]:
+    layers = _layers()
+    at = next(i for i, layer in enumerate(layers) if module in layer)
+    return [m for layer in layers[at + 1:] for m in layer]
+
+
+def _facade_uses(source: str, filename: str) -> list[str]:
+    """Where a module imports ``sqlnb.model`` (under ``TYPE_CHECKING`` too) or names
+    ``NaiveBayes`` in code (docstrings and comments aside)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = {alias.name for alias in node.names}
+            if (node.level > 0 and (module == "model" or (not module and "model" in names))) \
+                    or module == "sqlnb.model" or (module == "sqlnb" and "model" in names) \
+                    or "NaiveBayes" in names:
+                found.append(f"{filename}:{node.lineno}")
+        elif isinstance(node, ast.Import):
+            if any(alias.name == "sqlnb.model" for alias in node.names):
+                found.append(f"{filename}:{node.lineno}")
+        elif (isinstance(node, ast.Name) and node.id == "NaiveBayes") or \
+                (isinstance(node, ast.Attribute) and node.attr == "NaiveBayes"):
+            found.append(f"{filename}:{node.lineno}")
+    return sorted(set(found), key=lambda hit: int(hit.rsplit(":", 1)[1]))
+
+
+def test_no_module_below_the_facade_knows_the_facade():
+    """The layers below ``sqlnb.model`` take a :class:`sqlnb.context.ModelContext`: none
+    imports the facade's module, even for annotations, or names ``NaiveBayes``."""
+    below = _below("sqlnb.model")
+    assert "sqlnb.ownership" in below and "sqlnb.search" in below and "sqlnb.context" in below
+    found = [hit for module in below
+             for hit in _facade_uses((ROOT / (module.replace(".", "/") + ".py")).read_text(),
+                                     module)]
+    assert found == []
+
+
+def test_the_facade_check_sees_imports_and_names():
+    source = ('"""A docstring naming NaiveBayes is fine."""\n'
+              "from typing import TYPE_CHECKING\n"
+              "if TYPE_CHECKING:\n    from .model import NaiveBayes\n"
+              "from . import model\n"
+              "import sqlnb.model\n"
+              "def f(m: 'x') -> None:\n    return sqlnb.NaiveBayes('m')\n"
+              "def g(m: NaiveBayes) -> None:\n    pass\n"
+              "from .context import ModelContext\n")
+    assert _facade_uses(source, "x") == ["x:4", "x:5", "x:6", "x:8", "x:9"]

@@ -306,7 +306,7 @@ def test_dropping_a_model_releases_its_cached_parameters(con):
     model.predict(frame_of(X[:1])).fetchall()
     model.drop()
 
-    assert model.cached_fitted_at is None
+    assert model.context.cached_fitted_at is None
     with pytest.raises(sqlnb.errors.NotFittedError):
         model.predict(frame_of(X[:1]))
 
