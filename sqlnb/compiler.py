@@ -28,7 +28,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
-from .context import as_context
+from .context import as_context, relation_name
 from .dialect import Dialect, dialect_named
 from .errors import InvalidParameterError, UnsupportedError
 from .grouping import group_parameter_table
@@ -66,7 +66,7 @@ def macro_names(name: str) -> dict[str, str]:
 
 def params_table_name(name: str) -> str:
     """The unquoted name of the table the array-form macros read: ``<name>_scoring_params``."""
-    return f"{name}_scoring_params"
+    return relation_name(name, "scoring_params")
 
 
 def read_parameters(model: ModelContext) -> dict[str, Any]:

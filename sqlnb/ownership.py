@@ -20,15 +20,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .context import META_COLUMNS
+from .context import META_COLUMNS, USER_ROLES
 from .errors import NameConflictError
 from .families import FAMILIES, PART_FAMILIES
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import ModelContext
 
-BASE_ROLES = ("meta", "class_stats", "features", "feature_stats", "class_params",
-              "feature_params")
+BASE_ROLES = USER_ROLES  # sqlnb/context.py names every relation of a role
 TEXT_ROLES = ("analyzer", "vocabulary")
 GROUP_ROLES = ("group_columns", "group_class_stats", "group_feature_stats",
                "group_class_params", "group_feature_params")
