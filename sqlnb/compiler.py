@@ -14,9 +14,9 @@ in :mod:`sqlnb.text` and :mod:`sqlnb.mixed` (``sqlnb.parts.read_parameters`` dis
 >>> con = duckdb.connect()
 >>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i * 1.0 AS x FROM range(6) r(i)")
 >>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
->>> [c["label_value"] for c in read_parameters(model)["compiled"]]
+>>> [c["label_value"] for c in read_parameters(model.context)["compiled"]]
 [0, 1]
->>> to_sql(model, "t").startswith("--")
+>>> to_sql(model.context, "t").startswith("--")
 True
 """
 

@@ -17,8 +17,11 @@ plain functions of a context (:class:`Readers`), so nothing here imports upwards
 >>> con = duckdb.connect()
 >>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i * 1.0 AS x FROM range(8) r(i)")
 >>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
->>> relations(model.engine, "demo")["class_stats"]
-'demo_class_stats'
+>>> context = model.context
+>>> context.tables["class_stats"], relation_name("demo", "class_stats")
+('"demo_class_stats"', 'demo_class_stats')
+>>> context.classes_, context.meta["target"]
+([0, 1], 'y')
 """
 
 from __future__ import annotations
