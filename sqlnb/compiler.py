@@ -68,6 +68,58 @@ def params_table_name(name: str) -> str:
     return f"{name}_scoring_params"
 
 
+# A categorical feature with more categories than this is scored by a join with a relation
+# of its coefficients, one row per category (where the dialect can: DuckDB), not by an
+# expression naming them: DuckDB plans an ENUM of 50,000 keys in ~1 s, in every statement,
+# and the join of 50,000 rows with 50,000 categories takes ~0.1 s (docs/scoring.md).
+INLINE_MAX_CATEGORIES = 2000
+
+
+def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
+                   limit: int | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``classes`` (compiled, in class order) whose categorical terms of more than
+    ``limit`` (default ``INLINE_MAX_CATEGORIES``) categories read their coefficient from a
+    joined relation (``term["lookup"]``: the columns ``key`` and ``value`` of the class),
+    and those relations (``lookups``: the column that joins, the categories as one JSON
+    text, one coefficient list per class) for ``scoring_helpers.sql``'s ``lookup_joins``.
+    Nothing changes where the dialect has no such join or no feature is that wide."""
+    limit = INLINE_MAX_CATEGORIES if limit is None else limit
+    if not dialect.joins_lookups:
+        return classes, []
+    lookups: dict[str, dict[str, Any]] = {}
+
+    def joined(terms: list[dict[str, Any]], j: int) -> list[dict[str, Any]]:
+        out = []
+        for term in terms:
+            keys = term.get("sorted_categories")
+            if keys is None or len(keys) <= limit:
+                out.append(term)
+                continue
+            found = lookups.get(term["name"])
+            if found is None:
+                name = f"__sqlnb_lookup_{len(lookups)}"
+                found = lookups[term["name"]] = {
+                    "name": name, "column": term["column"], "key": dialect.ident(name + "_key"),
+                    "keys": json.dumps(list(keys), ensure_ascii=False),
+                    "coefs": [None] * len(classes),
+                    "values": [dialect.ident(f"{name}_c{i}") for i in range(len(classes))]}
+            found["coefs"][j] = term["sorted_coefs"]
+            out.append({**term, "lookup": {"key": found["key"], "value": found["values"][j]}})
+        return out
+
+    result = []
+    for j, c in enumerate(classes):
+        c = {**c, "terms": joined(c["terms"], j)}
+        if c.get("parts"):
+            c["parts"] = [{**part, "c": {**part["c"], "terms": joined(part["c"]["terms"], j)}}
+                          for part in c["parts"]]
+            c["chunks"] = [c]
+        else:
+            c = with_chunks(c)
+        result.append(c)
+    return result, list(lookups.values())
+
+
 def read_parameters(model: NaiveBayes) -> dict[str, Any]:
     """The model's classes and, per class, its constant and scoring terms (feature order),
     for a model of one family over columns."""
@@ -107,7 +159,9 @@ def score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
     dialect = model.dialect
     prefix = OUTPUTS[output]
     classes = []
-    for c in (with_columns(c, columns) for c in compiled["compiled"]):
+    joined, lookups = joined_lookups([with_columns(c, columns) for c in compiled["compiled"]],
+                                     dialect)
+    for c in joined:
         out = None if prefix is None else dialect.ident(f"{prefix}{c['label_value']}")
         classes.append({**c, "output": out})
     plain, guarded = plain_classes(classes)
@@ -119,6 +173,7 @@ def score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
         classes=plain,
         robust=classes if guarded else None,
         prediction=dialect.ident(prediction),
+        lookups=lookups,
     )
 
 
@@ -226,9 +281,15 @@ def macros_sql(model: NaiveBayes, *, arrays: bool) -> str:
         grouped = bool(model.parameters().get("groups"))
         references = len(model.meta["features"]) * len(model.parameters()["classes"])
         row = ROW_ONCE if grouped or references > DIRECT_REFERENCES else ROW
-        classes = compiled_classes(model, row=row)
+        lookups: list[dict[str, Any]] = []
+        if not grouped:  # wide categorical features: a join, in a subquery naming the row
+            classes, lookups = joined_lookups(compiled_classes(model, row=ROW_ONCE),
+                                              model.dialect)
+            row = ROW_ONCE if lookups else row
+        if not lookups:
+            classes = compiled_classes(model, row=row)
         group_table = group_parameter_table(model, row=row) if grouped else None
-        form = {"row": row, "row_once": row == ROW_ONCE,
+        form = {"row": row, "row_once": row == ROW_ONCE, "lookups": lookups,
                 "grouped_model": group_table is not None, "group_table": group_table}
     keys = [c["key"].lower() for c in classes]
     clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
@@ -367,6 +428,9 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
     group_table = group_parameter_table(model, columns=columns)
     classes = compiled_classes(model, output_prefix=output_prefix, columns=columns,
                                dialect=dialect)
+    lookups: list[dict[str, Any]] = []
+    if group_table is None:
+        classes, lookups = joined_lookups(classes, dialect)
     if group_table is not None:
         for c in classes:
             c["group_model"] = group_table["models"][c["index"]]
@@ -382,6 +446,7 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
             classes=classes,
             grouped_model=group_table is not None,
             group_table=group_table,
+            lookups=lookups,
             prediction=dialect.ident(prediction),
             n_features=len(meta["features"]),
             fitted_at=str(meta["fitted_at"])[:19],
