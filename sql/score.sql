@@ -48,4 +48,4 @@ WITH joint AS (
     {% endfor %}
     FROM {{ from_source | trim }}
 {% endif %}
-{{ outputs(classes, keep, output, prediction, ('__sqlnb_order' if lookups else none)) }}
+{{ outputs(classes, keep, output, prediction, ('__sqlnb_order' if lookups and not keep_order | default(false) else none)) }}

@@ -156,16 +156,29 @@ def score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
     if compiled.get("groups"):  # per-group models: rows are routed to their group
         return scoring_sql(model, source_sql, output, prediction=prediction,
                                   output_prefix=OUTPUTS[output], columns=columns)
+    return classes_score_sql(model, compiled["compiled"], source_sql, output, keep,
+                             OUTPUTS[output], prediction=prediction, columns=columns)[0]
+
+
+def classes_score_sql(model: NaiveBayes, compiled_classes: list[dict[str, Any]],
+                      source_sql: str, output: str, keep: list[str],
+                      output_prefix: str | None, prediction: str = "prediction",
+                      columns: dict[str, str] | None = None,
+                      keep_order: bool = False) -> tuple[str, bool]:
+    """``score.sql`` over ``compiled_classes`` (the model's, or some of a mixed model's
+    parts), and whether it numbered the rows (``__sqlnb_order``, for joined categorical
+    lookups): with ``keep_order`` that column is kept and the rows are not sorted, for an
+    enclosing statement that sorts them."""
     dialect = model.dialect
-    prefix = OUTPUTS[output]
     classes = []
-    joined, lookups = joined_lookups([with_columns(c, columns) for c in compiled["compiled"]],
+    joined, lookups = joined_lookups([with_columns(c, columns) for c in compiled_classes],
                                      dialect)
     for c in joined:
-        out = None if prefix is None else dialect.ident(f"{prefix}{c['label_value']}")
+        out = (None if output_prefix is None
+               else dialect.ident(f"{output_prefix}{c['label_value']}"))
         classes.append({**c, "output": out})
     plain, guarded = plain_classes(classes)
-    return model.pipeline.render(
+    sql = model.pipeline.render(
         "score.sql",
         source=source_sql,
         output=output,
@@ -174,7 +187,9 @@ def score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
         robust=classes if guarded else None,
         prediction=dialect.ident(prediction),
         lookups=lookups,
+        keep_order=keep_order,
     )
+    return sql, bool(lookups)
 
 
 def with_columns(c: dict[str, Any], columns: dict[str, str] | None) -> dict[str, Any]:
