@@ -1,8 +1,9 @@
--- Score {{ source | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes):
+-- Score {{ source | truncate(200) | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes):
 -- one joint log-likelihood expression per class, then {{ output | comment }}.
 {% import family_template as family %}
-{% from 'scoring_helpers.sql' import chunked, outputs, lookup_joins %}
+{% from 'scoring_helpers.sql' import chunked, outputs, lookup_joins, position_columns %}
 {% set lookups = lookups | default([]) %}
+{% set positions = positions | default([]) %}
 {#- categorical features scored by a join (see compiler.joined_lookups): the rows are
     numbered first, and put back in their order at the end -#}
 {% set from_source %}
@@ -16,6 +17,17 @@
 {{ source }}
 {%- endif %}
 {% endset %}
+{% if positions %}
+{#- each inline categorical feature's position, once per row (every class reads it) -#}
+{% set from_source %}
+(
+        SELECT
+            *,
+{{ position_columns(positions) | trim }}
+        FROM {{ from_source | trim }}
+    ) AS __sqlnb_coded
+{%- endset %}
+{% endif %}
 {% set keep = keep + (['__sqlnb_order'] if lookups else []) %}
 {% if robust %}
 WITH raw AS (

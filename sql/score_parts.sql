@@ -1,4 +1,4 @@
--- Score {{ source | comment }} with model {{ model | comment }} (one distribution per column), part
+-- Score the rows below with model {{ model | comment }} (one distribution per column), part
 -- by part: each level below adds the joint log-likelihoods of some of the model's parts, as
 -- the statement of that family alone computes them; this one sums them and gives {{ output | comment }}.
 {% from 'scoring_helpers.sql' import outputs %}

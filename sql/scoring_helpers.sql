@@ -29,6 +29,15 @@
 {% endfor %}
 {% endmacro %}
 
+{#- The position of the row's category among each inline categorical feature's sorted
+    categories (compiler.coded_positions), one column per feature, read by every class:
+    1..n for a known category, n + 1 for a missing value, n + 2 for an unseen one. -#}
+{% macro position_columns(positions) %}
+{% for f in positions %}
+        {{ sql.category_position(sql.as_text(f.column), f['keys']) }} AS {{ f.name }}{{ "," if not loop.last }}
+{% endfor %}
+{% endmacro %}
+
 {% macro class_jll(family, c, p) %}
 {% if c.group_model %}
 CASE

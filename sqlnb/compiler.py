@@ -120,6 +120,45 @@ def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
     return result, list(lookups.values())
 
 
+def coded_positions(classes: list[dict[str, Any]],
+                    dialect: Dialect) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``classes`` whose categorical terms written inline (not joined) read the row's
+    category's position from a column computed once per row and feature
+    (``term["position"]``), and those columns (``positions``: name, the column read, the
+    sorted categories) for ``scoring_helpers.sql``'s ``position_columns``: DuckDB binds
+    and plans a feature's ENUM once instead of once per class."""
+    if not dialect.joins_lookups:
+        return classes, []
+    positions: dict[str, dict[str, Any]] = {}
+
+    def coded(terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for term in terms:
+            keys = term.get("sorted_categories")
+            if not keys or term.get("lookup"):
+                out.append(term)
+                continue
+            found = positions.get(term["name"])
+            if found is None:
+                found = positions[term["name"]] = {
+                    "name": dialect.ident(f"__sqlnb_position_{len(positions)}"),
+                    "column": term["column"], "keys": keys}
+            out.append({**term, "position": found["name"]})
+        return out
+
+    result = []
+    for c in classes:
+        c = {**c, "terms": coded(c["terms"])}
+        if c.get("parts"):
+            c["parts"] = [{**part, "c": {**part["c"], "terms": coded(part["c"]["terms"])}}
+                          for part in c["parts"]]
+            c["chunks"] = [c]
+        else:
+            c = with_chunks(c)
+        result.append(c)
+    return result, list(positions.values())
+
+
 def read_parameters(model: NaiveBayes) -> dict[str, Any]:
     """The model's classes and, per class, its constant and scoring terms (feature order),
     for a model of one family over columns."""
@@ -173,6 +212,7 @@ def classes_score_sql(model: NaiveBayes, compiled_classes: list[dict[str, Any]],
     classes = []
     joined, lookups = joined_lookups([with_columns(c, columns) for c in compiled_classes],
                                      dialect)
+    joined, positions = coded_positions(joined, dialect)
     for c in joined:
         out = (None if output_prefix is None
                else dialect.ident(f"{output_prefix}{c['label_value']}"))
@@ -187,6 +227,7 @@ def classes_score_sql(model: NaiveBayes, compiled_classes: list[dict[str, Any]],
         robust=classes if guarded else None,
         prediction=dialect.ident(prediction),
         lookups=lookups,
+        positions=positions,
         keep_order=keep_order,
     )
     return sql, bool(lookups)

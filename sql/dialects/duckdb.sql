@@ -59,3 +59,19 @@ coalesce({{ coefs | doubles }}[{{ position }}], CASE WHEN {{ x }} IS NULL THEN {
 CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE {{ otherwise }} END
 {%- endif -%}
 {%- endmacro %}
+
+
+{#- ``lookup_sorted``'s position, computed once per row and feature (score.sql): 1..n for
+    a known key, n + 1 for NULL, n + 2 for any other value. -#}
+{% macro category_position(x, keys) -%}
+coalesce(enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | lits }}))) + 1, CASE WHEN {{ x }} IS NULL THEN {{ keys | length + 1 }} ELSE {{ keys | length + 2 }} END)
+{%- endmacro %}
+
+{#- ``lookup_sorted`` given that position (a column). -#}
+{% macro lookup_position(position, x, keys, coefs, otherwise, missing, constant=false, missing_value=0.0, otherwise_value=0.0) -%}
+{%- if constant -%}
+{{ (coefs + [missing_value, otherwise_value]) | doubles }}[{{ position }}]
+{%- else -%}
+coalesce({{ coefs | doubles }}[{{ position }}], CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE {{ otherwise }} END)
+{%- endif -%}
+{%- endmacro %}

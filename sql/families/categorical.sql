@@ -232,6 +232,10 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {#- joined with a relation of the feature's coefficients, one row per category (see
     compiler.joined_lookups): no category in the expression -#}
 CASE WHEN {{ sql.as_text(term.column) }} IS NULL THEN {{ missing }} WHEN {{ term.lookup.key }} IS NULL THEN {{ unseen }} ELSE {{ term.lookup.value }} END
+{%- elif term.position is defined and term.position -%}
+{# the position was computed once per row and feature (score.sql) #}
+{{ sql.lookup_position(term.position, sql.as_text(term.column), term.sorted_categories, term.sorted_coefs,
+                       unseen, missing, constant, 0.0, 0.0 if p.unseen == 'ignore' else term.unseen) }}
 {%- elif term.sorted_categories is defined -%}
 {# the same category order for every class, so the engine computes the lookup's position
    once per row and feature, not once per class #}
