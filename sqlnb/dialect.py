@@ -181,7 +181,7 @@ class Dialect:
         engine parses once, where a list of literals is one constant per number to bind
         (a wide categorical model's statement planned in seconds). ``repr`` gives the
         shortest digits that read back as the same double (``inf``, ``nan`` included)."""
-        return f"CAST({self.string('[' + ', '.join(map(repr, map(float, values))) + ']')} AS DOUBLE[])"
+        return _double_list(self, tuple(map(float, values)))
 
     def lits(self, values: Any) -> str:
         """Literals of ``values``, comma-separated (a category list: one call, not one
@@ -213,6 +213,13 @@ class Dialect:
 
 
 DUCKDB = Dialect()
+
+
+@functools.lru_cache(maxsize=256)
+def _double_list(dialect: Dialect, values: tuple[float, ...]) -> str:
+    """``Dialect.doubles``, remembered: predict, the macros and ``to_sql`` write the same
+    lists."""
+    return f"CAST({dialect.string('[' + ', '.join(map(repr, values)) + ']')} AS DOUBLE[])"
 
 
 @functools.lru_cache(maxsize=64)

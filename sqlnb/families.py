@@ -400,12 +400,18 @@ class Categorical(Discrete):
         keys: dict[str, tuple[str, ...]] = {}
         for by_feature in terms.values():
             for name, term in by_feature.items():
-                coefs = dict(term.get("categories", []))
+                pairs = term.get("categories", [])
+                categories = tuple(category for category, _ in pairs)
                 shared = keys.get(name)
-                if shared is None or len(shared) != len(coefs):
-                    shared = keys[name] = tuple(sorted(coefs))
+                if shared is None:  # read_params.sql orders them: no sort here
+                    shared = keys[name] = categories
+                if shared == categories:
+                    coefs = [float(coef) for _, coef in pairs]
+                else:  # every class must list the coefficients in the same order
+                    by_category = dict(pairs)
+                    coefs = [float(by_category[category]) for category in shared]
                 term["sorted_categories"] = shared
-                term["sorted_coefs"] = [float(coefs[k]) for k in shared]
+                term["sorted_coefs"] = coefs
         return terms
     constraints: ClassVar[dict[str, list[Any]]] = {
         **Discrete.constraints,
