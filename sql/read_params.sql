@@ -7,5 +7,6 @@ ORDER BY 1
 SELECT class_index, class, log_prior FROM {{ t.class_params }} ORDER BY class_index
 {% else %}
 {{ family.read_params(t) }}
-ORDER BY 1, 2
+-- (a categorical term's categories in the same order in every class)
+ORDER BY 1, 2, 3
 {% endif %}

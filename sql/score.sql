@@ -1,7 +1,34 @@
--- Score {{ source | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes):
+-- Score {{ source | truncate(200) | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes):
 -- one joint log-likelihood expression per class, then {{ output | comment }}.
 {% import family_template as family %}
-{% from 'scoring_helpers.sql' import chunked, outputs %}
+{% from 'scoring_helpers.sql' import chunked, outputs, lookup_joins, position_columns %}
+{% set lookups = lookups | default([]) %}
+{% set positions = positions | default([]) %}
+{#- categorical features scored by a join (see compiler.joined_lookups): the rows are
+    numbered first, and put back in their order at the end -#}
+{% set from_source %}
+{% if lookups %}
+(
+        SELECT *
+        FROM (SELECT *, row_number() OVER () AS __sqlnb_order FROM {{ source }}) AS __sqlnb_source
+    {{ lookup_joins(lookups) | trim }}
+    ) AS __sqlnb_joined
+{%- else %}
+{{ source }}
+{%- endif %}
+{% endset %}
+{% if positions %}
+{#- each inline categorical feature's position, once per row (every class reads it) -#}
+{% set from_source %}
+(
+        SELECT
+            *,
+{{ position_columns(positions) | trim }}
+        FROM {{ from_source | trim }}
+    ) AS __sqlnb_coded
+{%- endset %}
+{% endif %}
+{% set keep = keep + (['__sqlnb_order'] if lookups else []) %}
 {% if robust %}
 WITH raw AS (
     -- each class's log-likelihood on the raw values: a NaN in a floating-point column
@@ -11,7 +38,7 @@ WITH raw AS (
     {% for c in classes %}
         {{ chunked(family, c, p) | trim }} AS {{ ('__sqlnb_raw_' ~ c.index) | ident }}{{ "," if not loop.last }}
     {% endfor %}
-    FROM {{ source }}
+    FROM {{ from_source | trim }}
 ), joint AS (
     SELECT
     {% for column in keep %}
@@ -31,6 +58,6 @@ WITH joint AS (
     {% for c in classes %}
         {{ chunked(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
     {% endfor %}
-    FROM {{ source }}
+    FROM {{ from_source | trim }}
 {% endif %}
-{{ outputs(classes, keep, output, prediction) }}
+{{ outputs(classes, keep, output, prediction, ('__sqlnb_order' if lookups and not keep_order | default(false) else none)) }}

@@ -1,4 +1,4 @@
--- Score {{ source | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes),
+-- Score {{ source | truncate(200) | comment }} with model {{ model | comment }} ({{ family_name | comment }} naive Bayes),
 -- parameters as bound lists ($n), in one level over the source: the row's features become
 -- one list, named once by a one-element list_transform (a `let`), and each class's joint
 -- log-likelihood is one list function over it.{% if keep %} The input's columns pass through once, as

@@ -13,6 +13,31 @@
 {% endfor %}
 {% endmacro %}
 
+{#- The relations of the categorical features scored by a join (compiler.joined_lookups):
+    one row per category, the key and one coefficient column per class, LEFT JOINed on the
+    row's value as text. The categories are one JSON text and each class's coefficients
+    one DOUBLE[] constant: planning does not grow with a literal per category. -#}
+{% macro lookup_joins(lookups) %}
+{% for l in lookups %}
+    LEFT JOIN (
+        SELECT
+            unnest(CAST(json({{ l['keys'] | lit }}) AS VARCHAR[])) AS {{ l.key }},
+        {% for coefs in l.coefs %}
+            unnest({{ coefs | doubles }}) AS {{ l['values'][loop.index0] }}{{ "," if not loop.last }}
+        {% endfor %}
+    ) AS {{ l.name | ident }} ON {{ l.key }} = {{ sql.as_text(l.column) }}
+{% endfor %}
+{% endmacro %}
+
+{#- The position of the row's category among each inline categorical feature's sorted
+    categories (compiler.coded_positions), one column per feature, read by every class:
+    1..n for a known category, n + 1 for a missing value, n + 2 for an unseen one. -#}
+{% macro position_columns(positions) %}
+{% for f in positions %}
+        {{ sql.category_position(sql.as_text(f.column), f['keys']) }} AS {{ f.name }}{{ "," if not loop.last }}
+{% endfor %}
+{% endmacro %}
+
 {% macro class_jll(family, c, p) %}
 {% if c.group_model %}
 CASE
@@ -33,7 +58,7 @@ CASE
    the maximum, the log-sum-exp around it, and the requested output: the argmax label
    (ties to the first class in sorted order) or one column per class. #}
 {% from 'sums.sql' import sum_exp %}
-{% macro outputs(classes, keep, output, prediction) %}
+{% macro outputs(classes, keep, output, prediction, order=none) %}
 ), maximum AS (
     SELECT
         *,
@@ -55,7 +80,7 @@ CASE
     FROM maximum
 )
 SELECT
-{% for column in keep %}
+{% for column in keep if column != order %}
     {{ column }},
 {% endfor %}
 {% if output == 'predict' %}
@@ -78,4 +103,7 @@ SELECT
 {% endfor %}
 {% endif %}
 FROM normalised
+{% if order %}
+ORDER BY {{ order }}
+{% endif %}
 {% endmacro %}

@@ -2,7 +2,7 @@
 -- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
 -- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
 {% import family_template as family %}
-{% from 'scoring_helpers.sql' import chunked %}
+{% from 'scoring_helpers.sql' import chunked, lookup_joins %}
 {% import 'array_terms.sql' as terms %}
 {% if text is defined and text %}
 {% import 'text/analyzer.sql' as analyzer %}
@@ -89,6 +89,19 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
         CASE WHEN __sqlnb_s.complete THEN {{ terms.raw(c, kind, '__sqlnb_s.x', '__sqlnb_s.lgamma') }}
         ELSE {{ terms.careful(c, kind, '__sqlnb_s.x', missing, names) }} END
     ))[1])[1];
+{% elif lookups is defined and lookups %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
+    -- the row is named once; the categorical features with many categories find their
+    -- coefficients by a join with a relation of them (one row per category)
+    SELECT [
+    {% for c in classes %}
+        -- class {{ c.comment | comment }}: log prior + log-likelihood of each feature
+        {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
+    {% endfor %}
+    ]
+    FROM (SELECT r AS {{ row | ident }}) AS __sqlnb_input
+    {{ lookup_joins(lookups) | trim }}
+);
 {% elif row_once %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- (a wide model names the row once: DuckDB copies a macro argument at every use)

@@ -7,7 +7,8 @@
 {% import 'text/analyzer.sql' as analyzer %}
 {% from 'families/counts.sql' import value %}
 {% set text = text | default(none) %}
-{% set numbered = group_table or text %}
+{% set lookups = lookups | default([]) %}
+{% set numbered = group_table or text or lookups %}
 WITH source AS (
 {% if numbered %}
     -- the join below may reorder rows: number them here and sort by that number at the end
@@ -75,6 +76,10 @@ WITH source AS (
     {% if text %}
     -- a document without a known term keeps the class constants
     LEFT JOIN sums AS __sqlnb_sums ON __sqlnb_sums.doc = source.__sqlnb_row
+    {% endif %}
+    {% if lookups %}
+    -- the coefficients of the categorical features with many categories, one row each
+    {{ scoring.lookup_joins(lookups) | trim }}
     {% endif %}
     {% if group_table %}
     -- rows of a group unseen at fit time (or with a NULL group) find no parameters here

@@ -69,6 +69,97 @@ def params_table_name(name: str) -> str:
     return relation_name(name, "scoring_params")
 
 
+# A categorical feature with more categories than this is scored by a join with a relation
+# of its coefficients, one row per category (where the dialect can: DuckDB), not by an
+# expression naming them: DuckDB plans an ENUM of 50,000 keys in ~1 s, in every statement,
+# and the join of 50,000 rows with 50,000 categories takes ~0.1 s (docs/scoring.md).
+INLINE_MAX_CATEGORIES = 2000
+
+
+def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
+                   limit: int | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``classes`` (compiled, in class order) whose categorical terms of more than
+    ``limit`` (default ``INLINE_MAX_CATEGORIES``) categories read their coefficient from a
+    joined relation (``term["lookup"]``: the columns ``key`` and ``value`` of the class),
+    and those relations (``lookups``: the column that joins, the categories as one JSON
+    text, one coefficient list per class) for ``scoring_helpers.sql``'s ``lookup_joins``.
+    Nothing changes where the dialect has no such join or no feature is that wide."""
+    limit = INLINE_MAX_CATEGORIES if limit is None else limit
+    if not dialect.joins_lookups:
+        return classes, []
+    lookups: dict[str, dict[str, Any]] = {}
+
+    def joined(terms: list[dict[str, Any]], j: int) -> list[dict[str, Any]]:
+        out = []
+        for term in terms:
+            keys = term.get("sorted_categories")
+            if keys is None or len(keys) <= limit:
+                out.append(term)
+                continue
+            found = lookups.get(term["name"])
+            if found is None:
+                name = f"__sqlnb_lookup_{len(lookups)}"
+                found = lookups[term["name"]] = {
+                    "name": name, "column": term["column"], "key": dialect.ident(name + "_key"),
+                    "keys": json.dumps(list(keys), ensure_ascii=False),
+                    "coefs": [None] * len(classes),
+                    "values": [dialect.ident(f"{name}_c{i}") for i in range(len(classes))]}
+            found["coefs"][j] = term["sorted_coefs"]
+            out.append({**term, "lookup": {"key": found["key"], "value": found["values"][j]}})
+        return out
+
+    result = []
+    for j, c in enumerate(classes):
+        c = {**c, "terms": joined(c["terms"], j)}
+        if c.get("parts"):
+            c["parts"] = [{**part, "c": {**part["c"], "terms": joined(part["c"]["terms"], j)}}
+                          for part in c["parts"]]
+            c["chunks"] = [c]
+        else:
+            c = with_chunks(c)
+        result.append(c)
+    return result, list(lookups.values())
+
+
+def coded_positions(classes: list[dict[str, Any]],
+                    dialect: Dialect) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``classes`` whose categorical terms written inline (not joined) read the row's
+    category's position from a column computed once per row and feature
+    (``term["position"]``), and those columns (``positions``: name, the column read, the
+    sorted categories) for ``scoring_helpers.sql``'s ``position_columns``: DuckDB binds
+    and plans a feature's ENUM once instead of once per class."""
+    if not dialect.joins_lookups:
+        return classes, []
+    positions: dict[str, dict[str, Any]] = {}
+
+    def coded(terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for term in terms:
+            keys = term.get("sorted_categories")
+            if not keys or term.get("lookup"):
+                out.append(term)
+                continue
+            found = positions.get(term["name"])
+            if found is None:
+                found = positions[term["name"]] = {
+                    "name": dialect.ident(f"__sqlnb_position_{len(positions)}"),
+                    "column": term["column"], "keys": keys}
+            out.append({**term, "position": found["name"]})
+        return out
+
+    result = []
+    for c in classes:
+        c = {**c, "terms": coded(c["terms"])}
+        if c.get("parts"):
+            c["parts"] = [{**part, "c": {**part["c"], "terms": coded(part["c"]["terms"])}}
+                          for part in c["parts"]]
+            c["chunks"] = [c]
+        else:
+            c = with_chunks(c)
+        result.append(c)
+    return result, list(positions.values())
+
+
 def read_parameters(model: ModelContext) -> dict[str, Any]:
     """The model's classes and, per class, its constant and scoring terms (feature order),
     for a model of one family over columns."""
@@ -105,14 +196,30 @@ def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str]
     if compiled.get("groups"):  # per-group models: rows are routed to their group
         return scoring_sql(model, source_sql, output, prediction=prediction,
                                   output_prefix=OUTPUTS[output], columns=columns)
+    return classes_score_sql(model, compiled["compiled"], source_sql, output, keep,
+                             OUTPUTS[output], prediction=prediction, columns=columns)[0]
+
+
+def classes_score_sql(model: ModelContext, compiled_classes: list[dict[str, Any]],
+                      source_sql: str, output: str, keep: list[str],
+                      output_prefix: str | None, prediction: str = "prediction",
+                      columns: dict[str, str] | None = None,
+                      keep_order: bool = False) -> tuple[str, bool]:
+    """``score.sql`` over ``compiled_classes`` (the model's, or some of a mixed model's
+    parts), and whether it numbered the rows (``__sqlnb_order``, for joined categorical
+    lookups): with ``keep_order`` that column is kept and the rows are not sorted, for an
+    enclosing statement that sorts them."""
     dialect = model.dialect
-    prefix = OUTPUTS[output]
     classes = []
-    for c in (with_columns(c, columns) for c in compiled["compiled"]):
-        out = None if prefix is None else dialect.ident(f"{prefix}{c['label_value']}")
+    joined, lookups = joined_lookups([with_columns(c, columns) for c in compiled_classes],
+                                     dialect)
+    joined, positions = coded_positions(joined, dialect)
+    for c in joined:
+        out = (None if output_prefix is None
+               else dialect.ident(f"{output_prefix}{c['label_value']}"))
         classes.append({**c, "output": out})
     plain, guarded = plain_classes(classes)
-    return model.render(
+    sql = model.render(
         "score.sql",
         source=source_sql,
         output=output,
@@ -120,7 +227,11 @@ def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str]
         classes=plain,
         robust=classes if guarded else None,
         prediction=dialect.ident(prediction),
+        lookups=lookups,
+        positions=positions,
+        keep_order=keep_order,
     )
+    return sql, bool(lookups)
 
 
 def with_columns(c: dict[str, Any], columns: dict[str, str] | None) -> dict[str, Any]:
@@ -227,9 +338,15 @@ def macros_sql(model: ModelContext, *, arrays: bool) -> str:
         grouped = bool(model.parameters().get("groups"))
         references = len(model.meta["features"]) * len(model.parameters()["classes"])
         row = ROW_ONCE if grouped or references > DIRECT_REFERENCES else ROW
-        classes = compiled_classes(model, row=row)
+        lookups: list[dict[str, Any]] = []
+        if not grouped:  # wide categorical features: a join, in a subquery naming the row
+            classes, lookups = joined_lookups(compiled_classes(model, row=ROW_ONCE),
+                                              model.dialect)
+            row = ROW_ONCE if lookups else row
+        if not lookups:
+            classes = compiled_classes(model, row=row)
         group_table = group_parameter_table(model, row=row) if grouped else None
-        form = {"row": row, "row_once": row == ROW_ONCE,
+        form = {"row": row, "row_once": row == ROW_ONCE, "lookups": lookups,
                 "grouped_model": group_table is not None, "group_table": group_table}
     keys = [c["key"].lower() for c in classes]
     clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
@@ -368,6 +485,9 @@ def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction
     group_table = group_parameter_table(model, columns=columns)
     classes = compiled_classes(model, output_prefix=output_prefix, columns=columns,
                                dialect=dialect)
+    lookups: list[dict[str, Any]] = []
+    if group_table is None:
+        classes, lookups = joined_lookups(classes, dialect)
     if group_table is not None:
         for c in classes:
             c["group_model"] = group_table["models"][c["index"]]
@@ -383,6 +503,7 @@ def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction
             classes=classes,
             grouped_model=group_table is not None,
             group_table=group_table,
+            lookups=lookups,
             prediction=dialect.ident(prediction),
             n_features=len(meta["features"]),
             fitted_at=str(meta["fitted_at"])[:19],

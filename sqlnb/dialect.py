@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
+import functools
 import math
 import re
 import unicodedata
@@ -47,6 +48,9 @@ class Dialect:
     # How a model's scoring is stored for SQL clients: DuckDB macros taking the row
     # (scoring_macros.sql), or SQL functions taking a STRUCT (scoring_functions.sql).
     stored_scoring = "macros"
+    # Whether a categorical feature of many categories is scored by a join with a relation
+    # of its coefficients (one row per category) rather than an expression over them.
+    joins_lookups = True
     # Type names (as the engine describes a column) and their kind; see ``kind``.
     type_kinds: ClassVar[dict[str, str]] = {
         **dict.fromkeys(("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
@@ -172,6 +176,18 @@ class Dialect:
             return f"CAST({text} AS {self.type_name(sql_type)})"
         return text
 
+    def doubles(self, values: Any) -> str:
+        """A list of doubles as one constant: a string cast to ``DOUBLE[]``, which the
+        engine parses once, where a list of literals is one constant per number to bind
+        (a wide categorical model's statement planned in seconds). ``repr`` gives the
+        shortest digits that read back as the same double (``inf``, ``nan`` included)."""
+        return _double_list(self, tuple(map(float, values)))
+
+    def lits(self, values: Any) -> str:
+        """Literals of ``values``, comma-separated (a category list: one call, not one
+        filter call per category in a template)."""
+        return _joined_literals(self, tuple(values))
+
     def file_lit(self, path: str) -> str:
         """One file's path as a string literal for a reader that expands glob patterns
         (DuckDB's ``read_parquet``): ``*``, ``?`` and ``[`` are each escaped as a
@@ -199,6 +215,19 @@ class Dialect:
 DUCKDB = Dialect()
 
 
+@functools.lru_cache(maxsize=256)
+def _double_list(dialect: Dialect, values: tuple[float, ...]) -> str:
+    """``Dialect.doubles``, remembered: predict, the macros and ``to_sql`` write the same
+    lists."""
+    return f"CAST({dialect.string('[' + ', '.join(map(repr, values)) + ']')} AS DOUBLE[])"
+
+
+@functools.lru_cache(maxsize=64)
+def _joined_literals(dialect: Dialect, values: tuple[Any, ...]) -> str:
+    """``Dialect.lits``, remembered: every class of a model writes the same categories."""
+    return ", ".join(dialect.lit(v) for v in values)
+
+
 class SparkDialect(Dialect):
     r"""Spark SQL (4.x): backtick identifiers, string literals in which a backslash is an
     escape character, and Spark's type names. See docs/spark.md.
@@ -214,6 +243,7 @@ class SparkDialect(Dialect):
     name = "spark"
     title = "Spark SQL"
     stored_scoring = "functions"
+    joins_lookups = False
     identifier_quote = "`"
     # As Spark describes columns (DataFrame.dtypes, DESCRIBE) and as its SQL spells them.
     type_kinds: ClassVar[dict[str, str]] = {
@@ -288,6 +318,9 @@ class SparkDialect(Dialect):
         if isinstance(name, str) and "${" in name:
             raise ValueError(f"Spark SQL would substitute a variable into the name {name!r}")
         return super().ident(name)
+
+    def doubles(self, values: Any) -> str:
+        return "array(" + ", ".join(self.lit(float(v)) for v in values) + ")"
 
     def string(self, value: str) -> str:
         # Spark unescapes a literal's backslash sequences (\n, \', \\ …): every backslash

@@ -387,6 +387,32 @@ class Categorical(Discrete):
             term["unseen"] = coef
         else:
             term.setdefault("categories", []).append((category, coef))
+
+    @classmethod
+    def read_terms(cls, rows: list[tuple], extra_names: list[str] | tuple[str, ...],
+                   describe: Any = None) -> dict[int, dict[str, dict[str, Any]]]:
+        """The terms, each also with its categories sorted (``sorted_categories``, one tuple
+        per feature shared by every class) and the class's coefficients in that order
+        (``sorted_coefs``):
+        what the scoring SQL writes once per feature and per class, without a loop over
+        the categories in a template."""
+        terms = super().read_terms(rows, extra_names, describe)
+        keys: dict[str, tuple[str, ...]] = {}
+        for by_feature in terms.values():
+            for name, term in by_feature.items():
+                pairs = term.get("categories", [])
+                categories = tuple(category for category, _ in pairs)
+                shared = keys.get(name)
+                if shared is None:  # read_params.sql orders them: no sort here
+                    shared = keys[name] = categories
+                if shared == categories:
+                    coefs = [float(coef) for _, coef in pairs]
+                else:  # every class must list the coefficients in the same order
+                    by_category = dict(pairs)
+                    coefs = [float(by_category[category]) for category in shared]
+                term["sorted_categories"] = shared
+                term["sorted_coefs"] = coefs
+        return terms
     constraints: ClassVar[dict[str, list[Any]]] = {
         **Discrete.constraints,
         "min_categories": [None, ARRAY_LIKE, Interval(int, 1, None, closed="left")],

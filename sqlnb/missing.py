@@ -20,7 +20,6 @@ category) columns always get the test. A feature dict's ``guard`` flag tells the
 
 from __future__ import annotations
 
-import copy
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -82,25 +81,40 @@ def non_finite_problems(features: list[dict[str, Any]], row: tuple,
     return problems
 
 
-def _plain_terms(terms: list[dict[str, Any]]) -> bool:
-    changed = False
+def _plain_terms(terms: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    """The terms (copied where changed: a categorical term's lists are shared, not copied)
+    without the NaN tests that can be left to a fallback, and whether any was left out."""
+    plain, changed = [], False
     for term in terms:
         family = FAMILIES.get(term.get("family", ""))
         if term.get("guard") and family is not None and family.propagates_nan:
-            term["guard"] = False
+            term = {**term, "guard": False}
             changed = True
-    return changed
+        plain.append(term)
+    return plain, changed
 
 
 def plain_classes(classes: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
     """The classes' scoring terms without the NaN tests that can be left to a fallback,
     and whether any test was left out (then score.sql recomputes non-finite rows)."""
-    plain = copy.deepcopy(classes)
-    changed = False
-    for c in plain:
-        changed |= _plain_terms(c["terms"])
-        for part in c.get("parts", []):
-            changed |= _plain_terms(part["c"]["terms"])
+    plain, changed = [], False
+    for c in classes:
+        terms, any_plain = _plain_terms(c["terms"])
+        c = {**c, "terms": terms}
+        changed |= any_plain
+        if c.get("parts"):
+            parts = []
+            for part in c["parts"]:
+                part_terms, any_plain = _plain_terms(part["c"]["terms"])
+                changed |= any_plain
+                parts.append({**part, "c": {**part["c"], "terms": part_terms}})
+            c["parts"] = parts
+            c["chunks"] = [c]
+        elif "chunks" in c:
+            size = max(len(chunk["terms"]) for chunk in c["chunks"]) or 1
+            c["chunks"] = [{**chunk, "terms": terms[i * size:(i + 1) * size]}
+                           for i, chunk in enumerate(c["chunks"])]
+        plain.append(c)
     return plain, changed
 
 

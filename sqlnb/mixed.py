@@ -36,7 +36,7 @@ import math
 import numbers
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import ownership
+from . import compiler, ownership, scoring
 from .dialect import DUCKDB, Dialect
 from .errors import (
     InvalidDataError,
@@ -55,6 +55,7 @@ from .families import (
 )
 from .macros import create_macros
 from .pipeline import pipeline_of, refuse
+from .scoring import OUTPUTS
 from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -372,7 +373,8 @@ def compile_mixed(model: ModelContext) -> dict[str, Any]:
     constants: dict[int, float] = {index: 0.0 for index, _, _ in classes}
     part_terms = []
     for part in parts:
-        for class_index, constant in _fetch(model, part, "read_params.sql", what="constants"):
+        part["constants"] = dict(_fetch(model, part, "read_params.sql", what="constants"))
+        for class_index, constant in part["constants"].items():
             constants[class_index] += constant
         part_terms.append(_terms(model, part, types))
     compiled = []
@@ -399,4 +401,90 @@ def compile_mixed(model: ModelContext) -> dict[str, Any]:
             "jll": model.dialect.ident(f"__sqlnb_jll_{class_index}"),
         })
         compiled[-1]["chunks"] = [compiled[-1]]  # score.sql sums chunks; parts are one
-    return {"classes": classes, "compiled": compiled}
+    return {"classes": classes, "compiled": compiled, "parts": parts}
+
+
+# ---------------------------------------------------------------------- predict*
+class _PartView:
+    """One part of a mixed model seen as a model of its family alone (its features, its
+    classes' constants and terms), for the arrays strategy's statement
+    (:func:`sqlnb.scoring.one_level_sql`), which reads only these attributes."""
+
+    def __init__(self, model: ModelContext, part: dict[str, Any], index: int) -> None:
+        self._model = model
+        self.family = part["sub"]
+        self.dialect = model.dialect
+        self.engine = model.engine
+        self.meta = {"features": part["features"]}
+        self._compiled = part.setdefault("view", {"compiled": [
+            {"index": c["index"], "label": c["label"], "label_value": c["label_value"],
+             "constant": part["constants"][c["index"]],
+             "terms": c["parts"][index]["c"]["terms"],
+             "jll": c["jll"]}
+            for c in model.parameters()["compiled"]]})
+
+    def parameters(self) -> dict[str, Any]:
+        return self._compiled
+
+    def template_context(self, **extra: Any) -> dict[str, Any]:
+        """The template context of the part (its family's)."""
+        return self._model.template_context(family=self.family, **extra)
+
+
+def arrays_parts(model: ModelContext) -> list[int]:
+    """The parts of a mixed model that ``predict*`` scores with the arrays (their family
+    has an ``array_kind`` and they are wide: more than ``COMPILED_MAX_TERMS`` features x
+    classes), each in a level of its own; the others stay inline in one compiled level."""
+    compiled = model.parameters()
+    if (model.scoring == "compiled" or compiled.get("groups")
+            or not model.engine.capabilities.list_lambdas):
+        return []
+    n_classes = len(compiled["classes"])
+    return [i for i, part in enumerate(compiled["parts"])
+            if part["sub"].array_kind is not None
+            and len(part["features"]) * n_classes > scoring.COMPILED_MAX_TERMS]
+
+
+def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
+              prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
+    """``predict*``'s statement for a mixed model: each wide part of an arrays family in a
+    level of its own, as the arrays strategy scores that family alone (one list function
+    per class rather than a literal per feature and class), the other parts in one
+    compiled level; then the sum of the parts' joint log-likelihoods (each part's carries
+    the log prior once: the compiled level's constant takes back the others') and the
+    outputs (``score_parts.sql``). Without such a part, the one compiled statement."""
+    arrays = arrays_parts(model)
+    if not arrays:
+        return compiler.score_sql(model, source_sql, output, keep, prediction=prediction,
+                                  columns=columns)
+    compiled = model.parameters()
+    dialect = model.dialect
+    inline = []
+    for c in compiled["compiled"]:
+        parts = [part for i, part in enumerate(c["parts"]) if i not in arrays]
+        constant = c["constant"]
+        if constant != -math.inf:
+            constant -= math.fsum(compiled["parts"][i]["constants"][c["index"]] for i in arrays)
+        inline.append({**c, "constant": constant, "parts": parts})
+        inline[-1]["chunks"] = [inline[-1]]
+    prefixes = {i: f"__sqlnb_part_{i}_" for i in arrays}
+    sql, numbered = compiler.classes_score_sql(
+        model, inline, source_sql, "joint", keep, "__sqlnb_inline_", columns=columns,
+        keep_order=True)
+    for i in arrays:
+        view = _PartView(model, compiled["parts"][i], i)
+        sql = scoring.one_level_sql(view, f"({sql}) AS __sqlnb_level_{i}", "joint", ["*"],
+                                    prefixes[i], columns=columns, literal=True)[0]
+    classes = []
+    prefix = OUTPUTS[output]
+    for c in compiled["compiled"]:
+        names = [f"__sqlnb_inline_{c['label_value']}"] + [
+            f"{prefixes[i]}{c['label_value']}" for i in arrays]
+        classes.append({**c, "sum": [dialect.ident(name) for name in names],
+                        "output": None if prefix is None
+                        else dialect.ident(f"{prefix}{c['label_value']}")})
+    return model.render(
+        "score_parts.sql", source=sql, output=output,
+        keep=[dialect.ident(k) for k in keep] + (["__sqlnb_order"] if numbered else []),
+        classes=classes, prediction=dialect.ident(prediction),
+        order="__sqlnb_order" if numbered else None)

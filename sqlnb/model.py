@@ -455,6 +455,9 @@ class NaiveBayes:
         """The scoring statement for a FROM-clause fragment (used by ``predict*``).
 
         ``columns`` maps feature names to the SQL expressions that read them."""
+        if self.family.composite:  # its wide parts are scored as their families alone
+            return mixed.score_sql(self.context, source_sql, output, keep, prediction=prediction,
+                                   columns=columns)
         return compiler.score_sql(self.context, source_sql, output, keep, prediction=prediction,
                                   columns=columns)
 

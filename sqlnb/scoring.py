@@ -356,16 +356,22 @@ def array_score_sql(model: ModelContext, source_sql: str, output: str, keep: lis
 
 class _BoundLists:
     """Numbers a template's bound lists in the order it reads them: DuckDB refuses a
-    parameter the statement does not use, so only what the rendered text names is bound."""
+    parameter the statement does not use, so only what the rendered text names is bound.
+    With a ``literal`` dialect, each list is written in the statement instead (one
+    constant, see :func:`_list_literal`) and nothing is bound."""
 
-    def __init__(self) -> None:
+    def __init__(self, literal: Dialect | None = None) -> None:
         self.values: list[Any] = []
         self._slots: dict[Hashable, str] = {}
+        self._literal = literal
 
     def slot(self, key: Hashable, value: Any) -> str:
         if key not in self._slots:
-            self.values.append(value)
-            self._slots[key] = f"${len(self.values)}"
+            if self._literal is not None:
+                self._slots[key] = _list_literal(self._literal, value)
+            else:
+                self.values.append(value)
+                self._slots[key] = f"${len(self.values)}"
         return self._slots[key]
 
 
@@ -394,9 +400,11 @@ ONE_LEVEL_CACHE = 16
 
 def one_level_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
                   output_prefix: str | None, prediction: str = "prediction",
-                  columns: dict[str, str] | None = None) -> tuple[str, list[Any]]:
+                  columns: dict[str, str] | None = None,
+                  literal: bool = False) -> tuple[str, list[Any]]:
     """The arrays strategy's statement planned at each call (``sql/score_one_level.sql``)
-    and its bound lists: one level over the source for ``predict``, two for the outputs
+    and its bound lists (none if ``literal``: each list is then one constant written in
+    the statement, for a statement that is part of another, a mixed model's): one level over the source for ``predict``, two for the outputs
     with a column per class (the classes' list, then the columns), so the input's columns
     are bound once or twice rather than at every step of the computation. A missing value
     is a NaN in the row's list, which makes the fast form NaN: only such rows are read
@@ -408,14 +416,14 @@ def one_level_sql(model: ModelContext, source_sql: str, output: str, keep: list[
     compiled = model.parameters()
     cache = compiled.setdefault("one_level", {})
     key = (source_sql, output, tuple(keep), output_prefix, prediction,
-           tuple(sorted((columns or {}).items())))
+           tuple(sorted((columns or {}).items())), literal)
     if key in cache:
         return cache[key]
     arrays = _parameters(model)
     values = arrays["values"]
     columns = columns or {}
     dialect = model.dialect
-    bound = _BoundLists()
+    bound = _BoundLists(dialect if literal else None)
     kind = "expanded" if arrays.get("expanded") else arrays["kind"]
     classes = []
     for i, (c, slots) in enumerate(zip(compiled["compiled"], arrays["classes"])):

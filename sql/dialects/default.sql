@@ -155,6 +155,16 @@ CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE
 {%- endif %} END
 {%- endmacro %}
 
+{#- ``lookup`` for a feature's categories as data: ``keys`` (sorted strings) and ``coefs``
+    (the class's doubles in their order). -#}
+{% macro lookup_sorted(x, keys, coefs, otherwise, missing, constant=false, missing_value=0.0, otherwise_value=0.0) -%}
+CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE
+{%- if keys %} CASE {{ x }}
+{%- for k in keys %} WHEN {{ k | lit }} THEN {{ coefs[loop.index0] | lit }}{% endfor %} ELSE {{ otherwise }} END
+{%- else %} {{ otherwise }}
+{%- endif %} END
+{%- endmacro %}
+
 {#- The natural logarithm of the non-negative DOUBLE expression ``x``, -inf at zero (as
     NumPy has it: a zero prior, a zero smoothed count). DuckDB 2.0's ln(0) is -inf, earlier
     releases raise an error: the CASE gives -inf on every release, and evaluates ln only

@@ -41,3 +41,37 @@ coalesce([{{ values | join(", ") }}][{{ position }}], {{ fallback }})
 {{ fallback }}
 {%- endif -%}
 {%- endmacro %}
+
+{#- ``lookup`` for a feature's categories as data (``keys`` sorted strings, ``coefs`` the
+    class's doubles in their order): the keys are written as one ENUM, the coefficients as
+    one constant (a string cast to DOUBLE[]): planning cost does not grow with a literal
+    per category. With ``constant``, ``missing_value`` and ``otherwise_value`` are the
+    doubles a NULL and an unknown key take. -#}
+{% macro lookup_sorted(x, keys, coefs, otherwise, missing, constant=false, missing_value=0.0, otherwise_value=0.0) -%}
+{%- set position -%}
+enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | lits }}))) + 1
+{%- endset -%}
+{%- if keys and constant -%}
+{{ (coefs + [missing_value, otherwise_value]) | doubles }}[coalesce({{ position }}, CASE WHEN {{ x }} IS NULL THEN {{ keys | length + 1 }} ELSE {{ keys | length + 2 }} END)]
+{%- elif keys -%}
+coalesce({{ coefs | doubles }}[{{ position }}], CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE {{ otherwise }} END)
+{%- else -%}
+CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE {{ otherwise }} END
+{%- endif -%}
+{%- endmacro %}
+
+
+{#- ``lookup_sorted``'s position, computed once per row and feature (score.sql): 1..n for
+    a known key, n + 1 for NULL, n + 2 for any other value. -#}
+{% macro category_position(x, keys) -%}
+coalesce(enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | lits }}))) + 1, CASE WHEN {{ x }} IS NULL THEN {{ keys | length + 1 }} ELSE {{ keys | length + 2 }} END)
+{%- endmacro %}
+
+{#- ``lookup_sorted`` given that position (a column). -#}
+{% macro lookup_position(position, x, keys, coefs, otherwise, missing, constant=false, missing_value=0.0, otherwise_value=0.0) -%}
+{%- if constant -%}
+{{ (coefs + [missing_value, otherwise_value]) | doubles }}[{{ position }}]
+{%- else -%}
+coalesce({{ coefs | doubles }}[{{ position }}], CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE {{ otherwise }} END)
+{%- endif -%}
+{%- endmacro %}

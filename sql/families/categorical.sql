@@ -227,10 +227,24 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% else %}
 {% set missing = sql.raise_error(('missing value (NULL) in feature ' ~ term.name) | lit) %}
 {% endif %}
+{% set constant = p.unseen != 'error' and missing == '0' %}
+{% if term.lookup is defined and term.lookup %}
+{#- joined with a relation of the feature's coefficients, one row per category (see
+    compiler.joined_lookups): no category in the expression -#}
+CASE WHEN {{ sql.as_text(term.column) }} IS NULL THEN {{ missing }} WHEN {{ term.lookup.key }} IS NULL THEN {{ unseen }} ELSE {{ term.lookup.value }} END
+{%- elif term.position is defined and term.position -%}
+{# the position was computed once per row and feature (score.sql) #}
+{{ sql.lookup_position(term.position, sql.as_text(term.column), term.sorted_categories, term.sorted_coefs,
+                       unseen, missing, constant, 0.0, 0.0 if p.unseen == 'ignore' else term.unseen) }}
+{%- elif term.sorted_categories is defined -%}
 {# the same category order for every class, so the engine computes the lookup's position
    once per row and feature, not once per class #}
+{{ sql.lookup_sorted(sql.as_text(term.column), term.sorted_categories, term.sorted_coefs, unseen,
+                     missing, constant, 0.0, 0.0 if p.unseen == 'ignore' else term.unseen) }}
+{%- else -%}
 {% set categories = term.categories | default([]) | sort(attribute='0', case_sensitive=true) %}
 {{ sql.lookup(sql.as_text(term.column), categories | map(attribute='0') | map('lit') | list,
                         categories | map(attribute='1') | map('lit') | list, unseen, missing,
-                        p.unseen != 'error' and missing == '0') }}
+                        constant) }}
+{%- endif %}
 {%- endmacro %}
