@@ -65,24 +65,6 @@ WITH numbered AS (
         ({{ values | join(", ") }}){{ "," if not loop.last }}
     {% endfor %}
 {% endif %}
-{% if not top %}
-)
--- one output row per class x feature of each row: parallel lists unnested together
-{% set out = namespace(labels=[], names=[], terms=[], priors=[]) %}
-{% for c in classes %}
-{% set prior = class_prior(c, loop.index0) %}
-{% for entry in c.entries %}
-{% set out.labels = out.labels + [c.label] %}
-{% set out.names = out.names + [entry.term.name | lit] %}
-{% set out.terms = out.terms + [class_term(c, loop.index0)] %}
-{% set out.priors = out.priors + [prior] %}
-{% endfor %}
-{% endfor %}
-SELECT
-    __sqlnb_row AS row_number,
-    {{ sql.unpivot([('class', out.labels), ('feature', out.names), ('log_likelihood', out.terms), ('log_prior', out.priors)]) }}
-{{ rows_from() }}
-{% else %}
 ), terms AS (
     -- each class's term of each feature (class position p, feature position f)
     SELECT
@@ -100,6 +82,25 @@ SELECT
         {{ class_prior(c, loop.index0) }} AS {{ ('__sqlnb_class_prior_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
 {% endfor %}
     {{ rows_from() }}
+{% if not top %}
+)
+-- one output row per class x feature of each row: parallel lists of the terms' columns
+-- unnested together
+{% set out = namespace(labels=[], names=[], terms=[], priors=[]) %}
+{% for c in classes %}
+{% set p = loop.index0 %}
+{% for entry in c.entries %}
+{% set out.labels = out.labels + [c.label] %}
+{% set out.names = out.names + [entry.term.name | lit] %}
+{% set out.terms = out.terms + [('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident] %}
+{% set out.priors = out.priors + [('__sqlnb_class_prior_' ~ p) | ident] %}
+{% endfor %}
+{% endfor %}
+SELECT
+    __sqlnb_row AS row_number,
+    {{ sql.unpivot([('class', out.labels), ('feature', out.names), ('log_likelihood', out.terms), ('log_prior', out.priors)]) }}
+FROM terms
+{% else %}
 ), joint AS (
     SELECT
         *,
