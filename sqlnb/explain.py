@@ -36,8 +36,6 @@ from . import compiler, grouping, mixed, text
 from . import scoring as scoring_strategies
 from .engine import require_duckdb
 from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
-from .families import FAMILIES
-from .scoring import comment_text
 from .source import Source
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,22 +64,10 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     if model.stored_input() and model.stored_input()[0] == "text" and top is None:
         return _explain_text(model, source, row)
     _refuse_unsupported(model, "explain" if top is None else "explain(top=k)", groups=True)
-    compiled = model.parameters()
     src = model.engine.source(source)
     try:
         columns = _checked_columns(model, src)
-        group_table = grouping.group_parameter_table(model, columns=columns or None)
-        classes = [_explained_class(model, compiler.with_columns(c, columns), group_table)
-                   for c in compiled["compiled"]]
-        cleaned = _clean_once(model, classes)
-        features = [{"name": f["name"],
-                     "column": columns.get(f["name"], model.dialect.ident(f["name"]))}
-                    for f in model.meta["features"]]
-        sql = model.pipeline.render("explain.sql", source=src.sql, classes=classes,
-                                    features=features, row=row, cleaned=cleaned,
-                                    top=None if top is None else min(top, len(features)),
-                                    group_table=group_table,
-                                    model_comment=comment_text(model.name))
+        sql = compiler.explain_sql(model, src.sql, columns=columns, top=top, row=row)
     except BaseException:
         model.engine.release(src)
         raise
@@ -154,47 +140,6 @@ def _checked_columns(model: NaiveBayes, src: Source) -> dict[str, str]:
     for f in model.meta["features"]:
         model.family.check_feature_type(f["name"], src.columns[f["name"]], model.dialect)
     return model.coerced_columns(src)
-
-
-def _clean_once(model: NaiveBayes, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The numeric features whose terms test for NaN, read once per row as a DOUBLE with
-    NaN as NULL (a column of the numbered rows) rather than tested again in every class's
-    term: the terms of ``classes`` then read that column, untested."""
-    cleaned: dict[str, dict[str, Any]] = {}
-    for c in classes:
-        for entry in c["entries"]:
-            term = entry["term"]
-            if term.get("guard") and FAMILIES[term["family"]].numeric:  # not per-group terms
-                name = term["name"]
-                if name not in cleaned:
-                    alias = model.dialect.ident(f"__sqlnb_value_{len(cleaned)}")
-                    cleaned[name] = {"column": term["column"], "guard": True, "alias": alias}
-                term["column"], term["guard"] = cleaned[name]["alias"], False
-    return list(cleaned.values())
-
-
-def _explained_class(model: NaiveBayes, c: dict[str, Any],
-                     group_table: dict[str, Any] | None) -> dict[str, Any]:
-    """One compiled class as ``explain.sql`` reads it: its label, constant and per feature
-    (model order) its family's template and parameters and its scoring term; for a
-    per-group model also the same for the row's group (parameters read from its columns)."""
-    if c.get("parts"):  # family="auto": each part is a family over some of the columns
-        pieces = [(part["template"], part["p"], term)
-                  for part in c["parts"] for term in part["c"]["terms"]]
-    else:
-        pieces = [(model.family.template, model.family.params, term) for term in c["terms"]]
-    order = {name: i for i, name in enumerate(model.features_)}
-    explained = {"index": c["index"], "label": c["label"], "constant": c["constant"],
-                 "entries": [{"template": template, "p": p, "term": dict(term)} for
-                             template, p, term in sorted(pieces,
-                                                         key=lambda e: order[e[2]["name"]])]}
-    if group_table is not None:
-        group_model = group_table["models"][c["index"]]
-        explained["group_constant"] = group_model["constant"]
-        explained["group_entries"] = [
-            {"template": model.family.template, "p": model.family.params, "term": term}
-            for term in group_model["terms"]]
-    return explained
 
 
 # The floor of a share in PSI's logarithm: a bin empty on one side adds (b - m) ln(b / 1e-4)

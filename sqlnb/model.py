@@ -837,14 +837,15 @@ class NaiveBayes:
             ownership.done(self)
 
     def to_sql(self, source: str = "source", output: str = "predict",
-               dialect: str = "duckdb") -> str:
+               dialect: str = "duckdb", top: int | None = None) -> str:
         """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined,
         in DuckDB's SQL or, with ``dialect="spark"``, in Spark SQL (docs/spark.md).
 
         >>> print(model.to_sql("read_parquet('new/*.parquet')"))  # doctest: +SKIP
         >>> spark.sql(model.to_sql("customers", dialect="spark"))  # doctest: +SKIP
+        >>> print(model.to_sql("customers", output="explain", top=3))  # doctest: +SKIP
         """
-        return compiler.to_sql(self, source, output, dialect=dialect)
+        return compiler.to_sql(self, source, output, dialect=dialect, top=top)
 
     def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:
         """The SQL script ``fit(source, target, **kwargs)`` runs, without running it.
