@@ -54,7 +54,6 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     model is explained per document, class and known term (``feature`` is the term); a
     per-group model by each row's group's parameters.
     """
-    require_duckdb(model.engine, "explain")
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
         raise InvalidParameterError(f"top must be a positive integer or None, got {top!r}")
     if row is not None and (isinstance(row, bool) or not isinstance(row, int) or row < 0):
@@ -62,6 +61,7 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     _ = model.meta  # raises NotFittedError early
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
     if model.stored_input() and model.stored_input()[0] == "text" and top is None:
+        require_duckdb(model.engine, "text")
         return _explain_text(model, source, row)
     _refuse_unsupported(model, "explain" if top is None else "explain(top=k)", groups=True)
     src = model.engine.source(source)
