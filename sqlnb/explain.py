@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from . import compiler, grouping, mixed, text
@@ -145,30 +146,49 @@ def _checked_columns(model: NaiveBayes, src: Source) -> dict[str, str]:
 # The floor of a share in PSI's logarithm: a bin empty on one side adds (b - m) ln(b / 1e-4)
 # rather than infinity (a common choice; the PSI thresholds below assume something alike).
 PSI_EPSILON = 1e-4
+# The bins of equal probability under a Gaussian feature's normal law for its PSI (deciles).
+PSI_BINS = 10
 # The categories listed in drift's batch_top and model_top.
 TOP_CATEGORIES = 3
 
 
-def drift(model: NaiveBayes, source: Any) -> Any:
+def drift(model: NaiveBayes, source: Any, by_class: bool = False,
+          bins: int = PSI_BINS) -> Any:
     """One row per feature comparing ``source``'s values with the model's statistics
-    (pooled over the classes), in one scan of ``source``: a lazy relation (feature,
-    method, drift, batch_count, batch_mean, batch_spread, model_count, model_mean,
-    model_spread, batch_top, model_top), in the model's feature order.
+    (pooled over the classes), in one scan of ``source``: a lazy relation (feature, class,
+    method, drift, psi, batch_count, batch_mean, batch_spread, model_count, model_mean,
+    model_spread, batch_top, model_top), in the model's feature order. With ``by_class``
+    (the source has the model's target column), after each feature's pooled row (``class``
+    NULL) one row per class of the batch the model knows, that class's rows against the
+    model's statistics of that class.
 
     ``drift`` is non-negative and 0 when the distributions match (NULL when the batch has
     no value of the feature); ``method`` says how it was measured: ``gaussian_kl``
     (Gaussian features), ``poisson_kl`` (counts: multinomial, complement, Poisson) or
     ``psi`` (categorical features over the model's categories, Bernoulli's values above
     ``binarize``). A per-group model is compared with its pooled statistics (every group's
-    rows). See docs/explain.md for the thresholds practitioners use.
+    rows). ``psi`` is the population stability index: the same as ``drift`` for the
+    ``psi`` method, and for Gaussian features over ``bins`` bins of equal probability under
+    the model's normal law (NULL for counts). See docs/explain.md for the thresholds
+    practitioners use.
     """
     require_duckdb(model.engine, "drift")
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
+        raise InvalidParameterError(f"bins must be an integer of 2 or more, got {bins!r}")
     _ = model.meta  # raises NotFittedError early
     _refuse_unsupported(model, "drift", groups=True)  # per-group: the pooled statistics
     scoring_strategies.refresh(model)
     src = model.engine.source(source)
     try:
         columns = _checked_columns(model, src)
+        target = None
+        if by_class:
+            if model.meta["target"] not in src.columns:
+                raise UnknownColumnError(
+                    f"drift(by_class=True) compares each class's rows: the source lacks the "
+                    f"target column {model.meta['target']!r}; pass by_class=False for the "
+                    "pooled comparison")
+            target = model.dialect.ident(model.meta["target"])
         index = {name: i for i, name in enumerate(model.features_)}
         described = {f["name"]: f for f in model.meta["features"]}
         if model.family.composite:
@@ -187,8 +207,10 @@ def drift(model: NaiveBayes, source: Any) -> Any:
             parts.append({"t": tables, "method": family.drift_method,
                           "shape": family.statistics_shape, "p": family.params,
                           "features": features})
-        sql = model.pipeline.render("drift.sql", source=src.sql, parts=parts,
-                                    epsilon=PSI_EPSILON, top_categories=TOP_CATEGORIES)
+        quantiles = [NormalDist().inv_cdf(j / bins) for j in range(1, bins)]
+        sql = model.pipeline.render("drift.sql", source=src.sql, parts=parts, target=target,
+                                    quantiles=quantiles, epsilon=PSI_EPSILON,
+                                    top_categories=TOP_CATEGORIES)
     except BaseException:
         model.engine.release(src)
         raise

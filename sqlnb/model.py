@@ -813,16 +813,18 @@ class NaiveBayes:
 
         return explain(self, source, top=top, row=row)
 
-    def drift(self, source: Any) -> duckdb.DuckDBPyRelation:
+    def drift(self, source: Any, by_class: bool = False,
+              bins: int = 10) -> duckdb.DuckDBPyRelation:
         """One row per feature comparing ``source``'s distribution with the model's
         statistics (feature, method, drift, the batch's and the model's summaries), in
-        one scan of ``source``. See :func:`sqlnb.explain.drift` and ``docs/explain.md``.
+        one scan of ``source``; ``by_class``: also per class (the source has the target
+        column). See :func:`sqlnb.explain.drift` and ``docs/explain.md``.
 
         >>> model.drift("this_week").order("drift DESC").df()  # doctest: +SKIP
         """
         from .explain import drift
 
-        return drift(self, source)
+        return drift(self, source, by_class=by_class, bins=bins)
 
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
