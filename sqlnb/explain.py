@@ -61,9 +61,9 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
         raise InvalidParameterError(f"row must be a row number (0 or more) or None, got {row!r}")
     _ = model.meta  # raises NotFittedError early
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
-    if model.stored_input() and model.stored_input()[0] == "text" and top is None:
+    if model.stored_input() and model.stored_input()[0] == "text":
         require_duckdb(model.engine, "text")
-        return _explain_text(model, source, row)
+        return _explain_text(model, source, row, top)
     _refuse_unsupported(model, "explain" if top is None else "explain(top=k)", groups=True)
     src = model.engine.source(source)
     try:
@@ -75,9 +75,30 @@ def explain(model: NaiveBayes, source: Any, top: int | None = None,
     return model.engine.lazy(src, sql)
 
 
-def _explain_text(model: NaiveBayes, source: Any, row: int | None) -> Any:
+def _drift_text(model: NaiveBayes, source: Any) -> Any:
+    """A text model's drift: one row for its text column, the PSI of the batch's token
+    shares per vocabulary term against the fit's (``sql/text/drift_terms.sql``)."""
+    scoring_strategies.refresh(model)
+    _, options, _ = model.stored_input()
+    analyzer = text.Analyzer.from_json(json.dumps(options))
+    src = model.engine.source(source)
+    if analyzer.column not in src.columns:
+        model.engine.release(src)
+        raise UnknownColumnError(
+            f"the source lacks the text column {analyzer.column!r} that model "
+            f"{model.name!r} reads")
+    sql = model.pipeline.render(
+        "text/drift_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
+        a=analyzer.sql(), name=analyzer.column, epsilon=PSI_EPSILON,
+        top_categories=TOP_CATEGORIES,
+        target_type=model.meta["target_type"])
+    return model.engine.lazy(src, sql)
+
+
+def _explain_text(model: NaiveBayes, source: Any, row: int | None, top: int | None) -> Any:
     """A text model's explanation: per document, class and known term, the term's part of
-    the class's joint log-likelihood (``sql/text/explain_terms.sql``)."""
+    the class's joint log-likelihood, or with ``top`` per document the known terms that most
+    favour its prediction (``sql/text/explain_terms.sql``)."""
     _, options, _ = model.stored_input()
     analyzer = text.Analyzer.from_json(json.dumps(options))
     src = model.engine.source(source)
@@ -88,7 +109,7 @@ def _explain_text(model: NaiveBayes, source: Any, row: int | None) -> Any:
             f"{model.name!r} reads")
     sql = model.pipeline.render(
         "text/explain_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
-        a=analyzer.sql(), classes=model.parameters()["compiled"], row=row,
+        a=analyzer.sql(), classes=model.parameters()["compiled"], row=row, top=top,
         binarize=model.family.params.get("binarize"))
     return model.engine.lazy(src, sql)
 
@@ -118,9 +139,9 @@ def _refuse_unsupported(model: NaiveBayes, what: str, groups: bool = False) -> N
     covered yet: say so."""
     if model.stored_input():
         raise UnsupportedError(
-            f"{what} is not available for long-input models, nor top=k and drift for text "
-            "models, yet: explain(source) lists a text model's per-term contributions; or "
-            "fit a model on count columns (one per term)"
+            f"{what} is not available for long-input models, nor drift per class for text "
+            "models, yet: fit a model on count columns (one per term), or call drift(source) "
+            "for a text model's term shares"
         )
     if model.spec.grouped and (not groups or model.family.composite):
         raise UnsupportedError(
@@ -173,6 +194,8 @@ def drift(model: NaiveBayes, source: Any, by_class: bool = False,
     practitioners use.
     """
     require_duckdb(model.engine, "drift")
+    if model.stored_input() and model.stored_input()[0] == "text" and not by_class:
+        return _drift_text(model, source)
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
         raise InvalidParameterError(f"bins must be an integer of 2 or more, got {bins!r}")
     _ = model.meta  # raises NotFittedError early

@@ -6,10 +6,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-
-import sqlnb
 from scipy.stats import norm
 
+import sqlnb
 from sqlnb.errors import InvalidParameterError, UnknownColumnError, UnsupportedError
 
 N_ROWS = 400
@@ -139,8 +138,8 @@ def test_refusals():
     docs = pd.DataFrame({"body": ["red blue", "blue green", "red green", "green green"],
                          "label": [0, 1, 0, 1]})
     text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
-    with pytest.raises(UnsupportedError, match="drift"):
-        text.drift(docs)
+    with pytest.raises(UnsupportedError, match="per class"):
+        text.drift(docs, by_class=True)
 
 
 def test_per_group_model_is_compared_with_its_pooled_statistics():
@@ -235,3 +234,27 @@ def test_categorical_drift_per_class():
     m0 = np.mean(colour[y == 0] == "red")
     expected = (1 - m0) * np.log(1 / m0) + (0 - (1 - m0)) * np.log(1e-4 / (1 - m0))
     assert found[0][3] == pytest.approx(expected, rel=1e-9)
+
+
+def test_text_drift_over_the_term_shares():
+    """A text model: one row for its text column, the PSI of the batch's token shares per
+    vocabulary term (plus a bin for unknown tokens) against the fitted documents'."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    docs = pd.DataFrame({"body": ["red blue red", "blue green", "red green", "green green"],
+                         "label": [0, 1, 0, 1]})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
+    (same,) = model.drift(docs).fetchall()
+    assert same[:4] == ("body", None, "psi", 0.0)
+    batch = pd.DataFrame({"body": ["red red red pink", "green blue"]})
+    (row,) = model.drift(batch).fetchall()
+    vectorizer = CountVectorizer().fit(docs.body)
+    m = vectorizer.transform(docs.body).toarray().sum(axis=0)
+    m = np.append(m / m.sum(), 0.0)  # the last bin: tokens the vocabulary lacks
+    b = np.array([1, 1, 3, 1]) / 6  # blue, green, red, then pink
+    eps = 1e-4
+    expected = np.sum((b - m) * np.log(np.maximum(b, eps) / np.maximum(m, eps)))
+    assert row[3] == pytest.approx(expected, rel=1e-9) and row[4] == row[3]
+    assert row[5] == 6 and row[8] == 9
+    assert row[11][0] == {"category": "red", "share": 0.5}
