@@ -85,37 +85,65 @@ bounds AS (
     GROUP BY __sqlnb_all, __sqlnb_class
 ), batch AS MATERIALIZED (
     SELECT
-        {% if target %}CASE WHEN grouping({{ target }}) = 0 THEN {{ target }} END AS __sqlnb_class, grouping({{ target }}) AS __sqlnb_all{% else %}NULL AS __sqlnb_class, 1 AS __sqlnb_all{% endif %},
+        {% if target %}CASE WHEN grouping(__sqlnb_target) = 0 THEN __sqlnb_target END AS __sqlnb_class, grouping(__sqlnb_target) AS __sqlnb_all{% else %}NULL AS __sqlnb_class, 1 AS __sqlnb_all{% endif %},
 {% for part in parts %}
-{% set outer = loop %}
 {% for f in part.features %}
 {% if part.method == 'psi' and part.shape == 'categories' %}
-        histogram({{ sql.as_text(f.column) }}) AS {{ f.alias }}_h,
+        histogram({{ f.alias }}_x) AS {{ f.alias }}_h,
 {% elif part.method == 'psi' %}
-        count({{ num(f) }}) AS {{ f.alias }}_n,
-        avg({{ counts.value(f, part.p.binarize) }}) AS {{ f.alias }}_mean,
+        count({{ f.alias }}_x) AS {{ f.alias }}_n,
+        avg({{ f.alias }}_v) AS {{ f.alias }}_mean,
         CAST(NULL AS DOUBLE) AS {{ f.alias }}_var,
 {% else %}
-        count({{ num(f) }}) AS {{ f.alias }}_n,
-        avg({{ num(f) }}) AS {{ f.alias }}_mean,
-        var_pop({{ num(f) }}) AS {{ f.alias }}_var,
+        count({{ f.alias }}_x) AS {{ f.alias }}_n,
+        avg({{ f.alias }}_x) AS {{ f.alias }}_mean,
+        var_pop({{ f.alias }}_x) AS {{ f.alias }}_var,
 {% endif %}
 {% if part.method == 'gaussian_kl' %}
 {% for z in quantiles %}
-        count({{ num(f) }}) FILTER (WHERE {{ num(f) }} < pooled.{{ f.alias }}_at + pooled.{{ f.alias }}_sd * {{ z | lit }}) AS {{ f.alias }}_below_{{ loop.index }},
+        count(*) FILTER (WHERE {{ f.alias }}_z < {{ z | lit }}) AS {{ f.alias }}_below_{{ loop.index }},
 {% if target %}
-        count({{ num(f) }}) FILTER (WHERE {{ num(f) }} < own.{{ f.alias }}_at + own.{{ f.alias }}_sd * {{ z | lit }}) AS {{ f.alias }}_own_below_{{ loop.index }},
+        count(*) FILTER (WHERE {{ f.alias }}_own_z < {{ z | lit }}) AS {{ f.alias }}_own_below_{{ loop.index }},
 {% endif %}
 {% endfor %}
 {% endif %}
 {% endfor %}
 {% endfor %}
         count(*) AS __sqlnb_rows
-    FROM {{ source }} AS __sqlnb_source
-    CROSS JOIN (SELECT * FROM bounds WHERE __sqlnb_all = 1) AS pooled
+    FROM (
+        -- each value read once; a Gaussian feature's also standardised under the model's
+        -- pooled normal law (`_z`) and its class's (`_own_z`), for the bins' counts
+        SELECT
 {% if target %}
-    LEFT JOIN (SELECT * FROM bounds WHERE __sqlnb_all = 0) AS own ON own.__sqlnb_class = __sqlnb_source.{{ target }}
-    GROUP BY GROUPING SETS ((), ({{ target }}))
+            __sqlnb_source.{{ target }} AS __sqlnb_target,
+{% endif %}
+{% for part in parts %}
+{% for f in part.features %}
+{% if part.method == 'psi' and part.shape == 'categories' %}
+            {{ sql.as_text(f.column) }} AS {{ f.alias }}_x,
+{% else %}
+            {{ num(f) }} AS {{ f.alias }}_x,
+{% endif %}
+{% if part.method == 'psi' and part.shape != 'categories' %}
+            {{ counts.value(f, part.p.binarize) }} AS {{ f.alias }}_v,
+{% endif %}
+{% if part.method == 'gaussian_kl' %}
+            ({{ num(f) }} - pooled.{{ f.alias }}_at) / pooled.{{ f.alias }}_sd AS {{ f.alias }}_z,
+{% if target %}
+            ({{ num(f) }} - own.{{ f.alias }}_at) / own.{{ f.alias }}_sd AS {{ f.alias }}_own_z,
+{% endif %}
+{% endif %}
+{% endfor %}
+{% endfor %}
+            1 AS __sqlnb_one
+        FROM {{ source }} AS __sqlnb_source
+        CROSS JOIN (SELECT * FROM bounds WHERE __sqlnb_all = 1) AS pooled
+{% if target %}
+        LEFT JOIN (SELECT * FROM bounds WHERE __sqlnb_all = 0) AS own ON own.__sqlnb_class = __sqlnb_source.{{ target }}
+{% endif %}
+    )
+{% if target %}
+    GROUP BY GROUPING SETS ((), (__sqlnb_target))
 {% endif %}
 )
 {% for part in parts %}
