@@ -21,10 +21,8 @@
 {{ share(entry) | trim }} + ({{ family.term_of(entry.term, entry.p) | trim }})
 {%- endmacro %}
 {% macro entries_prior(constant, entries) -%}
-{{ constant | lit }} - list_sum([{% for entry in entries %}{{ share(entry) | trim }}{{ ", " if not loop.last }}{% endfor %}])
+{{ constant | lit }}{% for entry in entries %} - ({{ share(entry) | trim }}){% endfor %}
 {%- endmacro %}
-{# class c's term of feature i, and its log prior (NULL for a class the row's group never
-   saw: the class has no joint log-likelihood there) #}
 {% macro class_term(c, i) -%}
 {% if group_table %}CASE WHEN {{ group_table.matched }} IS NULL THEN {{ entry_term(c.entries[i]) }} WHEN {{ c.group_constant | lit }} IS NOT NULL THEN {{ entry_term(c.group_entries[i]) }} END{% else %}{{ entry_term(c.entries[i]) }}{% endif %}
 {%- endmacro %}
@@ -48,7 +46,7 @@ WITH numbered AS (
 {% for f in cleaned %}
         {{ num(f) }} AS {{ f.alias }},
 {% endfor %}
-        row_number() OVER () - 1 AS __sqlnb_row
+        {{ sql.row_index() }} AS __sqlnb_row
     FROM {{ source }}
 {% if row is not none %}
 ), chosen AS (
@@ -67,32 +65,6 @@ WITH numbered AS (
         ({{ values | join(", ") }}){{ "," if not loop.last }}
     {% endfor %}
 {% endif %}
-{% if not top %}
-)
--- one output row per class x feature of each row: parallel lists unnested together
-SELECT
-    __sqlnb_row AS row_number,
-    unnest([{% for c in classes %}{% set outer = loop %}{% for entry in c.entries %}{{ c.label }}{{ ", " if not (outer.last and loop.last) }}{% endfor %}{% endfor %}]) AS class,
-    unnest([{% for c in classes %}{% set outer = loop %}{% for entry in c.entries %}{{ entry.term.name | lit }}{{ ", " if not (outer.last and loop.last) }}{% endfor %}{% endfor %}]) AS feature,
-    unnest([
-{% for c in classes %}
-{% set outer = loop %}
-{% for entry in c.entries %}
-        {{ class_term(c, loop.index0) }}{{ "," if not (outer.last and loop.last) }}
-{% endfor %}
-{% endfor %}
-    ]) AS log_likelihood,
-    unnest([
-{% for c in classes %}
-{% set outer = loop %}
-{% set prior = class_prior(c, outer.index0) %}
-{% for entry in c.entries %}
-        {{ prior }}{{ "," if not (outer.last and loop.last) }}
-{% endfor %}
-{% endfor %}
-    ]) AS log_prior
-{{ rows_from() }}
-{% else %}
 ), terms AS (
     -- each class's term of each feature (class position p, feature position f)
     SELECT
@@ -110,12 +82,31 @@ SELECT
         {{ class_prior(c, loop.index0) }} AS {{ ('__sqlnb_class_prior_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
 {% endfor %}
     {{ rows_from() }}
+{% if not top %}
+)
+-- one output row per class x feature of each row: parallel lists of the terms' columns
+-- unnested together
+{% set out = namespace(labels=[], names=[], terms=[], priors=[]) %}
+{% for c in classes %}
+{% set p = loop.index0 %}
+{% for entry in c.entries %}
+{% set out.labels = out.labels + [c.label] %}
+{% set out.names = out.names + [entry.term.name | lit] %}
+{% set out.terms = out.terms + [('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident] %}
+{% set out.priors = out.priors + [('__sqlnb_class_prior_' ~ p) | ident] %}
+{% endfor %}
+{% endfor %}
+SELECT
+    __sqlnb_row AS row_number,
+    {{ sql.unpivot([('class', out.labels), ('feature', out.names), ('log_likelihood', out.terms), ('log_prior', out.priors)]) }}
+FROM terms
+{% else %}
 ), joint AS (
     SELECT
         *,
 {% for c in classes %}
 {% set p = loop.index0 %}
-        {{ ('__sqlnb_class_prior_' ~ p) | ident }} + list_sum([{% for entry in c.entries %}{{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }}{{ ", " if not loop.last }}{% endfor %}]) AS {{ ('__sqlnb_jll_' ~ p) | ident }}{{ "," if not loop.last }}
+        {{ ('__sqlnb_class_prior_' ~ p) | ident }}{% for entry in c.entries %} + {{ ('__sqlnb_t_' ~ p ~ '_' ~ loop.index0) | ident }}{% endfor %} AS {{ ('__sqlnb_jll_' ~ p) | ident }}{{ "," if not loop.last }}
 {% endfor %}
     FROM terms
 ), predicted AS (
@@ -141,39 +132,63 @@ SELECT
 ), differences AS (
     -- each feature's term in the predicted class less its term in the runner-up
     SELECT
-        __sqlnb_row,
-        __sqlnb_first,
-        __sqlnb_second,
-{% for f in features %}
-        {{ ('__sqlnb_x_' ~ loop.index0) | ident }},
-{% endfor %}
-        [
+        *,
 {% for f in features %}
 {% set i = loop.index0 %}
-            CASE __sqlnb_first{% for c in classes %} WHEN {{ loop.index0 }} THEN {{ ('__sqlnb_t_' ~ loop.index0 ~ '_' ~ i) | ident }}{% endfor %} END
-            - coalesce(CASE __sqlnb_second{% for c in classes %} WHEN {{ loop.index0 }} THEN {{ ('__sqlnb_t_' ~ loop.index0 ~ '_' ~ i) | ident }}{% endfor %} END, 0){{ "," if not loop.last }}
+        CASE __sqlnb_first{% for c in classes %} WHEN {{ loop.index0 }} THEN {{ ('__sqlnb_t_' ~ loop.index0 ~ '_' ~ i) | ident }}{% endfor %} END
+            - coalesce(CASE __sqlnb_second{% for c in classes %} WHEN {{ loop.index0 }} THEN {{ ('__sqlnb_t_' ~ loop.index0 ~ '_' ~ i) | ident }}{% endfor %} END, 0) AS {{ ('__sqlnb_d_1_' ~ i) | ident }}{{ "," if not loop.last }}
 {% endfor %}
-        ] AS __sqlnb_differences
     FROM paired
-), ordered AS (
-    -- the features by difference, the largest first (ties to the first feature)
-    SELECT *, list_grade_up(__sqlnb_differences, 'DESC') AS __sqlnb_order
-    FROM differences
+{#- The k largest differences by selection, one rank after the other (no sort of the
+    row's list): rank r's contribution is the largest difference left, its feature the
+    first that has it (ties to the first feature), which the next rank leaves out. #}
+{% for r in range(1, top + 1) %}
+{% set d = '__sqlnb_d_' ~ r ~ '_' %}
+), best_{{ r }} AS (
+    SELECT *, greatest({% for f in features %}{{ (d ~ loop.index0) | ident }}{{ ", " if not loop.last }}{% endfor %}) AS {{ ('__sqlnb_best_' ~ r) | ident }}
+    FROM {{ 'differences' if r == 1 else 'left_' ~ (r - 1) }}
+), picked_{{ r }} AS (
+    SELECT
+        *,
+        CASE{% for f in features %} WHEN {{ (d ~ loop.index0) | ident }} = {{ ('__sqlnb_best_' ~ r) | ident }} THEN {{ loop.index0 }}{% endfor %} END AS {{ ('__sqlnb_pick_' ~ r) | ident }}
+    FROM best_{{ r }}
+{% if not loop.last %}
+), left_{{ r }} AS (
+    SELECT
+        *,
+{% for f in features %}
+        CASE WHEN {{ ('__sqlnb_pick_' ~ r) | ident }} = {{ loop.index0 }} THEN NULL ELSE {{ (d ~ loop.index0) | ident }} END AS {{ ('__sqlnb_d_' ~ (r + 1) ~ '_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM picked_{{ r }}
+{% endif %}
+{% endfor %}
+), kept AS (
+    -- the kept features' names and values (as text), before the rows are unnested
+    SELECT
+        __sqlnb_row,
+        CASE __sqlnb_first{% for c in classes %} WHEN {{ loop.index0 }} THEN {{ c.label }}{% endfor %} END AS prediction,
+        CASE __sqlnb_second{% for c in classes %} WHEN {{ loop.index0 }} THEN {{ c.label }}{% endfor %} END AS runner_up,
+{% for r in range(1, top + 1) %}
+{% set pick = ('__sqlnb_pick_' ~ r) | ident %}
+        CASE {{ pick }}{% for f in features %} WHEN {{ loop.index0 }} THEN {{ f.name | lit }}{% endfor %} END AS {{ ('__sqlnb_feature_' ~ r) | ident }},
+        CASE {{ pick }}{% for f in features %} WHEN {{ loop.index0 }} THEN {{ sql.as_text(('__sqlnb_x_' ~ loop.index0) | ident) }}{% endfor %} END AS {{ ('__sqlnb_value_' ~ r) | ident }},
+        {{ ('__sqlnb_best_' ~ r) | ident }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM picked_{{ top }}
 )
--- one output row per rank: parallel lists of k entries unnested together, the values
--- turned into text only for the features kept
+-- one output row per rank: parallel lists of k columns unnested together
+{% set out = namespace(ranks=[], names=[], values=[], contributions=[]) %}
+{% for r in range(1, top + 1) %}
+{% set out.ranks = out.ranks + [r | string] %}
+{% set out.names = out.names + [('__sqlnb_feature_' ~ r) | ident] %}
+{% set out.values = out.values + [('__sqlnb_value_' ~ r) | ident] %}
+{% set out.contributions = out.contributions + [('__sqlnb_best_' ~ r) | ident] %}
+{% endfor %}
 SELECT
     __sqlnb_row AS row_number,
-    unnest([{% for r in range(1, top + 1) %}{{ r }}{{ ", " if not loop.last }}{% endfor %}]) AS rank,
-    unnest([{% for r in range(1, top + 1) %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}][__sqlnb_order[{{ r }}]]{{ ", " if not loop.last }}{% endfor %}]) AS feature,
-    unnest([
-{% for r in range(1, top + 1) %}
-        CASE __sqlnb_order[{{ r }}]{% for f in features %} WHEN {{ loop.index }} THEN {{ sql.as_text(('__sqlnb_x_' ~ loop.index0) | ident) }}{% endfor %} END{{ "," if not loop.last }}
-{% endfor %}
-    ]) AS value,
-    unnest([{% for r in range(1, top + 1) %}__sqlnb_differences[__sqlnb_order[{{ r }}]]{{ ", " if not loop.last }}{% endfor %}]) AS contribution,
-    [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][__sqlnb_first + 1] AS prediction,
-    [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][__sqlnb_second + 1] AS runner_up
-FROM ordered
+    {{ sql.unpivot([('rank', out.ranks), ('feature', out.names), ('value', out.values), ('contribution', out.contributions)]) }},
+    prediction,
+    runner_up
+FROM kept
 ORDER BY row_number, rank
 {% endif %}

@@ -687,16 +687,18 @@ def explain(database: str, model: str, source: str, top: int, row: int | None,
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
 @click.option("--plot", default=None, metavar="FILE.png",
               help="Draw the drift of every feature, the largest first.")
+@click.option("--by-class", is_flag=True,
+              help="Also one row per feature and class (SOURCE has the target column).")
 @progress_option
 def drift(database: str, model: str, source: str, as_json: bool, plot: str | None,
-          progress: bool) -> None:
+          by_class: bool, progress: bool) -> None:
     """Compare SOURCE with what MODEL learned, feature by feature, in one scan of SOURCE
     (see docs/explain.md for the methods and the thresholds in use)."""
     if plot is not None and not plot.lower().endswith((".png", ".svg", ".pdf")):
         raise CliError(f"--plot needs a .png, .svg or .pdf file name, got {plot!r}")
     con = _connect(database, read_only=True)
     nb = _load(con, model, progress)
-    found = nb.drift(source)
+    found = nb.drift(source, by_class=by_class)
     with sqlnb.progress.track(con, f"drift {model}", enabled=progress):
         columns, rows = found.columns, found.fetchall()
     records = [dict(zip(columns, r)) for r in rows]
@@ -705,7 +707,7 @@ def drift(database: str, model: str, source: str, as_json: bool, plot: str | Non
     else:
         out.print(_table(f"drift of {source} from {model}", columns, rows))
     if plot is not None:
-        _save(sqlnb.plot.drift(records), plot)
+        _save(sqlnb.plot.drift([r for r in records if r["class"] is None]), plot)
 
 
 @cli.command(short_help="Print a self-contained SELECT that scores with a model.")
@@ -714,12 +716,14 @@ def drift(database: str, model: str, source: str, as_json: bool, plot: str | Non
 @click.option("--source", "-s", default="source", show_default=True,
               help="SQL of the relation to score: a table, read_parquet('...') or a query.")
 @click.option("--output", "-o", type=click.Choice(["predict", "predict_proba", "proba",
-                                                    "log_proba", "joint"]),
+                                                    "log_proba", "joint", "explain"]),
               default="predict", show_default=True)
-def sql(database: str, model: str, source: str, output: str) -> None:
-    """Print one self-contained SELECT that scores a relation with MODEL."""
+@click.option("--top", type=int, default=None,
+              help="With --output explain: the k features behind each prediction.")
+def sql(database: str, model: str, source: str, output: str, top: int | None) -> None:
+    """Print one self-contained SELECT that scores (or explains) a relation with MODEL."""
     con = _connect(database, read_only=True)
-    click.echo(_load(con, model, False).to_sql(source=source, output=output))
+    click.echo(_load(con, model, False).to_sql(source=source, output=output, top=top))
 
 
 @cli.command("export", short_help="Write a model to a directory: Parquet + model.json.")

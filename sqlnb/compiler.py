@@ -31,6 +31,7 @@ from . import scoring
 from .context import as_context, relation_name
 from .dialect import Dialect, dialect_named
 from .errors import InvalidParameterError, UnsupportedError
+from .families import FAMILIES
 from .grouping import group_parameter_table
 from .missing import plain_classes
 from .scoring import OUTPUTS, comment_text, with_chunks
@@ -45,7 +46,7 @@ ROW_ONCE = "__sqlnb_row"  # the row's name inside a macro that uses its paramete
 # DuckDB copies a macro's argument (the whole row) at every use: past this many feature
 # references the macros name the row once (a lambda), slower per row but not per feature.
 DIRECT_REFERENCES = 400
-MACRO_ROLES = ("joint", "predict", "predict_proba", "predict_log_proba", "score")
+MACRO_ROLES = ("joint", "predict", "predict_proba", "predict_log_proba", "score", "explain")
 STANDALONE_OUTPUTS = {
     "predict": None,
     "predict_proba": "proba_",
@@ -383,6 +384,88 @@ def functions_sql(model: ModelContext) -> str:
         model_comment=comment_text(model.name))
 
 
+def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str] | None = None,
+                top: int | None = None, row: int | None = None,
+                dialect: Dialect | None = None) -> str:
+    """The statement explaining ``source_sql`` (``explain.sql``): each feature's term of each
+    class's joint log-likelihood per row, or with ``top`` the ``top`` features that most
+    favour the prediction over the runner-up; ``row``: that input row only. Every
+    parameter is inlined, so the same text serves ``explain``, ``to_sql(output="explain")``
+    and the ``<name>_explain`` macro. ``columns`` maps feature names to the SQL that reads
+    them; ``dialect`` (default: the engine's) is the SQL it is written in."""
+    dialect = dialect or model.dialect
+    if dialect is not model.dialect and columns is None:
+        columns = {name: dialect.ident(name) for name in model.features_}
+    columns = columns or {}
+    group_table = group_parameter_table(model, columns=columns or None)
+    classes = [_explained_class(model, c, group_table)
+               for c in compiled_classes(model, columns=columns, dialect=dialect)]
+    cleaned = _clean_once(dialect, classes)
+    features = [{"name": f["name"], "column": columns.get(f["name"], dialect.ident(f["name"]))}
+                for f in model.meta["features"]]
+    return render(
+        "explain.sql", dialect=dialect,
+        **model.template_context(source=source_sql, classes=classes, features=features,
+                                 row=row, cleaned=cleaned, group_table=group_table,
+                                 top=None if top is None else min(top, len(features)),
+                                 model_comment=comment_text(model.name)))
+
+
+def explain_macro_sql(model: ModelContext) -> str | None:
+    """The statement (re)creating the table macro ``<name>_explain(relation)``: ``explain``'s
+    statement over ``query_table(relation)``, parameters inlined (``SELECT * FROM
+    churn_explain('customers')``). None where there is none: engines that store functions
+    (Spark), text and long-input models."""
+    if (model.dialect.stored_scoring != "macros" or model.stored_input()
+            or model.parameters().get("text")):
+        return None
+    return model.render(
+        "explain_macro.sql", name=model.dialect.ident(macro_names(model.name)["explain"]),
+        body=explain_sql(model, "query_table(relation)"))
+
+
+def _clean_once(dialect: Dialect, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The numeric features whose terms test for NaN, read once per row as a DOUBLE with
+    NaN as NULL (a column of the numbered rows) rather than tested again in every class's
+    term: the terms of ``classes`` then read that column, untested."""
+    cleaned: dict[str, dict[str, Any]] = {}
+    for c in classes:
+        for entry in c["entries"]:
+            term = entry["term"]
+            if term.get("guard") and FAMILIES[term["family"]].numeric:  # not per-group terms
+                name = term["name"]
+                if name not in cleaned:
+                    alias = dialect.ident(f"__sqlnb_value_{len(cleaned)}")
+                    cleaned[name] = {"column": term["column"], "guard": True, "alias": alias}
+                term["column"], term["guard"] = cleaned[name]["alias"], False
+    return list(cleaned.values())
+
+
+def _explained_class(model: ModelContext, c: dict[str, Any],
+                     group_table: dict[str, Any] | None) -> dict[str, Any]:
+    """One compiled class as ``explain.sql`` reads it: its label, constant and per feature
+    (model order) its family's template and parameters and its scoring term; for a
+    per-group model also the same for the row's group (parameters read from its columns)."""
+    if c.get("parts"):  # family="auto": each part is a family over some of the columns
+        pieces = [(part["template"], part["p"], term)
+                  for part in c["parts"] for term in part["c"]["terms"]]
+    else:
+        pieces = [(model.family.template, model.family.params, term) for term in c["terms"]]
+    order = {name: i for i, name in enumerate(model.features_)}
+    explained = {"index": c["index"], "label": c["label"], "constant": c["constant"],
+                 "entries": [{"template": template, "p": p, "term": dict(term)} for
+                             template, p, term in sorted(pieces,
+                                                         key=lambda e: order[e[2]["name"]])]}
+    if group_table is not None:
+        group_model = group_table["models"][c["index"]]
+        explained["group_constant"] = group_model["constant"]
+        explained["group_entries"] = [
+            {"template": model.family.template, "p": model.family.params, "term": term}
+            for term in group_model["terms"]]
+    return explained
+
+
+
 def _key_clash_message(name: str, labels: list[str]) -> str:
     """Why ``<name>_predict_proba`` cannot exist: its STRUCT has a field per class, and
     DuckDB compares field names case-insensitively."""
@@ -396,7 +479,8 @@ BARE_QUERY = re.compile(r"(SELECT|WITH|FROM|VALUES|TABLE)\b", re.IGNORECASE)
 
 
 def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
-           prediction: str = "prediction", dialect: str = "duckdb") -> str:
+           prediction: str = "prediction", dialect: str = "duckdb",
+           top: int | None = None) -> str:
     """One self-contained SELECT that scores ``source`` with every parameter inlined.
 
     ``source`` is SQL for the relation to score, inserted as written: a table name,
@@ -404,13 +488,19 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
     starts with SELECT, WITH, FROM, VALUES or TABLE, is put in parentheses). ``output`` is
     ``"predict"`` (a ``prediction`` column), ``"predict_proba"`` (the prediction and one
     ``proba_<class>`` column per class), ``"proba"``, ``"log_proba"`` or ``"joint"``.
-    The result keeps every column of the source. ``dialect`` is the SQL it is written
-    in: ``"duckdb"`` or ``"spark"`` (Spark SQL; see docs/spark.md).
+    The result keeps every column of the source. ``output="explain"`` is instead
+    ``explain``'s statement (one row per input row, class and feature; with ``top=k`` the
+    ``k`` features behind each prediction; see docs/explain.md). ``dialect`` is the SQL it
+    is written in: ``"duckdb"`` or ``"spark"`` (Spark SQL; see docs/spark.md).
     """
-    if output not in STANDALONE_OUTPUTS:
+    if output not in STANDALONE_OUTPUTS and output != "explain":
         raise InvalidParameterError(
-            f"output must be one of {', '.join(STANDALONE_OUTPUTS)}, got {output!r}"
+            f"output must be one of {', '.join(STANDALONE_OUTPUTS)} or explain, got {output!r}"
         )
+    if top is not None and (output != "explain" or isinstance(top, bool)
+                            or not isinstance(top, int) or top < 1):
+        raise InvalidParameterError(
+            f"top is a positive integer, with output='explain' only; got {top!r}")
     if not isinstance(source, str) or not source.strip():
         raise InvalidParameterError("source must be the SQL text of a relation")
     target = dialect_named(dialect)
@@ -418,6 +508,11 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
     if BARE_QUERY.match(source):
         source = "(" + source.rstrip("; \t\r\n") + "\n)"  # (after a trailing -- comment)
     compiled = model.parameters()
+    if output == "explain" and (compiled.get("text") or model.stored_input()):
+        raise UnsupportedError(
+            "to_sql(output='explain') covers models over columns: explain a text model with "
+            "model.explain(source)"
+        )
     if compiled.get("text"):
         if target is not model.dialect:
             raise UnsupportedError(
@@ -434,6 +529,8 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
         )
     if target is not model.dialect:
         check_translatable(model, target, output)
+    if output == "explain":
+        return explain_sql(model, source, top=top, dialect=target)
     return scoring_sql(model, source, output, prediction=prediction,
                        output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
 
@@ -458,7 +555,7 @@ def check_translatable(model: ModelContext, dialect: Dialect, output: str = "pre
             "score on DuckDB (to_sql())"
         )
     names = list(model.features_)
-    if STANDALONE_OUTPUTS[output] is not None:
+    if STANDALONE_OUTPUTS.get(output) is not None:
         names += [f"{STANDALONE_OUTPUTS[output]}{label}" for label in model.classes_]
     for name in names:
         try:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from . import compiler, grouping, mixed, text
@@ -37,9 +38,7 @@ from . import scoring as scoring_strategies
 from .context import as_context
 from .engine import require_duckdb
 from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
-from .families import FAMILIES
 from .pipeline import pipeline_of
-from .scoring import comment_text
 from .source import Source
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,41 +57,50 @@ def explain(model: ModelContext, source: Any, top: int | None = None,
     model is explained per document, class and known term (``feature`` is the term); a
     per-group model by each row's group's parameters.
     """
-    require_duckdb(model.engine, "explain")
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
         raise InvalidParameterError(f"top must be a positive integer or None, got {top!r}")
     if row is not None and (isinstance(row, bool) or not isinstance(row, int) or row < 0):
         raise InvalidParameterError(f"row must be a row number (0 or more) or None, got {row!r}")
     _ = model.meta  # raises NotFittedError early
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
-    if model.stored_input() and model.stored_input()[0] == "text" and top is None:
-        return _explain_text(model, source, row)
+    if model.stored_input() and model.stored_input()[0] == "text":
+        require_duckdb(model.engine, "text")
+        return _explain_text(model, source, row, top)
     _refuse_unsupported(model, "explain" if top is None else "explain(top=k)", groups=True)
-    compiled = model.parameters()
     src = model.engine.source(source)
     try:
         columns = _checked_columns(model, src)
-        group_table = grouping.group_parameter_table(model, columns=columns or None)
-        classes = [_explained_class(model, compiler.with_columns(c, columns), group_table)
-                   for c in compiled["compiled"]]
-        cleaned = _clean_once(model, classes)
-        features = [{"name": f["name"],
-                     "column": columns.get(f["name"], model.dialect.ident(f["name"]))}
-                    for f in model.meta["features"]]
-        sql = pipeline_of(model).render("explain.sql", source=src.sql, classes=classes,
-                                    features=features, row=row, cleaned=cleaned,
-                                    top=None if top is None else min(top, len(features)),
-                                    group_table=group_table,
-                                    model_comment=comment_text(model.name))
+        sql = compiler.explain_sql(model, src.sql, columns=columns, top=top, row=row)
     except BaseException:
         model.engine.release(src)
         raise
     return model.engine.lazy(src, sql)
 
 
-def _explain_text(model: ModelContext, source: Any, row: int | None) -> Any:
+def _drift_text(model: ModelContext, source: Any) -> Any:
+    """A text model's drift: one row for its text column, the PSI of the batch's token
+    shares per vocabulary term against the fit's (``sql/text/drift_terms.sql``)."""
+    scoring_strategies.refresh(model)
+    _, options, _ = model.stored_input()
+    analyzer = text.Analyzer.from_json(json.dumps(options))
+    src = model.engine.source(source)
+    if analyzer.column not in src.columns:
+        model.engine.release(src)
+        raise UnknownColumnError(
+            f"the source lacks the text column {analyzer.column!r} that model "
+            f"{model.name!r} reads")
+    sql = pipeline_of(model).render(
+        "text/drift_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
+        a=analyzer.sql(), name=analyzer.column, epsilon=PSI_EPSILON,
+        top_categories=TOP_CATEGORIES,
+        target_type=model.meta["target_type"])
+    return model.engine.lazy(src, sql)
+
+
+def _explain_text(model: ModelContext, source: Any, row: int | None, top: int | None) -> Any:
     """A text model's explanation: per document, class and known term, the term's part of
-    the class's joint log-likelihood (``sql/text/explain_terms.sql``)."""
+    the class's joint log-likelihood, or with ``top`` per document the known terms that most
+    favour its prediction (``sql/text/explain_terms.sql``)."""
     _, options, _ = model.stored_input()
     analyzer = text.Analyzer.from_json(json.dumps(options))
     src = model.engine.source(source)
@@ -103,7 +111,7 @@ def _explain_text(model: ModelContext, source: Any, row: int | None) -> Any:
             f"{model.name!r} reads")
     sql = pipeline_of(model).render(
         "text/explain_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
-        a=analyzer.sql(), classes=model.parameters()["compiled"], row=row,
+        a=analyzer.sql(), classes=model.parameters()["compiled"], row=row, top=top,
         binarize=model.family.params.get("binarize"))
     return model.engine.lazy(src, sql)
 
@@ -135,9 +143,9 @@ def _refuse_unsupported(model: ModelContext, what: str, groups: bool = False) ->
     covered yet: say so."""
     if model.stored_input():
         raise UnsupportedError(
-            f"{what} is not available for long-input models, nor top=k and drift for text "
-            "models, yet: explain(source) lists a text model's per-term contributions; or "
-            "fit a model on count columns (one per term)"
+            f"{what} is not available for long-input models, nor drift per class for text "
+            "models, yet: fit a model on count columns (one per term), or call drift(source) "
+            "for a text model's term shares"
         )
     if model.spec.grouped and (not groups or model.family.composite):
         raise UnsupportedError(
@@ -160,74 +168,54 @@ def _checked_columns(model: ModelContext, src: Source) -> dict[str, str]:
     return scoring_strategies.coerced_columns(model, src)
 
 
-def _clean_once(model: ModelContext, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The numeric features whose terms test for NaN, read once per row as a DOUBLE with
-    NaN as NULL (a column of the numbered rows) rather than tested again in every class's
-    term: the terms of ``classes`` then read that column, untested."""
-    cleaned: dict[str, dict[str, Any]] = {}
-    for c in classes:
-        for entry in c["entries"]:
-            term = entry["term"]
-            if term.get("guard") and FAMILIES[term["family"]].numeric:  # not per-group terms
-                name = term["name"]
-                if name not in cleaned:
-                    alias = model.dialect.ident(f"__sqlnb_value_{len(cleaned)}")
-                    cleaned[name] = {"column": term["column"], "guard": True, "alias": alias}
-                term["column"], term["guard"] = cleaned[name]["alias"], False
-    return list(cleaned.values())
-
-
-def _explained_class(model: ModelContext, c: dict[str, Any],
-                     group_table: dict[str, Any] | None) -> dict[str, Any]:
-    """One compiled class as ``explain.sql`` reads it: its label, constant and per feature
-    (model order) its family's template and parameters and its scoring term; for a
-    per-group model also the same for the row's group (parameters read from its columns)."""
-    if c.get("parts"):  # family="auto": each part is a family over some of the columns
-        pieces = [(part["template"], part["p"], term)
-                  for part in c["parts"] for term in part["c"]["terms"]]
-    else:
-        pieces = [(model.family.template, model.family.params, term) for term in c["terms"]]
-    order = {name: i for i, name in enumerate(model.features_)}
-    explained = {"index": c["index"], "label": c["label"], "constant": c["constant"],
-                 "entries": [{"template": template, "p": p, "term": dict(term)} for
-                             template, p, term in sorted(pieces,
-                                                         key=lambda e: order[e[2]["name"]])]}
-    if group_table is not None:
-        group_model = group_table["models"][c["index"]]
-        explained["group_constant"] = group_model["constant"]
-        explained["group_entries"] = [
-            {"template": model.family.template, "p": model.family.params, "term": term}
-            for term in group_model["terms"]]
-    return explained
-
-
 # The floor of a share in PSI's logarithm: a bin empty on one side adds (b - m) ln(b / 1e-4)
 # rather than infinity (a common choice; the PSI thresholds below assume something alike).
 PSI_EPSILON = 1e-4
+# The bins of equal probability under a Gaussian feature's normal law for its PSI (deciles).
+PSI_BINS = 10
 # The categories listed in drift's batch_top and model_top.
 TOP_CATEGORIES = 3
 
 
-def drift(model: ModelContext, source: Any) -> Any:
+def drift(model: ModelContext, source: Any, by_class: bool = False,
+          bins: int = PSI_BINS) -> Any:
     """One row per feature comparing ``source``'s values with the model's statistics
-    (pooled over the classes), in one scan of ``source``: a lazy relation (feature,
-    method, drift, batch_count, batch_mean, batch_spread, model_count, model_mean,
-    model_spread, batch_top, model_top), in the model's feature order.
+    (pooled over the classes), in one scan of ``source``: a lazy relation (feature, class,
+    method, drift, psi, batch_count, batch_mean, batch_spread, model_count, model_mean,
+    model_spread, batch_top, model_top), in the model's feature order. With ``by_class``
+    (the source has the model's target column), after each feature's pooled row (``class``
+    NULL) one row per class of the batch the model knows, that class's rows against the
+    model's statistics of that class.
 
     ``drift`` is non-negative and 0 when the distributions match (NULL when the batch has
     no value of the feature); ``method`` says how it was measured: ``gaussian_kl``
     (Gaussian features), ``poisson_kl`` (counts: multinomial, complement, Poisson) or
     ``psi`` (categorical features over the model's categories, Bernoulli's values above
     ``binarize``). A per-group model is compared with its pooled statistics (every group's
-    rows). See docs/explain.md for the thresholds practitioners use.
+    rows). ``psi`` is the population stability index: the same as ``drift`` for the
+    ``psi`` method, and for Gaussian features over ``bins`` bins of equal probability under
+    the model's normal law (NULL for counts). See docs/explain.md for the thresholds
+    practitioners use.
     """
     require_duckdb(model.engine, "drift")
+    if model.stored_input() and model.stored_input()[0] == "text" and not by_class:
+        return _drift_text(model, source)
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
+        raise InvalidParameterError(f"bins must be an integer of 2 or more, got {bins!r}")
     _ = model.meta  # raises NotFittedError early
     _refuse_unsupported(model, "drift", groups=True)  # per-group: the pooled statistics
     scoring_strategies.refresh(model)
     src = model.engine.source(source)
     try:
         columns = _checked_columns(model, src)
+        target = None
+        if by_class:
+            if model.meta["target"] not in src.columns:
+                raise UnknownColumnError(
+                    f"drift(by_class=True) compares each class's rows: the source lacks the "
+                    f"target column {model.meta['target']!r}; pass by_class=False for the "
+                    "pooled comparison")
+            target = model.dialect.ident(model.meta["target"])
         index = {name: i for i, name in enumerate(model.features_)}
         described = {f["name"]: f for f in model.meta["features"]}
         if model.family.composite:
@@ -246,8 +234,10 @@ def drift(model: ModelContext, source: Any) -> Any:
             parts.append({"t": tables, "method": family.drift_method,
                           "shape": family.statistics_shape, "p": family.params,
                           "features": features})
-        sql = pipeline_of(model).render("drift.sql", source=src.sql, parts=parts,
-                                    epsilon=PSI_EPSILON, top_categories=TOP_CATEGORIES)
+        quantiles = [NormalDist().inv_cdf(j / bins) for j in range(1, bins)]
+        sql = pipeline_of(model).render("drift.sql", source=src.sql, parts=parts, target=target,
+                                    quantiles=quantiles, epsilon=PSI_EPSILON,
+                                    top_categories=TOP_CATEGORIES)
     except BaseException:
         model.engine.release(src)
         raise

@@ -20,12 +20,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import ownership, scoring
-from .compiler import macro_names, macros_sql, params_table_name
+from .compiler import explain_macro_sql, macro_names, macros_sql, params_table_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import ModelContext
 
 __all__ = [
+    "create_explain_macro",
     "create_macros",
     "drop_macros",
     "macro_names",
@@ -53,8 +54,23 @@ def create_macros(model: ModelContext) -> None:
         else:
             ownership.release(model, [name])
         model.engine.execute(macros_sql(model, arrays=arrays))
+        explain = explain_macro_sql(model)
+        if explain:
+            model.engine.execute(explain)
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
+        model.invalidate()
+
+
+def create_explain_macro(model: ModelContext) -> None:
+    """(Re)create ``<name>_explain``, whose text inlines the parameters, after an update
+    that leaves the other macros as they are (they read the parameter view)."""
+    model.invalidate()
+    try:
+        explain = explain_macro_sql(model)
+        if explain:
+            model.engine.execute(explain)
+    finally:
         model.invalidate()
 
 

@@ -26,6 +26,7 @@ from . import (
     grouping,
     incremental,
     macros,
+    mixed,
     ownership,
     parts,
     portable,
@@ -583,16 +584,18 @@ class NaiveBayes:
 
         return explain(self.context, source, top=top, row=row)
 
-    def drift(self, source: Any) -> duckdb.DuckDBPyRelation:
+    def drift(self, source: Any, by_class: bool = False,
+              bins: int = 10) -> duckdb.DuckDBPyRelation:
         """One row per feature comparing ``source``'s distribution with the model's
         statistics (feature, method, drift, the batch's and the model's summaries), in
-        one scan of ``source``. See :func:`sqlnb.explain.drift` and ``docs/explain.md``.
+        one scan of ``source``; ``by_class``: also per class (the source has the target
+        column). See :func:`sqlnb.explain.drift` and ``docs/explain.md``.
 
         >>> model.drift("this_week").order("drift DESC").df()  # doctest: +SKIP
         """
         from .explain import drift
 
-        return drift(self.context, source)
+        return drift(self.context, source, by_class=by_class, bins=bins)
 
     # ------------------------------------------------------------------ plain SQL
     def create_macros(self) -> None:
@@ -607,14 +610,15 @@ class NaiveBayes:
             ownership.done(self.context)
 
     def to_sql(self, source: str = "source", output: str = "predict",
-               dialect: str = "duckdb") -> str:
+               dialect: str = "duckdb", top: int | None = None) -> str:
         """One self-contained SELECT scoring ``source`` (relation SQL), parameters inlined,
         in DuckDB's SQL or, with ``dialect="spark"``, in Spark SQL (docs/spark.md).
 
         >>> print(model.to_sql("read_parquet('new/*.parquet')"))  # doctest: +SKIP
         >>> spark.sql(model.to_sql("customers", dialect="spark"))  # doctest: +SKIP
+        >>> print(model.to_sql("customers", output="explain", top=3))  # doctest: +SKIP
         """
-        return compiler.to_sql(self.context, source, output, dialect=dialect)
+        return compiler.to_sql(self.context, source, output, dialect=dialect, top=top)
 
     def fit_sql(self, source: Any, target: str, **kwargs: Any) -> str:
         """The SQL script ``fit(source, target, **kwargs)`` runs, without running it.

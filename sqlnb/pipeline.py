@@ -464,6 +464,8 @@ class Pipeline:
         elif self.sql_macros and scoring_macros:
             if structural or not macros_current:
                 macros.create_macros(self.owner)
+            else:  # the explain macro inlines the parameters
+                macros.create_explain_macro(self.owner)
         elif not scoring_macros:
             macros.drop_macros(self.owner)
         elif structural and self.engine.dialect.stored_scoring == "macros":

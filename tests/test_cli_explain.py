@@ -53,3 +53,27 @@ def test_drift_prints_a_row_per_feature_and_draws_them(fitted):
     assert max(rows, key=lambda r: r["drift"])["feature"] == "petal_width"
     assert all(r["method"] == "gaussian_kl" for r in rows)
     assert (where / "drift.png").stat().st_size > 0
+
+
+def test_drift_by_class_and_the_explain_statement(fitted):
+    where, X, y = fitted
+    frame = pd.DataFrame(X, columns=FEATURES).assign(species=y)
+    frame.to_parquet(where / "labelled.parquet")
+    rows = json.loads(ok("drift", "m.duckdb", "flowers", "labelled.parquet", "--json",
+                         "--by-class", "--no-progress", cwd=where))
+    assert [(r["feature"], r["class"]) for r in rows] == [
+        (f, c) for f in FEATURES for c in (None, *sorted(set(y)))]
+    assert all(r["drift"] <= 0.01 for r in rows)
+    statement = ok("sql", "m.duckdb", "flowers", "--source", "read_parquet('iris.parquet')",
+                   "--output", "explain", "--top", "2", cwd=where)
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(f"SET file_search_path = '{where}'")
+    got = con.sql(f"SELECT * FROM ({statement}) WHERE row_number = 70").fetchall()
+    why = where / "why.parquet"
+    ok("explain", "m.duckdb", "flowers", "iris.parquet", "--top", "2", "-o", str(why),
+       "--row", "70", "--no-progress", cwd=where)
+    expected = read(why)
+    assert [r[2] for r in got] == expected["feature"].tolist()
+    np.testing.assert_allclose([r[4] for r in got], expected["contribution"], rtol=0, atol=1e-12)

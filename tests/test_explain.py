@@ -15,7 +15,7 @@ from scipy.special import gammaln
 from sklearn import naive_bayes as reference
 
 import sqlnb
-from sqlnb.errors import InvalidParameterError, UnknownColumnError, UnsupportedError
+from sqlnb.errors import InvalidParameterError, UnknownColumnError
 
 N_ROWS, N_FEATURES = 60, 4
 NAMES = [f"f{i}" for i in range(N_FEATURES)]
@@ -200,8 +200,8 @@ def test_refusals_say_what_to_do():
     docs = pd.DataFrame({"body": ["red blue", "blue green", "red green", "green green"],
                          "label": [0, 1, 0, 1]})
     text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
-    with pytest.raises(UnsupportedError, match="text"):
-        text.explain(docs, top=2)
+    with pytest.raises(UnknownColumnError, match="body"):
+        text.explain(docs.rename(columns={"body": "text"}), top=2)
 
 
 DOCS = pd.DataFrame({
@@ -292,3 +292,93 @@ def test_per_group_model_identity(family):
     top = model.explain(test, top=1).fetchall()
     predictions = [r[-1] for r in model.predict(test).fetchall()]
     assert [r[5] for r in top] == predictions
+
+
+def test_macro_and_to_sql_are_the_same_explanation():
+    """<name>_explain(relation) and to_sql(output='explain') inline the parameters in the
+    statement explain runs: the same rows to 1e-12, and the macro follows an update."""
+    X, y, _ = family_data("gaussian", seed=7)
+    con = duckdb.connect()
+    con.register("train_frame", frame(X, y))
+    con.execute("CREATE TABLE train AS SELECT * FROM train_frame")
+    con.execute("CREATE TABLE rows AS SELECT * EXCLUDE (y) FROM train")
+    model = sqlnb.NaiveBayes("m", con=con).fit("train", "y")
+
+    def same(got, expected):
+        assert len(got) == len(expected) == N_ROWS * 3 * N_FEATURES
+        for a, b in zip(got, expected):
+            assert a[:3] == b[:3]
+            assert a[3] == pytest.approx(b[3], rel=1e-12, abs=1e-12)
+            assert a[4] == pytest.approx(b[4], rel=1e-12, abs=1e-12)
+
+    order = "ORDER BY row_number, class, feature"
+    expected = model.explain("rows").order("row_number, class, feature").fetchall()
+    same(con.sql(f"SELECT * FROM m_explain('rows') {order}").fetchall(), expected)
+    same(con.sql(f"SELECT * FROM ({model.to_sql('rows', output='explain')}) {order}").fetchall(),
+         expected)
+    top = con.sql(model.to_sql("rows", output="explain", top=2)).fetchall()
+    assert top == model.explain("rows", top=2).fetchall()
+    model.partial_fit(frame(X[:10] + 3.0, y[:10]), "y")  # the macro follows the statistics
+    moved = model.explain("rows").order("row_number, class, feature").fetchall()
+    assert moved != expected
+    same(con.sql(f"SELECT * FROM m_explain('rows') {order}").fetchall(), moved)
+    with pytest.raises(InvalidParameterError, match="top"):
+        model.to_sql("rows", output="predict", top=2)
+
+
+def test_macro_of_a_mixed_and_a_per_group_model():
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, N_ROWS)
+    df = pd.DataFrame({"height": rng.normal(size=N_ROWS) + y,
+                       "colour": np.where(rng.random(N_ROWS) < 0.3 + 0.4 * y, "red", "blue"),
+                       "g": np.arange(N_ROWS) % 2, "y": y})
+    con = duckdb.connect()
+    con.register("df_frame", df)
+    con.execute("CREATE TABLE df AS SELECT * FROM df_frame")
+    order = "ORDER BY row_number, class, feature"
+    for model in (sqlnb.NaiveBayes("mx", con=con, family="auto").fit("df", "y"),
+                  sqlnb.NaiveBayes("pg", con=con).fit(
+                      df.drop(columns="colour"), "y", group_by="g")):
+        got = con.sql(f"SELECT * FROM {model.name}_explain('df') {order}").fetchall()
+        expected = model.explain("df").order("row_number, class, feature").fetchall()
+        assert len(got) == len(expected) > 0
+        for a, b in zip(got, expected):
+            assert a[:3] == b[:3]
+            assert a[3] == pytest.approx(b[3], rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("family", ["multinomial", "complement", "bernoulli"])
+def test_text_top_k_agrees_with_numpy(family):
+    """Per document, the known terms with the largest part in the predicted class less
+    their part in the runner-up (ties to the first term alphabetically)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("tx", con=con, family=family).fit(DOCS, "label", text="body")
+    vectorizer = CountVectorizer().fit(DOCS.body)
+    X = vectorizer.transform(DOCS.body).toarray().astype(np.float64)
+    nb = getattr(reference, f"{family.title()}NB")().fit(X, DOCS.label)
+    terms = list(vectorizer.get_feature_names_out())
+    flp = nb.feature_log_prob_
+    if family == "bernoulli":  # a present term's part: log p - log(1 - p)
+        parts = (X > 0)[:, None, :] * (flp - np.log1p(-np.exp(flp)))[None]
+    else:
+        parts = X[:, None, :] * flp[None]
+    joint = nb.predict_joint_log_proba(X)
+    rows = model.explain(DOCS, top=2).fetchall()
+    expected = []
+    for r in range(len(DOCS)):
+        present = np.nonzero(X[r])[0]
+        if not len(present):
+            continue
+        first, second = sorted(range(len(nb.classes_)), key=lambda c: (-joint[r, c], c))[:2]
+        diff = parts[r, first] - parts[r, second]
+        best = sorted(present, key=lambda f: (-diff[f], terms[f]))[:2]
+        for rank, f in enumerate(best, 1):
+            expected.append((r, rank, terms[f], X[r, f], diff[f],
+                             nb.classes_[first], nb.classes_[second]))
+    assert [r[:3] for r in rows] == [e[:3] for e in expected]
+    for got, want in zip(rows, expected):
+        assert float(got[3]) == want[3]
+        assert got[4] == pytest.approx(want[4], abs=1e-9)
+        assert got[5:] == want[5:]

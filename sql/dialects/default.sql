@@ -172,3 +172,8 @@ CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE
 {% macro ln(x) -%}
 CASE WHEN ({{ x }}) = 0 THEN CAST('-inf' AS DOUBLE) ELSE ln({{ x }}) END
 {%- endmacro %}
+
+{#- The row's position in the relation it is read from, from 0 (in the order of the scan). -#}
+{% macro row_index() -%}
+row_number() OVER () - 1
+{%- endmacro %}

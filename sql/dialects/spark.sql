@@ -156,3 +156,8 @@ ALTER TABLE {{ into }} RENAME TO {{ table }}
 {% macro ln(x) -%}
 ln({{ x }})
 {%- endmacro %}
+
+{#- Spark numbers rows only over an ordered window: the order of the scan's ids. -#}
+{% macro row_index() -%}
+row_number() OVER (ORDER BY monotonically_increasing_id()) - 1
+{%- endmacro %}

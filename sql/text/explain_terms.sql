@@ -5,7 +5,9 @@
 {# The terms absent from a document add nothing but what the class constant already holds
    (Bernoulli: log(1 - p) of every term of the vocabulary, the present terms' coefficients
    taking theirs back), so `log_prior` is the class constant and a document without a
-   known term has no rows. `row`: the one document explained (None: all). #}
+   known term has no rows. `row`: the one document explained (None: all). `top`: per
+   document, the `top` known terms that most favour the predicted class over the runner-up
+   (None: every document x class x known term). #}
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
@@ -37,11 +39,65 @@ WITH documents AS (
 ), coefficients AS (
     {{ family.read_params(t) | trim }}
 )
+{% set label %}CASE {index}{% for c in classes %} WHEN {{ c.index | lit }} THEN {{ c.label }}{% endfor %} END{% endset %}
+{% set constant %}CASE {index}{% for c in classes %} WHEN {{ c.index | lit }} THEN {{ c.constant | lit }}{% endfor %} END{% endset %}
+{% if not top %}
 SELECT
     w.doc AS row_number,
-    CASE k.class_index{% for c in classes %} WHEN {{ c.index | lit }} THEN {{ c.label }}{% endfor %} END AS class,
+    {{ label | replace('{index}', 'k.class_index') }} AS class,
     w.term AS feature,
     {{ value({'column': 'w.x'}, binarize) }} * k.coef AS log_likelihood,
-    CASE k.class_index{% for c in classes %} WHEN {{ c.index | lit }} THEN {{ c.constant | lit }}{% endfor %} END AS log_prior
+    {{ constant | replace('{index}', 'k.class_index') }} AS log_prior
 FROM weighted AS w
 JOIN coefficients AS k ON k.feature = w.term
+{% else %}
+, terms AS (
+    SELECT w.doc, k.class_index, w.term, w.x, {{ value({'column': 'w.x'}, binarize) }} * k.coef AS term_value
+    FROM weighted AS w
+    JOIN coefficients AS k ON k.feature = w.term
+), joint AS (
+    -- a document's joint log-likelihood per class: the constant and its known terms
+    SELECT doc, class_index, {{ constant | replace('{index}', 'class_index') }} + sum(term_value) AS jll
+    FROM terms
+    GROUP BY doc, class_index
+), placed AS (
+    -- the predicted class and the runner-up (ties to the first class in sorted order)
+    SELECT
+        doc,
+        max(CASE WHEN place = 1 THEN class_index END) AS first,
+        max(CASE WHEN place = 2 THEN class_index END) AS second
+    FROM (
+        SELECT doc, class_index, row_number() OVER (PARTITION BY doc ORDER BY jll DESC, class_index) AS place
+        FROM joint
+    )
+    GROUP BY doc
+), differences AS (
+    -- each known term's part in the predicted class less its part in the runner-up
+    SELECT
+        t.doc,
+        t.term,
+        any_value(t.x) AS x,
+        p.first,
+        p.second,
+        sum(CASE WHEN t.class_index = p.first THEN t.term_value END)
+            - coalesce(sum(CASE WHEN t.class_index = p.second THEN t.term_value END), 0) AS contribution
+    FROM terms AS t
+    JOIN placed AS p USING (doc)
+    GROUP BY t.doc, t.term, p.first, p.second
+), ranked AS (
+    -- the largest contributions first (ties to the first term in alphabetical order)
+    SELECT *, row_number() OVER (PARTITION BY doc ORDER BY contribution DESC, term) AS rank
+    FROM differences
+)
+SELECT
+    doc AS row_number,
+    rank,
+    term AS feature,
+    {{ sql.as_text('x') }} AS value,
+    contribution,
+    {{ label | replace('{index}', 'first') }} AS prediction,
+    {{ label | replace('{index}', 'second') }} AS runner_up
+FROM ranked
+WHERE rank <= {{ top | lit }}
+ORDER BY row_number, rank
+{% endif %}

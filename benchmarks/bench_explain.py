@@ -1,0 +1,145 @@
+"""explain and drift against the scoring and the fit they mirror, side by side in one run.
+
+A DuckDB table of ``--rows`` rows x ``--features`` Gaussian features (2 classes) is made
+in memory; per round (interleaved, medians of ``--repeats``): ``predict_joint_log_proba``,
+``explain`` (every term), ``explain(top=3)``, each read whole (a hash of every output
+column, so nothing is pruned); and on ``--drift-rows`` rows the fit and ``drift`` (pooled
+and ``by_class``), whose results are a row per feature.
+
+    python benchmarks/bench_explain.py                       # 1M x 20, drift on 5M
+    python benchmarks/bench_explain.py --rows 100000 --drift-rows 500000 --repeats 1
+
+Prints a Markdown table; ``--write`` also writes benchmarks/results/explain.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import sqlnb  # noqa: E402
+
+DATA_SQL = """
+CREATE OR REPLACE TABLE {table} AS
+SELECT CAST(i % 2 AS INTEGER) AS y, {columns}
+FROM range({rows}) r(i)
+"""
+
+
+def make_table(con: duckdb.DuckDBPyConnection, table: str, rows: int, features: int) -> None:
+    """``rows`` rows: feature k is normal, shifted by 0.1 (k + 1) in class 1 (benchmark data,
+    made in DuckDB; the names are fixed here, no user input)."""
+    con.execute("SELECT setseed(0.25)")
+    columns = ", ".join(
+        f"sqrt(-2 * ln(random() + 1e-300)) * cos(2 * pi() * random()) + (i % 2) * {0.1 * (k + 1)!r} AS f{k}"
+        for k in range(features))
+    con.execute(DATA_SQL.format(table=table, rows=rows, columns=columns))
+
+
+def read_whole(con: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation) -> None:
+    con.execute(f"SELECT bit_xor(hash(COLUMNS(*))) FROM ({relation.sql_query()})").fetchall()
+
+
+def timed(step) -> float:
+    start = time.perf_counter()
+    step()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--drift-rows", type=int, default=5_000_000)
+    parser.add_argument("--features", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+
+    load_before = os.getloadavg()
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    make_table(con, "train", args.rows, args.features)
+    con.execute("CREATE TABLE rows AS SELECT * EXCLUDE (y) FROM train")
+    make_table(con, "big", args.drift_rows, args.features)
+    model = sqlnb.NaiveBayes("bench", con=con).fit("train", "y")
+    big = sqlnb.NaiveBayes("bench_big", con=con).fit("big", "y")
+
+    steps = {
+        f"predict_joint_log_proba, {args.rows:,} rows":
+            lambda: read_whole(con, model.predict_joint_log_proba("rows")),
+        f"explain (every term), {args.rows:,} rows":
+            lambda: read_whole(con, model.explain("rows")),
+        f"explain(top=3), {args.rows:,} rows":
+            lambda: read_whole(con, model.explain("rows", top=3)),
+        f"fit, {args.drift_rows:,} rows":
+            lambda: sqlnb.NaiveBayes("bench_big", con=con).fit("big", "y"),
+        f"drift, {args.drift_rows:,} rows":
+            lambda: big.drift("big").fetchall(),
+        f"drift(by_class=True), {args.drift_rows:,} rows":
+            lambda: big.drift("big", by_class=True).fetchall(),
+    }
+    for step in steps.values():  # warm-up: templates compiled, parameters read
+        step()
+    times: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(args.repeats):
+        for name, step in steps.items():
+            times[name].append(timed(step))
+    load_after = os.getloadavg()
+
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    names = list(steps)
+    lines = [
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by "
+        f"`python benchmarks/bench_explain.py"
+        f" --rows {args.rows} --drift-rows {args.drift_rows} --repeats {args.repeats}`: "
+        f"{args.features} Gaussian features, 2 classes, DuckDB tables in memory; medians of "
+        f"{args.repeats} interleaved rounds after a warm-up, in one process.",
+        "",
+        f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+        f"load average before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
+        f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}",
+        f"- DuckDB {duckdb.__version__}, Python {platform.python_version()}, sqlnb "
+        f"{sqlnb.__version__} (commit {_commit()})",
+        "",
+        "| step | median | runs |",
+        "|---|---|---|",
+    ]
+    for name in names:
+        runs = ", ".join(f"{t:.2f}" for t in times[name])
+        lines.append(f"| {name} | {medians[name]:.2f} s | {runs} |")
+    lines += [
+        "",
+        "| ratio | value |",
+        "|---|---|",
+        f"| explain (every term) / predict_joint_log_proba | {medians[names[1]] / medians[names[0]]:.2f}x |",
+        f"| explain(top=3) / predict_joint_log_proba | {medians[names[2]] / medians[names[0]]:.2f}x |",
+        f"| drift / fit | {medians[names[4]] / medians[names[3]]:.2f}x |",
+        f"| drift(by_class=True) / fit | {medians[names[5]] / medians[names[3]]:.2f}x |",
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.write:
+        (HERE / "results" / "explain.md").write_text("# explain and drift\n\n" + text)
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, text=True,
+                              capture_output=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+if __name__ == "__main__":
+    main()
