@@ -295,13 +295,6 @@ class NaiveBayes:
                  columns=LongColumns(document, feature, value), partial=True)
         return self
 
-    def _require_column_model(self, what: str) -> None:
-        """Text and long (term) models are scored by a join, not by per-column SQL."""
-        if self.stored_input():
-            raise InvalidParameterError(
-                f"{what} is not available for text or long-input models yet"
-            )
-
     def stored_input(self) -> tuple | None:
         """For a term model, how it reads its input (kind, options, n_documents)."""
         if self._term_input is None:
@@ -863,26 +856,22 @@ class NaiveBayes:
         """
         from .metrics import evaluate_model
 
-        self._require_column_model("evaluate (use sqlnb.evaluate on a predictions relation)")
         return evaluate_model(self, source, target)
 
     def top_features(self, k: int = 10) -> duckdb.DuckDBPyRelation:
         """Per class, the ``k`` features that most raise its log-likelihood against the
         other classes: a relation (class, rank, feature, category, score); see
-        ``sql/top_features.sql`` for each family's score.
+        ``sql/top_features.sql`` for each family's score (a ``family="auto"`` model ranks
+        its parts' features together; a per-group model's are the pooled model's).
         """
         require_duckdb(self.engine, "top_features")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
         _ = self.meta  # raises NotFittedError early
-        if self.family.composite:
-            raise InvalidParameterError(
-                "top_features is not available for family='auto' models yet: its columns "
-                "have different families, whose scores do not compare; read each part's "
-                "parameters (families_ names them) or fit a single-family model"
-            )
+        pooled = [{"template": part["sub"].template, "shape": part["sub"].statistics_shape,
+                   "t": part["t"]} for part in parts.stored_layout(self)["pooled"]]
         return self.engine.relation(self.engine.render("top_features.sql", **self.pipeline.context(
-            k=k, model_comment=comment_text(self.name))))
+            k=k, parts=pooled, model_comment=comment_text(self.name))))
 
     def search(self, source: Any, target: str, *, features: list[str] | None = None,
                weight: str | None = None, text: str | None = None,

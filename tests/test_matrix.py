@@ -19,8 +19,9 @@ raise (and in docs/architecture.md's matrix with the reason).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -190,24 +191,6 @@ KINDS = {
 GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {
     ("per-group text", "fit"): (sqlnb.errors.InvalidParameterError, "group_by"),
 }
-
-
-def gap(kind: str, operation: str) -> Any:
-    """The expected refusal of a cell that cannot work (or a null context)."""
-    if (kind, operation) in GAPS:
-        error, message = GAPS[kind, operation]
-        return pytest.raises(error, match=message)
-    return None
-
-
-def skip_gap(kind: str, operation: str) -> None:
-    """A cell whose prerequisite (the fit) is a gap: checked where it is raised."""
-    if (kind, "fit") in GAPS:
-        pytest.skip(f"{kind} models cannot be fitted (checked by test_fit)")
-    refusal = gap(kind, operation)
-    if refusal is not None:
-        with refusal:
-            raise AssertionError("placeholder")  # replaced in each test
 
 
 # ---------------------------------------------------------------------- fixtures
@@ -456,3 +439,29 @@ def test_evaluate_equals_sklearn_metrics_on_the_reference(fitted, data, scored, 
     assert metrics["confusion_matrix"] == confusion_matrix(scored["y"], predicted).tolist()
     assert metrics["log_loss"] == pytest.approx(log_loss(scored["y"], proba, labels=CLASSES),
                                                 rel=1e-9)
+
+
+# ---------------------------------------------------------------------- beyond the matrix
+def test_top_features_of_an_auto_model_rank_its_parts_together(con):
+    """Each part's scores are those of a single-family model over the part's columns."""
+    auto = new_model(con, "auto").fit("everything", "y", **KINDS["auto"].fit)
+    singles = [sqlnb.NaiveBayes(f"m{next(_names)}", con=con, family=family).fit(
+        "everything", "y", features=[column])
+        for family, column in [("gaussian", "x1"), ("categorical", "colour"),
+                               ("bernoulli", "flag"), ("poisson", "visits")]]
+    rows = [r for single in singles for r in single.top_features(k=10).fetchall()]
+    for label in CLASSES:
+        ranked = sorted((r for r in rows if r[0] == label), key=lambda r: -r[4])[:3]
+        got = [r for r in auto.top_features(k=3).fetchall() if r[0] == label]
+        assert [(r[1], r[2], r[3]) for r in got] == [(i + 1, r[2], r[3])
+                                                     for i, r in enumerate(ranked)]
+        np.testing.assert_allclose([r[4] for r in got], [r[4] for r in ranked], **TOL)
+
+
+def test_evaluate_of_a_long_input_model_is_refused_clearly(con):
+    entries = pd.DataFrame({"document": [0, 0, 1, 2], "feature": ["w", "v", "w", "v"],
+                            "value": [1, 2, 1, 3], "y": ["a", "a", "b", "b"]})
+    model = sqlnb.NaiveBayes(f"m{next(_names)}", con=con, family="multinomial")
+    model.fit_long(entries, "y")
+    with pytest.raises(sqlnb.errors.UnsupportedError, match="long-input"):
+        model.evaluate(entries)
