@@ -44,6 +44,7 @@ from .errors import (
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
+    UnsupportedError,
 )
 from .families import FAMILIES, Family, Gaussian, make_family
 from .missing import report_skipped
@@ -229,11 +230,7 @@ class NaiveBayes:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
                 )
-            if group_by is not None:
-                raise InvalidParameterError(
-                    "group_by is not available for text models: fit one text model per "
-                    "group (e.g. on a view filtered to that group)"
-                )
+            refuse_grouped_text(group_by)
             from .text import fit_text
             fit_text(self, source, target, text, weight=weight, options=text_options,
                      partial=False)
@@ -459,11 +456,11 @@ class NaiveBayes:
         """
         if text is not None or text_options:
             require_duckdb(self.engine, "text")
-            if text is None or features is not None or classes is not None \
-                    or group_by is not None:
+            refuse_grouped_text(group_by)
+            if text is None or features is not None or classes is not None:
                 raise InvalidParameterError(
-                    "text options need text=<column>; a text model takes no features, "
-                    "classes or group_by"
+                    "text options need text=<column>; a text model takes no features or "
+                    "classes"
                 )
             from .text import fit_text
 
@@ -507,8 +504,9 @@ class NaiveBayes:
         """
         if text is not None:
             require_duckdb(self.engine, "text")
-            if features is not None or group_by is not None:
-                raise InvalidParameterError("a text model takes no features or group_by")
+            refuse_grouped_text(group_by)
+            if features is not None:
+                raise InvalidParameterError("a text model takes no features")
             from .text import forget_text
             forget_text(self, source, target, text, weight=weight)
             return self
@@ -935,6 +933,18 @@ class NaiveBayes:
                            if v != type(self.family).defaults[k])
         extra = f", {params}" if params else ""
         return f"NaiveBayes({self.name!r}, family={self.family.name!r}{extra})"
+
+
+def refuse_grouped_text(group_by: Any) -> None:
+    """Per-group text models are not available: each group would need a vocabulary of its
+    own (a group's model equals a fit on its rows), which the term tables do not key by
+    group."""
+    if group_by is not None:
+        raise UnsupportedError(
+            "group_by is not available for text models: each group would need a vocabulary "
+            "of its own; fit one text model per group (e.g. on a view filtered to that "
+            "group)"
+        )
 
 
 def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
