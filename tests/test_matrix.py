@@ -10,8 +10,9 @@ for Poisson, for ``family="auto"`` the sum of the per-family references less the
 log priors, per group one reference per group (the pooled one for a group the training
 rows never saw), for text ``CountVectorizer`` + the estimator. ``partial_fit``, ``forget``
 and ``merge`` are compared with that reference on the union (or the rest) of the rows;
-``search`` with the reference's accuracy per held-out fold. Probabilities within 1e-9,
-predictions identical; an export imported elsewhere scores bit for bit the same.
+``search`` with the reference's accuracy per held-out fold, ``top_features`` with the
+scores the reference's fitted parameters give. Probabilities within 1e-9, predictions
+identical; an export imported elsewhere scores bit for bit the same.
 
 Cells that cannot work are listed in ``GAPS`` with the ``sqlnb.errors`` exception they
 raise (and in docs/architecture.md's matrix with the reason).
@@ -456,22 +457,6 @@ def test_evaluate_equals_sklearn_metrics_on_the_reference(fitted, data, scored, 
 
 
 # ---------------------------------------------------------------------- beyond the matrix
-def test_top_features_of_an_auto_model_rank_its_parts_together(con):
-    """Each part's scores are those of a single-family model over the part's columns."""
-    auto = new_model(con, "auto").fit("everything", "y", **KINDS["auto"].fit)
-    singles = [sqlnb.NaiveBayes(f"m{next(_names)}", con=con, family=family).fit(
-        "everything", "y", features=[column])
-        for family, column in [("gaussian", "x1"), ("categorical", "colour"),
-                               ("bernoulli", "flag"), ("poisson", "visits")]]
-    rows = [r for single in singles for r in single.top_features(k=10).fetchall()]
-    for label in CLASSES:
-        ranked = sorted((r for r in rows if r[0] == label), key=lambda r: -r[4])[:3]
-        got = [r for r in auto.top_features(k=3).fetchall() if r[0] == label]
-        assert [(r[1], r[2], r[3]) for r in got] == [(i + 1, r[2], r[3])
-                                                     for i, r in enumerate(ranked)]
-        np.testing.assert_allclose([r[4] for r in got], [r[4] for r in ranked], **TOL)
-
-
 def test_evaluate_of_a_long_input_model_is_refused_clearly(con):
     entries = pd.DataFrame({"document": [0, 0, 1, 2], "feature": ["w", "v", "w", "v"],
                             "value": [1, 2, 1, 3], "y": ["a", "a", "b", "b"]})
@@ -479,3 +464,99 @@ def test_evaluate_of_a_long_input_model_is_refused_clearly(con):
     model.fit_long(entries, "y")
     with pytest.raises(sqlnb.errors.UnsupportedError, match="long-input"):
         model.evaluate(entries)
+
+
+# ---------------------------------------------------------------------- top_features
+def contrasts(kind: str, train: pd.DataFrame) -> dict[tuple[str, str, Any], float]:
+    """Each (class, feature, category)'s top_features score from the reference's fitted
+    parameters: a coefficient's excess over its mean in the other classes (categorical:
+    per category), for Gaussian features the mean KL divergence to the other classes."""
+    spec = KINDS[kind]
+    if spec.fit.get("text"):
+        vectorizer = CountVectorizer().fit(train["body"])
+        nb = {"multinomial": MultinomialNB(), "bernoulli": BernoulliNB(),
+              "complement": ComplementNB()}[spec.family]
+        nb.fit(vectorizer.transform(train["body"]), train["y"])
+        return _excess(nb, list(vectorizer.get_feature_names_out()))
+    if spec.family == "auto":
+        codes = sorted(set(train["colour"]))
+        coded = train.assign(colour=train["colour"].map({c: i for i, c in enumerate(codes)}))
+        scores = {**_kl(GaussianNB().fit(coded[["x1"]], coded["y"]), ["x1"]),
+                  **_excess(BernoulliNB(binarize=0.0).fit(coded[["flag"]].astype(int),
+                                                          coded["y"]), ["flag"]),
+                  **_poisson_excess(coded, ["visits"])}
+        categorical = CategoricalNB().fit(coded[["colour"]], coded["y"])
+        scores.update({(label, "colour", codes[code]): value for (label, _, code), value
+                       in _excess(categorical, ["colour"], per_category=True).items()})
+        return scores
+    columns = spec.fit["features"]
+    if spec.family == "poisson":
+        return _poisson_excess(train, columns)
+    nb = {"gaussian": GaussianNB(), "multinomial": MultinomialNB(),
+          "bernoulli": BernoulliNB(binarize=0.0), "complement": ComplementNB(),
+          "categorical": CategoricalNB()}[spec.family].fit(train[columns], train["y"])
+    if spec.family == "gaussian":
+        return _kl(nb, columns)
+    return _excess(nb, columns, per_category=spec.family == "categorical")
+
+
+def _excess_of(coef: np.ndarray) -> np.ndarray:
+    """Per class, its coefficient less the mean of the other classes' (classes x ...)."""
+    k = coef.shape[0]
+    return coef - (coef.sum(axis=0) - coef) / (k - 1)
+
+
+def _excess(nb: Any, names: list[str], per_category: bool = False) -> dict:
+    if per_category:
+        return {(label, name, code): value
+                for name, log_prob in zip(names, nb.feature_log_prob_)
+                for c, label in enumerate(nb.classes_)
+                for code, value in enumerate(_excess_of(log_prob)[c])}
+    coef = nb.feature_log_prob_
+    if isinstance(nb, BernoulliNB):  # a present feature's gain over an absent one
+        coef = coef - np.log1p(-np.exp(coef))
+    excess = _excess_of(coef)
+    return {(label, name, None): excess[c, f] for c, label in enumerate(nb.classes_)
+            for f, name in enumerate(names)}
+
+
+def _kl(nb: GaussianNB, names: list[str]) -> dict:
+    theta, var = nb.theta_, nb.var_
+    scores = {}
+    for c, label in enumerate(nb.classes_):
+        others = [o for o in range(len(nb.classes_)) if o != c]
+        kl = [0.5 * (np.log(var[o] / var[c]) + (var[c] + (theta[c] - theta[o]) ** 2) / var[o]
+                     - 1) for o in others]
+        for f, name in enumerate(names):
+            scores[label, name, None] = np.mean([row[f] for row in kl])
+    return scores
+
+
+def _poisson_excess(train: pd.DataFrame, names: list[str], alpha: float = 1.0) -> dict:
+    rows = [train[train["y"] == label] for label in CLASSES]
+    log_rate = np.array([np.log((r[names].to_numpy(float).sum(axis=0) + alpha)
+                                / (len(r) + alpha)) for r in rows])
+    excess = _excess_of(log_rate)
+    return {(label, name, None): excess[c, f] for c, label in enumerate(CLASSES)
+            for f, name in enumerate(names)}
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_top_features_score_as_the_reference_parameters(fitted, data, kind):
+    """Every score (k covers every feature) equals the one from the reference's parameters
+    (a per-group model's are its pooled model's), ranked by score per class."""
+    needs_fit(kind)
+    reference = contrasts(kind, data)
+    rows = fitted(kind).top_features(k=1000).fetchall()
+    got = {}
+    for label, rank, feature, category, score in rows:
+        if category is not None and KINDS[kind].family == "categorical":
+            category = int(category)
+        got[label, feature, category] = score
+    assert set(got) == set(reference), set(got) ^ set(reference)
+    np.testing.assert_allclose([got[key] for key in reference], list(reference.values()),
+                               **TOL)
+    for label in CLASSES:
+        ranked = [r for r in rows if r[0] == label]
+        assert [r[1] for r in ranked] == list(range(1, len(ranked) + 1))
+        assert [r[4] for r in ranked] == sorted((r[4] for r in ranked), reverse=True)
