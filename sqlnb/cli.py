@@ -627,12 +627,9 @@ def show(database: str, model: str | None, top: int, plot: str | None,
     out.print(_table("features", ["feature", "type", "family"],
                      [(f["name"], f["type"], nb.families_[f["name"]])
                       for f in nb.meta["features"]]))
-    if nb.spec.composite:
-        out.print("top features: not available for mixed (family auto) models yet")
-    else:
-        rows = nb.top_features(top).fetchall()
-        out.print(_table(f"top {top} features per class", ["class", "rank", "feature",
-                                                          "category", "score"], rows))
+    rows = nb.top_features(top).fetchall()
+    out.print(_table(f"top {top} features per class", ["class", "rank", "feature",
+                                                      "category", "score"], rows))
     if plot is not None:
         _save(sqlnb.plot.overview(nb, features=_split(plot_features), k=top), plot)
 

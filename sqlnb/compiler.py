@@ -570,11 +570,20 @@ def check_translatable(model: ModelContext, dialect: Dialect, output: str = "pre
 def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction: str,
                 output_prefix: str | None, columns: dict[str, str] | None = None,
                 dialect: Dialect | None = None) -> str:
-    """The standalone scoring statement (``to_sql``'s, also used by ``evaluate``).
+    """The standalone scoring statement (``to_sql``'s, also used by ``evaluate``); a text
+    model's tokenises its text column (:func:`text_scoring_sql`).
 
     ``columns`` maps feature names to the SQL expressions that read them (default: the
     source's columns of those names). ``dialect`` (default: the model engine's) is the SQL
     it is written in."""
+    if model.parameters().get("text") and dialect in (None, model.dialect):
+        return text_scoring_sql(model, source_sql, output, prediction=prediction,
+                                output_prefix=output_prefix)
+    if model.stored_input():
+        raise UnsupportedError(
+            "a long-input model has no standalone scoring statement: score it with "
+            "predict* (a join of the long table with the coefficients)"
+        )
     meta = model.meta
     dialect = dialect or model.dialect
     if dialect is not model.dialect and columns is None:

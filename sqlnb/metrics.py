@@ -65,7 +65,7 @@ def evaluate(
 
 def evaluate_model(model: ModelContext, source: Any, target: str | None = None) -> dict[str, Any]:
     """Score ``source`` with ``model`` and compare with its ``target`` column (in SQL)."""
-    from .compiler import compiled_classes, scoring_sql
+    from .compiler import scoring_sql
     from .scoring import coerced_columns
 
     target = model.target if target is None else target
@@ -80,11 +80,12 @@ def evaluate_model(model: ModelContext, source: Any, target: str | None = None) 
         model.parameters()  # metadata and parameters, read together
         check_output_clashes(src.columns, set())  # the columns below are sqlnb's own
         prediction = "__sqlnb_prediction"
+        prefix = "__sqlnb_proba_"
         scored = scoring_sql(model, src.sql, "predict_proba", prediction=prediction,
-                             output_prefix="__sqlnb_proba_",
-                             columns=coerced_columns(model, src))
-        probas = [{"label": c["label"], "column": c["output"]}
-                  for c in compiled_classes(model, output_prefix="__sqlnb_proba_")]
+                             output_prefix=prefix,
+                             columns=None if model.stored_input() else coerced_columns(model, src))
+        probas = [{"label": c["label"], "column": d.ident(f"{prefix}{c['label_value']}")}
+                  for c in model.parameters()["compiled"]]
         return _metrics(engine, d.ident("scored"), scored, d.ident(target),
                         d.ident(prediction), probas)
     finally:

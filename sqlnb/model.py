@@ -43,6 +43,7 @@ from .errors import (
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
+    UnsupportedError,
 )
 from .families import Family, Gaussian, make_family
 from .missing import report_skipped
@@ -201,11 +202,7 @@ class NaiveBayes:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
                 )
-            if group_by is not None:
-                raise InvalidParameterError(
-                    "group_by is not available for text models: fit one text model per "
-                    "group (e.g. on a view filtered to that group)"
-                )
+            refuse_grouped_text(group_by)
             from .text import fit_text
             fit_text(self.context, source, target, text, weight=weight, options=text_options,
                      partial=False)
@@ -255,12 +252,6 @@ class NaiveBayes:
                  columns=LongColumns(document, feature, value), partial=True)
         return self
 
-    def _require_column_model(self, what: str) -> None:
-        """Text and long (term) models are scored by a join, not by per-column SQL."""
-        if self.context.stored_input():
-            raise InvalidParameterError(
-                f"{what} is not available for text or long-input models yet"
-            )
 
     def fit_sparse(
         self,
@@ -340,11 +331,11 @@ class NaiveBayes:
         """
         if text is not None or text_options:
             require_duckdb(self.engine, "text")
-            if text is None or features is not None or classes is not None \
-                    or group_by is not None:
+            refuse_grouped_text(group_by)
+            if text is None or features is not None or classes is not None:
                 raise InvalidParameterError(
-                    "text options need text=<column>; a text model takes no features, "
-                    "classes or group_by"
+                    "text options need text=<column>; a text model takes no features or "
+                    "classes"
                 )
             from .text import fit_text
 
@@ -390,8 +381,9 @@ class NaiveBayes:
         """
         if text is not None:
             require_duckdb(self.engine, "text")
-            if features is not None or group_by is not None:
-                raise InvalidParameterError("a text model takes no features or group_by")
+            refuse_grouped_text(group_by)
+            if features is not None:
+                raise InvalidParameterError("a text model takes no features")
             from .text import forget_text
             forget_text(self.context, source, target, text, weight=weight)
             return self
@@ -637,26 +629,22 @@ class NaiveBayes:
         """
         from .metrics import evaluate_model
 
-        self._require_column_model("evaluate (use sqlnb.evaluate on a predictions relation)")
         return evaluate_model(self.context, source, target)
 
     def top_features(self, k: int = 10) -> duckdb.DuckDBPyRelation:
         """Per class, the ``k`` features that most raise its log-likelihood against the
         other classes: a relation (class, rank, feature, category, score); see
-        ``sql/top_features.sql`` for each family's score.
+        ``sql/top_features.sql`` for each family's score (a ``family="auto"`` model ranks
+        its parts' features together; a per-group model's are the pooled model's).
         """
         require_duckdb(self.engine, "top_features")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
         _ = self.meta  # raises NotFittedError early
-        if self.family.composite:
-            raise InvalidParameterError(
-                "top_features is not available for family='auto' models yet: its columns "
-                "have different families, whose scores do not compare; read each part's "
-                "parameters (families_ names them) or fit a single-family model"
-            )
+        pooled = [{"template": part["sub"].template, "shape": part["sub"].statistics_shape,
+                   "t": part["t"]} for part in parts.stored_layout(self.context)["pooled"]]
         return self.engine.relation(self.engine.render("top_features.sql", **self.pipeline.context(
-            k=k, model_comment=comment_text(self.name))))
+            k=k, parts=pooled, model_comment=comment_text(self.name))))
 
     def search(self, source: Any, target: str, *, features: list[str] | None = None,
                weight: str | None = None, text: str | None = None,
@@ -729,6 +717,18 @@ class NaiveBayes:
                            if v != type(self.family).defaults[k])
         extra = f", {params}" if params else ""
         return f"NaiveBayes({self.name!r}, family={self.family.name!r}{extra})"
+
+
+def refuse_grouped_text(group_by: Any) -> None:
+    """Per-group text models are not available: each group would need a vocabulary of its
+    own (a group's model equals a fit on its rows), which the term tables do not key by
+    group."""
+    if group_by is not None:
+        raise UnsupportedError(
+            "group_by is not available for text models: each group would need a vocabulary "
+            "of its own; fit one text model per group (e.g. on a view filtered to that "
+            "group)"
+        )
 
 
 def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:

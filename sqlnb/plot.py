@@ -336,9 +336,8 @@ def overview(model: NaiveBayes, features: list[str] | None = None, k: int = 5) -
     for item in found:
         parts.append((_distribution_size(item),
                       lambda f, item=item: _draw_distribution(f.subplots(), item)))
-    if not model.spec.composite:  # top_features does not read mixed models yet
-        rows = _top_rows(model, k)
-        parts.append((_top_size(rows, k), lambda f: top_features(model, k, figure=f)))
+    rows = _top_rows(model, k)
+    parts.append((_top_size(rows, k), lambda f: top_features(model, k, figure=f)))
     width = max(size[0] for size, _ in parts)
     heights = [size[1] for size, _ in parts]
     figure = _new_figure((width, sum(heights)))

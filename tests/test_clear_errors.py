@@ -30,12 +30,6 @@ def tables(con) -> list[str]:
         "SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall())
 
 
-def test_auto_models_refuse_top_features(data):
-    model = sqlnb.NaiveBayes("a", con=data, family="auto").fit("t", "y", features=["x", "s"])
-    with pytest.raises(errors.InvalidParameterError, match="top_features is not available"):
-        model.top_features()
-
-
 def test_auto_models_refuse_a_bad_group_column_before_writing(data):
     before = tables(data)
     with pytest.raises(errors.UnknownColumnError, match="group column 'nowhere'"):
