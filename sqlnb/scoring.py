@@ -294,11 +294,14 @@ PER_COLUMN_MAX_FEATURES = 256
 def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[str],
                     output_prefix: str | None, prediction: str = "prediction",
                     columns: dict[str, str] | None = None,
-                    literal: bool = False, nulls: bool = True) -> tuple[str, list[Any]]:
+                    literal: bool = False, nulls: bool = True,
+                    missing: bool = True) -> tuple[str, list[Any]]:
     """The arrays strategy's statement for a FROM-clause fragment, and its parameters
     (none if ``literal``: the lists are then written in the statement, for a statement
     planned once and run many times, see :func:`prepared_scores`). Not ``nulls``: the
-    source holds no NULL in a feature column (a NaN is still read as missing).
+    source holds no NULL in a feature column (a NaN is still read as missing). Not
+    ``missing``: no feature holds a NULL or a NaN either, so the statement has the fast
+    form alone (half the text to plan).
 
     Planned at each call (not ``literal``), it is :func:`one_level_sql`'s statement."""
     if not literal:
@@ -344,6 +347,7 @@ def array_score_sql(model: NaiveBayes, source_sql: str, output: str, keep: list[
             binarize=binarize,
             per_column=per_column,
             nulls=nulls,
+            careful=missing,
             prediction=dialect.ident(prediction),
         ),
     )
@@ -493,14 +497,31 @@ def prepared_scores(model: NaiveBayes, source: Source, output: str, keep: list[s
     # Arrow counts each column's NULLs: an input without any is read without a coalesce
     # per feature (a NaN is still read as missing)
     nulls = any(column.null_count for column in source.obj.columns)
-    key = (token, output, tuple(passed), prediction, nulls)
+    # and an input without a missing value at all (no NULL, no NaN in a feature) by one
+    # without the careful form: DuckDB 2.0.1 plans a prepared statement again at every
+    # EXECUTE, and that form is half the statement
+    missing = nulls or _holds_nan(source.obj)
+    key = (token, output, tuple(passed), prediction, nulls, missing)
 
     def statement(source_sql: str) -> str:
         return array_score_sql(model, source_sql, output, passed, OUTPUTS[output],
-                               prediction=prediction, literal=True, nulls=nulls)[0]
+                               prediction=prediction, literal=True, nulls=nulls,
+                               missing=missing)[0]
 
     return model.engine.run_prepared(key, source, statement, relation,
                                      attach=keep if attach else None)
+
+
+def _holds_nan(table: Any) -> bool:
+    """Whether a floating-point column of the pyarrow Table holds a NaN (any column: a
+    column the model does not read only costs the look)."""
+    import numpy as np
+    import pyarrow.types as kinds
+
+    return any(kinds.is_floating(column.type)
+               and any(np.isnan(chunk.to_numpy(zero_copy_only=False)).any()
+                       for chunk in column.chunks)
+               for column in table.columns)
 
 
 # Rows DuckDB processes as one vector (a chunk): within one, the order cannot change.
