@@ -33,6 +33,7 @@ WITH rows AS (
     -- rows alone)
     SELECT
         {% if keep %}*,{% endif %}
+{% if careful | default(true) %}
         CASE WHEN list_contains({{ x }}, 'NaN'::DOUBLE) THEN [
 {% for c in classes %}
             {{ terms.careful(c, kind, 'list_transform(' ~ x ~ ", lambda v: nullif(v, 'NaN'::DOUBLE))", missing, names) }}{{ "," if not loop.last }}
@@ -42,6 +43,14 @@ WITH rows AS (
             {{ terms.fast(c, 'expanded' if expanded else kind, x) }}{{ "," if not loop.last }}
 {% endfor %}
         ] END AS {{ jll }}
+{% else %}
+        -- (no feature of the input is missing: the fast form alone)
+        [
+{% for c in classes %}
+            {{ terms.fast(c, 'expanded' if expanded else kind, x) }}{{ "," if not loop.last }}
+{% endfor %}
+        ] AS {{ jll }}
+{% endif %}
     FROM rows
 )
 SELECT

@@ -298,11 +298,14 @@ PER_COLUMN_MAX_FEATURES = 256
 def array_score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
                     output_prefix: str | None, prediction: str = "prediction",
                     columns: dict[str, str] | None = None,
-                    literal: bool = False, nulls: bool = True) -> tuple[str, list[Any]]:
+                    literal: bool = False, nulls: bool = True,
+                    missing: bool = True) -> tuple[str, list[Any]]:
     """The arrays strategy's statement for a FROM-clause fragment, and its parameters
     (none if ``literal``: the lists are then written in the statement, for a statement
     planned once and run many times, see :func:`prepared_scores`). Not ``nulls``: the
-    source holds no NULL in a feature column (a NaN is still read as missing).
+    source holds no NULL in a feature column (a NaN is still read as missing). Not
+    ``missing``: no feature holds a NULL or a NaN either, so the statement has the fast
+    form alone (half the text to plan).
 
     Planned at each call (not ``literal``), it is :func:`one_level_sql`'s statement."""
     if not literal:
@@ -348,6 +351,7 @@ def array_score_sql(model: ModelContext, source_sql: str, output: str, keep: lis
             binarize=binarize,
             per_column=per_column,
             nulls=nulls,
+            careful=missing,
             prediction=dialect.ident(prediction),
         ),
     )
@@ -505,14 +509,31 @@ def prepared_scores(model: ModelContext, source: Source, output: str, keep: list
     # Arrow counts each column's NULLs: an input without any is read without a coalesce
     # per feature (a NaN is still read as missing)
     nulls = any(column.null_count for column in source.obj.columns)
-    key = (token, output, tuple(passed), prediction, nulls)
+    # and an input without a missing value at all (no NULL, no NaN in a feature) by one
+    # without the careful form: DuckDB 2.0.1 plans a prepared statement again at every
+    # EXECUTE, and that form is half the statement
+    missing = nulls or _holds_nan(source.obj)
+    key = (token, output, tuple(passed), prediction, nulls, missing)
 
     def statement(source_sql: str) -> str:
         return array_score_sql(model, source_sql, output, passed, OUTPUTS[output],
-                               prediction=prediction, literal=True, nulls=nulls)[0]
+                               prediction=prediction, literal=True, nulls=nulls,
+                               missing=missing)[0]
 
     return model.engine.run_prepared(key, source, statement, relation,
                                      attach=keep if attach else None)
+
+
+def _holds_nan(table: Any) -> bool:
+    """Whether a floating-point column of the pyarrow Table holds a NaN (any column: a
+    column the model does not read only costs the look)."""
+    import numpy as np
+    import pyarrow.types as kinds
+
+    return any(kinds.is_floating(column.type)
+               and any(np.isnan(chunk.to_numpy(zero_copy_only=False)).any()
+                       for chunk in column.chunks)
+               for column in table.columns)
 
 
 # Rows DuckDB processes as one vector (a chunk): within one, the order cannot change.
@@ -558,3 +579,113 @@ def coerced_columns(model: ModelContext, src: Source, stacklevel: int = 4) -> di
             CoercedValuesWarning, stacklevel=stacklevel,
         )
     return {f["name"]: f"TRY_CAST({f['column']} AS {f['model_type']})" for f in coerced}
+
+
+# ---------------------------------------------------------------------- in-process scoring
+def in_process(model: ModelContext) -> dict[str, Any] | None:
+    """The model's parameters as NumPy matrices, for scoring rows already in this process
+    (the scikit-learn facade's arrays) without a SQL statement: for a few rows, planning
+    one costs far more than the arithmetic. The same expressions as the compiled form's
+    (``sql/families/*.sql``, ``term_of``), from the same numbers: the parameters read once
+    per model version (:meth:`sqlnb.context.ModelContext.parameters`, which :func:`refresh` resets when
+    another connection writes the model), so the statistics stay in the database.
+
+    None when the model is one this form does not cover (groups, text, mixed columns,
+    counts' log-gamma, a zero variance, categories that are not integers): the caller
+    scores in SQL then."""
+    compiled = model.parameters()
+    if "in_process" not in compiled:
+        compiled["in_process"] = _in_process(model, compiled)
+    return compiled["in_process"]
+
+
+def _in_process(model: ModelContext, compiled: dict[str, Any]) -> dict[str, Any] | None:
+    import numpy as np
+
+    if compiled.get("groups") or model.stored_input() or model.family.composite:
+        return None
+    classes = compiled["compiled"]
+    if not classes:
+        return None
+    names = [t["name"] for t in classes[0]["terms"]]
+    params = model.family.params
+    found: dict[str, Any] = {
+        "names": names,
+        "labels": [c["label_value"] for c in classes],
+        "constant": np.array([float(c["constant"]) for c in classes]),
+    }
+    kind = model.family.array_kind
+    if kind == "distance":
+        theta = np.array([[t["theta"] for t in c["terms"]] for c in classes], dtype=np.float64)
+        var = np.array([[t["var"] for t in c["terms"]] for c in classes], dtype=np.float64)
+        if not np.all(var > 0):
+            return None
+        found.update(kind=kind, theta=theta, half_precision=0.5 / var)
+    elif kind == "linear":
+        found.update(kind=kind, binarize=binarize_threshold(model),
+                     coef=np.array([[t["coef"] for t in c["terms"]] for c in classes],
+                                   dtype=np.float64))
+    elif model.family.per_category and params.get("unseen") in ("error", "ignore", "smooth"):
+        # one table per feature: a code's log-probability in each class (NaN: no category
+        # of the model, which the SQL form answers)
+        tables = []
+        for f in range(len(names)):
+            try:
+                codes = {int(value) for c in classes for value, _ in c["terms"][f]["categories"]}
+            except (TypeError, ValueError):
+                return None
+            if not codes or min(codes) < 0:
+                return None
+            table = np.full((len(classes), max(codes) + 1), np.nan)
+            for i, c in enumerate(classes):
+                term = c["terms"][f]
+                for value, logp in term["categories"]:
+                    table[i, int(value)] = logp
+                if params["unseen"] != "error":  # a code another class saw
+                    fill = 0.0 if params["unseen"] == "ignore" else term["unseen"]
+                    table[i, np.isnan(table[i])] = fill
+            tables.append(table)
+        found.update(kind="categories", tables=tables)
+    else:
+        return None
+    return found
+
+
+def score_in_process(found: dict[str, Any], X: Any, output: str) -> Any:
+    """``output`` (as :data:`OUTPUTS` names it) of the rows of ``X`` (a float or integer
+    NumPy matrix whose columns are ``found["names"]``, no missing value) by the parameters
+    of :func:`in_process`: a 1-D array of labels for ``predict``, else one column per class.
+    None if a value is one this form does not score (a missing value, an unknown
+    category): the SQL form answers for it (and names what is wrong)."""
+    import numpy as np
+
+    kind = found["kind"]
+    if kind == "categories":
+        codes = np.asarray(X)
+        if codes.size and (codes.min() < 0 or np.any(codes > [len(t[0]) - 1 for t in found["tables"]])):
+            return None
+        jll = np.tile(found["constant"], (codes.shape[0], 1))
+        for f, table in enumerate(found["tables"]):
+            jll += table[:, codes[:, f].astype(np.int64)].T
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        if np.isnan(X).any():
+            return None
+        if kind == "distance":
+            jll = found["constant"] - np.stack(
+                [((X - theta) ** 2 * half).sum(axis=1)
+                 for theta, half in zip(found["theta"], found["half_precision"])], axis=1)
+        else:
+            if found["binarize"] is not None:
+                X = (X > found["binarize"]).astype(np.float64)
+            jll = X @ found["coef"].T + found["constant"]
+    if np.isnan(jll).any():
+        return None
+    if output == "predict":
+        # the first of the largest, as the SQL form's list_position(list_max(...))
+        return np.asarray(found["labels"])[np.argmax(jll, axis=1)]
+    if output == "joint":
+        return jll
+    top = jll.max(axis=1, keepdims=True)
+    log_proba = jll - (top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True)))
+    return log_proba if output == "log_proba" else np.exp(log_proba)

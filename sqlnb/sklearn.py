@@ -44,7 +44,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "sqlnb.sklearn needs scikit-learn: pip install 'sqlnb[sklearn]'"
     ) from exc
 
-from . import exchange, incremental
+from . import exchange, incremental, scoring
 from .attributes import fitted_attributes
 from .families import for_sklearn_estimator, make_family
 from .model import NaiveBayes
@@ -322,6 +322,10 @@ class _SqlnbNB(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "_model")
         X = self._check_X(X, reset=False)
         model = self._model
+        if not _is_sparse(X):
+            scored = self._score_in_process(model, X, output)
+            if scored is not None:
+                return scored
         _, staged = self._stage(X)
         if "dense" in staged:
             scored = model.scored(staged["dense"], output, keep_input=False, arrow=True)
@@ -340,6 +344,31 @@ class _SqlnbNB(ClassifierMixin, BaseEstimator):
             return np.asarray(values).astype(self.classes_.dtype, copy=False)
         columns = [c for c in result if c != ROW]
         return np.column_stack([np.asarray(result[c], dtype=np.float64) for c in columns])
+
+    def _score_in_process(self, model: NaiveBayes, X: np.ndarray, output: str) -> Any:
+        """``output`` of NumPy rows scored in this process from the model's parameters
+        (``scoring.in_process``), read again only when the model's version changes: one
+        one-row read per call checks it (another connection may have refitted the model).
+        None when that form does not cover the model or the rows: SQL scores them."""
+        scoring.refresh(model.context)
+        found = scoring.in_process(model.context)
+        if found is None:
+            return None
+        names = self._feature_names(X.shape[1])
+        order = found.get("order")
+        if order is None or order[0] != names:
+            position = {name: i for i, name in enumerate(names)}
+            if any(name not in position for name in found["names"]):
+                return None
+            order = found["order"] = (names, [position[name] for name in found["names"]])
+        columns = order[1]
+        scored = scoring.score_in_process(
+            found, X if columns == list(range(X.shape[1])) else X[:, columns], output)
+        if scored is None:
+            return None
+        if output == "predict":
+            return np.asarray(scored).astype(self.classes_.dtype, copy=False)
+        return scored
 
     def predict(self, X: Any) -> np.ndarray:
         return self._score(X, "predict")

@@ -180,6 +180,28 @@ def test_a_nan_is_missing_whether_or_not_the_input_holds_a_null(with_null):
         rows[1:2])[0], rtol=1e-12)
 
 
+def test_inputs_with_and_without_a_missing_value_each_get_their_statement():
+    # an input with no NULL and no NaN is scored by a statement without the careful form;
+    # a NaN in the next input (same schema) must not reach that statement
+    con = duckdb.connect()
+    model, reference = iris_model(con, sql_macros=False)
+    complete = np.array([[5.0, 3.4, 1.5, 0.2], [6.0, 2.7, 4.5, 1.5]])
+    holed = complete.copy()
+    holed[0, 1] = np.nan
+    as_table = lambda rows: pa.table({f"x{i}": rows[:, i] for i in range(4)})
+
+    first = model.predict_joint_log_proba(as_table(complete)).fetchall()
+    second = model.predict_joint_log_proba(as_table(holed)).fetchall()
+
+    assert len(prepared(con)) == 2
+    np.testing.assert_allclose([row[4:] for row in first],
+                               reference.predict_joint_log_proba(complete), rtol=1e-12)
+    # the NaN leaves its feature out; the complete row is scikit-learn's own
+    assert all(np.isfinite(second[0][4:]))
+    np.testing.assert_allclose(second[1][4:], reference.predict_joint_log_proba(complete)[1],
+                               rtol=1e-12)
+
+
 @pytest.mark.parametrize("names", [None, ["setosa", "versicolor", "virginica"]])
 def test_a_planned_statement_gives_the_same_table_at_every_call(names):
     # after its first run, a statement whose result holds only numbers is fetched as NumPy
