@@ -419,8 +419,9 @@ def explain_macro_sql(model: ModelContext) -> str | None:
     if (model.dialect.stored_scoring != "macros" or model.stored_input()
             or model.parameters().get("text")):
         return None
-    return model.render(
-        "explain_macro.sql", name=model.dialect.ident(macro_names(model.name)["explain"]),
+    return model.engine.render(
+        "explain_macro.sql", model=model.name,
+        name=model.dialect.ident(macro_names(model.name)["explain"]),
         body=explain_sql(model, "query_table(relation)"))
 
 
