@@ -277,7 +277,7 @@ class ModelContext:
         return self.meta["target"]
 
 
-def template_context(tables: dict[str, str], name: str, family: Family,
+def template_context(tables: dict[str, str], name: str, family: Family, /,
                      **extra: Any) -> dict[str, Any]:
     """The context every model template is rendered in: its relations (``t``), name and
     the facts of ``family`` (the model's or one of its parts')."""

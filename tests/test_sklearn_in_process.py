@@ -42,7 +42,7 @@ def in_sql(estimator, method: str, X: np.ndarray) -> np.ndarray:
 def test_in_process_scores_equal_the_sql_forms(name, digits):
     X, y = data_for(name, digits)
     estimator = getattr(facade, name)().fit(X, y)
-    assert sqlnb.scoring.in_process(estimator.sqlnb_model()) is not None
+    assert sqlnb.scoring.in_process(estimator.sqlnb_model().context) is not None
     for method in OUTPUTS:
         ours, sql = getattr(estimator, method)(X), in_sql(estimator, method, X)
         if method == "predict":
