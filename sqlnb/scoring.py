@@ -293,19 +293,24 @@ def _expansion_keeps_digits(classes: list[dict[str, Any]], shift: list[float]) -
 # lambda beyond: planning grows with the expressions (2,000 features: the first call took
 # 1.8 s against 0.74 s), and a wide model's small inputs are mostly planning.
 PER_COLUMN_MAX_FEATURES = 256
+# ... and for inputs of more than this many rows: below, running the statement costs less
+# than planning it, and DuckDB 2.0.1 plans it again at every EXECUTE, where one expression
+# per feature costs more than the lambda (digits, one row: ~20% of the call).
+PER_COLUMN_MIN_ROWS = 64
 
 
 def array_score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
                     output_prefix: str | None, prediction: str = "prediction",
                     columns: dict[str, str] | None = None,
                     literal: bool = False, nulls: bool = True,
-                    missing: bool = True) -> tuple[str, list[Any]]:
+                    missing: bool = True, per_column: bool = True) -> tuple[str, list[Any]]:
     """The arrays strategy's statement for a FROM-clause fragment, and its parameters
     (none if ``literal``: the lists are then written in the statement, for a statement
     planned once and run many times, see :func:`prepared_scores`). Not ``nulls``: the
     source holds no NULL in a feature column (a NaN is still read as missing). Not
     ``missing``: no feature holds a NULL or a NaN either, so the statement has the fast
-    form alone (half the text to plan).
+    form alone (half the text to plan). Not ``per_column``: the row's list is one lambda
+    even when planned once (see :data:`PER_COLUMN_MIN_ROWS`).
 
     Planned at each call (not ``literal``), it is :func:`one_level_sql`'s statement."""
     if not literal:
@@ -320,7 +325,8 @@ def array_score_sql(model: ModelContext, source_sql: str, output: str, keep: lis
 
     # planned once (literal), the row's list is one expression per feature, its shift
     # written in it: cheap to run; planned per call (or too wide), one lambda: short to plan
-    per_column = literal and len(model.meta["features"]) <= PER_COLUMN_MAX_FEATURES
+    per_column = per_column and literal and \
+        len(model.meta["features"]) <= PER_COLUMN_MAX_FEATURES
     shifts = (arrays["values"][arrays["shift"] - 1]
               if per_column and arrays["shift"] is not None else None)
     features = [{"name": f["name"], "column": columns.get(f["name"], dialect.ident(f["name"])),
@@ -513,12 +519,13 @@ def prepared_scores(model: ModelContext, source: Source, output: str, keep: list
     # without the careful form: DuckDB 2.0.1 plans a prepared statement again at every
     # EXECUTE, and that form is half the statement
     missing = nulls or _holds_nan(source.obj)
-    key = (token, output, tuple(passed), prediction, nulls, missing)
+    per_column = source.obj.num_rows > PER_COLUMN_MIN_ROWS
+    key = (token, output, tuple(passed), prediction, nulls, missing, per_column)
 
     def statement(source_sql: str) -> str:
         return array_score_sql(model, source_sql, output, passed, OUTPUTS[output],
                                prediction=prediction, literal=True, nulls=nulls,
-                               missing=missing)[0]
+                               missing=missing, per_column=per_column)[0]
 
     return model.engine.run_prepared(key, source, statement, relation,
                                      attach=keep if attach else None)

@@ -2,8 +2,10 @@
 
 Drop-in replacements for ``sklearn.naive_bayes``: same constructors, methods and fitted
 attributes. The facade stages ``X`` (NumPy, DataFrame or SciPy sparse) into a private
-in-memory DuckDB database, where all the arithmetic happens, and reads the fitted
-parameters back. Validation, errors and warnings are scikit-learn's own; the estimators
+in-memory DuckDB database, where the fit's arithmetic happens, and reads the fitted
+parameters back. ``predict*`` of dense NumPy rows is computed here from the model's
+parameters (``scoring.in_process``: one version read per call, the parameters read again
+only when the model changed), with the same expressions as the SQL forms. Validation, errors and warnings are scikit-learn's own; the estimators
 pass ``check_estimator``. A pickled estimator carries its model's statistics (small Arrow
 tables), restored into a new in-memory database on load (see ``docs/sklearn.md``).
 
@@ -60,7 +62,7 @@ def _is_sparse(X: Any) -> bool:
 
 
 class _SqlnbNB(ClassifierMixin, BaseEstimator):
-    """Shared flow: stage, fit in SQL, read attributes back; predict by scoring SQL.
+    """Shared flow: stage, fit in SQL, read attributes back; predict from the parameters.
 
     Each estimator keeps one private in-memory DuckDB connection for its life; pickling
     carries the model's statistics instead (see ``__getstate__``). An estimator's family
