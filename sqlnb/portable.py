@@ -56,6 +56,7 @@ from .errors import (
     NameConflictError,
     NotFittedError,
     SqlnbError,
+    UnsupportedError,
     first_few,
 )
 from .families import make_family
@@ -118,6 +119,11 @@ def export_model(model: ModelContext, path: str | os.PathLike, *,
             f"it from a connection where that database is the current one (USE {model.catalog})"
         )
     _ = model.meta  # NotFittedError before anything is created on disk
+    if model.spec.terms and model.spec.groups:
+        raise UnsupportedError(
+            "export is not available for per-group text models: the exchange format has no "
+            "group key for term tables; fit the model again where it is needed"
+        )
     replaced = _check_target(target, overwrite)
     if model.engine.dialect is not DUCKDB:
         return export_model(_duckdb_copy(model), target, overwrite=overwrite)

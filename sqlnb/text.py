@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from . import ownership
+from . import grouping, ownership
 from .context import as_context
 from .errors import (
     EmptyInputError,
@@ -44,6 +44,7 @@ from .errors import (
     InvalidParameterError,
     NotFittedError,
     UnknownColumnError,
+    UnsupportedError,
 )
 from .families import FAMILIES
 from .pipeline import pipeline_of
@@ -409,20 +410,25 @@ def check_re2(model: ModelContext, token_pattern: str) -> None:
 
 def fit_text(model: ModelContext, source: Any, target: str, column: str | None, *,
              weight: str | None, options: dict[str, Any], partial: bool,
-             sign: int = 1) -> None:
+             sign: int = 1, group_by: str | list[str] | None = None) -> None:
     """Fit (or, with ``partial``, update) a term model on a text column; ``sign=-1``
-    forgets the documents instead (see :func:`forget_text`)."""
+    forgets the documents instead (see :func:`forget_text`). ``group_by`` (a fit only)
+    fits one text model per group besides the pooled one (see :func:`fit_groups`)."""
     forgetting = sign < 0
     what = "forgetting text" if forgetting else "fitting a text model"
     model.engine.refuse_open_transaction(what)
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
+    if group_by is not None and partial:
+        refuse_grouped("forget" if forgetting else "partial_fit")
     stored = _stored_for_partial(model) if partial else None
     if forgetting and stored is None:
         raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
     if stored is not None:
         if stored[0] != "text":
             raise InvalidParameterError(f"model {model.name!r} was not fitted on text")
+        if model.spec.groups:
+            refuse_grouped("forget" if forgetting else "partial_fit")
         analyzer = Analyzer.from_json(json.dumps(stored[1]))
         column = analyzer.column if column is None else column
         if column != analyzer.column:
@@ -458,6 +464,8 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
                 f"the target has type {target_type}; the model was fitted on "
                 f"{model.meta['target_type']}"
             )
+        groups = None if group_by is None else grouping.group_specs(
+            src.columns, group_by, target, [{"name": column}], weight, model.dialect)
         context = {
             "source": src.sql,
             "target": model.dialect.ident(target),
@@ -466,58 +474,172 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
             "a": analyzer.sql(),
             "binarize": model.family.params.get("binarize"),
         }
+        fit = TermFit(analyzer=analyzer, alpha=alpha, stored=stored, sign=sign,
+                      column={"name": column, "type": src.columns[column]}, target=target,
+                      target_type=target_type, weight=weight)
 
         def work() -> None:
-            n_documents = pipeline_of(model).fetch("text/count_documents.sql", **context)[0][0]
-            if n_documents == 0:
-                raise EmptyInputError("there are no labelled documents to "
-                                      + ("forget" if forgetting else "fit"))
-            from_terms = not analyzer.needs_documents
+            if groups is not None:
+                fit_groups(model, fit, context, groups)
+                return
             if stored is None:
-                pipeline_of(model).create(target_type, text=True)
-            # The fast path finds tokens once per distinct chunk; it cannot count documents.
-            chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
-                      and (stored is not None or not analyzer.prunes_by_df(n_documents)))
-            labels = None
-            if chunks:
-                found = pipeline_of(model).fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
-                if len(found) <= WIDE_CLASSES:
-                    labels = [model.dialect.lit(row[0], target_type) for row in found]
-            if stored is None or from_terms:
-                pipeline_of(model).run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
-            if stored is None:
-                low, high = analyzer.doc_bounds(n_documents)
-                pipeline_of(model).run("text/vocabulary.sql", min_count=low, max_count=high,
-                           max_features=analyzer.max_features, n_documents=n_documents,
-                           **context)
-                if pipeline_of(model).fetch("text/vocabulary_size.sql")[0][0] == 0:
-                    raise InvalidDataError(
-                        "After pruning, no terms remain. Try a lower min_df or a higher "
-                        "max_df." if analyzer.prunes_by_df(n_documents) else
-                        "empty vocabulary; perhaps the documents only contain stop words"
-                    )
-                pipeline_of(model).run("text/insert_vocabulary.sql", alpha=alpha)
-                vocabulary_documents = n_documents
-            else:
-                vocabulary_documents = stored[2]
-            pipeline_of(model).run("text/batch_text.sql", from_terms=from_terms, **context)
-            pipeline_of(model).run("text/merge_terms.sql", sign=sign)
-            pipeline_of(model).run("text/drop_terms.sql")
-            if forgetting:
-                _after_forget(model, target_type)
-            # the analyzer first: the scoring macros written by finish() read it
-            pipeline_of(model).run("text/write_analyzer.sql", input="text",
-                       options_json=analyzer.to_json(), n_documents=vocabulary_documents)
-            pipeline_of(model).finish([{"name": column, "type": src.columns[column]}], target,
-                              target_type, weight, kind={"input": "text"})
+                grouping.drop_groups(model)  # of an earlier per-group model
+            fit.run(model, context)
 
         _in_transaction(model, work)
     finally:
         model.engine.release(src)
 
 
+@dataclass
+class TermFit:
+    """One text fit's settings: the statements of :meth:`run` write one term model."""
+
+    analyzer: Analyzer
+    alpha: float
+    stored: tuple[str, dict[str, Any], int] | None
+    sign: int
+    column: dict[str, Any]
+    target: str
+    target_type: str
+    weight: str | None
+
+    def run(self, model: ModelContext, context: dict[str, Any],
+            kind: dict[str, Any] | None = None, scoring_macros: bool = True) -> None:
+        """Fit (update, forget) ``model`` on ``context``'s source, inside the caller's
+        transaction."""
+        analyzer, stored, forgetting = self.analyzer, self.stored, self.sign < 0
+        flow = pipeline_of(model)
+        n_documents = flow.fetch("text/count_documents.sql", **context)[0][0]
+        if n_documents == 0:
+            raise EmptyInputError("there are no labelled documents to "
+                                  + ("forget" if forgetting else "fit"))
+        from_terms = not analyzer.needs_documents
+        if stored is None:
+            flow.create(self.target_type, text=True)
+        # The fast path finds tokens once per distinct chunk; it cannot count documents.
+        chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
+                  and (stored is not None or not analyzer.prunes_by_df(n_documents)))
+        labels = None
+        if chunks:
+            found = flow.fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
+            if len(found) <= WIDE_CLASSES:
+                labels = [model.dialect.lit(row[0], self.target_type) for row in found]
+        if stored is None or from_terms:
+            flow.run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
+        if stored is None:
+            low, high = analyzer.doc_bounds(n_documents)
+            flow.run("text/vocabulary.sql", min_count=low, max_count=high,
+                     max_features=analyzer.max_features, n_documents=n_documents, **context)
+            if flow.fetch("text/vocabulary_size.sql")[0][0] == 0:
+                raise InvalidDataError(
+                    "After pruning, no terms remain. Try a lower min_df or a higher "
+                    "max_df." if analyzer.prunes_by_df(n_documents) else
+                    "empty vocabulary; perhaps the documents only contain stop words"
+                )
+            flow.run("text/insert_vocabulary.sql", alpha=self.alpha)
+            vocabulary_documents = n_documents
+        else:
+            vocabulary_documents = stored[2]
+        flow.run("text/batch_text.sql", from_terms=from_terms, **context)
+        flow.run("text/merge_terms.sql", sign=self.sign)
+        flow.run("text/drop_terms.sql")
+        if forgetting:
+            _after_forget(model, self.target_type)
+        # the analyzer first: the scoring macros written by finish() read it
+        flow.run("text/write_analyzer.sql", input="text", options_json=analyzer.to_json(),
+                 n_documents=vocabulary_documents)
+        flow.finish([self.column], self.target, self.target_type, self.weight,
+                    scoring_macros=scoring_macros, kind={"input": "text", **(kind or {})})
+
+
+# ---------------------------------------------------------------------- per-group text
+def refuse_grouped(what: str) -> None:
+    """An operation per-group text models do not have."""
+    raise UnsupportedError(
+        f"{what} is not available for per-group text models (group_by with text): "
+        "fit the model again on all the rows, or fit one text model per group"
+    )
+
+
+def group_model_name(name: str, index: int) -> str:
+    """The name of the text model of a per-group text model's group ``index``."""
+    return f"{name}_text_group_{index}"
+
+
+def _groups_table(model: ModelContext) -> str:
+    return f"{model.name}_text_groups"
+
+
+def fit_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
+               groups: list[dict[str, Any]]) -> None:
+    """A per-group text model, inside the caller's transaction: the pooled model over
+    every labelled row in the model's own tables, and for each group of the labelled rows
+    (no group column NULL) a text model of its own, ``<name>_text_group_<i>``, fitted on
+    that group's rows alone (its own vocabulary, same analyzer options and
+    hyperparameters). ``<name>_text_groups`` maps the group values to ``i``."""
+    flow = pipeline_of(model)
+    values = flow.fetch("text/group_values.sql", groups=groups, **context)
+    if not values:
+        raise InvalidDataError(
+            f"the group column(s) {[g['name'] for g in groups]} are NULL in every labelled "
+            "row, so there is no group to fit a model for: leave group_by out, or fill the "
+            "column first"
+        )
+    subs = [model.renamed(group_model_name(model.name, i)) for i in range(len(values))]
+    needed = (ownership.names(model.name, "base", "text", "macros") + [_groups_table(model)]
+              + [n for sub in subs for n in ownership.names(sub.name, "base", "text",
+                                                            "macros")])
+    ownership.claim(model, needed)
+    grouping.drop_groups(model)  # the earlier groups' models and tables (refitted below)
+    kind = {"groups": [[g["name"], g["type"]] for g in groups]}
+    fit.run(model, context, kind=kind, scoring_macros=False)
+    rows = []
+    for index, (sub, row) in enumerate(zip(subs, values)):
+        literals = [model.dialect.lit(v, g["type"]) for g, v in zip(groups, row)]
+        rows.append([index, *literals])
+        rendered = model.engine.render("text/group_rows.sql", source=context["source"],
+                                       groups=groups, values=literals)
+        ownership.claim(sub, ownership.names(sub.name, "base", "text", "macros"))
+        try:
+            fit.run(sub, {**context, "source": rendered}, scoring_macros=False)
+        except InvalidDataError as exc:
+            shown = ", ".join(f"{g['name']}={v!r}" for g, v in zip(groups, row))
+            raise InvalidDataError(f"in the group {shown}: {exc}") from None
+        finally:
+            ownership.done(sub)
+    model.run("text/write_groups.sql", table=model.dialect.ident(_groups_table(model)),
+              groups=groups, rows=rows)
+
+
+def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
+    """A per-group text model's groups: their values (SQL literals), their model's tables
+    and, per class of the pooled model, the group model's class index and constant (None
+    for a class the group never saw)."""
+    groups = [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
+              for name, sql_type in model.spec.groups]
+    rows = model.fetch("text/read_groups.sql", table=model.dialect.ident(_groups_table(model)),
+                       groups=groups)
+    pooled = {label: index for index, label, _ in
+              pipeline_of(model).fetch("read_params.sql", what="classes")}
+    models = []
+    for index, *values in rows:
+        sub = model.renamed(group_model_name(model.name, index))
+        flow = pipeline_of(sub)
+        constants = dict(flow.fetch("read_params.sql", what="constants"))
+        classes = flow.fetch("read_params.sql", what="classes")
+        models.append({
+            "index": index + 1,  # 0 is the pooled model
+            "values": [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)],
+            "t": sub.tables,
+            "class_map": [(i, pooled[label]) for i, label, _ in classes],
+            "constants": {pooled[label]: constants[i] for i, label, _ in classes},
+        })
+    return models
+
+
 def forget_text(model: ModelContext, source: Any, target: str, column: str | None, *,
-                weight: str | None = None) -> None:
+                weight: str | None = None, group_by: str | list[str] | None = None) -> None:
     """Subtract documents the model learned (exact unlearning), in one transaction.
 
     The vocabulary, idf and analyzer stay those of the first fit, as for ``partial_fit``:
@@ -530,7 +652,7 @@ def forget_text(model: ModelContext, source: Any, target: str, column: str | Non
     :class:`~sqlnb.errors.InvalidDataError` and changes nothing.
     """
     fit_text(model, source, target, column, weight=weight, options={}, partial=True,
-             sign=-1)
+             sign=-1, group_by=group_by)
 
 
 def _after_forget(model: ModelContext, class_type: str) -> None:
@@ -608,6 +730,7 @@ def fit_long(model: ModelContext, entries: Any, target: str, *, labels: Any, wei
         def work() -> None:
             if stored is None:
                 pipeline_of(model).create(target_type, text=True)
+                grouping.drop_groups(model)  # of an earlier per-group model
             pipeline_of(model).run("text/insert_long_features.sql", alpha=alpha, **context)
             pipeline_of(model).run("batch_sparse.sql", **context)
             if pipeline_of(model).fetch("batch_size.sql")[0][0] == 0:
@@ -659,6 +782,8 @@ def merge_models(result: ModelContext, sources: list[ModelContext]) -> None:
     model, which is replaced.
     """
     result.engine.refuse_open_transaction("merge")
+    if any(source.spec.groups for source in sources):
+        refuse_grouped("merge")
     first = sources[0]
     kinds = {source.spec.input for source in sources}
     if len(kinds) > 1 or not kinds <= {"text", "long"}:
@@ -799,6 +924,8 @@ def compile_classes(model: ModelContext) -> dict[str, Any]:
         analyzer = Analyzer.from_json(json.dumps(options))
         result["text"] = {"column": analyzer.column, "a": analyzer.sql(),
                           "binarize": model.family.params.get("binarize")}
+        if model.spec.groups:  # scored per group (score_group_terms.sql)
+            result["text_groups"] = read_group_models(model)
     return result
 
 
@@ -827,6 +954,16 @@ def score_terms(model: ModelContext, source: Any, output: str, prefix: str | Non
     if kind == "text":
         analyzer = Analyzer.from_json(json.dumps(options))
         _check_column(src, analyzer.column, "text")
+        if compiled.get("text_groups"):
+            groups = [name for name, _ in model.spec.groups]
+            for name in groups:
+                _check_column(src, name, "group")
+            context.update(column=model.dialect.ident(analyzer.column), a=analyzer.sql(),
+                           keep=[model.dialect.ident(c) for c in src.columns],
+                           groups=compiled["text_groups"],
+                           group_columns=[model.dialect.ident(g) for g in groups])
+            return model.engine.lazy(src, model.engine.render(
+                "text/score_group_terms.sql", **pipeline_of(model).context(**context)))
         context.update(column=model.dialect.ident(analyzer.column), a=analyzer.sql(),
                        chunks=analyzer.chunked and analyzer.linear(model.family.count_sums),
                        order=model.dialect.ident("__sqlnb_doc"),
