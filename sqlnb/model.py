@@ -43,7 +43,6 @@ from .errors import (
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
-    UnsupportedError,
 )
 from .families import Family, Gaussian, make_family
 from .missing import report_skipped

@@ -192,18 +192,14 @@ KINDS = {
 # A per-group text model is a text model per group (each with its own vocabulary) and a
 # pooled one: the updates, merges and the scoring statements that would have to carry
 # every group's vocabulary are not built (docs/architecture.md).
-GROUPED_TEXT = sqlnb.errors.UnsupportedError
+GROUPED_TEXT = {op: (sqlnb.errors.UnsupportedError,
+                     f"{what} (is|are) not available for per-group text models")
+                for op, what in [("partial_fit", "partial_fit"), ("forget", "forget"),
+                                 ("merge", "merge"), ("sql macros", "scoring macros"),
+                                 ("to_sql", "to_sql"), ("export", "export")]}
 GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {
-    ("per-group text", "partial_fit"): (GROUPED_TEXT, "partial_fit is not available for "
-                                                      "per-group text models"),
-    ("per-group text", "forget"): (GROUPED_TEXT, "forget is not available for per-group "
-                                                 "text models"),
-    ("per-group text", "merge"): (GROUPED_TEXT, "merge is not available for per-group text"),
-    ("per-group text", "sql macros"): (GROUPED_TEXT, "scoring macros are not available for "
-                                                     "per-group text"),
-    ("per-group text", "to_sql"): (GROUPED_TEXT, "to_sql is not available for per-group text"),
+    **{("per-group text", op): refusal for op, refusal in GROUPED_TEXT.items()},
     ("per-group text", "search"): (sqlnb.errors.UnsupportedError, "not fitted per group"),
-    ("per-group text", "export"): (GROUPED_TEXT, "export is not available for per-group text"),
 }
 
 
