@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import numbers
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -419,16 +419,13 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
     model.engine.refuse_open_transaction(what)
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
-    if group_by is not None and partial:
-        refuse_grouped("forget" if forgetting else "partial_fit")
     stored = _stored_for_partial(model) if partial else None
     if forgetting and stored is None:
         raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
     if stored is not None:
         if stored[0] != "text":
             raise InvalidParameterError(f"model {model.name!r} was not fitted on text")
-        if model.spec.groups:
-            refuse_grouped("forget" if forgetting else "partial_fit")
+        group_by = _stored_groups(model, group_by)
         analyzer = Analyzer.from_json(json.dumps(stored[1]))
         column = analyzer.column if column is None else column
         if column != analyzer.column:
@@ -466,6 +463,9 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
             )
         groups = None if group_by is None else grouping.group_specs(
             src.columns, group_by, target, [{"name": column}], weight, model.dialect)
+        if groups is not None and stored is not None:  # the values are keyed by the model's types
+            types = dict(model.spec.groups)
+            groups = [{**g, "type": types[g["name"]]} for g in groups]
         context = {
             "source": src.sql,
             "target": model.dialect.ident(target),
@@ -480,7 +480,7 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
 
         def work() -> None:
             if groups is not None:
-                fit_groups(model, fit, context, groups)
+                (fit_groups if stored is None else update_groups)(model, fit, context, groups)
                 return
             if stored is None:
                 grouping.drop_groups(model)  # of an earlier per-group model
@@ -505,9 +505,11 @@ class TermFit:
     weight: str | None
 
     def run(self, model: ModelContext, context: dict[str, Any],
-            kind: dict[str, Any] | None = None, scoring_macros: bool = True) -> None:
+            kind: dict[str, Any] | None = None, scoring_macros: bool = True,
+            may_empty: bool = False) -> bool:
         """Fit (update, forget) ``model`` on ``context``'s source, inside the caller's
-        transaction."""
+        transaction. False when a forget left no document (only if ``may_empty``: the
+        model is then left unfinished, for the caller to drop)."""
         analyzer, stored, forgetting = self.analyzer, self.stored, self.sign < 0
         flow = pipeline_of(model)
         n_documents = flow.fetch("text/count_documents.sql", **context)[0][0]
@@ -544,13 +546,14 @@ class TermFit:
         flow.run("text/batch_text.sql", from_terms=from_terms, **context)
         flow.run("text/merge_terms.sql", sign=self.sign)
         flow.run("text/drop_terms.sql")
-        if forgetting:
-            _after_forget(model, self.target_type)
+        if forgetting and not _after_forget(model, self.target_type, may_empty):
+            return False
         # the analyzer first: the scoring macros written by finish() read it
         flow.run("text/write_analyzer.sql", input="text", options_json=analyzer.to_json(),
                  n_documents=vocabulary_documents)
         flow.finish([self.column], self.target, self.target_type, self.weight,
                     scoring_macros=scoring_macros, kind={"input": "text", **(kind or {})})
+        return True
 
 
 # ---------------------------------------------------------------------- per-group text
@@ -560,6 +563,20 @@ def refuse_grouped(what: str) -> None:
         f"{what} is not available for per-group text models (group_by with text): "
         "fit the model again on all the rows, or fit one text model per group"
     )
+
+
+def _stored_groups(model: ModelContext, group_by: str | list[str] | None) -> list[str] | None:
+    """The group columns an update of a text model reads: the model's (``group_by`` may
+    leave them out, or must name them)."""
+    stored = [name for name, _ in model.spec.groups]
+    given = [group_by] if isinstance(group_by, str) else group_by
+    if given is not None and list(given) != stored:
+        raise InvalidParameterError(
+            f"model {model.name!r} was fitted "
+            + (f"per group of {stored}" if stored else "without group_by")
+            + f"; an update takes the same group columns (or none), got group_by={group_by!r}"
+        )
+    return stored or None
 
 
 def group_model_name(name: str, index: int) -> str:
@@ -612,6 +629,69 @@ def fit_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
               groups=groups, rows=rows)
 
 
+def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
+                  groups: list[dict[str, Any]]) -> None:
+    """``partial_fit`` (``fit.sign`` 1) or ``forget`` (-1) of a per-group text model,
+    inside the caller's transaction: each group of the batch updates its group's text
+    model under that model's vocabulary (a group new to a ``partial_fit`` gets a text
+    model fitted on its rows, a group left without documents by a ``forget`` loses its
+    model: its rows are scored by the pooled model again), then the pooled model is
+    updated with every row of the batch."""
+    flow = pipeline_of(model)
+    table = model.dialect.ident(_groups_table(model))
+    known = {tuple(values): index for index, *values in
+             model.fetch("text/read_groups.sql", table=table, groups=groups)}
+    batch = [tuple(row) for row in flow.fetch("text/group_values.sql", groups=groups,
+                                               **context)]
+    unseen = [row for row in batch if row not in known]
+    if fit.sign < 0 and unseen:
+        raise InvalidDataError(
+            f"cannot forget documents of group(s) {unseen[:5]}: model {model.name!r} never "
+            "learned any of that group"
+        )
+    first = max(known.values(), default=-1) + 1
+    every = {**known, **{row: first + i for i, row in enumerate(unseen)}}
+
+    def names(indexes: list[int]) -> list[str]:
+        return [n for i in indexes
+                for n in ownership.names(group_model_name(model.name, i), "base", "text",
+                                         "macros")]
+
+    own = ownership.names(model.name, "base", "text", "macros") + [_groups_table(model)]
+    ownership.claim(model, own + names(sorted(every.values())))
+    emptied = []
+    for row in batch:
+        sub = model.renamed(group_model_name(model.name, every[row]))
+        literals = [model.dialect.lit(v, g["type"]) for g, v in zip(groups, row)]
+        rendered = model.engine.render("text/group_rows.sql", source=context["source"],
+                                       groups=groups, values=literals)
+        ownership.claim(sub, ownership.names(sub.name, "base", "text", "macros"))
+        try:
+            stored = None if row in unseen else stored_input(sub)
+            step = replace(fit, stored=stored)
+            if not step.run(sub, {**context, "source": rendered}, scoring_macros=False,
+                            may_empty=True):
+                emptied.append(row)
+        except InvalidDataError as exc:
+            shown = ", ".join(f"{g['name']}={v!r}" for g, v in zip(groups, row))
+            raise InvalidDataError(f"in the group {shown}: {exc}") from None
+        finally:
+            ownership.done(sub)
+    left = {row: index for row, index in every.items() if row not in emptied}
+    if not left:
+        raise InvalidDataError(
+            f"forgetting these documents would leave model {model.name!r} without any group: "
+            "fit it again without group_by, or drop() it"
+        )
+    ownership.release(model, names(sorted(every[row] for row in emptied)))
+    ownership.claim(model, own + names(sorted(left.values())))
+    model.run("text/write_groups.sql", table=table, groups=groups, rows=[
+        [index, *(model.dialect.lit(v, g["type"]) for g, v in zip(groups, row))]
+        for row, index in sorted(left.items(), key=lambda item: item[1])])
+    fit.run(model, context, kind={"groups": [[g["name"], g["type"]] for g in groups]},
+            scoring_macros=False)
+
+
 def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
     """A per-group text model's groups: their values (SQL literals), their model's tables
     and, per class of the pooled model, the group model's class index and constant (None
@@ -655,8 +735,10 @@ def forget_text(model: ModelContext, source: Any, target: str, column: str | Non
              sign=-1, group_by=group_by)
 
 
-def _after_forget(model: ModelContext, class_type: str) -> None:
-    """After subtracting documents: refuse what went below zero, drop emptied classes."""
+def _after_forget(model: ModelContext, class_type: str, may_empty: bool = False) -> bool:
+    """After subtracting documents: refuse what went below zero, drop emptied classes.
+    Whether any document is left: if not, refused unless ``may_empty`` (a group's model,
+    which its per-group text model then drops)."""
     amount = model.dialect.ident(model.family.amount_column)
     # (a term's n mixes documents and occurrences, see term_stats.sql: only its amount and
     # the class totals say what was learned)
@@ -673,10 +755,13 @@ def _after_forget(model: ModelContext, class_type: str) -> None:
         )
     pipeline_of(model).run("forget_cleanup.sql", keep=None, class_type=class_type)
     if pipeline_of(model).fetch("class_count.sql")[0][0] == 0:
+        if may_empty:
+            return False
         raise InvalidDataError(
             f"forgetting these documents would leave model {model.name!r} without any; "
             "drop() the model instead"
         )
+    return True
 
 
 # ---------------------------------------------------------------------- long input

@@ -194,8 +194,7 @@ KINDS = {
 # every group's vocabulary are not built (docs/architecture.md).
 GROUPED_TEXT = {op: (sqlnb.errors.UnsupportedError,
                      f"{what} (is|are) not available for per-group text models")
-                for op, what in [("partial_fit", "partial_fit"), ("forget", "forget"),
-                                 ("merge", "merge"), ("sql macros", "scoring macros"),
+                for op, what in [("merge", "merge"), ("sql macros", "scoring macros"),
                                  ("to_sql", "to_sql"), ("export", "export")]}
 GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {
     **{("per-group text", op): refusal for op, refusal in GROUPED_TEXT.items()},
