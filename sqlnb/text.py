@@ -683,8 +683,9 @@ def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
             f"forgetting these documents would leave model {model.name!r} without any group: "
             "fit it again without group_by, or drop() it"
         )
-    ownership.release(model, names(sorted(every[row] for row in emptied)))
-    ownership.claim(model, own + names(sorted(left.values())))
+    dropped = names(sorted(every[row] for row in emptied))
+    ownership.release(model, dropped)
+    ownership.forgo(model, dropped)
     model.run("text/write_groups.sql", table=table, groups=groups, rows=[
         [index, *(model.dialect.lit(v, g["type"]) for g, v in zip(groups, row))]
         for row, index in sorted(left.items(), key=lambda item: item[1])])

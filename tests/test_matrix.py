@@ -190,16 +190,15 @@ KINDS = {
 }
 # Cells that cannot work: (kind, operation) -> the sqlnb.errors exception and its message.
 # A per-group text model is a text model per group (each with its own vocabulary) and a
-# pooled one: the updates, merges and the scoring statements that would have to carry
-# every group's vocabulary are not built (docs/architecture.md).
+# pooled one: its merge, search, export and the statements that would carry every group's
+# vocabulary (macros, to_sql) are not built (docs/architecture.md).
 GROUPED_TEXT = {op: (sqlnb.errors.UnsupportedError,
                      f"{what} (is|are) not available for per-group text models")
                 for op, what in [("merge", "merge"), ("sql macros", "scoring macros"),
-                                 ("to_sql", "to_sql"), ("export", "export")]}
+                                 ("to_sql", "to_sql"), ("export", "export"),
+                                 ("search", "search")]}
 GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {
-    **{("per-group text", op): refusal for op, refusal in GROUPED_TEXT.items()},
-    ("per-group text", "search"): (sqlnb.errors.UnsupportedError, "not fitted per group"),
-}
+    ("per-group text", op): refusal for op, refusal in GROUPED_TEXT.items()}
 
 
 def refused(kind: str, operation: str, call: Callable[[], Any]) -> bool:
