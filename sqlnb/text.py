@@ -868,8 +868,31 @@ def merge_models(result: ModelContext, sources: list[ModelContext]) -> None:
     model, which is replaced.
     """
     result.engine.refuse_open_transaction("merge")
-    if any(source.spec.groups for source in sources):
-        refuse_grouped("merge")
+    grouped = [bool(source.spec.groups) for source in sources]
+    if any(grouped):
+        _merge_checks(result, sources)  # the pooled models'
+        groups = _same_groups(sources)
+        try:
+            with result.engine.transaction("merge"):
+                merge_groups(result, sources, groups)
+        finally:
+            ownership.done(result)
+        result.invalidate()
+        return
+    plan = _merge_checks(result, sources)
+    try:
+        with result.engine.transaction("merge"):
+            ownership.claim(result, ownership.names(result.name, "base", "text", "macros"))
+            grouping.drop_groups(result)  # of an earlier per-group model of that name
+            _merge_within(result, sources, plan)
+    finally:
+        ownership.done(result)
+    result.invalidate()
+
+
+def _merge_checks(result: ModelContext, sources: list[ModelContext]) -> dict[str, Any]:
+    """Whether term models can merge exactly (see :func:`merge_models`), and how: their
+    kind, stored input, the vocabularies to union and the documents behind them."""
     first = sources[0]
     kinds = {source.spec.input for source in sources}
     if len(kinds) > 1 or not kinds <= {"text", "long"}:
@@ -915,32 +938,95 @@ def merge_models(result: ModelContext, sources: list[ModelContext]) -> None:
                         "(their vocabularies are then the same and they merge)"
                     )
             vocabularies = [first.tables]
-    meta = first.meta
+    return {"kind": kind, "options": stored[0][1], "vocabularies": vocabularies,
+            "n_documents": n_documents}
+
+
+def _merge_within(result: ModelContext, sources: list[ModelContext], plan: dict[str, Any],
+                  kind: dict[str, Any] | None = None, scoring_macros: bool = True) -> None:
+    """Write the merge of ``sources`` into ``result`` inside the caller's transaction."""
+    meta = sources[0].meta
     alpha = _scalar_alpha(result)
     flow = pipeline_of(result)
-    try:
-        with result.engine.transaction("merge"):
-            ownership.claim(result, ownership.names(result.name, "base", "text", "macros"))
-            flow.run("text/merge_models.sql", sources=[s.tables for s in sources],
-                     vocabularies=vocabularies)
-            flow.create(meta["target_type"], text=True)
-            if kind == "text":
-                flow.run("text/merged_vocabulary.sql")
-                flow.run("text/insert_vocabulary.sql", alpha=alpha)
-                flow.run("text/drop_terms.sql")
-            else:
-                flow.run("text/insert_long_features.sql", alpha=alpha, entries=flow.tables["batch"],
-                         feature=result.dialect.ident("feature"))
-            flow.run("text/merge_terms.sql")
-            if kind == "long":
-                n_documents = flow.fetch("text/documents_fitted.sql")[0][0]
-            flow.run("text/write_analyzer.sql", input=kind, options_json=json.dumps(stored[0][1]),
-                     n_documents=n_documents)
-            flow.finish(meta["features"], meta["target"], meta["target_type"], None,
-                        scoring_macros=kind == "text", kind={"input": kind})
-    finally:
-        ownership.done(result)
-    result.invalidate()
+    input_kind, n_documents = plan["kind"], plan["n_documents"]
+    flow.run("text/merge_models.sql", sources=[s.tables for s in sources],
+             vocabularies=plan["vocabularies"])
+    flow.create(meta["target_type"], text=True)
+    if input_kind == "text":
+        flow.run("text/merged_vocabulary.sql")
+        flow.run("text/insert_vocabulary.sql", alpha=alpha)
+        flow.run("text/drop_terms.sql")
+    else:
+        flow.run("text/insert_long_features.sql", alpha=alpha, entries=flow.tables["batch"],
+                 feature=result.dialect.ident("feature"))
+    flow.run("text/merge_terms.sql")
+    if input_kind == "long":
+        n_documents = flow.fetch("text/documents_fitted.sql")[0][0]
+    flow.run("text/write_analyzer.sql", input=input_kind,
+             options_json=json.dumps(plan["options"]), n_documents=n_documents)
+    flow.finish(meta["features"], meta["target"], meta["target_type"], None,
+                scoring_macros=scoring_macros and input_kind == "text",
+                kind={"input": input_kind, **(kind or {})})
+
+
+def _same_groups(sources: list[ModelContext]) -> list[dict[str, Any]]:
+    """The group columns of per-group text models that merge: the same in each."""
+    first = sources[0].spec.groups
+    for source in sources:
+        if not source.spec.groups or [(n, t.upper()) for n, t in source.spec.groups] != [
+                (n, t.upper()) for n, t in first]:
+            raise InvalidParameterError(
+                "a per-group text model merges only with per-group text models of the same "
+                "group columns: " + ", ".join(
+                    f"{s.name!r} has {[n for n, _ in s.spec.groups] or 'no groups'}"
+                    for s in sources)
+            )
+    return [{"name": name, "column": sources[0].dialect.ident(name), "type": sql_type}
+            for name, sql_type in first]
+
+
+def merge_groups(result: ModelContext, sources: list[ModelContext],
+                 groups: list[dict[str, Any]]) -> None:
+    """Merge per-group text models, inside the caller's transaction: each group's model is
+    the merge of the sources' models of that group (one source's: a copy), the pooled
+    model the merge of the pooled ones. ``result`` keeps its groups' numbers when it is
+    one of the sources; a new result numbers them in sorted order."""
+    maps = [{tuple(values): index for index, *values in source.fetch(
+        "text/read_groups.sql", table=source.dialect.ident(_groups_table(source)),
+        groups=groups)} for source in sources]
+    own = next((m for s, m in zip(sources, maps) if same_tables(s, result)), None)
+    every = dict(own or {})
+    for row in sorted({row for m in maps for row in m} - set(every)):
+        every[row] = max(every.values(), default=-1) + 1
+
+    def names(indexes: list[int]) -> list[str]:
+        return [n for i in indexes
+                for n in ownership.names(group_model_name(result.name, i), "base", "text",
+                                         "macros")]
+
+    ownership.claim(result, ownership.names(result.name, "base", "text", "macros")
+                    + [_groups_table(result)] + names(sorted(every.values())))
+    if own is None:
+        grouping.drop_groups(result)  # an earlier model of that name's
+    for row, index in sorted(every.items(), key=lambda item: item[1]):
+        target = result.renamed(group_model_name(result.name, index))
+        members = [source.renamed(group_model_name(source.name, m[row]))
+                   for source, m in zip(sources, maps) if row in m]
+        ownership.claim(target, ownership.names(target.name, "base", "text", "macros"))
+        try:
+            _merge_within(target, members, _merge_checks(target, members),
+                          scoring_macros=False)
+        except InvalidParameterError as exc:
+            shown = ", ".join(f"{g['name']}={v!r}" for g, v in zip(groups, row))
+            raise InvalidParameterError(f"in the group {shown}: {exc}") from None
+        finally:
+            ownership.done(target)
+    result.run("text/write_groups.sql", table=result.dialect.ident(_groups_table(result)),
+               groups=groups, rows=[
+                   [index, *(result.dialect.lit(v, g["type"]) for g, v in zip(groups, row))]
+                   for row, index in sorted(every.items(), key=lambda item: item[1])])
+    _merge_within(result, sources, _merge_checks(result, sources), scoring_macros=False,
+                  kind={"groups": [[g["name"], g["type"]] for g in groups]})
 
 
 def same_tables(a: ModelContext, b: ModelContext) -> bool:

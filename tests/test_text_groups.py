@@ -136,6 +136,27 @@ def test_updates_add_groups_and_forgetting_a_group_drops_its_model(con, corpus):
         model.forget("shop_c", "label", text="body")
 
 
+def test_merge_equals_a_fit_on_the_union_group_by_group(con, corpus):
+    """Shop c only in the second model: its merged model is a copy of that one's."""
+    load(con, corpus)
+    train, test = corpus
+    con.execute("CREATE TABLE first AS SELECT * FROM train WHERE row % 2 = 0 AND "
+                "shop IS DISTINCT FROM 'c'")
+    con.execute("CREATE TABLE second AS SELECT * FROM train WHERE row % 2 = 1")
+    first = sqlnb.NaiveBayes("first_m", con=con, family="complement")
+    first.fit("first", "label", text="body", group_by="shop")
+    second = sqlnb.NaiveBayes("second_m", con=con, family="complement")
+    second.fit("second", "label", text="body", group_by="shop")
+    row = train.index + 1  # (row numbers start at 1)
+    union = pd.concat([train[row % 2 == 1], train[(row % 2 == 0) & (train["shop"] != "c")]])
+    merged = sqlnb.merge(con, [first, "second_m"], into="merged")
+    assert_as_reference(merged, "complement", {}, union, test)
+    first.merge(second)  # into one of them: its groups keep their numbers
+    assert_as_reference(first, "complement", {}, union, test)
+    assert con.sql("SELECT group_index, shop FROM first_m_text_groups ORDER BY 1").fetchall() \
+        == [(0, "a"), (1, "b"), (2, "c")]
+
+
 def relations(con, prefix: str) -> list[str]:
     return [r[0] for r in con.sql(
         "SELECT table_name FROM duckdb_tables() WHERE starts_with(table_name, $p) "
@@ -163,8 +184,7 @@ def test_what_per_group_text_models_refuse(con, corpus, tmp_path):
     for call, what in [(lambda: model.to_sql("test"), "to_sql"),
                        (model.create_macros, "scoring macros"),
                        (lambda: model.export(tmp_path / "m"), "export"),
-                       (lambda: model.explain("test"), "explain"),
-                       (lambda: sqlnb.merge(con, [model, "shops"], into="both"), "merge")]:
+                       (lambda: model.explain("test"), "explain")]:
         with pytest.raises(UnsupportedError, match=f"{what} (is|are) not available for "
                                                    "per-group text models"):
             call()
@@ -177,6 +197,8 @@ def test_what_per_group_text_models_refuse(con, corpus, tmp_path):
     plain.fit("train", "label", text="body")
     with pytest.raises(InvalidParameterError, match="without group_by"):
         plain.partial_fit("train", "label", text="body", group_by="shop")
+    with pytest.raises(InvalidParameterError, match="of the same group columns"):
+        sqlnb.merge(con, [model, plain], into="both")
     after = scores(model, "test")  # the refused calls changed nothing
     assert after[0] == before[0]
     # (sums in another order may differ in the last bit)
