@@ -203,3 +203,20 @@ def test_what_per_group_text_models_refuse(con, corpus, tmp_path):
     assert after[0] == before[0]
     # (sums in another order may differ in the last bit)
     np.testing.assert_allclose(after[1], before[1], rtol=0, atol=1e-12)
+
+
+def test_groups_of_several_columns_of_any_key_type(con, corpus):
+    """Two group columns, one of them an integer; unlabelled rows train nothing."""
+    train, _ = corpus
+    frame = train.assign(year=np.arange(len(train)) % 2 + 2024, shop=train["shop"].fillna("a"))
+    frame.loc[frame.index[:5], "label"] = None
+    con.register("frame", frame)
+    model = sqlnb.NaiveBayes("shops", con=con, family="multinomial")
+    model.fit("frame", "label", text="body", group_by=["shop", "year"])
+    got = model.predict_proba("frame").df()
+    labelled = frame.dropna(subset=["label"])
+    for (shop, year), rows in labelled.groupby(["shop", "year"]):
+        scored = ((frame["shop"] == shop) & (frame["year"] == year)).to_numpy()
+        want = reference("multinomial", {}, rows, frame[scored], model.classes_)
+        np.testing.assert_allclose(
+            got[scored][[f"proba_{c}" for c in model.classes_]].to_numpy(), want, **TOL)
