@@ -563,7 +563,7 @@ def _check_roles(model: ModelContext, roles: set[str], meta: dict[str, Any], gro
         needed = (needed - {"group_feature_stats"}) | {
             f"group_{f['family']}_stats" for f in meta["features"]}
     if grouped and terms:
-        needed = set()  # no such model: text models are not fitted per group
+        needed = set()  # per-group text models are not exported (see export_model)
     if roles != needed:
         raise IncompatibleModelError(
             f"the exported model {meta['model']!r} has the tables {sorted(roles)}, which make "
