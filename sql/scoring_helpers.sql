@@ -71,7 +71,7 @@ CASE
 ), normalised AS (
     SELECT
         *,
-        {% if output in ('proba', 'log_proba') %}
+        {% if output in ('proba', 'log_proba', 'predict_proba') %}
         -- log-sum-exp around the largest term
         __sqlnb_max + ln({{ sum_exp(classes | map(attribute='jll') | list) }}) AS __sqlnb_lse
         {% else %}
@@ -83,14 +83,15 @@ SELECT
 {% for column in keep if column != order %}
     {{ column }},
 {% endfor %}
-{% if output == 'predict' %}
+{% if output in ('predict', 'predict_proba') %}
     -- argmax; ties go to the first class in sorted order
     CASE
     {% for c in classes %}
         WHEN {{ c.jll }} = __sqlnb_max THEN {{ c.label }}
     {% endfor %}
-    END AS {{ prediction }}
-{% else %}
+    END AS {{ prediction }}{{ "," if output == 'predict_proba' }}
+{% endif %}
+{% if output != 'predict' %}
 {% for c in classes %}
     {% if output == 'joint' %}
     {{ c.jll }}

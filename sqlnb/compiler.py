@@ -311,6 +311,11 @@ def macros_sql(model: ModelContext, *, arrays: bool) -> str:
     if model.dialect.stored_scoring == "functions":
         return functions_sql(model)
     text = None if arrays else model.parameters().get("text")
+    if model.parameters().get("text_groups"):
+        raise UnsupportedError(
+            "scoring macros are not available for per-group text models (a macro would "
+            "carry every group's vocabulary): score them with predict*"
+        )
     if not text and model.stored_input():
         raise UnsupportedError(
             "long-input models have no scoring macros (a macro scores one row, a long "
@@ -514,6 +519,11 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
             "to_sql(output='explain') covers models over columns: explain a text model with "
             "model.explain(source)"
         )
+    if compiled.get("text_groups"):
+        raise UnsupportedError(
+            "to_sql is not available for per-group text models (the statement would carry "
+            "every group's vocabulary): score them with predict*"
+        )
     if compiled.get("text"):
         if target is not model.dialect:
             raise UnsupportedError(
@@ -577,6 +587,11 @@ def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction
     ``columns`` maps feature names to the SQL expressions that read them (default: the
     source's columns of those names). ``dialect`` (default: the model engine's) is the SQL
     it is written in."""
+    if model.parameters().get("text_groups"):
+        if dialect not in (None, model.dialect):
+            raise UnsupportedError("a per-group text model is scored on DuckDB only")
+        return grouped_text_sql(model, source_sql, output, prediction=prediction,
+                                output_prefix=output_prefix)
     if model.parameters().get("text") and dialect in (None, model.dialect):
         return text_scoring_sql(model, source_sql, output, prediction=prediction,
                                 output_prefix=output_prefix)
@@ -654,6 +669,26 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
         fitted_at=str(compiled["fitted_at"])[:19],
         version=_version(),
     )
+
+
+def grouped_text_sql(model: ModelContext, source_sql: str, output: str, *,
+                     prediction: str, output_prefix: str | None) -> str:
+    """A per-group text model's scoring statement over ``source_sql`` (``evaluate``'s):
+    each row scored by its group's text model, read from the model's tables; the
+    source's columns kept, with the statement's own (see ``score_group_terms.sql``)."""
+    compiled = model.parameters()
+    dialect, text = model.dialect, compiled["text"]
+    classes = [{**c, "output": None if output_prefix is None
+                else dialect.ident(f"{output_prefix}{c['label_value']}")}
+               for c in compiled["compiled"]]
+    return model.render(
+        "text/score_group_terms.sql", source=source_sql,
+        output=output,
+        classes=classes, prediction=dialect.ident(prediction),
+        fitted_at=str(compiled["fitted_at"]), binarize=text["binarize"],
+        column=dialect.ident(text["column"]), a=text["a"], keep=None,
+        groups=compiled["text_groups"],
+        group_columns=[dialect.ident(name) for name, _ in model.spec.groups])
 
 
 def _json_number(value: float) -> float | str:

@@ -65,6 +65,11 @@ def explain(model: ModelContext, source: Any, top: int | None = None,
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
     if model.stored_input() and model.stored_input()[0] == "text":
         require_duckdb(model.engine, "text")
+        if model.spec.groups:
+            raise UnsupportedError(
+                "explain is not available for per-group text models yet: explain the "
+                "group's rows with a text model fitted on them"
+            )
         return _explain_text(model, source, row, top)
     _refuse_unsupported(model, "explain" if top is None else "explain(top=k)", groups=True)
     src = model.engine.source(source)

@@ -98,8 +98,12 @@ def group_context(model: ModelContext, t: dict[str, Any]) -> dict[str, Any]:
 
 
 def drop_groups(model: ModelContext) -> None:
-    """Remove the per-group tables the model owns (an ordinary fit replacing a grouped one)."""
-    ownership.release(model, ownership.names(model.name, "groups", "group_parts"))
+    """Remove the per-group tables the model owns (an ordinary fit replacing a grouped one),
+    a per-group text model's group models and table of groups included
+    (``<name>_text_group_<i>_*``, ``<name>_text_groups``: see :mod:`sqlnb.text`)."""
+    prefix = f"{model.name}_text_group".lower()
+    text_groups = sorted(name for name in ownership.owned(model) if name.startswith(prefix))
+    ownership.release(model, ownership.names(model.name, "groups", "group_parts") + text_groups)
 
 
 def read_groups(model: ModelContext) -> list[dict[str, Any]]:

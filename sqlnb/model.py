@@ -43,7 +43,6 @@ from .errors import (
     ModelNotFoundError,
     NotFittedError,
     UnknownColumnError,
-    UnsupportedError,
 )
 from .families import Family, Gaussian, make_family
 from .missing import report_skipped
@@ -202,10 +201,9 @@ class NaiveBayes:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
                 )
-            refuse_grouped_text(group_by)
             from .text import fit_text
             fit_text(self.context, source, target, text, weight=weight, options=text_options,
-                     partial=False)
+                     partial=False, group_by=group_by)
             return self
         if group_by is not None:
             require_duckdb(self.engine, "group_by")
@@ -331,7 +329,6 @@ class NaiveBayes:
         """
         if text is not None or text_options:
             require_duckdb(self.engine, "text")
-            refuse_grouped_text(group_by)
             if text is None or features is not None or classes is not None:
                 raise InvalidParameterError(
                     "text options need text=<column>; a text model takes no features or "
@@ -340,7 +337,7 @@ class NaiveBayes:
             from .text import fit_text
 
             fit_text(self.context, source, target, text, weight=weight, options=text_options,
-                     partial=True)
+                     partial=True, group_by=group_by)
             return self
         from .incremental import partial_fit
 
@@ -381,11 +378,10 @@ class NaiveBayes:
         """
         if text is not None:
             require_duckdb(self.engine, "text")
-            refuse_grouped_text(group_by)
             if features is not None:
                 raise InvalidParameterError("a text model takes no features")
             from .text import forget_text
-            forget_text(self.context, source, target, text, weight=weight)
+            forget_text(self.context, source, target, text, weight=weight, group_by=group_by)
             return self
         from .incremental import forget
 
@@ -709,7 +705,9 @@ class NaiveBayes:
         ownership.done(self.context)
         with self.engine.transaction("drop"):
             # only what the model owns: never a user's relation or another model's
-            ownership.release(self.context, ownership.every_name(self.name))
+            # (a per-group text model's group models too: their names are in its record)
+            ownership.release(self.context, ownership.every_name(self.name)
+                              + sorted(ownership.owned(self.context)))
         self.invalidate()
 
     def __repr__(self) -> str:
@@ -717,18 +715,6 @@ class NaiveBayes:
                            if v != type(self.family).defaults[k])
         extra = f", {params}" if params else ""
         return f"NaiveBayes({self.name!r}, family={self.family.name!r}{extra})"
-
-
-def refuse_grouped_text(group_by: Any) -> None:
-    """Per-group text models are not available: each group would need a vocabulary of its
-    own (a group's model equals a fit on its rows), which the term tables do not key by
-    group."""
-    if group_by is not None:
-        raise UnsupportedError(
-            "group_by is not available for text models: each group would need a vocabulary "
-            "of its own; fit one text model per group (e.g. on a view filtered to that "
-            "group)"
-        )
 
 
 def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:

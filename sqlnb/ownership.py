@@ -136,6 +136,13 @@ def claim(model: ModelContext, needed: list[str], *, meta: dict[str, Any] | None
     model.state.claimed_relations = list(needed)
 
 
+def forgo(model: ModelContext, dropped: list[str]) -> None:
+    """During a write: names it claimed but has since dropped are not recorded as owned."""
+    gone = {name.lower() for name in dropped}
+    model.state.claimed_relations = [name for name in model.state.claimed_relations or []
+                                     if name.lower() not in gone]
+
+
 def relations_json(model: ModelContext) -> str:
     """What the meta row records: the names the current write claimed."""
     return json.dumps(list(model.state.claimed_relations or []))

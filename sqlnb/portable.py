@@ -56,6 +56,7 @@ from .errors import (
     NameConflictError,
     NotFittedError,
     SqlnbError,
+    UnsupportedError,
     first_few,
 )
 from .families import make_family
@@ -118,6 +119,11 @@ def export_model(model: ModelContext, path: str | os.PathLike, *,
             f"it from a connection where that database is the current one (USE {model.catalog})"
         )
     _ = model.meta  # NotFittedError before anything is created on disk
+    if model.spec.terms and model.spec.groups:
+        raise UnsupportedError(
+            "export is not available for per-group text models: the exchange format has no "
+            "group key for term tables; fit the model again where it is needed"
+        )
     replaced = _check_target(target, overwrite)
     if model.engine.dialect is not DUCKDB:
         return export_model(_duckdb_copy(model), target, overwrite=overwrite)
@@ -557,7 +563,7 @@ def _check_roles(model: ModelContext, roles: set[str], meta: dict[str, Any], gro
         needed = (needed - {"group_feature_stats"}) | {
             f"group_{f['family']}_stats" for f in meta["features"]}
     if grouped and terms:
-        needed = set()  # no such model: text models are not fitted per group
+        needed = set()  # per-group text models are not exported (see export_model)
     if roles != needed:
         raise IncompatibleModelError(
             f"the exported model {meta['model']!r} has the tables {sorted(roles)}, which make "

@@ -224,7 +224,7 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
         )
     if text is not None and group_by is not None:
         raise UnsupportedError(
-            "a text model is not fitted per group, so its search takes no group_by: "
+            "search is not available for per-group text models (group_by with text): "
             "search each group's documents (a filtered source) with its own model"
         )
     if text is not None and features is not None:

@@ -30,12 +30,12 @@ from __future__ import annotations
 import json
 import numbers
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from . import ownership
+from . import grouping, ownership
 from .context import as_context
 from .errors import (
     EmptyInputError,
@@ -44,6 +44,7 @@ from .errors import (
     InvalidParameterError,
     NotFittedError,
     UnknownColumnError,
+    UnsupportedError,
 )
 from .families import FAMILIES
 from .pipeline import pipeline_of
@@ -409,9 +410,10 @@ def check_re2(model: ModelContext, token_pattern: str) -> None:
 
 def fit_text(model: ModelContext, source: Any, target: str, column: str | None, *,
              weight: str | None, options: dict[str, Any], partial: bool,
-             sign: int = 1) -> None:
+             sign: int = 1, group_by: str | list[str] | None = None) -> None:
     """Fit (or, with ``partial``, update) a term model on a text column; ``sign=-1``
-    forgets the documents instead (see :func:`forget_text`)."""
+    forgets the documents instead (see :func:`forget_text`). ``group_by`` (a fit only)
+    fits one text model per group besides the pooled one (see :func:`fit_groups`)."""
     forgetting = sign < 0
     what = "forgetting text" if forgetting else "fitting a text model"
     model.engine.refuse_open_transaction(what)
@@ -423,6 +425,7 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
     if stored is not None:
         if stored[0] != "text":
             raise InvalidParameterError(f"model {model.name!r} was not fitted on text")
+        group_by = _stored_groups(model, group_by)
         analyzer = Analyzer.from_json(json.dumps(stored[1]))
         column = analyzer.column if column is None else column
         if column != analyzer.column:
@@ -458,6 +461,11 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
                 f"the target has type {target_type}; the model was fitted on "
                 f"{model.meta['target_type']}"
             )
+        groups = None if group_by is None else grouping.group_specs(
+            src.columns, group_by, target, [{"name": column}], weight, model.dialect)
+        if groups is not None and stored is not None:  # the values are keyed by the model's types
+            types = dict(model.spec.groups)
+            groups = [{**g, "type": types[g["name"]]} for g in groups]
         context = {
             "source": src.sql,
             "target": model.dialect.ident(target),
@@ -466,58 +474,253 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
             "a": analyzer.sql(),
             "binarize": model.family.params.get("binarize"),
         }
+        fit = TermFit(analyzer=analyzer, alpha=alpha, stored=stored, sign=sign,
+                      column={"name": column, "type": src.columns[column]}, target=target,
+                      target_type=target_type, weight=weight)
 
         def work() -> None:
-            n_documents = pipeline_of(model).fetch("text/count_documents.sql", **context)[0][0]
-            if n_documents == 0:
-                raise EmptyInputError("there are no labelled documents to "
-                                      + ("forget" if forgetting else "fit"))
-            from_terms = not analyzer.needs_documents
+            if groups is not None:
+                (fit_groups if stored is None else update_groups)(model, fit, context, groups)
+                return
             if stored is None:
-                pipeline_of(model).create(target_type, text=True)
-            # The fast path finds tokens once per distinct chunk; it cannot count documents.
-            chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
-                      and (stored is not None or not analyzer.prunes_by_df(n_documents)))
-            labels = None
-            if chunks:
-                found = pipeline_of(model).fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
-                if len(found) <= WIDE_CLASSES:
-                    labels = [model.dialect.lit(row[0], target_type) for row in found]
-            if stored is None or from_terms:
-                pipeline_of(model).run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
-            if stored is None:
-                low, high = analyzer.doc_bounds(n_documents)
-                pipeline_of(model).run("text/vocabulary.sql", min_count=low, max_count=high,
-                           max_features=analyzer.max_features, n_documents=n_documents,
-                           **context)
-                if pipeline_of(model).fetch("text/vocabulary_size.sql")[0][0] == 0:
-                    raise InvalidDataError(
-                        "After pruning, no terms remain. Try a lower min_df or a higher "
-                        "max_df." if analyzer.prunes_by_df(n_documents) else
-                        "empty vocabulary; perhaps the documents only contain stop words"
-                    )
-                pipeline_of(model).run("text/insert_vocabulary.sql", alpha=alpha)
-                vocabulary_documents = n_documents
-            else:
-                vocabulary_documents = stored[2]
-            pipeline_of(model).run("text/batch_text.sql", from_terms=from_terms, **context)
-            pipeline_of(model).run("text/merge_terms.sql", sign=sign)
-            pipeline_of(model).run("text/drop_terms.sql")
-            if forgetting:
-                _after_forget(model, target_type)
-            # the analyzer first: the scoring macros written by finish() read it
-            pipeline_of(model).run("text/write_analyzer.sql", input="text",
-                       options_json=analyzer.to_json(), n_documents=vocabulary_documents)
-            pipeline_of(model).finish([{"name": column, "type": src.columns[column]}], target,
-                              target_type, weight, kind={"input": "text"})
+                grouping.drop_groups(model)  # of an earlier per-group model
+            fit.run(model, context)
 
         _in_transaction(model, work)
     finally:
         model.engine.release(src)
 
 
+@dataclass
+class TermFit:
+    """One text fit's settings: the statements of :meth:`run` write one term model."""
+
+    analyzer: Analyzer
+    alpha: float
+    stored: tuple[str, dict[str, Any], int] | None
+    sign: int
+    column: dict[str, Any]
+    target: str
+    target_type: str
+    weight: str | None
+
+    def run(self, model: ModelContext, context: dict[str, Any],
+            kind: dict[str, Any] | None = None, scoring_macros: bool = True,
+            may_empty: bool = False) -> bool:
+        """Fit (update, forget) ``model`` on ``context``'s source, inside the caller's
+        transaction. False when a forget left no document (only if ``may_empty``: the
+        model is then left unfinished, for the caller to drop)."""
+        analyzer, stored, forgetting = self.analyzer, self.stored, self.sign < 0
+        flow = pipeline_of(model)
+        n_documents = flow.fetch("text/count_documents.sql", **context)[0][0]
+        if n_documents == 0:
+            raise EmptyInputError("there are no labelled documents to "
+                                  + ("forget" if forgetting else "fit"))
+        from_terms = not analyzer.needs_documents
+        if stored is None:
+            flow.create(self.target_type, text=True)
+        # The fast path finds tokens once per distinct chunk; it cannot count documents.
+        chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
+                  and (stored is not None or not analyzer.prunes_by_df(n_documents)))
+        labels = None
+        if chunks:
+            found = flow.fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
+            if len(found) <= WIDE_CLASSES:
+                labels = [model.dialect.lit(row[0], self.target_type) for row in found]
+        if stored is None or from_terms:
+            flow.run("text/term_stats.sql", chunks=chunks, labels=labels, **context)
+        if stored is None:
+            low, high = analyzer.doc_bounds(n_documents)
+            flow.run("text/vocabulary.sql", min_count=low, max_count=high,
+                     max_features=analyzer.max_features, n_documents=n_documents, **context)
+            if flow.fetch("text/vocabulary_size.sql")[0][0] == 0:
+                raise InvalidDataError(
+                    "After pruning, no terms remain. Try a lower min_df or a higher "
+                    "max_df." if analyzer.prunes_by_df(n_documents) else
+                    "empty vocabulary; perhaps the documents only contain stop words"
+                )
+            flow.run("text/insert_vocabulary.sql", alpha=self.alpha)
+            vocabulary_documents = n_documents
+        else:
+            vocabulary_documents = stored[2]
+        flow.run("text/batch_text.sql", from_terms=from_terms, **context)
+        flow.run("text/merge_terms.sql", sign=self.sign)
+        flow.run("text/drop_terms.sql")
+        if forgetting and not _after_forget(model, self.target_type, may_empty):
+            return False
+        # the analyzer first: the scoring macros written by finish() read it
+        flow.run("text/write_analyzer.sql", input="text", options_json=analyzer.to_json(),
+                 n_documents=vocabulary_documents)
+        flow.finish([self.column], self.target, self.target_type, self.weight,
+                    scoring_macros=scoring_macros, kind={"input": "text", **(kind or {})})
+        return True
+
+
+# ---------------------------------------------------------------------- per-group text
+def refuse_grouped(what: str) -> None:
+    """An operation per-group text models do not have."""
+    raise UnsupportedError(
+        f"{what} is not available for per-group text models (group_by with text): "
+        "fit the model again on all the rows, or fit one text model per group"
+    )
+
+
+def _stored_groups(model: ModelContext, group_by: str | list[str] | None) -> list[str] | None:
+    """The group columns an update of a text model reads: the model's (``group_by`` may
+    leave them out, or must name them)."""
+    stored = [name for name, _ in model.spec.groups]
+    given = [group_by] if isinstance(group_by, str) else group_by
+    if given is not None and list(given) != stored:
+        raise InvalidParameterError(
+            f"model {model.name!r} was fitted "
+            + (f"per group of {stored}" if stored else "without group_by")
+            + f"; an update takes the same group columns (or none), got group_by={group_by!r}"
+        )
+    return stored or None
+
+
+def group_model_name(name: str, index: int) -> str:
+    """The name of the text model of a per-group text model's group ``index``."""
+    return f"{name}_text_group_{index}"
+
+
+def _groups_table(model: ModelContext) -> str:
+    return f"{model.name}_text_groups"
+
+
+def fit_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
+               groups: list[dict[str, Any]]) -> None:
+    """A per-group text model, inside the caller's transaction: the pooled model over
+    every labelled row in the model's own tables, and for each group of the labelled rows
+    (no group column NULL) a text model of its own, ``<name>_text_group_<i>``, fitted on
+    that group's rows alone (its own vocabulary, same analyzer options and
+    hyperparameters). ``<name>_text_groups`` maps the group values to ``i``."""
+    flow = pipeline_of(model)
+    values = flow.fetch("text/group_values.sql", groups=groups, **context)
+    if not values:
+        raise InvalidDataError(
+            f"the group column(s) {[g['name'] for g in groups]} are NULL in every labelled "
+            "row, so there is no group to fit a model for: leave group_by out, or fill the "
+            "column first"
+        )
+    subs = [model.renamed(group_model_name(model.name, i)) for i in range(len(values))]
+    needed = (ownership.names(model.name, "base", "text", "macros") + [_groups_table(model)]
+              + [n for sub in subs for n in ownership.names(sub.name, "base", "text",
+                                                            "macros")])
+    ownership.claim(model, needed)
+    grouping.drop_groups(model)  # the earlier groups' models and tables (refitted below)
+    kind = {"groups": [[g["name"], g["type"]] for g in groups]}
+    fit.run(model, context, kind=kind, scoring_macros=False)
+    rows = []
+    for index, (sub, row) in enumerate(zip(subs, values)):
+        literals = [model.dialect.lit(v, g["type"]) for g, v in zip(groups, row)]
+        rows.append([index, *literals])
+        rendered = model.engine.render("text/group_rows.sql", source=context["source"],
+                                       groups=groups, values=literals)
+        ownership.claim(sub, ownership.names(sub.name, "base", "text", "macros"))
+        try:
+            fit.run(sub, {**context, "source": rendered}, scoring_macros=False)
+        except InvalidDataError as exc:
+            shown = ", ".join(f"{g['name']}={v!r}" for g, v in zip(groups, row))
+            raise InvalidDataError(f"in the group {shown}: {exc}") from None
+        finally:
+            ownership.done(sub)
+    model.run("text/write_groups.sql", table=model.dialect.ident(_groups_table(model)),
+              groups=groups, rows=rows)
+
+
+def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
+                  groups: list[dict[str, Any]]) -> None:
+    """``partial_fit`` (``fit.sign`` 1) or ``forget`` (-1) of a per-group text model,
+    inside the caller's transaction: each group of the batch updates its group's text
+    model under that model's vocabulary (a group new to a ``partial_fit`` gets a text
+    model fitted on its rows, a group left without documents by a ``forget`` loses its
+    model: its rows are scored by the pooled model again), then the pooled model is
+    updated with every row of the batch."""
+    flow = pipeline_of(model)
+    table = model.dialect.ident(_groups_table(model))
+    known = {tuple(values): index for index, *values in
+             model.fetch("text/read_groups.sql", table=table, groups=groups)}
+    batch = [tuple(row) for row in flow.fetch("text/group_values.sql", groups=groups,
+                                               **context)]
+    unseen = [row for row in batch if row not in known]
+    if fit.sign < 0 and unseen:
+        raise InvalidDataError(
+            f"cannot forget documents of group(s) {unseen[:5]}: model {model.name!r} never "
+            "learned any of that group"
+        )
+    first = max(known.values(), default=-1) + 1
+    every = {**known, **{row: first + i for i, row in enumerate(unseen)}}
+
+    def names(indexes: list[int]) -> list[str]:
+        return [n for i in indexes
+                for n in ownership.names(group_model_name(model.name, i), "base", "text",
+                                         "macros")]
+
+    own = ownership.names(model.name, "base", "text", "macros") + [_groups_table(model)]
+    ownership.claim(model, own + names(sorted(every.values())))
+    emptied = []
+    for row in batch:
+        sub = model.renamed(group_model_name(model.name, every[row]))
+        literals = [model.dialect.lit(v, g["type"]) for g, v in zip(groups, row)]
+        rendered = model.engine.render("text/group_rows.sql", source=context["source"],
+                                       groups=groups, values=literals)
+        ownership.claim(sub, ownership.names(sub.name, "base", "text", "macros"))
+        try:
+            stored = None if row in unseen else stored_input(sub)
+            step = replace(fit, stored=stored)
+            if not step.run(sub, {**context, "source": rendered}, scoring_macros=False,
+                            may_empty=True):
+                emptied.append(row)
+        except InvalidDataError as exc:
+            shown = ", ".join(f"{g['name']}={v!r}" for g, v in zip(groups, row))
+            raise InvalidDataError(f"in the group {shown}: {exc}") from None
+        finally:
+            ownership.done(sub)
+    left = {row: index for row, index in every.items() if row not in emptied}
+    if not left:
+        raise InvalidDataError(
+            f"forgetting these documents would leave model {model.name!r} without any group: "
+            "fit it again without group_by, or drop() it"
+        )
+    dropped = names(sorted(every[row] for row in emptied))
+    ownership.release(model, dropped)
+    ownership.forgo(model, dropped)
+    model.run("text/write_groups.sql", table=table, groups=groups, rows=[
+        [index, *(model.dialect.lit(v, g["type"]) for g, v in zip(groups, row))]
+        for row, index in sorted(left.items(), key=lambda item: item[1])])
+    fit.run(model, context, kind={"groups": [[g["name"], g["type"]] for g in groups]},
+            scoring_macros=False)
+
+
+def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
+    """A per-group text model's groups: their values (SQL literals), their model's tables
+    and, per class of the pooled model, the group model's class index and constant (None
+    for a class the group never saw)."""
+    groups = [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
+              for name, sql_type in model.spec.groups]
+    rows = model.fetch("text/read_groups.sql", table=model.dialect.ident(_groups_table(model)),
+                       groups=groups)
+    pooled = {label: index for index, label, _ in
+              pipeline_of(model).fetch("read_params.sql", what="classes")}
+    models = []
+    for index, *values in rows:
+        sub = model.renamed(group_model_name(model.name, index))
+        flow = pipeline_of(sub)
+        constants = dict(flow.fetch("read_params.sql", what="constants"))
+        classes = flow.fetch("read_params.sql", what="classes")
+        models.append({
+            "index": index + 1,  # 0 is the pooled model
+            "values": [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)],
+            "t": sub.tables,
+            "class_map": [(i, pooled[label]) for i, label, _ in classes],
+            "constants": {pooled[label]: constants[i] for i, label, _ in classes},
+        })
+    return models
+
+
 def forget_text(model: ModelContext, source: Any, target: str, column: str | None, *,
-                weight: str | None = None) -> None:
+                weight: str | None = None, group_by: str | list[str] | None = None) -> None:
     """Subtract documents the model learned (exact unlearning), in one transaction.
 
     The vocabulary, idf and analyzer stay those of the first fit, as for ``partial_fit``:
@@ -530,11 +733,13 @@ def forget_text(model: ModelContext, source: Any, target: str, column: str | Non
     :class:`~sqlnb.errors.InvalidDataError` and changes nothing.
     """
     fit_text(model, source, target, column, weight=weight, options={}, partial=True,
-             sign=-1)
+             sign=-1, group_by=group_by)
 
 
-def _after_forget(model: ModelContext, class_type: str) -> None:
-    """After subtracting documents: refuse what went below zero, drop emptied classes."""
+def _after_forget(model: ModelContext, class_type: str, may_empty: bool = False) -> bool:
+    """After subtracting documents: refuse what went below zero, drop emptied classes.
+    Whether any document is left: if not, refused unless ``may_empty`` (a group's model,
+    which its per-group text model then drops)."""
     amount = model.dialect.ident(model.family.amount_column)
     # (a term's n mixes documents and occurrences, see term_stats.sql: only its amount and
     # the class totals say what was learned)
@@ -551,10 +756,13 @@ def _after_forget(model: ModelContext, class_type: str) -> None:
         )
     pipeline_of(model).run("forget_cleanup.sql", keep=None, class_type=class_type)
     if pipeline_of(model).fetch("class_count.sql")[0][0] == 0:
+        if may_empty:
+            return False
         raise InvalidDataError(
             f"forgetting these documents would leave model {model.name!r} without any; "
             "drop() the model instead"
         )
+    return True
 
 
 # ---------------------------------------------------------------------- long input
@@ -608,6 +816,7 @@ def fit_long(model: ModelContext, entries: Any, target: str, *, labels: Any, wei
         def work() -> None:
             if stored is None:
                 pipeline_of(model).create(target_type, text=True)
+                grouping.drop_groups(model)  # of an earlier per-group model
             pipeline_of(model).run("text/insert_long_features.sql", alpha=alpha, **context)
             pipeline_of(model).run("batch_sparse.sql", **context)
             if pipeline_of(model).fetch("batch_size.sql")[0][0] == 0:
@@ -659,6 +868,31 @@ def merge_models(result: ModelContext, sources: list[ModelContext]) -> None:
     model, which is replaced.
     """
     result.engine.refuse_open_transaction("merge")
+    grouped = [bool(source.spec.groups) for source in sources]
+    if any(grouped):
+        _merge_checks(result, sources)  # the pooled models'
+        groups = _same_groups(sources)
+        try:
+            with result.engine.transaction("merge"):
+                merge_groups(result, sources, groups)
+        finally:
+            ownership.done(result)
+        result.invalidate()
+        return
+    plan = _merge_checks(result, sources)
+    try:
+        with result.engine.transaction("merge"):
+            ownership.claim(result, ownership.names(result.name, "base", "text", "macros"))
+            grouping.drop_groups(result)  # of an earlier per-group model of that name
+            _merge_within(result, sources, plan)
+    finally:
+        ownership.done(result)
+    result.invalidate()
+
+
+def _merge_checks(result: ModelContext, sources: list[ModelContext]) -> dict[str, Any]:
+    """Whether term models can merge exactly (see :func:`merge_models`), and how: their
+    kind, stored input, the vocabularies to union and the documents behind them."""
     first = sources[0]
     kinds = {source.spec.input for source in sources}
     if len(kinds) > 1 or not kinds <= {"text", "long"}:
@@ -704,32 +938,95 @@ def merge_models(result: ModelContext, sources: list[ModelContext]) -> None:
                         "(their vocabularies are then the same and they merge)"
                     )
             vocabularies = [first.tables]
-    meta = first.meta
+    return {"kind": kind, "options": stored[0][1], "vocabularies": vocabularies,
+            "n_documents": n_documents}
+
+
+def _merge_within(result: ModelContext, sources: list[ModelContext], plan: dict[str, Any],
+                  kind: dict[str, Any] | None = None, scoring_macros: bool = True) -> None:
+    """Write the merge of ``sources`` into ``result`` inside the caller's transaction."""
+    meta = sources[0].meta
     alpha = _scalar_alpha(result)
     flow = pipeline_of(result)
-    try:
-        with result.engine.transaction("merge"):
-            ownership.claim(result, ownership.names(result.name, "base", "text", "macros"))
-            flow.run("text/merge_models.sql", sources=[s.tables for s in sources],
-                     vocabularies=vocabularies)
-            flow.create(meta["target_type"], text=True)
-            if kind == "text":
-                flow.run("text/merged_vocabulary.sql")
-                flow.run("text/insert_vocabulary.sql", alpha=alpha)
-                flow.run("text/drop_terms.sql")
-            else:
-                flow.run("text/insert_long_features.sql", alpha=alpha, entries=flow.tables["batch"],
-                         feature=result.dialect.ident("feature"))
-            flow.run("text/merge_terms.sql")
-            if kind == "long":
-                n_documents = flow.fetch("text/documents_fitted.sql")[0][0]
-            flow.run("text/write_analyzer.sql", input=kind, options_json=json.dumps(stored[0][1]),
-                     n_documents=n_documents)
-            flow.finish(meta["features"], meta["target"], meta["target_type"], None,
-                        scoring_macros=kind == "text", kind={"input": kind})
-    finally:
-        ownership.done(result)
-    result.invalidate()
+    input_kind, n_documents = plan["kind"], plan["n_documents"]
+    flow.run("text/merge_models.sql", sources=[s.tables for s in sources],
+             vocabularies=plan["vocabularies"])
+    flow.create(meta["target_type"], text=True)
+    if input_kind == "text":
+        flow.run("text/merged_vocabulary.sql")
+        flow.run("text/insert_vocabulary.sql", alpha=alpha)
+        flow.run("text/drop_terms.sql")
+    else:
+        flow.run("text/insert_long_features.sql", alpha=alpha, entries=flow.tables["batch"],
+                 feature=result.dialect.ident("feature"))
+    flow.run("text/merge_terms.sql")
+    if input_kind == "long":
+        n_documents = flow.fetch("text/documents_fitted.sql")[0][0]
+    flow.run("text/write_analyzer.sql", input=input_kind,
+             options_json=json.dumps(plan["options"]), n_documents=n_documents)
+    flow.finish(meta["features"], meta["target"], meta["target_type"], None,
+                scoring_macros=scoring_macros and input_kind == "text",
+                kind={"input": input_kind, **(kind or {})})
+
+
+def _same_groups(sources: list[ModelContext]) -> list[dict[str, Any]]:
+    """The group columns of per-group text models that merge: the same in each."""
+    first = sources[0].spec.groups
+    for source in sources:
+        if not source.spec.groups or [(n, t.upper()) for n, t in source.spec.groups] != [
+                (n, t.upper()) for n, t in first]:
+            raise InvalidParameterError(
+                "a per-group text model merges only with per-group text models of the same "
+                "group columns: " + ", ".join(
+                    f"{s.name!r} has {[n for n, _ in s.spec.groups] or 'no groups'}"
+                    for s in sources)
+            )
+    return [{"name": name, "column": sources[0].dialect.ident(name), "type": sql_type}
+            for name, sql_type in first]
+
+
+def merge_groups(result: ModelContext, sources: list[ModelContext],
+                 groups: list[dict[str, Any]]) -> None:
+    """Merge per-group text models, inside the caller's transaction: each group's model is
+    the merge of the sources' models of that group (one source's: a copy), the pooled
+    model the merge of the pooled ones. ``result`` keeps its groups' numbers when it is
+    one of the sources; a new result numbers them in sorted order."""
+    maps = [{tuple(values): index for index, *values in source.fetch(
+        "text/read_groups.sql", table=source.dialect.ident(_groups_table(source)),
+        groups=groups)} for source in sources]
+    own = next((m for s, m in zip(sources, maps) if same_tables(s, result)), None)
+    every = dict(own or {})
+    for row in sorted({row for m in maps for row in m} - set(every)):
+        every[row] = max(every.values(), default=-1) + 1
+
+    def names(indexes: list[int]) -> list[str]:
+        return [n for i in indexes
+                for n in ownership.names(group_model_name(result.name, i), "base", "text",
+                                         "macros")]
+
+    ownership.claim(result, ownership.names(result.name, "base", "text", "macros")
+                    + [_groups_table(result)] + names(sorted(every.values())))
+    if own is None:
+        grouping.drop_groups(result)  # an earlier model of that name's
+    for row, index in sorted(every.items(), key=lambda item: item[1]):
+        target = result.renamed(group_model_name(result.name, index))
+        members = [source.renamed(group_model_name(source.name, m[row]))
+                   for source, m in zip(sources, maps) if row in m]
+        ownership.claim(target, ownership.names(target.name, "base", "text", "macros"))
+        try:
+            _merge_within(target, members, _merge_checks(target, members),
+                          scoring_macros=False)
+        except InvalidParameterError as exc:
+            shown = ", ".join(f"{g['name']}={v!r}" for g, v in zip(groups, row))
+            raise InvalidParameterError(f"in the group {shown}: {exc}") from None
+        finally:
+            ownership.done(target)
+    result.run("text/write_groups.sql", table=result.dialect.ident(_groups_table(result)),
+               groups=groups, rows=[
+                   [index, *(result.dialect.lit(v, g["type"]) for g, v in zip(groups, row))]
+                   for row, index in sorted(every.items(), key=lambda item: item[1])])
+    _merge_within(result, sources, _merge_checks(result, sources), scoring_macros=False,
+                  kind={"groups": [[g["name"], g["type"]] for g in groups]})
 
 
 def same_tables(a: ModelContext, b: ModelContext) -> bool:
@@ -799,6 +1096,8 @@ def compile_classes(model: ModelContext) -> dict[str, Any]:
         analyzer = Analyzer.from_json(json.dumps(options))
         result["text"] = {"column": analyzer.column, "a": analyzer.sql(),
                           "binarize": model.family.params.get("binarize")}
+        if model.spec.groups:  # scored per group (score_group_terms.sql)
+            result["text_groups"] = read_group_models(model)
     return result
 
 
@@ -827,6 +1126,16 @@ def score_terms(model: ModelContext, source: Any, output: str, prefix: str | Non
     if kind == "text":
         analyzer = Analyzer.from_json(json.dumps(options))
         _check_column(src, analyzer.column, "text")
+        if compiled.get("text_groups"):
+            groups = [name for name, _ in model.spec.groups]
+            for name in groups:
+                _check_column(src, name, "group")
+            context.update(column=model.dialect.ident(analyzer.column), a=analyzer.sql(),
+                           keep=[model.dialect.ident(c) for c in src.columns],
+                           groups=compiled["text_groups"],
+                           group_columns=[model.dialect.ident(g) for g in groups])
+            return model.engine.lazy(src, model.engine.render(
+                "text/score_group_terms.sql", **pipeline_of(model).context(**context)))
         context.update(column=model.dialect.ident(analyzer.column), a=analyzer.sql(),
                        chunks=analyzer.chunked and analyzer.linear(model.family.count_sums),
                        order=model.dialect.ident("__sqlnb_doc"),

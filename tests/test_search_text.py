@@ -235,7 +235,7 @@ def test_hashed_folds_give_as_many_splits_and_leave_nothing_behind():
 BAD_TEXT_SEARCHES = [
     ({"tfidf": True}, UnsupportedError, "not tf-idf weighting"),
     ({"param_grid": {"use_idf": [True]}}, UnsupportedError, "not tf-idf weighting"),
-    ({"group_by": "fold"}, UnsupportedError, "takes no group_by"),
+    ({"group_by": "fold"}, UnsupportedError, "search is not available for per-group text"),
     ({"param_grid": {"var_smoothing": [1.0]}}, InvalidParameterError,
      "no hyperparameter 'var_smoothing'"),
     ({"param_grid": {"alpha": [[1.0, 2.0]]}}, InvalidParameterError, "single alpha"),

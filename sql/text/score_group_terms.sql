@@ -1,0 +1,110 @@
+-- Score documents with per-group text model {{ model | comment }} ({{ family_name | comment }} naive
+-- Bayes): each row is routed to its group's text model (its own vocabulary, idf and
+-- coefficients), a row of a group no fit saw (or of a NULL group) to the pooled model
+-- (model 0). `keep`: the source's columns to keep (none: all, with the statement's own,
+-- for evaluate). Then as score_terms.sql: the documents' (term, value) cells joined with the
+-- coefficients of their model, summed per document, and {{ output | comment }}.
+{% import 'text/analyzer.sql' as analyzer %}
+{% import family_template as family %}
+{% from 'families/counts.sql' import value %}
+{% from 'scoring_helpers.sql' import outputs %}
+{% set models = [{'index': 0, 't': t, 'class_map': none}] + groups %}
+WITH documents AS MATERIALIZED (
+    SELECT *, row_number() OVER () AS __sqlnb_doc
+    FROM {{ source }}
+), routes AS (
+    SELECT d.__sqlnb_doc AS doc, coalesce(g.__sqlnb_model, 0) AS model
+    FROM documents AS d
+    LEFT JOIN (VALUES
+{% for m in groups %}
+        ({{ m.index | lit }}{% for v in m["values"] %}, {{ v }}{% endfor %}){{ "," if not loop.last }}
+{% endfor %}
+    ) AS g(__sqlnb_model{% for c in group_columns %}, __sqlnb_g{{ loop.index0 }}{% endfor %})
+      ON {% for c in group_columns %}d.{{ c }} = g.__sqlnb_g{{ loop.index0 }}{{ " AND " if not loop.last }}{% endfor %}
+
+), cells AS (
+    -- one row per document and distinct term, with the term's count in the document
+    {{ analyzer.document_terms('documents', '__sqlnb_doc', column, a) }}
+), vocabularies AS (
+{% for m in models %}
+    SELECT {{ m.index | lit }} AS model, term, idf FROM {{ m.t.vocabulary }}
+    {{ "UNION ALL" if not loop.last }}
+{% endfor %}
+), weighted AS (
+    -- the vectorizer of the row's model; the terms it does not know are ignored
+    SELECT
+        c.doc,
+        r.model,
+        c.term,
+        {{ analyzer.normalised(analyzer.tf('c.count', a) ~ ' * v.idf', 'c.doc', a) }} AS x
+    FROM cells AS c
+    JOIN routes AS r ON r.doc = c.doc
+    JOIN vocabularies AS v ON v.model = r.model AND v.term = c.term
+), parameters AS (
+    -- every model's coefficients, numbered by the pooled model's class indexes
+{% for m in models %}
+    SELECT
+        {{ m.index | lit }} AS model,
+        feature,
+{% if m.class_map is none %}
+        class_index,
+{% else %}
+        CASE class_index{% for sub, pooled in m.class_map %} WHEN {{ sub | lit }} THEN {{ pooled | lit }}{% endfor %} END AS class_index,
+{% endif %}
+        coef
+    FROM (
+        {{ family.read_params(m.t) }}
+    )
+    {{ "UNION ALL" if not loop.last }}
+{% endfor %}
+), coefficients AS (
+    -- one row per model and term, one coefficient column per class
+    SELECT
+        model,
+        feature AS term,
+{% for c in classes %}
+        sum(CASE WHEN class_index = {{ c.index | lit }} THEN coef END) AS {{ c.coef }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM parameters
+    -- the class constants below were read with the metadata: refuse to mix two fits
+    WHERE (SELECT CASE WHEN max(fitted_at) = CAST({{ fitted_at | lit }} AS TIMESTAMP) THEN TRUE
+                       ELSE error('the model was refitted after this scoring relation was made: score again') END
+           FROM {{ t.meta }})
+    GROUP BY model, feature
+), sums AS (
+    SELECT
+        w.doc,
+{% for c in classes %}
+        sum({{ value({'column': 'w.x'}, binarize) }} * k.{{ c.coef }}) AS {{ c.sum }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM weighted AS w
+    JOIN coefficients AS k ON k.model = w.model AND k.term = w.term
+    GROUP BY w.doc
+), constants AS (
+    -- per model, each class's constant; a class the group never saw has probability 0
+    SELECT *
+    FROM (VALUES
+        (0{% for c in classes %}, CAST({{ c.constant | lit }} AS DOUBLE){% endfor %}){{ "," if groups }}
+{% for m in groups %}
+        ({{ m.index | lit }}{% for c in classes %}, {% if m.constants.get(c.index) is none %}CAST('-inf' AS DOUBLE){% else %}CAST({{ m.constants[c.index] | lit }} AS DOUBLE){% endif %}{% endfor %}){{ "," if not loop.last }}
+{% endfor %}
+    ) AS k(model{% for c in classes %}, __sqlnb_k{{ loop.index0 }}{% endfor %})
+), joint AS (
+    SELECT
+{% if keep is none %}
+        d.*,
+{% else %}
+{% for column in keep %}
+        d.{{ column }},
+{% endfor %}
+{% endif %}
+{% for c in classes %}
+        k.__sqlnb_k{{ loop.index0 }} + coalesce(s.{{ c.sum }}, 0) AS {{ c.jll }},
+{% endfor %}
+        d.__sqlnb_doc AS __sqlnb_order
+    FROM documents AS d
+    JOIN routes AS r ON r.doc = d.__sqlnb_doc
+    JOIN constants AS k ON k.model = r.model
+    LEFT JOIN sums AS s ON s.doc = d.__sqlnb_doc
+{{ outputs(classes, ['*'] if keep is none else keep, output, prediction) }}
+ORDER BY __sqlnb_order
