@@ -3,7 +3,8 @@
   table (named <model>_meta, with the columns sqlnb writes).
   what = 'tables': every table of the current schema (a model needs its class table).
   what = 'summaries': one row per model among them: name, family, classes, training rows
-  and weight, features, fitted at.
+  and weight, features, fitted at, and the relations it records as its own (NULL for a
+  model written before that record).
 -#}
 {% if what == 'candidates' %}
 -- Tables of the current schema shaped like a sqlnb model's metadata table.
@@ -42,7 +43,8 @@ SELECT
     json_array_length(meta.features) AS n_features,
     (SELECT sum(n) FROM {{ m.class_stats }}) AS n_rows,
     (SELECT sum(weight) FROM {{ m.class_stats }}) AS weight,
-    meta.fitted_at
+    meta.fitted_at,
+    json_extract_string(to_json(meta), '$.relations') AS owns
 FROM {{ m.meta }} AS meta
 WHERE meta.model = {{ m.name | lit }}
 {% endfor %}

@@ -77,6 +77,12 @@ def list_models(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     keys, rows = engine.fetch_with_names(
         engine.render("list_models.sql", what="summaries", models=models))
     summaries = [dict(zip(keys, row)) for row in rows]
+    # a model another model owns (a per-group text model's group models) is part of it
+    owns = {s["model"]: {name.lower() for name in json.loads(s.pop("owns") or "[]")}
+            for s in summaries}
+    inner = {s["model"] for s in summaries
+             if any(f"{s['model']}_meta".lower() in names
+                    for other, names in owns.items() if other != s["model"])}
     for summary in summaries:
         summary["classes"] = json.loads(summary["classes"])
-    return summaries
+    return [s for s in summaries if s["model"] not in inner]

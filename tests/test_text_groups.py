@@ -220,3 +220,15 @@ def test_groups_of_several_columns_of_any_key_type(con, corpus):
         want = reference("multinomial", {}, rows, frame[scored], model.classes_)
         np.testing.assert_allclose(
             got[scored][[f"proba_{c}" for c in model.classes_]].to_numpy(), want, **TOL)
+
+
+def test_list_models_names_the_model_not_its_group_models():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE docs AS SELECT * FROM (VALUES ('good day', 1, 0), "
+                "('bad day', 0, 0), ('good fun', 1, 1), ('bad luck', 0, 1)) AS t(body, y, g)")
+    sqlnb.NaiveBayes("m", con=con, family="multinomial").fit("docs", "y", text="body",
+                                                             group_by="g")
+    sqlnb.NaiveBayes("other", con=con).fit(con.sql("SELECT y, g::DOUBLE AS x FROM docs"), "y")
+    tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert any(t.startswith("m_text_group_") and t.endswith("_meta") for t in tables)
+    assert [m["model"] for m in sqlnb.list_models(con)] == ["m", "other"]
