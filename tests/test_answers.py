@@ -318,18 +318,21 @@ def refit_during_reads(model, after_reads, refit):
     reads = []
 
     def counted(original):
-        def fetch(template, **context):
-            rows = original(template, **context)
-            reads.append(template)
+        def fetch(sql, *args, **kwargs):
+            rows = original(sql, *args, **kwargs)
+            if not sql.lstrip().startswith("--"):
+                return rows  # not one of the model's statements (templates say what they do)
+            reads.append(sql)
             if len(reads) == after_reads and not done:
-                done.append(template)
+                done.append(sql)
                 refit()
             return rows
         return fetch
 
-    # every read of the model's own statements: rows, or rows with column names (meta)
-    model.pipeline.fetch = counted(model.pipeline.fetch)
-    model.pipeline.fetch_with_names = counted(model.pipeline.fetch_with_names)
+    # every read of the model's own statements (its engine runs them all): rows, or rows
+    # with column names (meta)
+    model.engine.fetch = counted(model.engine.fetch)
+    model.engine.fetch_with_names = counted(model.engine.fetch_with_names)
     return done
 
 
