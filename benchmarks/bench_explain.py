@@ -28,7 +28,7 @@ import duckdb
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import sqlnb  # noqa: E402
+import sqlnb
 
 DATA_SQL = """
 CREATE OR REPLACE TABLE {table} AS
@@ -100,17 +100,17 @@ def main() -> None:
     medians = {name: statistics.median(t) for name, t in times.items()}
     names = list(steps)
     lines = [
-        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by "
+        (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by "
         f"`python benchmarks/bench_explain.py"
         f" --rows {args.rows} --drift-rows {args.drift_rows} --repeats {args.repeats}`: "
         f"{args.features} Gaussian features, 2 classes, DuckDB tables in memory; medians of "
-        f"{args.repeats} interleaved rounds after a warm-up, in one process.",
+        f"{args.repeats} interleaved rounds after a warm-up, in one process."),
         "",
-        f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+        (f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
         f"load average before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
-        f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}",
-        f"- DuckDB {duckdb.__version__}, Python {platform.python_version()}, sqlnb "
-        f"{sqlnb.__version__} (commit {_commit()})",
+        f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}"),
+        (f"- DuckDB {duckdb.__version__}, Python {platform.python_version()}, sqlnb "
+        f"{sqlnb.__version__} (commit {_commit()})"),
         "",
         "| step | median | runs |",
         "|---|---|---|",
