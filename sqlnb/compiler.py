@@ -349,7 +349,6 @@ def _explained_class(model: NaiveBayes, c: dict[str, Any],
     return explained
 
 
-
 def _key_clash_message(name: str, labels: list[str]) -> str:
     """Why ``<name>_predict_proba`` cannot exist: its STRUCT has a field per class, and
     DuckDB compares field names case-insensitively."""
