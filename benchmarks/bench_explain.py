@@ -108,7 +108,7 @@ def main() -> None:
         f"`python benchmarks/bench_explain.py"
         f" --rows {args.rows} --drift-rows {args.drift_rows} --repeats {args.repeats}`: "
         f"{args.features} Gaussian features, 2 classes, DuckDB tables in memory; medians of "
-        f"{args.repeats} interleaved rounds{" after a warm-up" if args.warmup else ""}, in one process."),
+        f"{args.repeats} interleaved rounds{' after a warm-up' if args.warmup else ''}, in one process."),
         "",
         (f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
         f"load average before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
