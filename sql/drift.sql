@@ -100,9 +100,9 @@ bounds AS (
 {% endif %}
 {% if part.method == 'gaussian_kl' %}
 {% for z in quantiles %}
-        count(*) FILTER (WHERE {{ f.alias }}_z < {{ z | lit }}) AS {{ f.alias }}_below_{{ loop.index }},
+        count_if({{ f.alias }}_z < {{ z | lit }}) AS {{ f.alias }}_below_{{ loop.index }},
 {% if target %}
-        count(*) FILTER (WHERE {{ f.alias }}_own_z < {{ z | lit }}) AS {{ f.alias }}_own_below_{{ loop.index }},
+        count_if({{ f.alias }}_own_z < {{ z | lit }}) AS {{ f.alias }}_own_below_{{ loop.index }},
 {% endif %}
 {% endfor %}
 {% endif %}
