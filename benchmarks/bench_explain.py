@@ -28,7 +28,7 @@ import duckdb
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import sqlnb  # noqa: E402
+import sqlnb
 
 DATA_SQL = """
 CREATE OR REPLACE TABLE {table} AS
@@ -64,6 +64,8 @@ def main() -> None:
     parser.add_argument("--features", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false",
+                        help="Skip the untimed first round (on a busy machine).")
     args = parser.parse_args()
 
     load_before = os.getloadavg()
@@ -89,28 +91,30 @@ def main() -> None:
         f"drift(by_class=True), {args.drift_rows:,} rows":
             lambda: big.drift("big", by_class=True).fetchall(),
     }
-    for step in steps.values():  # warm-up: templates compiled, parameters read
-        step()
+    if args.warmup:
+        for step in steps.values():  # templates compiled, parameters read
+            step()
     times: dict[str, list[float]] = {name: [] for name in steps}
     for _ in range(args.repeats):
         for name, step in steps.items():
             times[name].append(timed(step))
+            print(f"{name}: {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
     load_after = os.getloadavg()
 
     medians = {name: statistics.median(t) for name, t in times.items()}
     names = list(steps)
     lines = [
-        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by "
+        (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by "
         f"`python benchmarks/bench_explain.py"
         f" --rows {args.rows} --drift-rows {args.drift_rows} --repeats {args.repeats}`: "
         f"{args.features} Gaussian features, 2 classes, DuckDB tables in memory; medians of "
-        f"{args.repeats} interleaved rounds after a warm-up, in one process.",
+        f"{args.repeats} interleaved rounds{' after a warm-up' if args.warmup else ''}, in one process."),
         "",
-        f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+        (f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
         f"load average before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, "
-        f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}",
-        f"- DuckDB {duckdb.__version__}, Python {platform.python_version()}, sqlnb "
-        f"{sqlnb.__version__} (commit {_commit()})",
+        f"after {load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}"),
+        (f"- DuckDB {duckdb.__version__}, Python {platform.python_version()}, sqlnb "
+        f"{sqlnb.__version__} (commit {_commit()})"),
         "",
         "| step | median | runs |",
         "|---|---|---|",

@@ -17,7 +17,6 @@
    Each statistic is computed per grouping `__sqlnb_all` (1: every row, 0: one class). #}
 {% from 'common.sql' import num %}
 {% import 'families/counts.sql' as counts %}
-{% set no_top = 'CAST(NULL AS STRUCT(category VARCHAR, share DOUBLE)[])' %}
 {% set gaussian = parts | selectattr('method', 'equalto', 'gaussian_kl') | list %}
 {% macro same_group(a, b) -%}
 {{ a }}.__sqlnb_all = {{ b }}.__sqlnb_all AND {{ a }}.__sqlnb_class IS NOT DISTINCT FROM {{ b }}.__sqlnb_class
@@ -83,7 +82,7 @@ bounds AS (
 {% endfor %}
     FROM ({% for part in gaussian %}SELECT feature, __sqlnb_all, __sqlnb_class, relative_mean, var, epsilon FROM smoothed_{{ parts.index(part) + 1 }}{{ " UNION ALL " if not loop.last }}{% endfor %}{% if not gaussian %}SELECT 1 AS __sqlnb_all, NULL AS __sqlnb_class{% endif %})
     GROUP BY __sqlnb_all, __sqlnb_class
-), batch AS MATERIALIZED (
+), batch AS {{ sql.materialized() }}(
     SELECT
         {% if target %}CASE WHEN grouping(__sqlnb_target) = 0 THEN __sqlnb_target END AS __sqlnb_class, grouping(__sqlnb_target) AS __sqlnb_all{% else %}NULL AS __sqlnb_class, 1 AS __sqlnb_all{% endif %},
 {% for part in parts %}
@@ -101,9 +100,9 @@ bounds AS (
 {% endif %}
 {% if part.method == 'gaussian_kl' %}
 {% for z in quantiles %}
-        count(*) FILTER (WHERE {{ f.alias }}_z < {{ z | lit }}) AS {{ f.alias }}_below_{{ loop.index }},
+        count_if({{ f.alias }}_z < {{ z | lit }}) AS {{ f.alias }}_below_{{ loop.index }},
 {% if target %}
-        count(*) FILTER (WHERE {{ f.alias }}_own_z < {{ z | lit }}) AS {{ f.alias }}_own_below_{{ loop.index }},
+        count_if({{ f.alias }}_own_z < {{ z | lit }}) AS {{ f.alias }}_own_below_{{ loop.index }},
 {% endif %}
 {% endfor %}
 {% endif %}
@@ -209,11 +208,31 @@ bounds AS (
 )
 {% else %}
 , batch_{{ i }} AS (
-    SELECT __sqlnb_all, __sqlnb_class, unnest([
+{% set out = namespace(index=[], name=[], origin=[], n=[], mean=[], var=[], below=[]) %}
 {% for f in part.features %}
-        {'feature_index': {{ f.index }}, 'feature': {{ f.name | lit }}, 'origin': {{ f.origin | lit }}, 'n': {{ f.alias }}_n, 'mean': {{ f.alias }}_mean, 'var': {{ f.alias }}_var{% if part.method == 'gaussian_kl' %}, 'below': [{% for z in quantiles %}{% if target %}CASE WHEN __sqlnb_all = 1 THEN {{ f.alias }}_below_{{ loop.index }} ELSE {{ f.alias }}_own_below_{{ loop.index }} END{% else %}{{ f.alias }}_below_{{ loop.index }}{% endif %}{{ ", " if not loop.last }}{% endfor %}]{% endif %}}{{ "," if not loop.last }}
+{% set out.index = out.index + [f.index | string] %}
+{% set out.name = out.name + [f.name | lit] %}
+{% set out.origin = out.origin + [f.origin | lit] %}
+{% set out.n = out.n + [f.alias ~ '_n'] %}
+{% set out.mean = out.mean + [f.alias ~ '_mean'] %}
+{% set out.var = out.var + [f.alias ~ '_var'] %}
 {% endfor %}
-    ], recursive := true)
+{% set columns = namespace(list=[('feature_index', out.index), ('feature', out.name), ('origin', out.origin), ('n', out.n), ('mean', out.mean), ('var', out.var)]) %}
+{% if part.method == 'gaussian_kl' %}
+{% for z in quantiles %}
+{% set j = loop.index %}
+{% set below = namespace(values=[]) %}
+{% for f in part.features %}
+{% if target %}
+{% set below.values = below.values + ['CASE WHEN __sqlnb_all = 1 THEN ' ~ f.alias ~ '_below_' ~ j ~ ' ELSE ' ~ f.alias ~ '_own_below_' ~ j ~ ' END'] %}
+{% else %}
+{% set below.values = below.values + [f.alias ~ '_below_' ~ j] %}
+{% endif %}
+{% endfor %}
+{% set columns.list = columns.list + [('below_' ~ j, below.values)] %}
+{% endfor %}
+{% endif %}
+    SELECT __sqlnb_all, __sqlnb_class, {{ sql.unpivot(columns.list) }}
     FROM batch
 ), moments_{{ i }} AS (
     SELECT
@@ -228,7 +247,9 @@ bounds AS (
         b.origin + m.relative_mean AS model_mean,
         m.var AS model_var,
 {% if part.method == 'gaussian_kl' %}
-        b.below,
+{% for z in quantiles %}
+        b.below_{{ loop.index }},
+{% endfor %}
         m.epsilon
     FROM batch_{{ i }} AS b
     JOIN smoothed_{{ i }} AS m ON b.feature = m.feature AND {{ same_group('b', 'm') }}
@@ -270,7 +291,7 @@ bounds AS (
         -- model's normal law: bin j holds the values between the boundaries j - 1 and j
         CASE WHEN batch_count > 0 AND model_var + epsilon > 0 THEN
 {% for j in range(1, k + 1) %}
-{% set share %}({% if j < k %}below[{{ j }}]{% else %}batch_count{% endif %}{% if j > 1 %} - below[{{ j - 1 }}]{% endif %}) / batch_count{% endset %}
+{% set share %}({% if j < k %}below_{{ j }}{% else %}batch_count{% endif %}{% if j > 1 %} - below_{{ j - 1 }}{% endif %}) / batch_count{% endset %}
             {{ "+ " if not loop.first }}({{ share }} - {{ (1.0 / k) | lit }}) * ln(greatest({{ share }}, {{ epsilon | lit }}) / {{ (1.0 / k) | lit }})
 {% endfor %}
         END AS psi,
@@ -292,8 +313,8 @@ bounds AS (
         model_mean,
         sqrt(model_var) AS model_spread,
 {% endif %}
-        {{ no_top }} AS batch_top,
-        {{ no_top }} AS model_top
+        {{ sql.no_categories() }} AS batch_top,
+        {{ sql.no_categories() }} AS model_top
     FROM moments_{{ i }}
 )
 {% endif %}

@@ -984,9 +984,9 @@ DUCKDB_ONLY = {
             "the count columns",
     "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
     "sparse input": "pivot the entries to columns, or fit on DuckDB",
+    "drift of categorical features": "export the model and import it into DuckDB "
+                                     "(sqlnb.import_model), or compare category counts in Spark",
     "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
-    "explain": "explain on a DuckDB connection (sqlnb.import_model of an exported model)",
-    "drift": "compute drift on a DuckDB connection (sqlnb.import_model of an exported model)",
     "search": "run the search on a DuckDB connection (it fits scratch models inside a "
               "rolled-back transaction), then fit the chosen model on Spark",
 }

@@ -202,8 +202,8 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
     the model's normal law (NULL for counts). See docs/explain.md for the thresholds
     practitioners use.
     """
-    require_duckdb(model.engine, "drift")
     if model.stored_input() and model.stored_input()[0] == "text" and not by_class:
+        require_duckdb(model.engine, "text")
         return _drift_text(model, source)
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
         raise InvalidParameterError(f"bins must be an integer of 2 or more, got {bins!r}")
@@ -236,6 +236,8 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
                 "guard": model.dialect.kind(described[name]["type"]) == "float",
                 "origin": float(described[name].get("origin") or 0.0),
             } for name in names]
+            if family.statistics_shape == "categories":
+                require_duckdb(model.engine, "drift of categorical features")
             parts.append({"t": tables, "method": family.drift_method,
                           "shape": family.statistics_shape, "p": family.params,
                           "features": features})

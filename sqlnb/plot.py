@@ -397,10 +397,11 @@ def waterfall(found: dict[str, Any], k: int = 10, *,
 
 def drift(rows: list[dict[str, Any]], *, figure: Figure | SubFigure | None = None) -> Figure:
     """``model.drift(source)``'s rows (as dicts) as bars, the largest drift first, one
-    colour per method, with the common PSI reference lines (0.1 and 0.25)."""
+    colour per method, with the common PSI reference lines (0.1 and 0.25). Only the pooled
+    rows are drawn (``by_class``'s per-class rows have a ``class``)."""
     # a feature without values in the batch has no drift (NULL, or NaN from a DataFrame)
-    rows = sorted((r for r in rows if r["drift"] is not None and not math.isnan(r["drift"])),
-                  key=lambda r: -r["drift"])
+    rows = sorted((r for r in rows if r["drift"] is not None and not math.isnan(r["drift"])
+                   and r.get("class") is None), key=lambda r: -r["drift"])
     figure = _new_figure((7.0, _bars_height(len(rows)))) if figure is None else figure
     ax = figure.subplots()
     methods = list(dict.fromkeys(r["method"] for r in rows))

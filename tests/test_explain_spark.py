@@ -71,3 +71,23 @@ def test_to_sql_explain_in_spark_sql_is_duckdbs(spark, rows, duck):
         .orderBy("row_number", "class", "feature").collect()
     expected = oracle.explain("t").order("row_number, class, feature").fetchall()
     _same(got, expected, keys=3)
+
+
+@pytest.mark.parametrize("family", ["gaussian", "poisson", "bernoulli"])
+def test_drift_on_spark_is_duckdbs(spark, rows, duck, family):
+    """drift (pooled and by class, PSI bins included) on a Spark model, against the same
+    model's on DuckDB; categorical features stay DuckDB-only and say so."""
+    model = sqlnb.NaiveBayes(f"dr_{family}", con=spark, family=family).fit(
+        rows, "y", features=FEATURES)
+    oracle = sqlnb.NaiveBayes("d", con=duck, family=family).fit("t", "y", features=FEATURES)
+    for by_class in (False, True):
+        got = model.drift(rows, by_class=by_class).collect()
+        expected = oracle.drift("t", by_class=by_class).fetchall()
+        _same(got, expected, keys=3)
+
+
+def test_categorical_drift_stays_duckdb_only(spark, rows):
+    model = sqlnb.NaiveBayes("dr_categorical", con=spark, family="categorical").fit(
+        rows, "y", features=FEATURES)
+    with pytest.raises(sqlnb.errors.UnsupportedError, match="categorical"):
+        model.drift(rows)

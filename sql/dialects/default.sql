@@ -177,3 +177,12 @@ CASE WHEN ({{ x }}) = 0 THEN CAST('-inf' AS DOUBLE) ELSE ln({{ x }}) END
 {% macro row_index() -%}
 row_number() OVER () - 1
 {%- endmacro %}
+
+{#- A CTE computed once however often it is read: `name AS {{ sql.materialized() }}(...)`. -#}
+{% macro materialized() -%}
+MATERIALIZED {% endmacro %}
+
+{#- A NULL list of (category, share) structs (drift's batch_top and model_top). -#}
+{% macro no_categories() -%}
+CAST(NULL AS STRUCT(category VARCHAR, share DOUBLE)[])
+{%- endmacro %}

@@ -161,3 +161,11 @@ ln({{ x }})
 {% macro row_index() -%}
 row_number() OVER (ORDER BY monotonically_increasing_id()) - 1
 {%- endmacro %}
+
+{#- Spark decides itself whether a CTE read twice is computed once. -#}
+{% macro materialized() -%}
+{% endmacro %}
+
+{% macro no_categories() -%}
+CAST(NULL AS ARRAY<STRUCT<category: STRING, share: DOUBLE>>)
+{%- endmacro %}
