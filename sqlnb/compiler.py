@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
@@ -194,9 +196,45 @@ def coded_positions(classes: list[dict[str, Any]], dialect: Dialect,
     return result, coded
 
 
+# Parameters read by a write for its scoring macros, inside its transaction, kept for the
+# reads that follow it: once the write commits, they are what any read of that version
+# (its fitted_at stamp, new at every write) would find, and a wide model's read costs
+# seconds (50,000 categories x 3 classes: ~1 s, as much as the rest of fit and predict).
+# A write that rolls back leaves a stamp no one reads again. Keyed by the engine (its
+# connection), the model's name and catalog and the stamp; only the last few are kept.
+_RECENT_READS: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+RECENT_READS = 4
+
+
+def remembered(model: NaiveBayes, read: Callable[[NaiveBayes], dict[str, Any]]
+               ) -> dict[str, Any]:
+    """``read(model)``, or the parameters a read of the same model version returned (see
+    ``_RECENT_READS``): the same classes and terms, without the caches a model keeps
+    beside them (statements, bound lists, checked inputs)."""
+    key = (id(model.engine), model.name, getattr(model, "catalog", None),
+           str(model.meta["fitted_at"]))
+    found = _RECENT_READS.get(key)
+    if found is None:
+        found = read(model)
+        _RECENT_READS[key] = found
+        while len(_RECENT_READS) > RECENT_READS:
+            _RECENT_READS.popitem(last=False)
+    else:
+        _RECENT_READS.move_to_end(key)
+    fresh = {name: found[name] for name in ("classes", "compiled")}
+    if "parts" in found:  # each part's own caches stay out
+        fresh["parts"] = [{k: v for k, v in part.items() if k != "view"}
+                          for part in found["parts"]]
+    return fresh
+
+
 def read_parameters(model: NaiveBayes) -> dict[str, Any]:
     """The model's classes and, per class, its constant and scoring terms (feature order),
     for a model of one family over columns."""
+    return remembered(model, _read_parameters)
+
+
+def _read_parameters(model: NaiveBayes) -> dict[str, Any]:
     meta = model.meta
     dialect = model.dialect
     types = {f["name"]: f["type"] for f in meta["features"]}
