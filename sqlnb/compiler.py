@@ -77,6 +77,24 @@ def params_table_name(name: str) -> str:
 INLINE_MAX_CATEGORIES = 2000
 
 
+def _shared_categories(classes: list[dict[str, Any]]) -> set[str]:
+    """The categorical features whose categories every class lists in the same order (the
+    same tuple): the only ones a position or a joined relation may serve for all classes."""
+    seen: dict[str, Any] = {}
+    unshared: set[str] = set()
+    for c in classes:
+        terms = list(c["terms"])
+        for part in c.get("parts") or []:
+            terms += part["c"]["terms"]
+        for term in terms:
+            keys = term.get("sorted_categories")
+            if keys is None:
+                continue
+            if seen.setdefault(term["name"], keys) is not keys:
+                unshared.add(term["name"])
+    return set(seen) - unshared
+
+
 def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
                    limit: int | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``classes`` (compiled, in class order) whose categorical terms of more than
@@ -89,12 +107,13 @@ def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
     if not dialect.joins_lookups:
         return classes, []
     lookups: dict[str, dict[str, Any]] = {}
+    shared = _shared_categories(classes)
 
     def joined(terms: list[dict[str, Any]], j: int) -> list[dict[str, Any]]:
         out = []
         for term in terms:
             keys = term.get("sorted_categories")
-            if keys is None or len(keys) <= limit:
+            if keys is None or len(keys) <= limit or term["name"] not in shared:
                 out.append(term)
                 continue
             found = lookups.get(term["name"])
@@ -144,6 +163,7 @@ def coded_positions(classes: list[dict[str, Any]], dialect: Dialect,
     positions: dict[str, dict[str, Any]] = {}
     gathered: dict[str, dict[str, Any]] = {}
     offset = [0]
+    shared = _shared_categories(classes)
 
     def constant(p: dict[str, Any]) -> bool:
         return p.get("unseen") != "error" and p.get("missing", "ignore") == "ignore"
@@ -152,7 +172,7 @@ def coded_positions(classes: list[dict[str, Any]], dialect: Dialect,
         kept, gather = [], []
         for term in terms:
             keys = term.get("sorted_categories")
-            if not keys or term.get("lookup"):
+            if not keys or term.get("lookup") or term["name"] not in shared:
                 kept.append(term)
             elif constant(p):
                 if term["name"] not in gathered:

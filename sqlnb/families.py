@@ -420,9 +420,11 @@ class Categorical(Discrete):
                     shared = keys[name] = categories
                 if shared == categories:
                     coefs = [float(coef) for _, coef in pairs]
-                else:  # every class must list the coefficients in the same order
+                elif set(shared) == set(categories):  # the same order in every class
                     by_category = dict(pairs)
                     coefs = [float(by_category[category]) for category in shared]
+                else:  # another domain (per-group parameters): this class's own list
+                    shared, coefs = categories, [float(coef) for _, coef in pairs]
                 term["sorted_categories"] = shared
                 term["sorted_coefs"] = coefs
         return terms
