@@ -5,14 +5,17 @@ one on their own columns (what a user would otherwise do). Data goes to
 benchmarks/data/ (git-ignored).
 
 Run:  python benchmarks/bench_mixed.py [rows]
+      python benchmarks/bench_mixed.py parts [repeats]   (width and cardinality cases)
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -49,7 +52,101 @@ def timed(fn, repeat: int = 5) -> float:
     return best
 
 
+# ------------------------------------------------------------------ width and cardinality
+# Two cases of the "one model, many parts" targets, each measured side by side in one run:
+# * width: 200 columns (100 DOUBLE, 100 VARCHAR of 20 categories), 20,000 rows, 5 classes:
+#   family="auto" predict_proba against the Gaussian model of the 100 numeric columns and
+#   against reading the rows (both fetched as Arrow);
+# * cardinality: 50,000 rows, 5 DOUBLE columns and one VARCHAR of 50,000 values against
+#   the same table with a 20-value column: fit + predict_proba (family="auto").
+
+
+def make_width(path: Path, n: int = 20_000, width: int = 100, k: int = 5) -> None:
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, k, n)
+    columns = {"y": y}
+    for i in range(width):
+        columns[f"f{i}"] = rng.normal(y * (i % 3), 1.0)
+    names = np.array([f"c{j}" for j in range(20)])
+    for i in range(width):
+        columns[f"s{i}"] = names[(rng.integers(0, 15, n) + y) % 20]
+    pq.write_table(pa.table(columns), path)
+
+
+def make_cardinality(path: Path, distinct: int, n: int = 50_000, k: int = 3) -> None:
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, k, n)
+    columns = {"y": y}
+    for i in range(5):
+        columns[f"f{i}"] = rng.normal(y, 1.0)
+    codes = rng.permutation(n) if distinct >= n else rng.integers(0, distinct, n)
+    columns["s"] = np.array([f"v{j}" for j in codes])
+    pq.write_table(pa.table(columns), path)
+
+
+def arrow(relation: Any) -> Any:
+    """The whole result as an Arrow table (DuckDB 2.0's ``arrow()`` is a lazy reader)."""
+    fetch = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
+    return fetch()
+
+
+def median_of(fns: dict[str, Any], repeat: int) -> dict[str, float]:
+    """Each function's median time, the calls interleaved (one of each per round)."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def parts_cases(repeat: int = 5) -> None:
+    DATA.mkdir(exist_ok=True)
+    wide = DATA / "mixed_width_20000.parquet"
+    if not wide.exists():
+        make_width(wide)
+    con = duckdb.connect()
+    numeric = [f"f{i}" for i in range(100)]
+    auto = sqlnb.NaiveBayes("auto_wide", con=con, family="auto").fit(str(wide), "y")
+    gauss = sqlnb.NaiveBayes("gauss_wide", con=con).fit(str(wide), "y", features=numeric)
+    src = str(wide)
+    width = median_of({
+        "read the rows": lambda: arrow(con.sql(f"SELECT * FROM read_parquet('{src}')")),
+        "Gaussian, 100 numeric columns": lambda: arrow(gauss.predict_proba(src)),
+        "family='auto', 200 columns": lambda: arrow(auto.predict_proba(src)),
+    }, repeat)
+    print("width: predict_proba, 20,000 rows x 200 columns (100 DOUBLE, 100 VARCHAR of "
+          "20 categories), 5 classes; medians of", repeat)
+    for name, seconds in width.items():
+        print(f"  {name:32s} {seconds:7.3f} s")
+    mixed = width["family='auto', 200 columns"]
+    print(f"  auto / Gaussian {mixed / width['Gaussian, 100 numeric columns']:.2f}x, "
+          f"auto / reading {mixed / width['read the rows']:.2f}x")
+    sources = {}
+    for distinct in (20, 50_000):
+        path = DATA / f"mixed_cardinality_{distinct}.parquet"
+        if not path.exists():
+            make_cardinality(path, distinct)
+        sources[distinct] = str(path)
+
+    def fit_predict(distinct: int) -> None:
+        model = sqlnb.NaiveBayes(f"card_{distinct}", con=con, family="auto")
+        model.fit(sources[distinct], "y")
+        arrow(model.predict_proba(sources[distinct]))
+
+    card = median_of({f"{d:,} values": (lambda d=d: fit_predict(d)) for d in sources}, repeat)
+    print("cardinality: fit + predict_proba, 50,000 rows, 5 DOUBLE + 1 VARCHAR column, "
+          "3 classes; medians of", repeat)
+    for name, seconds in card.items():
+        print(f"  {name:32s} {seconds:7.3f} s")
+    print(f"  50,000 / 20 values {card['50,000 values'] / card['20 values']:.2f}x")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["parts"]:
+        parts_cases(int(sys.argv[2]) if len(sys.argv) > 2 else 5)
+        return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     DATA.mkdir(exist_ok=True)
     path = DATA / f"mixed_{n}.parquet"

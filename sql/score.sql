@@ -4,6 +4,7 @@
 {% from 'scoring_helpers.sql' import chunked, outputs, lookup_joins, position_columns %}
 {% set lookups = lookups | default([]) %}
 {% set positions = positions | default([]) %}
+{% set gather = gather | default(none) %}
 {#- categorical features scored by a join (see compiler.joined_lookups): the rows are
     numbered first, and put back in their order at the end -#}
 {% set from_source %}
@@ -17,13 +18,13 @@
 {{ source }}
 {%- endif %}
 {% endset %}
-{% if positions %}
+{% if positions or gather %}
 {#- each inline categorical feature's position, once per row (every class reads it) -#}
 {% set from_source %}
 (
         SELECT
             *,
-{{ position_columns(positions) | trim }}
+{{ position_columns(positions, gather) | trim }}
         FROM {{ from_source | trim }}
     ) AS __sqlnb_coded
 {%- endset %}

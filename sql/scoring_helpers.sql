@@ -32,10 +32,14 @@
 {#- The position of the row's category among each inline categorical feature's sorted
     categories (compiler.coded_positions), one column per feature, read by every class:
     1..n for a known category, n + 1 for a missing value, n + 2 for an unseen one. -#}
-{% macro position_columns(positions) %}
+{% macro position_columns(positions, gather) %}
 {% for f in positions %}
-        {{ sql.category_position(sql.as_text(f.column), f['keys']) }} AS {{ f.name }}{{ "," if not loop.last }}
+        {{ sql.category_position(sql.as_text(f.column), f['keys']) }} AS {{ f.name }}{{ "," if not loop.last or gather }}
 {% endfor %}
+{% if gather %}
+        -- the row's positions, each offset by the features before it: one list
+        [{% for f in gather.features %}{{ sql.category_position(sql.as_text(f.column), f['keys']) }} + {{ f.offset }}{{ ", " if not loop.last }}{% endfor %}] AS {{ gather.name }}
+{% endif %}
 {% endmacro %}
 
 {% macro class_jll(family, c, p) %}

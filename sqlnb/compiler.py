@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import scoring
@@ -77,6 +79,24 @@ def params_table_name(name: str) -> str:
 INLINE_MAX_CATEGORIES = 2000
 
 
+def _shared_categories(classes: list[dict[str, Any]]) -> set[str]:
+    """The categorical features whose categories every class lists in the same order (the
+    same tuple): the only ones a position or a joined relation may serve for all classes."""
+    seen: dict[str, Any] = {}
+    unshared: set[str] = set()
+    for c in classes:
+        terms = list(c["terms"])
+        for part in c.get("parts") or []:
+            terms += part["c"]["terms"]
+        for term in terms:
+            keys = term.get("sorted_categories")
+            if keys is None:
+                continue
+            if seen.setdefault(term["name"], keys) is not keys:
+                unshared.add(term["name"])
+    return set(seen) - unshared
+
+
 def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
                    limit: int | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``classes`` (compiled, in class order) whose categorical terms of more than
@@ -89,12 +109,13 @@ def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
     if not dialect.joins_lookups:
         return classes, []
     lookups: dict[str, dict[str, Any]] = {}
+    shared = _shared_categories(classes)
 
     def joined(terms: list[dict[str, Any]], j: int) -> list[dict[str, Any]]:
         out = []
         for term in terms:
             keys = term.get("sorted_categories")
-            if keys is None or len(keys) <= limit:
+            if keys is None or len(keys) <= limit or term["name"] not in shared:
                 out.append(term)
                 continue
             found = lookups.get(term["name"])
@@ -122,48 +143,120 @@ def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
     return result, list(lookups.values())
 
 
-def coded_positions(classes: list[dict[str, Any]],
-                    dialect: Dialect) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``classes`` whose categorical terms written inline (not joined) read the row's
-    category's position from a column computed once per row and feature
-    (``term["position"]``), and those columns (``positions``: name, the column read, the
-    sorted categories) for ``scoring_helpers.sql``'s ``position_columns``: DuckDB binds
-    and plans a feature's ENUM once instead of once per class."""
-    if not dialect.joins_lookups:
-        return classes, []
-    positions: dict[str, dict[str, Any]] = {}
+def coded_positions(classes: list[dict[str, Any]], dialect: Dialect,
+                    params: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``classes`` whose categorical terms written inline (not joined) are scored from the
+    row's positions among each feature's categories, computed once per row and feature
+    for every class (DuckDB binds and plans a feature's ENUM once, not once per class):
 
-    def coded(terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        out = []
+    * with ``unseen`` not ``"error"`` and ``missing="ignore"`` (``params``, or a mixed
+      model's part's ``p``), the terms leave the sum: one list of the row's positions,
+      each offset by the lengths of the features before it (``gather``), indexes one
+      list per class of every feature's coefficients, then 0 for a missing value and the
+      unseen coefficient (``c["gather"]``: a ``list_select`` and a ``list_sum`` per
+      class instead of a lookup per feature and class);
+    * otherwise each term reads its feature's position column (``term["position"]``).
+
+    Returns the classes and what ``score.sql`` projects under them (``positions``: one
+    column per feature of the second kind; ``gather``: the list's column and features)."""
+    coded: dict[str, Any] = {"positions": [], "gather": None}
+    if not dialect.joins_lookups:
+        return classes, coded
+    positions: dict[str, dict[str, Any]] = {}
+    gathered: dict[str, dict[str, Any]] = {}
+    offset = [0]
+    shared = _shared_categories(classes)
+
+    def constant(p: dict[str, Any]) -> bool:
+        return p.get("unseen") != "error" and p.get("missing", "ignore") == "ignore"
+
+    def split(terms: list[dict[str, Any]], p: dict[str, Any]) -> tuple[list, list]:
+        kept, gather = [], []
         for term in terms:
             keys = term.get("sorted_categories")
-            if not keys or term.get("lookup"):
-                out.append(term)
-                continue
-            found = positions.get(term["name"])
-            if found is None:
-                found = positions[term["name"]] = {
-                    "name": dialect.ident(f"__sqlnb_position_{len(positions)}"),
-                    "column": term["column"], "keys": keys}
-            out.append({**term, "position": found["name"]})
-        return out
+            if not keys or term.get("lookup") or term["name"] not in shared:
+                kept.append(term)
+            elif constant(p):
+                if term["name"] not in gathered:
+                    gathered[term["name"]] = {"column": term["column"], "keys": keys,
+                                              "offset": offset[0]}
+                    offset[0] += len(keys) + 2
+                unseen = 0.0 if p.get("unseen") == "ignore" else float(term["unseen"])
+                gather.append(term["sorted_coefs"] + [0.0, unseen])
+            else:
+                found = positions.get(term["name"])
+                if found is None:
+                    found = positions[term["name"]] = {
+                        "name": dialect.ident(f"__sqlnb_position_{len(positions)}"),
+                        "column": term["column"], "keys": keys}
+                kept.append({**term, "position": found["name"]})
+        return kept, gather
+
+    column = dialect.ident("__sqlnb_gather")
+
+    def gather_of(lists: list[list[float]]) -> dict[str, Any] | None:
+        return {"coefs": [v for values in lists for v in values], "index": column} \
+            if lists else None
 
     result = []
     for c in classes:
-        c = {**c, "terms": coded(c["terms"])}
         if c.get("parts"):
-            c["parts"] = [{**part, "c": {**part["c"], "terms": coded(part["c"]["terms"])}}
-                          for part in c["parts"]]
+            parts = []
+            for part in c["parts"]:
+                terms, lists = split(part["c"]["terms"], part["p"])
+                parts.append({**part, "c": {**part["c"], "terms": terms,
+                                            "gather": gather_of(lists)}})
+            c = {**c, "parts": parts}
             c["chunks"] = [c]
         else:
-            c = with_chunks(c)
+            terms, lists = split(c["terms"], params)
+            c = with_chunks({**c, "terms": terms, "gather": gather_of(lists)})
         result.append(c)
-    return result, list(positions.values())
+    coded["positions"] = list(positions.values())
+    if gathered:
+        coded["gather"] = {"name": column, "features": list(gathered.values())}
+    return result, coded
+
+
+# Parameters read by a write for its scoring macros, inside its transaction, kept for the
+# reads that follow it: once the write commits, they are what any read of that version
+# (its fitted_at stamp, new at every write) would find, and a wide model's read costs
+# seconds (50,000 categories x 3 classes: ~1 s, as much as the rest of fit and predict).
+# A write that rolls back leaves a stamp no one reads again. Keyed by the engine (its
+# connection), the model's name and catalog and the stamp; only the last few are kept.
+_RECENT_READS: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+RECENT_READS = 4
+
+
+def remembered(model: NaiveBayes, read: Callable[[NaiveBayes], dict[str, Any]]
+               ) -> dict[str, Any]:
+    """``read(model)``, or the parameters a read of the same model version returned (see
+    ``_RECENT_READS``): the same classes and terms, without the caches a model keeps
+    beside them (statements, bound lists, checked inputs)."""
+    key = (id(model.engine), model.name, getattr(model, "catalog", None),
+           str(model.meta["fitted_at"]))
+    found = _RECENT_READS.get(key)
+    if found is None:
+        found = read(model)
+        _RECENT_READS[key] = found
+        while len(_RECENT_READS) > RECENT_READS:
+            _RECENT_READS.popitem(last=False)
+    else:
+        _RECENT_READS.move_to_end(key)
+    fresh = {name: found[name] for name in ("classes", "compiled")}
+    if "parts" in found:  # each part's own caches stay out
+        fresh["parts"] = [{k: v for k, v in part.items() if k != "view"}
+                          for part in found["parts"]]
+    return fresh
 
 
 def read_parameters(model: ModelContext) -> dict[str, Any]:
     """The model's classes and, per class, its constant and scoring terms (feature order),
     for a model of one family over columns."""
+    return remembered(model, _read_parameters)
+
+
+def _read_parameters(model: NaiveBayes) -> dict[str, Any]:
     meta = model.meta
     dialect = model.dialect
     types = {f["name"]: f["type"] for f in meta["features"]}
@@ -214,7 +307,7 @@ def classes_score_sql(model: ModelContext, compiled_classes: list[dict[str, Any]
     classes = []
     joined, lookups = joined_lookups([with_columns(c, columns) for c in compiled_classes],
                                      dialect)
-    joined, positions = coded_positions(joined, dialect)
+    joined, coded = coded_positions(joined, dialect, model.family.params)
     for c in joined:
         out = (None if output_prefix is None
                else dialect.ident(f"{output_prefix}{c['label_value']}"))
@@ -229,7 +322,8 @@ def classes_score_sql(model: ModelContext, compiled_classes: list[dict[str, Any]
         robust=classes if guarded else None,
         prediction=dialect.ident(prediction),
         lookups=lookups,
-        positions=positions,
+        positions=coded["positions"],
+        gather=coded["gather"],
         keep_order=keep_order,
     )
     return sql, bool(lookups)

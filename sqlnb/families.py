@@ -396,7 +396,20 @@ class Categorical(Discrete):
         (``sorted_coefs``):
         what the scoring SQL writes once per feature and per class, without a loop over
         the categories in a template."""
-        terms = super().read_terms(rows, extra_names, describe)
+        # one row per class, feature and category: the loop of Family.read_terms and
+        # fill_term, written out (a wide model has hundreds of thousands of rows)
+        terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+        for class_index, feature, category, coef, *_ in rows:
+            by_feature = terms[class_index]
+            term = by_feature.get(feature)
+            if term is None:
+                term = by_feature[feature] = {"name": feature,
+                                              **(describe(feature) if describe else {}),
+                                              "categories": []}
+            if category is None:  # the row of a category never seen at fit
+                term["unseen"] = coef
+            else:
+                term["categories"].append((category, coef))
         keys: dict[str, tuple[str, ...]] = {}
         for by_feature in terms.values():
             for name, term in by_feature.items():
@@ -407,9 +420,11 @@ class Categorical(Discrete):
                     shared = keys[name] = categories
                 if shared == categories:
                     coefs = [float(coef) for _, coef in pairs]
-                else:  # every class must list the coefficients in the same order
+                elif set(shared) == set(categories):  # the same order in every class
                     by_category = dict(pairs)
                     coefs = [float(by_category[category]) for category in shared]
+                else:  # another domain (per-group parameters): this class's own list
+                    shared, coefs = categories, [float(coef) for _, coef in pairs]
                 term["sorted_categories"] = shared
                 term["sorted_coefs"] = coefs
         return terms

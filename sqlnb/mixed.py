@@ -362,6 +362,12 @@ def _terms(model: ModelContext, part: dict[str, Any],
 
 def compile_mixed(model: ModelContext) -> dict[str, Any]:
     """The per-class scoring expressions of a mixed model: the parts' terms, one sum."""
+    family: Mixed = model.family
+    family.assigned = {f["name"]: f["family"] for f in model.meta["features"]}
+    return compiler.remembered(model, _compile_mixed)
+
+
+def _compile_mixed(model: NaiveBayes) -> dict[str, Any]:
     meta = model.meta
     family: Mixed = model.family
     family_of = {f["name"]: f["family"] for f in meta["features"]}

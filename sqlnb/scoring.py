@@ -87,8 +87,10 @@ def with_chunks(model: dict[str, Any]) -> dict[str, Any]:
     if model.get("parts"):  # a mixed model sums its parts; each part is one chunk of terms
         return {**model, "chunks": [model]}
     terms = model["terms"]
+    # (what a family sums besides its terms, e.g. categorical positions, goes in the first)
     chunks = [{"constant": model["constant"] if i == 0 else 0.0,
-               "terms": terms[i:i + CHUNK_TERMS]}
+               "terms": terms[i:i + CHUNK_TERMS],
+               "gather": model.get("gather") if i == 0 else None}
               for i in range(0, max(len(terms), 1), CHUNK_TERMS)]
     return {**model, "chunks": chunks}
 

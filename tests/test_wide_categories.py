@@ -66,7 +66,7 @@ def test_the_wide_feature_is_joined_and_the_narrow_one_inline(fitted) -> None:
     _, model = fitted
     sql = model.score_sql('"test"', "proba", ["big", "small"])
     assert "__sqlnb_lookup_0" in sql and "__sqlnb_lookup_1" not in sql
-    assert "__sqlnb_position_0" in sql
+    assert "__sqlnb_gather" in sql  # the narrow one: positions gathered in one list
     # the statement names no category of the wide feature (they are one JSON constant)
     assert "'b00017'" not in sql
 

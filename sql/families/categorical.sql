@@ -210,7 +210,10 @@ JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% endmacro %}
 
-{% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) }}{% endmacro %}
+{#- c.gather (score.sql, see compiler.coded_positions): the features whose coefficients
+    are picked from one list per class by the row's list of positions, then summed -#}
+{% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) | trim }}{% if c.get('gather') %}
+        + list_sum(list_select({{ c.gather.coefs | doubles }}, {{ c.gather.index }})){% endif %}{% endmacro %}
 
 {#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
 {% macro term_of(term, p) -%}
