@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -226,23 +227,26 @@ def coded_positions(classes: list[dict[str, Any]], dialect: Dialect,
 # connection), the model's name and catalog and the stamp; only the last few are kept.
 _RECENT_READS: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
 RECENT_READS = 4
+_RECENT_LOCK = threading.Lock()  # connections of several threads share the module
 
 
-def remembered(model: NaiveBayes, read: Callable[[NaiveBayes], dict[str, Any]]
+def remembered(model: ModelContext, read: Callable[[ModelContext], dict[str, Any]]
                ) -> dict[str, Any]:
     """``read(model)``, or the parameters a read of the same model version returned (see
     ``_RECENT_READS``): the same classes and terms, without the caches a model keeps
     beside them (statements, bound lists, checked inputs)."""
-    key = (id(model.engine), model.name, getattr(model, "catalog", None),
+    key = (id(model.engine), model.name, model.catalog,
            str(model.meta["fitted_at"]))
-    found = _RECENT_READS.get(key)
+    with _RECENT_LOCK:
+        found = _RECENT_READS.get(key)
+        if found is not None:
+            _RECENT_READS.move_to_end(key)
     if found is None:
         found = read(model)
-        _RECENT_READS[key] = found
-        while len(_RECENT_READS) > RECENT_READS:
-            _RECENT_READS.popitem(last=False)
-    else:
-        _RECENT_READS.move_to_end(key)
+        with _RECENT_LOCK:
+            _RECENT_READS[key] = found
+            while len(_RECENT_READS) > RECENT_READS:
+                _RECENT_READS.popitem(last=False)
     fresh = {name: found[name] for name in ("classes", "compiled")}
     if "parts" in found:  # each part's own caches stay out
         fresh["parts"] = [{k: v for k, v in part.items() if k != "view"}
@@ -256,7 +260,7 @@ def read_parameters(model: ModelContext) -> dict[str, Any]:
     return remembered(model, _read_parameters)
 
 
-def _read_parameters(model: NaiveBayes) -> dict[str, Any]:
+def _read_parameters(model: ModelContext) -> dict[str, Any]:
     meta = model.meta
     dialect = model.dialect
     types = {f["name"]: f["type"] for f in meta["features"]}

@@ -367,7 +367,7 @@ def compile_mixed(model: ModelContext) -> dict[str, Any]:
     return compiler.remembered(model, _compile_mixed)
 
 
-def _compile_mixed(model: NaiveBayes) -> dict[str, Any]:
+def _compile_mixed(model: ModelContext) -> dict[str, Any]:
     meta = model.meta
     family: Mixed = model.family
     family_of = {f["name"]: f["family"] for f in meta["features"]}
