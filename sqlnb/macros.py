@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "create_macros",
     "drop_macros",
+    "functions_text",
     "macro_names",
     "params_table_name",
     "read_current_view",
@@ -56,6 +57,24 @@ def create_macros(model: NaiveBayes) -> None:
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
         model.invalidate()
+
+
+def functions_text(model: NaiveBayes) -> str:
+    """The statements of ``model``'s stored scoring functions (engines that store
+    functions, whose text embeds every parameter), compiled from the parameters of the
+    tables its pipeline names now: a staged write's new version, before the switch (see
+    ``Pipeline.finish``). What was read is kept for the model's first use after the write
+    (``NaiveBayes.keep_after_write``); :func:`create_functions` writes the text."""
+    model.invalidate()
+    text = macros_sql(model, arrays=False)
+    model.keep_after_write()
+    return text
+
+
+def create_functions(model: NaiveBayes, text: str) -> None:
+    """Write the scoring functions :func:`functions_text` compiled (after the switch)."""
+    ownership.release(model, [params_table_name(model.name)])
+    model.engine.execute(text)
 
 
 def read_current_view(model: NaiveBayes) -> bool:

@@ -113,6 +113,8 @@ class NaiveBayes:
         self.family: Family = make_family(family, **hyperparameters)
         self._meta: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
+        # what a write read of its new version, for the next use (see keep_after_write)
+        self._after_write: tuple[dict[str, Any], dict[str, Any]] | None = None
         self.sql_macros = check_flag("sql_macros", sql_macros)
         self.progress = check_flag("progress", progress)
         self.scoring = scoring_strategies.check_strategy(scoring)
@@ -179,10 +181,22 @@ class NaiveBayes:
         if engine is not None:
             engine.forget_prepared()  # statements planned with what was read
 
+    def keep_after_write(self) -> None:
+        """Keep the metadata and parameters just read of a write's new version (a staged
+        write on an engine without transactions, read before its switch) for the model's
+        first use after the write, which then reads only the version stamp: they are used
+        only if the stamp (``fitted_at``) is still theirs (see :attr:`cached_fitted_at`)."""
+        if self._meta is not None and self._compiled is not None:
+            self._after_write = (self._meta, self._compiled)
+
     @property
     def cached_fitted_at(self) -> Any:
         """When the model was written, as the cached metadata says; None when the metadata
-        or the parameters are not cached (see :func:`sqlnb.scoring.refresh`)."""
+        or the parameters are not cached (see :func:`sqlnb.scoring.refresh`). What a write
+        kept (:meth:`keep_after_write`) is taken up here: its stamp is checked like any."""
+        if (self._meta is None or self._compiled is None) and self._after_write is not None:
+            self._meta, self._compiled = self._after_write
+        self._after_write = None
         if self._meta is None or self._compiled is None:
             return None
         return self._meta["fitted_at"]
@@ -550,7 +564,7 @@ class NaiveBayes:
             kinds = ownership.existing(self, [meta_name, params_name]) if local else {}
             self.meta_kind = kinds.get(meta_name.lower())
             self.scoring_params_kind = kinds.get(params_name.lower())
-            if local and self.meta_kind is None:
+            if local and self.meta_kind is None and not self.pipeline.staged():
                 pass  # asked of the catalog: a failed read would abort a transaction
             else:
                 try:
@@ -955,6 +969,7 @@ def load(con: duckdb.DuckDBPyConnection, name: str) -> NaiveBayes:
     require_models(probe.engine, "sqlnb.load")
     probe.family = make_family("gaussian")
     probe._meta, probe._compiled, probe._term_input, probe._spec = None, None, None, None
+    probe._after_write = None
     probe.owned_relations, probe.claimed_relations = None, None
     probe.sql_macros, probe._pipeline, probe._pipeline_key = True, None, None
     try:
