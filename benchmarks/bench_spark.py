@@ -219,7 +219,7 @@ for family in ("gaussian", "multinomial", "bernoulli", "complement"):
             lambda: fitted["m"].transform(assembler.transform(frame)).select("prediction")
             .write.format("noop").mode("overwrite").save())[0])
         model = sqlnb.NaiveBayes(f"bench_{family}", con=engine, family=family)
-        seconds, statements, jobs = measured(lambda: model.fit(frame, "y"))
+        seconds, statements, jobs = measured(lambda: model.fit(frame, "y", features=names))
         rows.setdefault("sqlnb fit", []).append(seconds)
         rows.setdefault("sqlnb fit statements", []).append(statements)
         rows.setdefault("sqlnb fit jobs", []).append(jobs)
@@ -241,7 +241,7 @@ def mllib(args: argparse.Namespace, tmp: str) -> None:
     """sqlnb's families on Spark beside MLlib's NaiveBayes, on one Parquet file of counts."""
     data = pathlib.Path(tmp) / "counts.parquet"
     names = [f"x{i}" for i in range(args.features)]
-    columns = ", ".join(f"floor(random() * 8 + (i % 5 = {j % 5}) * 2)::DOUBLE AS {n}"
+    columns = ", ".join(f"floor(random() * 8 + (i % 5 = {j % 5})::INTEGER * 2)::DOUBLE AS {n}"
                         for j, n in enumerate(names))
     duckdb.connect().execute(
         f"COPY (SELECT {columns}, 'c' || (i % 5) AS y, (i % 5)::DOUBLE AS label "
