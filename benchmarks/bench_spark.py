@@ -14,6 +14,14 @@ Prints a Markdown table::
     python3 benchmarks/bench_spark.py --rows 1000000 --features 20
     python3 benchmarks/bench_spark.py --models --rows 1000000 --features 20
     python3 benchmarks/bench_spark.py --scale --rows 5000000,50000000 --features 20
+    python3 benchmarks/bench_spark.py --mllib --rows 1000000 --features 20
+
+``--mllib``: sqlnb on Spark beside MLlib's ``NaiveBayes`` (its ``VectorAssembler``
+included) on the same Parquet file of counts (0-9, per class shifted), for the Gaussian,
+multinomial, Bernoulli (both read the counts binarized, value > 0) and complement
+families, in one Spark session: fit, predict with the predictions written to Spark's
+``noop`` sink, the statements (``spark.sql`` calls) and Spark jobs of a sqlnb fit and of a
+``partial_fit`` of 1,000 rows, and that ``partial_fit``'s time (medians of ``--repeat``).
 """
 
 from __future__ import annotations
@@ -151,6 +159,118 @@ def models(args: argparse.Namespace, data: pathlib.Path, tmp: str) -> None:
           + " | " + ", ".join(f"{t:.2f}" for t in spark[1::2]) + " |")
 
 
+# sqlnb and MLlib side by side in one session (see --mllib).
+MLLIB_CHILD = """
+import statistics, sys, time
+from pyspark.ml.classification import NaiveBayes as MLlibNB
+from pyspark.ml.feature import VectorAssembler
+from pyspark.sql import SparkSession
+import sqlnb
+from sqlnb.engine import SparkEngine
+master, data, warehouse, repeat, n_features = sys.argv[1:6]
+repeat, n_features = int(repeat), int(n_features)
+spark = (SparkSession.builder.master(master).config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false")
+         .config("spark.sql.codegen.hugeMethodLimit", "8000")
+         .config("spark.sql.shuffle.partitions", "4")
+         .config("spark.sql.warehouse.dir", warehouse).getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+tracker = spark.sparkContext.statusTracker()
+names = [f"x{i}" for i in range(n_features)]
+
+class Counting:
+    def __init__(self, session):
+        self.session, self.count = session, 0
+    def sql(self, query, *args, **kwargs):
+        self.count += 1
+        return self.session.sql(query, *args, **kwargs)
+    def __getattr__(self, name):
+        return getattr(self.session, name)
+
+counting = Counting(spark)
+engine = SparkEngine(counting)
+group = iter(range(10 ** 6))
+
+def measured(call):
+    name = f"g{next(group)}"
+    spark.sparkContext.setJobGroup(name, name)
+    before = counting.count
+    start = time.perf_counter()
+    call()
+    seconds = time.perf_counter() - start
+    spark.sparkContext.setJobGroup("other", "other")
+    return seconds, counting.count - before, len(tracker.getJobIdsForGroup(name))
+
+raw = spark.read.parquet(data)
+binary = raw.selectExpr(*[f"CAST({n} > 0 AS DOUBLE) AS {n}" for n in names], "y", "label")
+raw.limit(1000).write.mode("overwrite").saveAsTable("bench_batch")
+binary.limit(1000).write.mode("overwrite").saveAsTable("bench_batch_binary")
+for family in ("gaussian", "multinomial", "bernoulli", "complement"):
+    frame = binary if family == "bernoulli" else raw
+    batch = "bench_batch_binary" if family == "bernoulli" else "bench_batch"
+    rows = {}
+    for _ in range(repeat):
+        assembler = VectorAssembler(inputCols=names, outputCol="features")
+        mllib = MLlibNB(modelType=family, featuresCol="features", labelCol="label")
+        fitted = {}
+        rows.setdefault("mllib fit", []).append(measured(
+            lambda: fitted.update(m=mllib.fit(assembler.transform(frame))))[0])
+        rows.setdefault("mllib predict", []).append(measured(
+            lambda: fitted["m"].transform(assembler.transform(frame)).select("prediction")
+            .write.format("noop").mode("overwrite").save())[0])
+        model = sqlnb.NaiveBayes(f"bench_{family}", con=engine, family=family)
+        seconds, statements, jobs = measured(lambda: model.fit(frame, "y", features=names))
+        rows.setdefault("sqlnb fit", []).append(seconds)
+        rows.setdefault("sqlnb fit statements", []).append(statements)
+        rows.setdefault("sqlnb fit jobs", []).append(jobs)
+        seconds, statements, jobs = measured(
+            lambda: model.predict(frame).select("prediction").write.format("noop")
+            .mode("overwrite").save())
+        rows.setdefault("sqlnb predict", []).append(seconds)
+        rows.setdefault("sqlnb predict statements", []).append(statements)
+        seconds, statements, jobs = measured(lambda: model.partial_fit(batch, "y"))
+        rows.setdefault("sqlnb partial_fit 1k", []).append(seconds)
+        rows.setdefault("sqlnb partial_fit statements", []).append(statements)
+        rows.setdefault("sqlnb partial_fit jobs", []).append(jobs)
+    for key, values in rows.items():
+        print("ROW", family, key.replace(" ", "_"), statistics.median(values))
+"""
+
+
+def mllib(args: argparse.Namespace, tmp: str) -> None:
+    """sqlnb's families on Spark beside MLlib's NaiveBayes, on one Parquet file of counts."""
+    data = pathlib.Path(tmp) / "counts.parquet"
+    names = [f"x{i}" for i in range(args.features)]
+    columns = ", ".join(f"floor(random() * 8 + (i % 5 = {j % 5})::INTEGER * 2)::DOUBLE AS {n}"
+                        for j, n in enumerate(names))
+    duckdb.connect().execute(
+        f"COPY (SELECT {columns}, 'c' || (i % 5) AS y, (i % 5)::DOUBLE AS label "
+        f"FROM range({args.rows}) AS r(i)) TO '{data}' (FORMAT parquet)")
+    root = pathlib.Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-c", MLLIB_CHILD, args.master, str(data),
+         str(pathlib.Path(tmp) / "warehouse"), str(args.repeat), str(args.features)],
+        capture_output=True, text=True, check=True, env=env).stdout
+    found: dict[str, dict[str, float]] = {}
+    for line in out.splitlines():
+        if line.startswith("ROW "):
+            _, family, key, value = line.split()
+            found.setdefault(family, {})[key] = float(value)
+    print(f"| {args.rows:,} rows x {args.features} features x 5 classes, Spark "
+          f"{args.master}, median of {args.repeat} | MLlib fit s | sqlnb fit s | ratio "
+          "| MLlib predict s | sqlnb predict s | sqlnb fit statements / jobs "
+          "| partial_fit 1k s | partial_fit statements / jobs |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for family, r in found.items():
+        print(f"| {family} | {r['mllib_fit']:.1f} | {r['sqlnb_fit']:.1f} "
+              f"| {r['sqlnb_fit'] / r['mllib_fit']:.2f} | {r['mllib_predict']:.1f} "
+              f"| {r['sqlnb_predict']:.1f} | {r['sqlnb_fit_statements']:.0f} / "
+              f"{r['sqlnb_fit_jobs']:.0f} | {r['sqlnb_partial_fit_1k']:.1f} "
+              f"| {r['sqlnb_partial_fit_statements']:.0f} / "
+              f"{r['sqlnb_partial_fit_jobs']:.0f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", default="1000000",
@@ -160,14 +280,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--models", action="store_true",
                         help="fit and predict a model on Spark beside DuckDB")
+    parser.add_argument("--mllib", action="store_true",
+                        help="sqlnb's families on Spark beside MLlib's NaiveBayes")
     parser.add_argument("--scale", action="store_true",
                         help="fits of generated rows on Spark, with peak driver memory")
     args = parser.parse_args()
     args.rows_list = [int(r) for r in args.rows.split(",")]
     args.rows = args.rows_list[0]
-    if args.scale:
+    if args.scale or args.mllib:
         with tempfile.TemporaryDirectory() as tmp:
-            scale(args, tmp)
+            (scale if args.scale else mllib)(args, tmp)
         return
     names = [f"x{i}" for i in range(args.features)]
     with tempfile.TemporaryDirectory() as tmp:

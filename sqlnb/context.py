@@ -97,6 +97,8 @@ class StoredState:
     claimed_relations: list[str] | None = None
     pipeline: Any = None  # the model's cached sqlnb.pipeline.Pipeline (pipeline.of)
     pipeline_key: tuple | None = None
+    # what a staged write read of its new version (meta, parameters), for the next use
+    after_write: tuple[dict[str, Any], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -166,10 +168,24 @@ class ModelContext:
     @property
     def cached_fitted_at(self) -> Any:
         """When the model was written, as the cached metadata says; None when the metadata
-        or the parameters are not cached (see :func:`sqlnb.scoring.refresh`)."""
-        if self.state.meta is None or self.state.compiled is None:
+        or the parameters are not cached (see :func:`sqlnb.scoring.refresh`). What a
+        staged write kept (:meth:`keep_after_write`) is taken up here: its stamp is
+        checked like any."""
+        state = self.state
+        if (state.meta is None or state.compiled is None) and state.after_write is not None:
+            state.meta, state.compiled = state.after_write
+        state.after_write = None
+        if state.meta is None or state.compiled is None:
             return None
-        return self.state.meta["fitted_at"]
+        return state.meta["fitted_at"]
+
+    def keep_after_write(self, staged: ModelContext) -> None:
+        """Keep what ``staged`` (this model's context over a staged write's new version,
+        read before the switch: engines without transactions) read of its metadata and
+        parameters, for this model's first use after the write, which then reads only the
+        version stamp: they are used only if the stamp (``fitted_at``) is still theirs."""
+        if staged.state.meta is not None and staged.state.compiled is not None:
+            self.state.after_write = (staged.state.meta, staged.state.compiled)
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -190,8 +206,10 @@ class ModelContext:
                  if local else {})
         self.state.meta_kind = kinds.get(meta_name.lower())
         self.state.scoring_params_kind = kinds.get(params_name.lower())
-        if local and self.state.meta_kind is None:
-            pass  # asked of the catalog: a failed read would abort a transaction
+        if local and self.state.meta_kind is None and "next_meta" not in self.tables:
+            # asked of the catalog: a failed read would abort a transaction (a staged
+            # write's new version is read through its tables, which the catalog lacks)
+            pass
         else:
             try:
                 names, rows = self.fetch_with_names("read_meta.sql")

@@ -622,13 +622,69 @@ class SparkEngine(Engine):
         self.missing_relation_errors = (AnalysisException,)
         self.unreadable_errors = (AnalysisException,)
         self._writes: contextlib.ExitStack | None = None  # the versions a write stages
+        # during a write: the catalog as first read ((tables, views), functions), kept
+        # current through the DDL the write itself runs (see _note), so it is read once
+        self._known: tuple[dict[str, str], set[str]] | None = None
+        self._known_functions: set[str] | None = None
+        self._keeps_catalog = False
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str) -> None:
         """Run a script: Spark takes one statement per call, so it is split at the
         semicolons that end statements (not those inside literals, names or comments)."""
         for statement in split_statements(sql):
-            self.connection.sql(statement)
+            try:
+                self.connection.sql(statement)
+            except BaseException:
+                self._forget_catalog()
+                raise
+            self._note(statement)
+
+    def _forget_catalog(self) -> None:
+        self._known, self._known_functions = None, None
+
+    def _note(self, statement: str) -> None:
+        """Keep the catalog a write read current through ``statement`` (one it ran): a
+        table, view or function of the engine's database it created, dropped or renamed;
+        a statement of another kind that may change the catalog forgets it (read again)."""
+        if self._known is None and self._known_functions is None:
+            return
+        text = _CODE_START.sub("", statement)
+        if _NO_CATALOG_CHANGE.match(text):
+            return
+        found = _CATALOG_CHANGE.match(text)
+        names = [] if found is None else _names_in(found.group("names"))
+        if found is None or any(db is None for db, _ in names):
+            self._forget_catalog()  # (a name without its database: the session's current)
+            return
+        if any((db or "").lower() != self.database.lower() for db, _ in names):
+            return  # another database's
+        verb, kind = found.group("verb").upper(), found.group("kind").upper()
+        lowered = [name.lower() for _, name in names]
+        if kind == "FUNCTION":
+            if self._known_functions is not None:
+                (self._known_functions.add if verb == "CREATE"
+                 else self._known_functions.discard)(lowered[0])
+            return
+        if self._known is None:
+            return
+        tables, views = self._known
+        if verb == "CREATE":
+            tables[lowered[0]] = names[0][1]
+            if kind == "VIEW":
+                views.add(lowered[0])
+        elif verb == "DROP":
+            tables.pop(lowered[0], None)
+            if kind == "VIEW":
+                views.discard(lowered[0])
+        elif len(names) == 2:  # ALTER TABLE a RENAME TO b
+            tables.pop(lowered[0], None)
+            tables[lowered[1]] = names[1][1]
+            if lowered[0] in views:
+                views.discard(lowered[0])
+                views.add(lowered[1])
+        else:
+            self._forget_catalog()
 
     def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
         """The rows of ``sql``; ``parameters`` bind to its ``?`` markers."""
@@ -735,12 +791,18 @@ class SparkEngine(Engine):
         if self._writes is not None:
             yield
             return
-        with contextlib.ExitStack() as writes:
-            self._writes = writes
-            try:
-                yield
-            finally:
-                self._writes = None
+        self._forget_catalog()
+        self._keeps_catalog = True
+        try:
+            with contextlib.ExitStack() as writes:
+                self._writes = writes
+                try:
+                    yield
+                finally:
+                    self._writes = None
+        finally:  # (after what the write's switch runs)
+            self._keeps_catalog = False
+            self._forget_catalog()
 
     def stage(self, names: list[str], done: Callable[[bool], None]) -> int:
         """Inside :meth:`transaction`: the tables ``names`` (the last one the switch, see
@@ -780,6 +842,8 @@ class SparkEngine(Engine):
         """The (lowercased) names of the SQL functions of the engine's database. Spark
         lists them qualified (``catalog.database.name``, the name as written, dots and
         all): the prefix is cut at the database's name."""
+        if self._known_functions is not None:
+            return set(self._known_functions)
         database = self.dialect.ident(self.database)
         prefix = "." + self.database.lower() + "."
         found = set()
@@ -788,17 +852,24 @@ class SparkEngine(Engine):
             qualified = row[0].lower()
             if prefix in qualified:
                 found.add(qualified[qualified.index(prefix) + len(prefix):])
+        if self._keeps_catalog:  # a write keeps it (see _note)
+            self._known_functions = set(found)
         return found
 
     def _catalog(self) -> tuple[dict[str, str], set[str]]:
         """The names in the engine's database (lowercased: as written) and those of views,
         temporary ones included: two cheap statements (``Catalog.listTables`` reads every
-        table's metadata)."""
+        table's metadata), run once per write (which then keeps them current, see
+        :meth:`_note`)."""
+        if self._known is not None:
+            return self._known
         database = self.dialect.ident(self.database)
         tables = {row[1].lower(): row[1] for row in self.connection.sql(
             self.render("table_versions.sql", what="tables", database=database)).collect()}
         views = {row[1].lower() for row in self.connection.sql(
             self.render("table_versions.sql", what="views", database=database)).collect()}
+        if self._keeps_catalog:
+            self._known = (tables, views)
         return tables, views
 
     def column_names(self, table: str) -> set[str]:
@@ -824,6 +895,10 @@ class SparkEngine(Engine):
         """The version the view ``name`` reads (``name__v<k>``), or None if there is none."""
         if name.lower() not in self._catalog()[1]:
             return None
+        versions = [v for v, t in self._version_tables(name)
+                    if not t.lower().endswith(_NEXT_SUFFIX)]
+        if len(versions) == 1:  # the only version there is: the one the view reads
+            return versions[0]
         text = " ".join(str(v) for v in self.connection.sql(
             self.render("table_versions.sql", what="show", table=self.table(name))).first())
         quoted = self.dialect.ident(name + _VERSION_SUFFIX)[:-1]  # `name__v, then digits`
@@ -909,6 +984,29 @@ class SparkEngine(Engine):
         """The quoted name of version ``version`` of the table ``name`` (``scratch``: the
         table an upsert writes before it replaces that version)."""
         return self.table(f"{name}{_VERSION_SUFFIX}{version}{_NEXT_SUFFIX if scratch else ''}")
+
+
+# The start of a statement's code (its leading comments and whitespace), and the shapes of
+# the statements a write runs that change the catalog, or cannot (see SparkEngine._note).
+_CODE_START = re.compile(r"\A(?:\s+|--[^\r\n]*|/\*.*?\*/)*", re.DOTALL)
+_NO_CATALOG_CHANGE = re.compile(r"(?:SELECT|WITH|INSERT|TRUNCATE|SHOW|DESCRIBE|EXPLAIN)\b",
+                                re.IGNORECASE)
+_NAME = r"(?:`(?:[^`]|``)+`|\w+)(?:\s*\.\s*(?:`(?:[^`]|``)+`|\w+))*"
+_CATALOG_CHANGE = re.compile(
+    r"(?P<verb>CREATE|DROP|ALTER)\s+(?:OR\s+REPLACE\s+)?(?:TEMPORARY\s+)?"
+    r"(?P<kind>TABLE|VIEW|FUNCTION)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?"
+    rf"(?P<names>{_NAME}(?:\s+RENAME\s+TO\s+{_NAME})?)(?=[\s(;]|\Z)",
+    re.IGNORECASE)
+_PART = re.compile(r"`((?:[^`]|``)+)`|(\w+)")
+
+
+def _names_in(text: str) -> list[tuple[str | None, str]]:
+    """The (database or None, name) pairs of one or two names (``a RENAME TO b``)."""
+    pairs = []
+    for name in re.split(r"\s+RENAME\s+TO\s+", text, flags=re.IGNORECASE):
+        parts = [(q.replace("``", "`") if q else w) for q, w in _PART.findall(name)]
+        pairs.append((parts[-2] if len(parts) > 1 else None, parts[-1]))
+    return pairs
 
 
 def split_statements(sql: str) -> list[str]:

@@ -29,6 +29,7 @@ __all__ = [
     "create_explain_macro",
     "create_macros",
     "drop_macros",
+    "functions_text",
     "macro_names",
     "params_table_name",
     "read_current_view",
@@ -72,6 +73,23 @@ def create_explain_macro(model: ModelContext) -> None:
             model.engine.execute(explain)
     finally:
         model.invalidate()
+
+
+def functions_text(staged: ModelContext, owner: ModelContext) -> str:
+    """The statements of the model's stored scoring functions (engines that store
+    functions, whose text embeds every parameter), compiled from the parameters of
+    ``staged``, the model's context over a staged write's new version, before the switch
+    (see ``Pipeline.finish``). What was read is kept for ``owner``'s first use after the
+    write (``ModelContext.keep_after_write``); :func:`create_functions` writes the text."""
+    text = macros_sql(staged, arrays=False)
+    owner.keep_after_write(staged)
+    return text
+
+
+def create_functions(model: ModelContext, text: str) -> None:
+    """Write the scoring functions :func:`functions_text` compiled (after the switch)."""
+    ownership.release(model, [params_table_name(model.name)])
+    model.engine.execute(text)
 
 
 def read_current_view(model: ModelContext) -> bool:

@@ -29,14 +29,16 @@ the transaction's block ends.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import macros, ownership
-from .context import ModelContext, template_context
+from .context import ModelContext, StoredState, template_context
 from .errors import EmptyInputError, InvalidDataError, describe_problems
 from .families import Family, Gaussian
 from .missing import non_finite_problems, scan_batch
@@ -57,6 +59,19 @@ _kept_batches = itertools.count()
 
 # The tables a write on an engine without transactions versions; the metadata is the switch.
 VERSIONED_ROLES = ("features", "class_stats", "feature_stats", "meta")
+# Those an update's upsert writes the new version of directly (the templates of the
+# upserts, whose statements read no table they write but the one they upsert into); any
+# other statement of the write first has them copied (Pipeline.settle_copies).
+PENDING_ROLES = ("class_stats", "feature_stats")
+WRITES_VERSIONS = frozenset({"merge.sql", "merge_model.sql"})
+
+
+class NewVersion(str):
+    """The quoted name of a staged write's new version of a table, given as the target of
+    the statement that first changes it: the dialect then writes the version from the
+    current one in that statement (``creates_version``), with no copy before it."""
+
+    creates_version = True
 
 
 class Pipeline:
@@ -80,7 +95,7 @@ class Pipeline:
         self._params_context: dict[str, Any] | None = None
         # a staged write's scoring functions: (re)created (True) or dropped (False) after
         # the switch, from the parameters of the new version
-        self._functions_after_switch: bool | None = None
+        self._functions_after_switch: str | bool | None = None
         # whether the statements an update repeats are planned once per text (set for an
         # update's duration), and the schema key of the write slot its scan reads
         self.planning = False
@@ -91,6 +106,8 @@ class Pipeline:
         self._kept_batch: str | None = None
         self._kept_key: Any = None
         self._made_shifts = False
+        # a staged update's tables not copied yet: role -> (new version, its scratch name)
+        self._pending: dict[str, tuple[str, str]] = {}
 
     def start_update(self, slot_key: Any, keep_batch: bool) -> None:
         """An update (partial_fit, forget) begins: the statements it repeats are planned
@@ -132,7 +149,38 @@ class Pipeline:
         return self.engine.render_repeated(template, **self.context(**context))
 
     def run(self, template: str, **context: Any) -> None:
-        self.engine.execute(self.render(template, **context))
+        sql = self._settled(template, self.render(template, **context),
+                            lambda: self.render(template, **context))
+        self.engine.execute(sql)
+        self._settle(sql)
+
+    def _settled(self, template: str, sql: str, again: Callable[[], str]) -> str:
+        """``sql`` (of ``template``), or if it names a table of a staged update that is
+        not copied yet (and is not one of the upserts that write its new version), that
+        table copied first and the statement rendered ``again``."""
+        if not self._pending or template in WRITES_VERSIONS or not any(
+                self.stable[role] in sql for role in self._pending):
+            return sql
+        self.settle_copies()
+        return again()
+
+    def _settle(self, sql: str) -> None:
+        """After a statement of a staged update: the tables it wrote the new version of
+        (named as a ``NewVersion`` target, see :meth:`stage`) are read from there on."""
+        for role, (target, scratch) in list(self._pending.items()):
+            if target in sql:
+                self.tables[role] = target
+                self.tables["next_" + role] = scratch
+                del self._pending[role]
+
+    def settle_copies(self) -> None:
+        """The tables of a staged update that no statement changed: copied to the new
+        version as they are (the switch needs every table of the version)."""
+        for role, (target, scratch) in list(self._pending.items()):
+            self.engine.execute(self.engine.render(
+                "table_versions.sql", what="copy", table=self.stable[role], into=target))
+            self.tables[role], self.tables["next_" + role] = target, scratch
+            del self._pending[role]
 
     def fetch(self, template: str, **context: Any) -> list[tuple]:
         return self.engine.fetch(self.render(template, **context))
@@ -143,11 +191,13 @@ class Pipeline:
     def run_planned(self, template: str, key: Any = None, **context: Any) -> None:
         """:meth:`run` of a statement an update repeats: planned once per text (and
         ``key``, the schema of the input slot it reads) where the engine can."""
-        sql = self.render_repeated(template, **context)
+        sql = self._settled(template, self.render_repeated(template, **context),
+                            lambda: self.render_repeated(template, **context))
         if self.planning:
             self.engine.execute_planned(sql, key)
         else:
             self.engine.execute(sql)
+        self._settle(sql)
 
     def fetch_planned(self, template: str, key: Any = None, **context: Any) -> list[tuple]:
         """:meth:`fetch`, planned once per text (see :meth:`run_planned`)."""
@@ -188,19 +238,37 @@ class Pipeline:
         version = self.engine.stage(names, self._staged_write_done)
         for role, name in zip(VERSIONED_ROLES, names):
             target = self.engine.version_table(name, version)
+            scratch = self.engine.version_table(name, version, scratch=True)
+            if not fresh and role in PENDING_ROLES:
+                # not copied: the first statement that changes it writes the new version
+                # from the current one (see _settle); a copy only if none does (finish)
+                self.tables[role] = self.stable[role]
+                self.tables["next_" + role] = NewVersion(target)
+                self._pending[role] = (target, scratch)
+                continue
             if not fresh:
                 self.engine.execute(self.engine.render(
                     "table_versions.sql", what="copy", table=self.stable[role], into=target))
             self.tables[role] = target
-            self.tables["next_" + role] = self.engine.version_table(name, version, scratch=True)
+            self.tables["next_" + role] = scratch
         for role in ("class_params", "feature_params"):
             self.tables[role] = self.engine.version_table(f"{self.name}_{role}", version)
         return True
+
+    def staged(self) -> bool:
+        """Whether a staged write is under way: ``tables`` name its new version."""
+        return "next_meta" in self.tables
+
+    def staged_context(self) -> ModelContext:
+        """The model's context over the tables this pipeline names now (a staged write's
+        new version), with a read state of its own."""
+        return dataclasses.replace(self.owner, tables=dict(self.tables), state=StoredState())
 
     def _staged_write_done(self, switched: bool) -> None:
         """After a staged write: the names readers use again; the parameter views over
         them (re)created if the write was switched to; the scratch views dropped."""
         staged = "next_meta" in self.tables  # else staging failed before it changed them
+        self._pending.clear()
         scratch = [self.tables[role] for role in ("class_params", "feature_params")
                    if staged]
         self.tables.clear()
@@ -214,8 +282,11 @@ class Pipeline:
                                                    table=view))
         if switched and functions is not None:
             # the scoring functions embed the parameters of the version readers now see
-            self.owner.invalidate()
-            (macros.create_macros if functions else macros.drop_macros)(self.owner)
+            if isinstance(functions, str):
+                macros.create_functions(self.owner, functions)
+            else:
+                self.owner.invalidate()
+                macros.drop_macros(self.owner)
 
     # ------------------------------------------------------------------ 2. batches
     def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]],
@@ -444,6 +515,7 @@ class Pipeline:
         layout (as the update's read of it found).
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
+        self.settle_copies()
         if self._keeps_batch():
             self.run_planned("drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
         else:
@@ -455,12 +527,18 @@ class Pipeline:
         if structural or "next_meta" in self.tables:
             context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}
             self.run("params.sql", **context)
-            if "next_meta" in self.tables:  # staged: the views readers use come after the switch
+            if "next_meta" in self.tables and structural:
+                # staged: the views readers use come after the switch (their text only
+                # changes with the classes or the hyperparameters)
                 self._params_context = context
         refuse(self.fetch_planned("checks.sql", features=features))
         self.write_meta(features, target, target_type, weight, kind, has_columns=meta_columns)
         if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
-            self._functions_after_switch = self.sql_macros and scoring_macros
+            # the functions' text from the new version's parameters, read now (the staged
+            # tables, one view deep); written after the switch
+            self._functions_after_switch = (
+                macros.functions_text(self.staged_context(), self.owner)
+                if self.sql_macros and scoring_macros else False)
         elif self.sql_macros and scoring_macros:
             if structural or not macros_current:
                 macros.create_macros(self.owner)

@@ -32,7 +32,16 @@ CAST({{ x }} AS STRING)
     doubles. The new table then takes the old one's name (the old one is dropped): a model's
     tables on Spark are new versions of its own, not yet read by anyone (see
     SparkEngine.stage), so replacing them is safe; a failure before the rename leaves the
-    old table as it was. -#}
+    old table as it was. Where ``into`` is itself the write's new version of the table
+    (``into.creates_version``: ``table`` is then the current version, which stays as it
+    is), the one statement is all: an update builds its version from (old ⟗ batch). -#}
+{% macro replaced(table, into) -%}
+{%- if not (into.creates_version is defined and into.creates_version) %};
+DROP TABLE {{ table }};
+ALTER TABLE {{ into }} RENAME TO {{ table }}
+{%- endif %}
+{%- endmacro %}
+
 {% macro upsert(table, keys, columns, rows, into) -%}
 CREATE TABLE {{ into }} USING parquet AS
 SELECT
@@ -48,9 +57,8 @@ FROM (SELECT *, TRUE AS __sqlnb_stored FROM {{ table }}) AS __old
 FULL OUTER JOIN (SELECT *, TRUE AS __sqlnb_incoming FROM (
 {{ rows }}
 ) AS __rows ({{ (keys + columns) | join(", ") }})) AS __new
-ON {% for key in keys %}__old.{{ key }} <=> __new.{{ key }}{{ " AND " if not loop.last }}{% endfor %};
-DROP TABLE {{ table }};
-ALTER TABLE {{ into }} RENAME TO {{ table }}
+ON {% for key in keys %}__old.{{ key }} <=> __new.{{ key }}{{ " AND " if not loop.last }}{% endfor %}
+{{- replaced(table, into) }}
 {%- endmacro %}
 
 {#- Several explode() in one SELECT are cross-joined, not zipped: one inline() of an array
@@ -119,9 +127,8 @@ INSERT INTO {{ table }} ({{ columns | join(", ") }})
 {% macro delete_where(table, condition, into) -%}
 CREATE TABLE {{ into }} AS
 SELECT * FROM {{ table }}
-WHERE NOT coalesce({{ condition }}, FALSE);
-DROP TABLE {{ table }};
-ALTER TABLE {{ into }} RENAME TO {{ table }}
+WHERE NOT coalesce({{ condition }}, FALSE)
+{{- replaced(table, into) }}
 {%- endmacro %}
 
 {% macro insert_missing(table, keys, columns, rows, into) -%}
@@ -132,9 +139,8 @@ SELECT __new.* FROM (
 {{ rows | trim }}
 ) AS __new ({{ (keys + columns) | join(", ") }})
 LEFT ANTI JOIN {{ table }} AS __old
-ON {% for k in keys %}__old.{{ k }} <=> __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %};
-DROP TABLE {{ table }};
-ALTER TABLE {{ into }} RENAME TO {{ table }}
+ON {% for k in keys %}__old.{{ k }} <=> __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %}
+{{- replaced(table, into) }}
 {%- endmacro %}
 
 {% macro update(table, keys, columns, rows, all_columns, into) -%}
@@ -147,9 +153,8 @@ FROM {{ table }} AS __old
 LEFT JOIN (SELECT *, TRUE AS __sqlnb_found FROM (
 {{ rows | trim }}
 ) AS __rows ({{ (keys + columns) | join(", ") }})) AS __new
-ON {% for k in keys %}__old.{{ k }} = __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %};
-DROP TABLE {{ table }};
-ALTER TABLE {{ into }} RENAME TO {{ table }}
+ON {% for k in keys %}__old.{{ k }} = __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %}
+{{- replaced(table, into) }}
 {%- endmacro %}
 
 {#- Spark's ln(0) is NULL, and stays so. -#}
