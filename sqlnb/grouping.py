@@ -82,18 +82,18 @@ def group_tables(model: NaiveBayes, groups: list[dict[str, Any]], part: str | No
     own (as the pooled part's has)."""
     t = dict(model.tables)
     for role in GROUP_ROLES:
-        t[role] = model.dialect.ident(f"{model.name}_group_{role}")
+        t[role] = model.engine.table(f"{model.name}_group_{role}")
     if part is not None:
-        t["feature_stats"] = model.dialect.ident(f"{model.name}_group_{part}_stats")
-        t["feature_params"] = model.dialect.ident(f"{model.name}_group_{part}_params")
+        t["feature_stats"] = model.engine.table(f"{model.name}_group_{part}_stats")
+        t["feature_params"] = model.engine.table(f"{model.name}_group_{part}_params")
     suffix = f"_{part}" if own_batch else ""
-    t["batch"] = model.dialect.ident(f"__sqlnb_group_batch_{model.name}{suffix}")
+    t["batch"] = model.engine.table(f"__sqlnb_group_batch_{model.name}{suffix}")
     t["groups"] = groups
     return t
 
 
 def group_context(model: NaiveBayes, t: dict[str, Any]) -> dict[str, Any]:
-    return {"t": t, "group_columns": model.dialect.ident(f"{model.name}_group_columns"),
+    return {"t": t, "group_columns": model.engine.table(f"{model.name}_group_columns"),
             "model_comment": comment_text(model.name)}
 
 
