@@ -57,15 +57,18 @@ def spark(spark):
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
     jvm = spark.sparkContext._jvm
+    context = spark.sparkContext._jsc.sc()
     port = _free_port()
-    # the server reads its port from the running context's configuration
-    jvm.org.apache.spark.SparkEnv.get().conf().set("spark.connect.grpc.binding.port", str(port))
-    service = getattr(jvm, "org.apache.spark.sql.connect.service.SparkConnectService")
-    service.start(spark.sparkContext._jsc.sc())
+    # the server reads its port from the running context's configuration; the Scala
+    # object's instance (MODULE$), not its class, whose gRPC methods py4j cannot list
+    context.conf().set("spark.connect.grpc.binding.port", str(port))
+    service = getattr(getattr(jvm, "org.apache.spark.sql.connect.service.SparkConnectService$"),
+                      "MODULE$")
+    service.start(context)
     session = ConnectSession.builder.remote(f"sc://localhost:{port}").create()
     yield session
     session.stop()
-    empty = getattr(jvm, "scala.Option").empty()
+    empty = getattr(getattr(jvm, "scala.None$"), "MODULE$")
     service.stop(empty, empty)
 
 
