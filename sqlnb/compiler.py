@@ -359,7 +359,7 @@ def scoring_sql(model: NaiveBayes, source_sql: str, output: str, *, prediction: 
     dialect = dialect or model.dialect
     if dialect is not model.dialect and columns is None:
         columns = {name: dialect.ident(name) for name in model.features_}
-    group_table = group_parameter_table(model, columns=columns)
+    group_table = group_parameter_table(model, columns=columns, dialect=dialect)
     classes = compiled_classes(model, output_prefix=output_prefix, columns=columns,
                                dialect=dialect)
     if group_table is not None:

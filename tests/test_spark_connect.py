@@ -25,11 +25,12 @@ pytest.importorskip("grpc", reason="Spark Connect needs pyspark's connect extra"
 
 # the module's tests, run here with the Connect session (their fixtures come along)
 from tests.test_spark_kinds import (
-    duck,
     frame,
+    kinds_duck,
     test_partial_fit_forget_and_merge_on_spark_update_as_on_duckdb,
 )
 from tests.test_spark_models import (
+    duck,
     rows,
     test_a_model_fitted_on_spark_has_duckdbs_statistics_and_scikit_learns_answers,
     test_mixed_models_fit_and_score_on_spark_as_on_duckdb,
@@ -38,7 +39,7 @@ from tests.test_spark_models import (
     test_partial_fit_forget_and_merge_on_spark_update_as_on_duckdb as test_updates_of_one_family,
 )
 
-__all__ = ["duck", "frame", "rows",
+__all__ = ["duck", "frame", "kinds_duck", "rows",
            "test_a_model_fitted_on_spark_has_duckdbs_statistics_and_scikit_learns_answers",
            "test_mixed_models_fit_and_score_on_spark_as_on_duckdb",
            "test_partial_fit_forget_and_merge_on_spark_update_as_on_duckdb",
@@ -66,6 +67,9 @@ def spark(spark):
                       "MODULE$")
     service.start(context)
     session = ConnectSession.builder.remote(f"sc://localhost:{port}").create()
+    # the catalog is the shared session's: the models of these tests in a database of their own
+    session.sql("CREATE DATABASE IF NOT EXISTS sqlnb_connect")
+    session.catalog.setCurrentDatabase("sqlnb_connect")
     yield session
     session.stop()
     empty = getattr(getattr(jvm, "scala.None$"), "MODULE$")

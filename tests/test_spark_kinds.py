@@ -44,7 +44,7 @@ def frame(spark):
 
 
 @pytest.fixture
-def duck():
+def kinds_duck():
     con = duckdb.connect()
     con.register("frame", FRAME)
     con.execute("CREATE TABLE t AS SELECT * FROM frame")
@@ -67,25 +67,25 @@ def _same_answers(spark_model, duck_model, frame) -> None:
 
 @pytest.mark.parametrize("family", ["gaussian", "multinomial", "bernoulli", "complement",
                                     "poisson", "categorical"])
-def test_a_per_group_model_fits_and_scores_on_spark_as_on_duckdb(spark, frame, duck, family):
+def test_a_per_group_model_fits_and_scores_on_spark_as_on_duckdb(spark, frame, kinds_duck, family):
     features = ["x0", "x1"]
     # fitted without the group w: its rows are scored by the pooled model
     model = sqlnb.NaiveBayes(f"sk_group_{family}", con=spark, family=family).fit(
         frame.where(PARTS["seen"]), "y", features=features, group_by="g")
-    oracle = sqlnb.NaiveBayes("d", con=duck, family=family).fit(
+    oracle = sqlnb.NaiveBayes("d", con=kinds_duck, family=family).fit(
         "seen", "y", features=features, group_by="g")
     _same_answers(model, oracle, frame)
 
 
 @pytest.mark.parametrize("kind", ["auto", "per_group", "per_group_auto"])
-def test_partial_fit_forget_and_merge_on_spark_update_as_on_duckdb(spark, frame, duck, kind):
+def test_partial_fit_forget_and_merge_on_spark_update_as_on_duckdb(spark, frame, kinds_duck, kind):
     family = "multinomial" if kind == "per_group" else "auto"
     features = ["x0", "x1"] if kind == "per_group" else ["x0", "x2", "colour"]
     options = {"group_by": "g"} if kind != "auto" else {}
     name = f"sk_update_{kind}"
     model = sqlnb.NaiveBayes(name, con=spark, family=family).fit(
         frame.where(PARTS["fit"]), "y", features=features, **options)
-    oracle = sqlnb.NaiveBayes("d", con=duck, family=family).fit(
+    oracle = sqlnb.NaiveBayes("d", con=kinds_duck, family=family).fit(
         "fit", "y", features=features, **options)
     _same_answers(model, oracle, frame)
     model.partial_fit(frame.where(PARTS["more"]), "y")
@@ -97,7 +97,7 @@ def test_partial_fit_forget_and_merge_on_spark_update_as_on_duckdb(spark, frame,
     other = sqlnb.NaiveBayes(name + "_other", con=spark, family=family).fit(
         frame.where(PARTS["other"]), "y", features=features, **options)
     model.merge(other)
-    oracle.merge(sqlnb.NaiveBayes("d_other", con=duck, family=family).fit(
+    oracle.merge(sqlnb.NaiveBayes("d_other", con=kinds_duck, family=family).fit(
         "other", "y", features=features, **options))
     _same_answers(model, oracle, frame)
     assert sqlnb.load(spark, name).spec.grouped == (kind != "auto")
