@@ -58,7 +58,9 @@ def _same_answers(spark_model, duck_model, frame) -> None:
     got = spark_model.predict_proba(frame).toPandas().sort_values("id")
     expected = duck_model.predict_proba("t").df().sort_values("id")
     assert list(got.columns) == list(expected.columns)
-    assert list(got["prediction"]) == list(expected["prediction"])
+    labels = spark_model.predict(frame).select("id", "prediction").toPandas().sort_values("id")
+    assert list(labels["prediction"]) == \
+        list(duck_model.predict("t").df().sort_values("id")["prediction"])
     probas = [c for c in expected.columns if c.startswith("proba_")]
     assert len(probas) == 3
     np.testing.assert_allclose(got[probas].to_numpy(), expected[probas].to_numpy(),
