@@ -123,7 +123,8 @@ def test_a_wide_model_scores_on_spark_as_on_duckdb_and_scikit_learn(spark):
     expected = oracle.predict_proba(data).df().sort_values("id")
     reference = GaussianNB().fit(X, y)
     probas = [f"proba_{k}" for k in range(10)]
-    assert list(got["prediction"]) == list(reference.predict(X))
+    labels = model.predict(spark.createDataFrame(data)).select("id", "prediction")
+    assert [r.prediction for r in labels.orderBy("id").collect()] == list(reference.predict(X))
     np.testing.assert_allclose(got[probas].to_numpy(), expected[probas].to_numpy(),
                                rtol=0, atol=1e-9)
     np.testing.assert_allclose(got[probas].to_numpy(), reference.predict_proba(X),
