@@ -2,7 +2,7 @@
 -- over the copy add up in the same order (and to the same last bit) as in the original.
 {% for role, source in sources.items() %}
 INSERT INTO {{ t[role] }}
-SELECT * EXCLUDE ({{ position }})
+SELECT {{ sql.all_except([position]) }}
 FROM {{ source }}
 ORDER BY {{ position }};
 {% endfor %}

@@ -5,9 +5,9 @@
 {% from 'common.sql' import by_group %}
 
 CREATE TABLE {{ group_columns }} (
-    position INTEGER NOT NULL,   -- order of the column in group_by
-    name     VARCHAR NOT NULL,   -- a column of the source that splits the rows into groups
-    type     VARCHAR NOT NULL    -- its DuckDB type
+    position {{ sql.type('INTEGER') }} NOT NULL,   -- order of the column in group_by
+    name     {{ sql.type('VARCHAR') }} NOT NULL,   -- a column of the source that splits the rows into groups
+    type     {{ sql.type('VARCHAR') }} NOT NULL    -- its type, in the engine's names
 );
 INSERT INTO {{ group_columns }} VALUES
 {% for g in t.groups %}
@@ -20,8 +20,8 @@ CREATE TABLE {{ t.class_stats }} (
 {% endfor %}
     class  {{ class_type }} NOT NULL,
     n      BIGINT NOT NULL,   -- training rows of the class in the group
-    weight DOUBLE NOT NULL,   -- their summed sample weight
-    PRIMARY KEY ({{ by_group(t) }}class)
+    -- their summed sample weight
+    weight DOUBLE NOT NULL{{ sql.primary_key([by_group(t) ~ 'class']) }}
 );
 
 {{ family.stats_table(t, class_type) }}

@@ -23,7 +23,7 @@ HAVING sum(s.n) > 0;
 CREATE OR REPLACE TEMP TABLE {{ training_features }} AS
 WITH parts AS (
     -- each (group, fold) with the statistics of the group's other folds
-    SELECT {{ key_columns('k') }}, s.* EXCLUDE ({{ keys }})
+    SELECT {{ key_columns('k') }}, {{ sql.all_except([keys], of='s.') }}
     FROM {{ training_classes }} AS k
     JOIN {{ t.feature_stats }} AS s ON {{ same_group('s', 'k') }} AND s.class = k.class
 ){% if kind == 'moments' %}, totals AS (

@@ -2,12 +2,12 @@
 -- ordinary fit would have made) and the groups' rows. Rows whose group is NULL only count
 -- in the pooled model.
 {{ sql.temp_table(pooled) }}
-SELECT * EXCLUDE (__sqlnb_pooled, {% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %})
+SELECT {{ sql.all_except(['__sqlnb_pooled'] + (t.groups | map(attribute='column') | list)) }}
 FROM {{ combined }}
 WHERE __sqlnb_pooled;
 
 {{ sql.temp_table(t.batch) }}
-SELECT * EXCLUDE (__sqlnb_pooled)
+SELECT {{ sql.all_except(['__sqlnb_pooled']) }}
 FROM {{ combined }}
 WHERE NOT __sqlnb_pooled{% for g in t.groups %} AND {{ g.column }} IS NOT NULL{% endfor %};
 

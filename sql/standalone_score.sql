@@ -12,7 +12,7 @@
 WITH source AS (
 {% if numbered %}
     -- the join below may reorder rows: number them here and sort by that number at the end
-    SELECT *, row_number() OVER () AS __sqlnb_row FROM {{ source }}
+    SELECT *, {{ sql.row_id() }} AS __sqlnb_row FROM {{ source }}
 {% else %}
     SELECT * FROM {{ source }}
 {% endif %}

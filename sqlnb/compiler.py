@@ -647,16 +647,11 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
 
 def check_translatable(model: ModelContext, dialect: Dialect, output: str = "predict") -> None:
     """Refuse, naming what is DuckDB-only, a model whose scoring statement cannot be
-    written in ``dialect``: per-group models, labels of a type it lacks, names it cannot
+    written in ``dialect``: labels of a type it lacks, names it cannot
     quote (feature names, and labels when they name output columns). (Feature names
     that differ only by case, which Spark would not tell apart, cannot reach a model:
     DuckDB's column names are case-insensitive too.)"""
     where = f"to_sql(dialect={dialect.name!r})"
-    if model.parameters().get("groups"):
-        raise UnsupportedError(
-            f"{where} cannot score per-group models yet (group_by models score only on "
-            "DuckDB): use to_sql() and run it on DuckDB, or fit one model per group"
-        )
     target_type = model.meta["target_type"]
     if not dialect.has_type(target_type):
         raise UnsupportedError(
@@ -703,7 +698,7 @@ def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction
     dialect = dialect or model.dialect
     if dialect is not model.dialect and columns is None:
         columns = {name: dialect.ident(name) for name in model.features_}
-    group_table = group_parameter_table(model, columns=columns)
+    group_table = group_parameter_table(model, columns=columns, dialect=dialect)
     classes = compiled_classes(model, output_prefix=output_prefix, columns=columns,
                                dialect=dialect)
     lookups: list[dict[str, Any]] = []

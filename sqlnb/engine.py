@@ -64,7 +64,7 @@ class Capabilities:
     stored_functions: bool = True   # scoring macros persisted in the database
     temp_tables: bool = True        # CREATE TEMP TABLE for batches
     models: bool = True             # a model's statistics tables can live here (fit, load)
-    duckdb_only: bool = True        # group_by, text/long/sparse input, macros… (DUCKDB_ONLY)
+    duckdb_only: bool = True        # text/long/sparse input, search… (DUCKDB_ONLY)
     list_lambdas: bool = True       # list_transform/list_inner_product: the arrays strategy
 
 
@@ -181,6 +181,11 @@ class Engine:
         """The quoted name of the relation ``name`` where the engine keeps what it writes
         (DuckDB: the current schema)."""
         return self.dialect.ident(name)
+
+    def scratch_table(self, table: str) -> str:
+        """Engines whose upserts rewrite a table (no ``Capabilities.upsert``): the quoted
+        name the new contents of ``table`` are written under first."""
+        raise NotImplementedError
 
     def column_names(self, table: str) -> set[str]:
         """The column names of ``table`` (unquoted, of the current schema)."""
@@ -615,6 +620,8 @@ class SparkEngine(Engine):
         from pyspark.errors import AnalysisException
 
         self.connection = session
+        # a Spark Connect session (the client of a remote server), else a classic one
+        self.connect = type(session).__module__.startswith("pyspark.sql.connect")
         if database is not None and (not isinstance(database, str) or not database):
             raise InvalidParameterError(
                 f"database must be the name of a Spark database, got {database!r}")
@@ -759,16 +766,31 @@ class SparkEngine(Engine):
                 f"cannot read source {obj!r}: {str(exc).splitlines()[0]}") from exc
 
     def lazy(self, source: Source, sql: str, parameters: list[Any] | None = None) -> Any:
-        """The DataFrame of ``sql``; the source's temporary view is dropped at once (the
-        DataFrame holds the analysed plan, which no longer needs the view's name)."""
+        """The DataFrame of ``sql``. In a classic session the source's temporary view is
+        dropped at once (the DataFrame holds the analysed plan, which no longer needs the
+        view's name); through Spark Connect, where the server analyses the statement only
+        when it runs, the view lives as long as the DataFrame's plan (:meth:`hold`)."""
         try:
-            return self.connection.sql(sql, args=parameters)
-        finally:
+            result = self.connection.sql(sql, args=parameters)
+        except BaseException:
             self.release(source)
+            raise
+        return self.hold(result, source)
 
     def hold(self, result: Any, *sources: Source) -> Any:
+        if not self.connect:
+            for source in sources:
+                self.release(source)
+            return result
+        # A Connect DataFrame is a plan sent at each action; what is derived from it
+        # (select, where…) embeds that plan object, so the views go when it does.
+        views = [s.registered for s in sources if s.registered is not None]
         for source in sources:
-            self.release(source)
+            source.registered = None  # the finalizer's now, not the caller's to release
+        if views:
+            finalizer = weakref.finalize(getattr(result, "_plan", result), _drop_temp_views,
+                                         self.connection, views)
+            finalizer.atexit = False  # the session is gone by then, and its views with it
         return result
 
     def release(self, source: Source) -> None:
@@ -980,6 +1002,11 @@ class SparkEngine(Engine):
                 self.execute(self.render("table_versions.sql", what="drop_view",
                                          table=self.table(view)))
 
+    def scratch_table(self, table: str) -> str:
+        """The quoted name an upsert writes the new contents of ``table`` (quoted, from
+        :meth:`table`) under before they take its name (``sql.upsert``'s ``into``)."""
+        return table[:-1] + _NEXT_SUFFIX + table[-1]
+
     def version_table(self, name: str, version: int, *, scratch: bool = False) -> str:
         """The quoted name of version ``version`` of the table ``name`` (``scratch``: the
         table an upsert writes before it replaces that version)."""
@@ -1076,12 +1103,11 @@ def require_models(engine: Engine, what: str) -> None:
 
 # What models on engines without ``Capabilities.duckdb_only`` cannot do yet, and instead.
 DUCKDB_ONLY = {
-    "group_by": "fit one model per group on a filtered source (df.where(...))",
-    "updates of family='auto' models": "fit the model again on all the data",
     "text": "fit a DuckDB connection, or tokenise in Spark (e.g. CountVectorizer) and fit "
             "the count columns",
     "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
-    "sparse input": "pivot the entries to columns, or fit on DuckDB",
+    "sparse input": "its batches and scoring are written with DuckDB's list types: pivot the "
+                    "entries to columns, or fit on DuckDB",
     "drift of categorical features": "export the model and import it into DuckDB "
                                      "(sqlnb.import_model), or compare category counts in Spark",
     "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
@@ -1097,6 +1123,16 @@ def require_duckdb(engine: Engine, feature: str) -> None:
         raise UnsupportedError(
             f"{feature} is DuckDB-only for now (not on {engine.dialect.title}): "
             f"{DUCKDB_ONLY[feature]}")
+
+
+def _drop_temp_views(session: Any, views: list[str]) -> None:
+    """Drop the temporary views a collected Connect result read; a session already
+    stopped has none left to drop."""
+    for view in views:
+        try:
+            session.catalog.dropTempView(view)
+        except Exception:  # noqa: BLE001 - the session or its server is gone
+            return
 
 
 def _is_spark_session(con: Any) -> bool:
@@ -1119,13 +1155,6 @@ def engine_for(con: Any) -> Engine:
             f"con = duckdb.connect({str(con)!r})"
         )
     if _is_spark_session(con):
-        if type(con).__module__.startswith("pyspark.sql.connect"):
-            raise UnsupportedError(
-                "a Spark Connect session (SparkSession.builder.remote(...)) is not supported "
-                "yet: sqlnb drops the temporary views of its sources once a statement is "
-                "analysed, which Spark Connect defers to execution. Run sqlnb in a classic "
-                "session (a driver started with spark-submit or pyspark on the cluster); "
-                "see docs/spark.md")
         return SparkEngine(con)
     raise InvalidParameterError(
         f"con must be a DuckDB connection (duckdb.connect(...)) or a SparkSession, got "

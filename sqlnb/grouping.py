@@ -82,18 +82,18 @@ def group_tables(model: ModelContext, groups: list[dict[str, Any]], part: str | 
     own (as the pooled part's has)."""
     t = dict(model.tables)
     for role in GROUP_ROLES:
-        t[role] = model.dialect.ident(f"{model.name}_group_{role}")
+        t[role] = model.engine.table(f"{model.name}_group_{role}")
     if part is not None:
-        t["feature_stats"] = model.dialect.ident(f"{model.name}_group_{part}_stats")
-        t["feature_params"] = model.dialect.ident(f"{model.name}_group_{part}_params")
+        t["feature_stats"] = model.engine.table(f"{model.name}_group_{part}_stats")
+        t["feature_params"] = model.engine.table(f"{model.name}_group_{part}_params")
     suffix = f"_{part}" if own_batch else ""
-    t["batch"] = model.dialect.ident(f"__sqlnb_group_batch_{model.name}{suffix}")
+    t["batch"] = model.engine.table(f"__sqlnb_group_batch_{model.name}{suffix}")
     t["groups"] = groups
     return t
 
 
 def group_context(model: ModelContext, t: dict[str, Any]) -> dict[str, Any]:
-    return {"t": t, "group_columns": model.dialect.ident(f"{model.name}_group_columns"),
+    return {"t": t, "group_columns": model.engine.table(f"{model.name}_group_columns"),
             "model_comment": comment_text(model.name)}
 
 
@@ -194,7 +194,8 @@ GROUP_ALIAS = "__sqlnb_group"
 
 
 def group_parameter_table(model: ModelContext, row: str | None = None,
-                          columns: dict[str, str] | None = None) -> dict[str, Any] | None:
+                          columns: dict[str, str] | None = None,
+                          dialect: Dialect | None = None) -> dict[str, Any] | None:
     """The per-group models as one row of parameters per group, for scoring by a join.
 
     Returns the table's quoted ``columns``, its ``rows`` (SQL literals; NULL for a class the
@@ -204,8 +205,10 @@ def group_parameter_table(model: ModelContext, row: str | None = None,
     parts, as :func:`sqlnb.mixed.compile_mixed` composes the pooled one). Features and
     group columns are read from the relation ``source``, or with ``row`` from that struct
     (a macro's row argument). ``columns`` maps feature names to other expressions to read
-    them from. ``None`` for an ordinary model.
+    them from; ``dialect`` (default: the model engine's) is the SQL it is written in.
+    ``None`` for an ordinary model.
     """
+    dialect = dialect or model.dialect
     compiled = model.parameters()  # groups and their models are read with the parameters
     groups = compiled.get("groups")
     if not groups:
@@ -217,10 +220,10 @@ def group_parameter_table(model: ModelContext, row: str | None = None,
         return "__sqlnb_" + "_".join(str(p) for p in pieces)
 
     def column(name: str) -> Expression:
-        return Expression(model.dialect.column(GROUP_ALIAS, name))
+        return Expression(dialect.column(GROUP_ALIAS, name))
 
     def value(name: str) -> str:
-        return model.dialect.column("source", name) if row is None else model.dialect.field(row, name)
+        return dialect.column("source", name) if row is None else dialect.field(row, name)
 
     categories: dict[str, list[str]] = defaultdict(list)  # every category any group knows
     for models in by_group.values():
@@ -261,25 +264,25 @@ def group_parameter_table(model: ModelContext, row: str | None = None,
         models_by_index[class_index] = class_model
     rows = []
     for values, models in by_group.items():
-        literals = [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)]
-        literals.append(model.dialect.lit(True))
+        literals = [dialect.lit(v, g["type"]) for g, v in zip(groups, values)]
+        literals.append(dialect.lit(True))
         for _, label, _ in model.parameters()["classes"]:
             class_model = models.get(label)
-            literals.append(model.dialect.lit(None if class_model is None else class_model["constant"]))
+            literals.append(dialect.lit(None if class_model is None else class_model["constant"]))
             for k, part in enumerate(parts):
                 for j, f in enumerate(part["features"]):
                     term = None if class_model is None else class_model["parts"][k][j]
                     for name in part["sub"].scoring_parameters:
-                        literals.append(model.dialect.lit(None if term is None else term.get(name)))
+                        literals.append(dialect.lit(None if term is None else term.get(name)))
                     if part["sub"].per_category:
                         known = dict(term.get("categories", [])) if term else {}
                         for category in categories[f["name"]]:
                             coef = None if term is None else known.get(category, term["unseen"])
-                            literals.append(model.dialect.lit(coef))
+                            literals.append(dialect.lit(coef))
         rows.append(literals)
     return {
-        "columns": [g["column"] for g in groups] + [model.dialect.ident(s) for s in slots],
-        "join": [(model.dialect.column(GROUP_ALIAS, g["name"]), value(g["name"])) for g in groups],
+        "columns": [dialect.ident(g["name"]) for g in groups] + [dialect.ident(s) for s in slots],
+        "join": [(dialect.column(GROUP_ALIAS, g["name"]), value(g["name"])) for g in groups],
         "rows": rows,
         "matched": column("__sqlnb_matched"),
         "models": models_by_index,

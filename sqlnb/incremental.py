@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from . import macros, mixed, ownership, parts
 from .context import as_context
 from .dialect import Dialect
-from .engine import require_duckdb
 from .errors import (
     InvalidDataError,
     InvalidParameterError,
@@ -224,10 +223,6 @@ def _merge_parts(result: ModelContext, sources: list[ModelContext], *, accumulat
     features = [dict(f) for f in (result.meta if accumulate else spec)["features"]]
     family_of = {f["name"]: f.get("family", result.family.name) for f in features}
     groups = read_groups(sources[0])
-    if groups:
-        require_duckdb(result.engine, "group_by")
-    if result.family.composite:
-        require_duckdb(result.engine, "updates of family='auto' models")
     try:
         with result.engine.transaction("merge"):
             lay = parts.layout(result, features, family_of, groups)
@@ -255,8 +250,6 @@ def check_updatable(model: ModelContext) -> None:
             "this is a text or long-input model: update it with partial_fit(..., text=...) "
             "or partial_fit_long, unlearn documents with forget(..., text=...)"
         )
-    if model.family.composite:
-        require_duckdb(model.engine, "updates of family='auto' models")
 
 
 def _update(model: ModelContext, source: Any, target: str, features: list[str] | None,
@@ -276,8 +269,6 @@ def _update(model: ModelContext, source: Any, target: str, features: list[str] |
             if stored is None and sign < 0:
                 raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
             grouped = group_by is not None or (stored is not None and model.spec.grouped)
-            if grouped:
-                require_duckdb(engine, "group_by")
             # a small Arrow batch goes in the engine's write slot: the scan's text (and
             # plan) is then the same at every call; a table name's is too
             slotted = engine.write_slot(source)

@@ -205,8 +205,6 @@ class NaiveBayes:
             fit_text(self.context, source, target, text, weight=weight, options=text_options,
                      partial=False, group_by=group_by)
             return self
-        if group_by is not None:
-            require_duckdb(self.engine, "group_by")
         self.engine.refuse_open_transaction("fit")  # before any read that could fail
         src = self.engine.source(source)
         if self.family.composite:

@@ -69,7 +69,19 @@ def layout(model: ModelContext, features: list[dict[str, Any]], family_of: dict[
                                   part["family"] if model.family.composite else None,
                                   own_batch=own)
         grouped.append({**part, "t": t})
+    if not model.engine.capabilities.transactions:
+        for part in pooled + grouped:
+            _scratch_names(model, part["t"])
     return {"pooled": pooled, "grouped": grouped, "groups": groups or []}
+
+
+def _scratch_names(model: ModelContext, t: dict[str, Any]) -> None:
+    """On an engine without upserts in place (Spark), the name each statistics table of a
+    part is rewritten under before it takes the table's name again (``sql.upsert``'s
+    ``into``), unless the write staged one already: the table's own name and a suffix."""
+    for role in ("class_stats", "feature_stats"):
+        if "next_" + role not in t:
+            t["next_" + role] = model.engine.scratch_table(t[role])
 
 
 def stored_layout(model: ModelContext) -> dict[str, Any]:

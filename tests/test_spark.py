@@ -325,14 +325,16 @@ def test_missing_error_raises_in_spark_naming_the_feature(con, spark):
         spark.sql(model.to_sql("gaps", dialect="spark")).collect()
 
 
+@pytest.mark.parametrize("family", ["gaussian", "auto"])
+def test_a_per_group_models_statement_scores_in_spark_as_duckdb_does(shop, spark, family):
+    model = sqlnb.NaiveBayes("m", con=shop, family=family)
+    model.fit("shop", "y", features=["x0", "n0", "colour"] if family == "auto" else
+              ["x0", "x1"], group_by="code")
+    # the groups' parameters go in the statement as rows of VALUES, joined by group
+    _assert_same_scores(shop, spark, model, "shop")
+
+
 # ---------------------------------------------------------------- what Spark cannot do yet
-def test_per_group_models_are_duckdb_only(shop):
-    model = sqlnb.NaiveBayes("m", con=shop, family="gaussian")
-    model.fit("shop", "y", features=["x0", "x1"], group_by="code")
-    with pytest.raises(UnsupportedError, match="per-group models.*DuckDB"):
-        model.to_sql("shop", dialect="spark")
-
-
 def test_text_models_have_no_spark_standalone_statement(con):
     con.execute("CREATE TABLE docs AS SELECT * FROM (VALUES ('good day', 'a'), "
                 "('bad day', 'b')) AS t(body, y)")

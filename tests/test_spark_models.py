@@ -283,7 +283,6 @@ def test_a_model_name_spark_cannot_give_a_table_is_refused_before_any_write(spar
 def test_what_is_duckdb_only_says_so_on_spark_and_what_to_do_instead(spark, rows):
     model = sqlnb.NaiveBayes("sm_refused", con=spark, family="multinomial")
     calls = {
-        "group_by": lambda: model.fit(rows, "y", features=["x0"], group_by="x1"),
         "text": lambda: model.fit(rows, "y", text="y"),
         "long input": lambda: model.fit_long(rows, "y"),
         "sparse input": lambda: model.fit_sparse(rows, rows, "y", features=FEATURES),

@@ -13,8 +13,14 @@ raise_error({{ message }})
 {%- endmacro %}
 
 {#- Every column of the relation but ``columns`` (a list of quoted names). -#}
-{% macro all_except(columns) -%}
-* EXCEPT ({{ columns | join(", ") }})
+{% macro all_except(columns, of='') -%}
+{{ of }}* EXCEPT ({{ columns | join(", ") }})
+{%- endmacro %}
+
+{#- A number for each row of a relation, distinct within one statement (a key to join the
+    row's own results back to it). -#}
+{% macro row_id() -%}
+row_number() OVER ()
 {%- endmacro %}
 
 {#- Whether the DOUBLE expression ``x`` is a number (not NaN); NULL stays NULL or false. -#}

@@ -9,8 +9,8 @@ CREATE OR REPLACE TEMP TABLE {{ name }} AS
 error({{ message }})
 {%- endmacro %}
 
-{% macro all_except(columns) -%}
-* EXCLUDE ({{ columns | join(", ") }})
+{% macro all_except(columns, of='') -%}
+{{ of }}* EXCLUDE ({{ columns | join(", ") }})
 {%- endmacro %}
 
 {#- isfinite/isinf, not isnan: DuckDB folds isnan(x) to false on Parquet columns whose

@@ -20,6 +20,13 @@ CREATE TABLE {{ name }} USING parquet AS
 {%- for c in lanczos %} + {{ c | lit }} / (({{ x }}) + {{ loop.index - 1 }}.0e0){% endfor %}))
 {%- endmacro %}
 
+{#- Spark refuses a window without ORDER BY; monotonically_increasing_id() numbers rows
+    without a shuffle (not contiguously). It is non-deterministic, so Spark does not inline
+    a CTE holding it that is read twice: both reads see the same numbers. -#}
+{% macro row_id() -%}
+monotonically_increasing_id()
+{%- endmacro %}
+
 {% macro as_text(x) -%}
 CAST({{ x }} AS STRING)
 {%- endmacro %}
