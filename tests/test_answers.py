@@ -191,14 +191,6 @@ def test_sql_macros_flag_must_be_a_boolean():
         sqlnb.NaiveBayes("m", sql_macros="no")
 
 
-def test_text_models_refuse_group_by(con):
-    con.execute("CREATE TABLE docs AS SELECT * FROM (VALUES ('a b', 0, 1), ('b c', 1, 2)) "
-                "v(body, y, store)")
-    with pytest.raises(errors.InvalidParameterError, match="group_by"):
-        sqlnb.NaiveBayes("tm", con=con, family="multinomial").fit(
-            "docs", "y", text="body", group_by="store")
-
-
 # ------------------------------------------------------------------- output-column clashes
 @pytest.fixture
 def fitted(con):

@@ -123,6 +123,13 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         categorical.predict(as_float).fetchall()
     sqlnb.NaiveBayes(name, con=con, family="auto").fit(
         table, "y", features=[column, "c", "flag", "k"]).predict_proba(table).fetchall()
+    # a wide Gaussian part, scored in a level of its own beside the categorical part
+    wide = con.sql("SELECT *, " + ", ".join(
+        f"{sqlnb.dialect.DUCKDB.ident(column)} + {i} AS {sqlnb.dialect.DUCKDB.ident(column + str(i))}"
+        for i in range(60)) + " FROM " + sqlnb.dialect.DUCKDB.ident(table))
+    sqlnb.NaiveBayes(name, con=con, family="auto").fit(
+        wide, "y", features=[column + str(i) for i in range(60)] + ["c"]
+    ).predict_proba(wide).fetchall()
     text_model = sqlnb.NaiveBayes(name, con=con, family="multinomial")
     text_model.fit(table, "y", text="body", tfidf=True)
     text_model.partial_fit(table, "y", text="body")
@@ -136,6 +143,12 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     text_model.partial_fit(table, "y", text="body")
     text_model.forget(table, "y", text="body")
     sqlnb.merge(con, [name, text_model], into=name + "t")  # vocabularies unioned
+    grouped_text = sqlnb.NaiveBayes(name + "g", con=con, family="multinomial")
+    grouped_text.fit(table, "y", text="body", group_by="g")  # a vocabulary per group
+    grouped_text.predict_proba(table).fetchall()
+    grouped_text.partial_fit(table, "y", text="body", group_by="g")
+    grouped_text.forget(table, "y", text="body", group_by="g")
+    sqlnb.merge(con, [name + "g", name + "g"], into=name + "gm")
     quoted = sqlnb.dialect.DUCKDB.ident
     con.execute(text_model.to_sql(quoted(table), output="proba")).fetchall()
     con.execute(f"SELECT {quoted(name + '_predict_proba')}(r) FROM {quoted(table)} r").fetchall()
