@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class Reader:
-    """The rows of ``read_attributes.sql`` for one model, in scikit-learn's shapes."""
+    """The rows of ``catalog/read_attributes.sql`` for one model, in scikit-learn's shapes."""
 
     def __init__(self, model: ModelContext, n_classes: int, n_features: int,
                  log_prior: np.ndarray) -> None:
@@ -40,7 +40,7 @@ class Reader:
 
     def rows(self, what: str, columns: tuple[str, ...] = ()) -> list[tuple]:
         engine = self.model.engine
-        return engine.fetch(engine.render("read_attributes.sql", t=self.model.tables,
+        return engine.fetch(engine.render("catalog/read_attributes.sql", t=self.model.tables,
                                           what=what, columns=list(columns)))
 
     def matrix(self, *columns: str) -> list[np.ndarray]:
@@ -123,7 +123,7 @@ def to_sklearn(model: ModelContext) -> Any:
     names = [f["name"] for f in meta["features"]]
     if model.family.per_category:
         codings = {r[0]: r[3]
-                   for r in pipeline_of(model).fetch("model_features.sql", source=model.tables)}
+                   for r in pipeline_of(model).fetch("catalog/model_features.sql", source=model.tables)}
         values = [n for n in names if codings.get(n) != "integer"]
         if values:
             raise InvalidParameterError(

@@ -3,9 +3,9 @@ that scores rows.
 
 ``read_parameters`` reads the (small) parameter views once into per-class scoring terms
 (each family's ``fill_term``, through ``Family.read_terms``); from those compiled classes
-``score_sql`` renders ``predict*``'s statement (``score.sql``, or for per-group models the
-routed standalone statement), ``to_sql`` the standalone statement (``standalone_score.sql``,
-in any dialect) and ``macros_sql`` the persisted scoring macros (``scoring_macros.sql``;
+``score_sql`` renders ``predict*``'s statement (``score/score.sql``, or for per-group models the
+routed standalone statement), ``to_sql`` the standalone statement (``score/standalone_score.sql``,
+in any dialect) and ``macros_sql`` the persisted scoring macros (``score/scoring_macros.sql``;
 :mod:`sqlnb.macros` creates and drops them). :mod:`sqlnb.scoring` picks between this
 ``compiled`` statement and the ``arrays`` one. Text and mixed models compile their classes
 in :mod:`sqlnb.text` and :mod:`sqlnb.mixed` (``sqlnb.parts.read_parameters`` dispatches).
@@ -104,7 +104,7 @@ def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
     ``limit`` (default ``INLINE_MAX_CATEGORIES``) categories read their coefficient from a
     joined relation (``term["lookup"]``: the columns ``key`` and ``value`` of the class),
     and those relations (``lookups``: the column that joins, the categories as one JSON
-    text, one coefficient list per class) for ``scoring_helpers.sql``'s ``lookup_joins``.
+    text, one coefficient list per class) for ``score/scoring_helpers.sql``'s ``lookup_joins``.
     Nothing changes where the dialect has no such join or no feature is that wide."""
     limit = INLINE_MAX_CATEGORIES if limit is None else limit
     if not dialect.joins_lookups:
@@ -158,7 +158,7 @@ def coded_positions(classes: list[dict[str, Any]], dialect: Dialect,
       class instead of a lookup per feature and class);
     * otherwise each term reads its feature's position column (``term["position"]``).
 
-    Returns the classes and what ``score.sql`` projects under them (``positions``: one
+    Returns the classes and what ``score/score.sql`` projects under them (``positions``: one
     column per feature of the second kind; ``gather``: the list's column and features)."""
     coded: dict[str, Any] = {"positions": [], "gather": None}
     if not dialect.joins_lookups:
@@ -265,10 +265,10 @@ def _read_parameters(model: ModelContext) -> dict[str, Any]:
     dialect = model.dialect
     types = {f["name"]: f["type"] for f in meta["features"]}
     flow = model
-    classes = flow.fetch("read_params.sql", what="classes")
-    constants = dict(flow.fetch("read_params.sql", what="constants"))
+    classes = flow.fetch("catalog/read_params.sql", what="classes")
+    constants = dict(flow.fetch("catalog/read_params.sql", what="constants"))
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
-    names, rows = flow.fetch_with_names("read_params.sql", what="terms")
+    names, rows = flow.fetch_with_names("catalog/read_params.sql", what="terms")
     terms = model.family.read_terms(rows, names[3:], lambda feature: {
         "column": dialect.ident(feature), "family": model.family.name,
         "guard": dialect.kind(types.get(feature)) == "float"})
@@ -303,7 +303,7 @@ def classes_score_sql(model: ModelContext, compiled_classes: list[dict[str, Any]
                       output_prefix: str | None, prediction: str = "prediction",
                       columns: dict[str, str] | None = None,
                       keep_order: bool = False) -> tuple[str, bool]:
-    """``score.sql`` over ``compiled_classes`` (the model's, or some of a mixed model's
+    """``score/score.sql`` over ``compiled_classes`` (the model's, or some of a mixed model's
     parts), and whether it numbered the rows (``__sqlnb_order``, for joined categorical
     lookups): with ``keep_order`` that column is kept and the rows are not sorted, for an
     enclosing statement that sorts them."""
@@ -318,7 +318,7 @@ def classes_score_sql(model: ModelContext, compiled_classes: list[dict[str, Any]
         classes.append({**c, "output": out})
     plain, guarded = plain_classes(classes)
     sql = model.render(
-        "score.sql",
+        "score/score.sql",
         source=source_sql,
         output=output,
         keep=[dialect.ident(k) for k in keep],
@@ -391,7 +391,7 @@ def labelled_classes(model: ModelContext) -> list[dict[str, Any]]:
     view need of them. One small read (the fitted parameters are not compiled)."""
     target_type = model.meta["target_type"]
     classes = []
-    for index, label, _ in model.fetch("read_params.sql", what="classes"):
+    for index, label, _ in model.fetch("catalog/read_params.sql", what="classes"):
         key = str(label)
         classes.append({"index": index, "label_value": label, "key": key,
                         "label": model.dialect.lit(label, target_type),
@@ -400,7 +400,7 @@ def labelled_classes(model: ModelContext) -> list[dict[str, Any]]:
 
 
 def macros_sql(model: ModelContext, *, arrays: bool) -> str:
-    """The statement (re)creating the model's scoring macros (``scoring_macros.sql``).
+    """The statement (re)creating the model's scoring macros (``score/scoring_macros.sql``).
 
     ``arrays``: macros whose text names the features and classes but no fitted number;
     they read the parameters from ``<name>_scoring_params`` at each call (families with an
@@ -456,14 +456,14 @@ def macros_sql(model: ModelContext, *, arrays: bool) -> str:
     clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
     quoted = {role: model.dialect.ident(macro) for role, macro in macro_names(model.name).items()}
     return model.render(
-        "scoring_macros.sql", classes=classes, m=quoted,
+        "score/scoring_macros.sql", classes=classes, m=quoted,
         key_clash=_key_clash_message(model.name, clash) if clash else None,
         model_comment=comment_text(model.name), **form)
 
 
 def functions_sql(model: ModelContext) -> str:
     """The statements (re)creating the model's scoring functions in Spark SQL
-    (``scoring_functions.sql``): each takes the row's features as a STRUCT, every
+    (``score/scoring_functions.sql``): each takes the row's features as a STRUCT, every
     parameter a literal of its text, in the engine's database."""
     classes = compiled_classes(model, row=ROW)
     keys = [c["key"].lower() for c in classes]
@@ -481,7 +481,7 @@ def functions_sql(model: ModelContext) -> str:
     quoted = {role: model.engine.table(function)
               for role, function in macro_names(model.name).items()}
     return model.render(
-        "scoring_functions.sql", classes=classes, m=quoted, row=dialect.ident(ROW),
+        "score/scoring_functions.sql", classes=classes, m=quoted, row=dialect.ident(ROW),
         fields=fields, label_type=dialect.type_name(model.meta["target_type"]),
         key_clash=message,
         model_comment=comment_text(model.name))
@@ -490,7 +490,7 @@ def functions_sql(model: ModelContext) -> str:
 def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str] | None = None,
                 top: int | None = None, row: int | None = None,
                 dialect: Dialect | None = None) -> str:
-    """The statement explaining ``source_sql`` (``explain.sql``): each feature's term of each
+    """The statement explaining ``source_sql`` (``reports/explain.sql``): each feature's term of each
     class's joint log-likelihood per row, or with ``top`` the ``top`` features that most
     favour the prediction over the runner-up; ``row``: that input row only. Every
     parameter is inlined, so the same text serves ``explain``, ``to_sql(output="explain")``
@@ -507,7 +507,7 @@ def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str]
     features = [{"name": f["name"], "column": columns.get(f["name"], dialect.ident(f["name"]))}
                 for f in model.meta["features"]]
     return render(
-        "explain.sql", dialect=dialect,
+        "reports/explain.sql", dialect=dialect,
         **model.template_context(source=source_sql, classes=classes, features=features,
                                  row=row, cleaned=cleaned, group_table=group_table,
                                  top=None if top is None else min(top, len(features)),
@@ -525,7 +525,7 @@ def explain_macro_sql(model: ModelContext) -> str | None:
             or (model.spec.grouped and model.family.composite)):
         return None
     return model.engine.render(
-        "explain_macro.sql", model=model.name,
+        "reports/explain_macro.sql", model=model.name,
         name=model.dialect.ident(macro_names(model.name)["explain"]),
         body=explain_sql(model, "query_table(relation)"))
 
@@ -549,7 +549,7 @@ def _clean_once(dialect: Dialect, classes: list[dict[str, Any]]) -> list[dict[st
 
 def _explained_class(model: ModelContext, c: dict[str, Any],
                      group_table: dict[str, Any] | None) -> dict[str, Any]:
-    """One compiled class as ``explain.sql`` reads it: its label, constant and per feature
+    """One compiled class as ``reports/explain.sql`` reads it: its label, constant and per feature
     (model order) its family's template and parameters and its scoring term; for a
     per-group model also the same for the row's group (parameters read from its columns)."""
     if c.get("parts"):  # family="auto": each part is a family over some of the columns
@@ -709,7 +709,7 @@ def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction
             c["group_model"] = group_table["models"][c["index"]]
             c["matched"] = group_table["matched"]
     return render(
-        "standalone_score.sql",
+        "score/standalone_score.sql",
         dialect=dialect,
         **model.template_context(
             source=source_sql,
@@ -749,7 +749,7 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
         classes.append({**c, "output": output_name, "comment": comment_text(key)})
     text = compiled["text"]
     return model.render(
-        "standalone_score.sql",
+        "score/standalone_score.sql",
         source=source_sql,
         model_comment=comment_text(model.name),
         engine_title=dialect.title,

@@ -52,7 +52,7 @@ def reliability(con: Connection, predictions: Any, target: str,
         probas = [{"label": dialect.lit(label), "column": dialect.ident(column)}
                   for label, column in proba.items()]
         positive = probas[1] if len(probas) == 2 else None
-        rows = engine.fetch(engine.render("reliability.sql", relation=src.sql,
+        rows = engine.fetch(engine.render("reports/reliability.sql", relation=src.sql,
                                           target=dialect.ident(target), probas=probas,
                                           positive=positive, bins=bins))
     finally:
@@ -78,7 +78,7 @@ def model_reliability(model: NaiveBayes, source: Any, target: str | None = None,
 def class_priors(model: NaiveBayes) -> list[dict[str, Any]]:
     """Each class's prior probability, training rows and weight, classes in sorted order."""
     rows = model.engine.fetch(model.engine.render(
-        "class_priors.sql", model=model.name,
+        "reports/class_priors.sql", model=model.name,
         class_params=model.engine.table(f"{model.name}_class_params")))
     return [dict(zip(("class", "prior", "n", "weight"), row)) for row in rows]
 
@@ -109,7 +109,7 @@ def feature_distribution(model: NaiveBayes, feature: str) -> dict[str, Any]:
     view = f"{family}_params" if model.spec.composite else "feature_params"
     shape, value, label = described_by
     keys, found = model.engine.fetch_with_names(model.engine.render(
-        "feature_distribution.sql", model=model.name, feature=feature, shape=shape,
+        "reports/feature_distribution.sql", model=model.name, feature=feature, shape=shape,
         value=value, params=model.engine.table(f"{model.name}_{view}"),
         class_params=model.engine.table(f"{model.name}_class_params")))
     rows = [dict(zip(keys, row)) for row in found]

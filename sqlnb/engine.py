@@ -174,7 +174,7 @@ class Engine:
         """Of ``names`` (lowercased), those taken in the current schema: name -> kind
         (``TABLE``, ``VIEW``, ``MACRO``, ``MACRO TABLE``, or ``VERSIONED``: a view that
         reads the current version of a table, see :meth:`SparkEngine.stage`). Never fails."""
-        return dict(self.fetch(self.render("relations.sql", names=names,
+        return dict(self.fetch(self.render("catalog/relations.sql", names=names,
                                            macro_names=macro_names)))
 
     def table(self, name: str) -> str:
@@ -189,7 +189,7 @@ class Engine:
 
     def column_names(self, table: str) -> set[str]:
         """The column names of ``table`` (unquoted, of the current schema)."""
-        return {row[0] for row in self.fetch(self.render("relations.sql", columns_of=table))}
+        return {row[0] for row in self.fetch(self.render("catalog/relations.sql", columns_of=table))}
 
     def versions(self, name: str) -> list[int]:
         """The table versions of ``name`` (engines that write versions, see Spark)."""
@@ -200,7 +200,7 @@ class Engine:
 
     def column_list(self, table: str) -> list[str]:
         """The column names of the (quoted) relation ``table``, in order; nothing runs."""
-        return list(self.relation(self.render("table_versions.sql", what="columns",
+        return list(self.relation(self.render("catalog/table_versions.sql", what="columns",
                                               table=table)).columns)
 
     def arrow(self, sql: str) -> Any:
@@ -380,7 +380,7 @@ class DuckDBEngine(Engine):
             slot.registered = True
             self._planned.catalog_changed()
             weakref.finalize(self, self._cleanup.view, self.connection, slot.name)
-        source.sql = render("source.sql", name=slot.name, paths=[]).strip()
+        source.sql = render("catalog/source.sql", name=slot.name, paths=[]).strip()
         source.obj = None
         return source, schema_key(obj)
 
@@ -389,7 +389,7 @@ class DuckDBEngine(Engine):
 
     def keep_table(self, name: str) -> None:
         self._planned.keep_table(self.connection,
-                                 render("table_versions.sql", what="drop", table=name))
+                                 render("catalog/table_versions.sql", what="drop", table=name))
 
     def _rolled_back(self) -> None:
         """After a rollback: what it undid (a view registered, a table created in the
@@ -399,7 +399,7 @@ class DuckDBEngine(Engine):
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
-        return self.fetch(self.render("read_only.sql")) == [(True,)]
+        return self.fetch(self.render("catalog/read_only.sql")) == [(True,)]
 
     def in_transaction(self) -> bool:
         """Whether ``BEGIN`` is in force: in auto-commit mode every statement runs in a
@@ -730,7 +730,7 @@ class SparkEngine(Engine):
             frame.createOrReplaceTempView(registered)
             sql = self.dialect.ident(registered)
         try:
-            query = self.render("table_versions.sql", what="columns", table=sql)
+            query = self.render("catalog/table_versions.sql", what="columns", table=sql)
             columns = dict(self.connection.sql(query).dtypes)
         except self.missing_relation_errors as exc:
             if registered:
@@ -869,7 +869,7 @@ class SparkEngine(Engine):
         database = self.dialect.ident(self.database)
         prefix = "." + self.database.lower() + "."
         found = set()
-        for row in self.connection.sql(self.render("table_versions.sql", what="functions",
+        for row in self.connection.sql(self.render("catalog/table_versions.sql", what="functions",
                                                    database=database)).collect():
             qualified = row[0].lower()
             if prefix in qualified:
@@ -887,15 +887,15 @@ class SparkEngine(Engine):
             return self._known
         database = self.dialect.ident(self.database)
         tables = {row[1].lower(): row[1] for row in self.connection.sql(
-            self.render("table_versions.sql", what="tables", database=database)).collect()}
+            self.render("catalog/table_versions.sql", what="tables", database=database)).collect()}
         views = {row[1].lower() for row in self.connection.sql(
-            self.render("table_versions.sql", what="views", database=database)).collect()}
+            self.render("catalog/table_versions.sql", what="views", database=database)).collect()}
         if self._keeps_catalog:
             self._known = (tables, views)
         return tables, views
 
     def column_names(self, table: str) -> set[str]:
-        query = self.render("table_versions.sql", what="columns", table=self.table(table))
+        query = self.render("catalog/table_versions.sql", what="columns", table=self.table(table))
         try:
             return set(self.connection.sql(query).columns)
         except self.missing_relation_errors:
@@ -922,7 +922,7 @@ class SparkEngine(Engine):
         if len(versions) == 1:  # the only version there is: the one the view reads
             return versions[0]
         text = " ".join(str(v) for v in self.connection.sql(
-            self.render("table_versions.sql", what="show", table=self.table(name))).first())
+            self.render("catalog/table_versions.sql", what="show", table=self.table(name))).first())
         quoted = self.dialect.ident(name + _VERSION_SUFFIX)[:-1]  # `name__v, then digits`
         found = re.findall(re.escape(quoted) + r"(\d+)`", text, flags=re.IGNORECASE)
         return int(found[-1]) if found else None
@@ -973,7 +973,7 @@ class SparkEngine(Engine):
                         if v != current or t.lower().endswith(_NEXT_SUFFIX)] for name in names}
         for tables in stale.values():  # a failed or killed earlier write's tables
             for _, table in tables:
-                self.execute(self.render("table_versions.sql", what="drop",
+                self.execute(self.render("catalog/table_versions.sql", what="drop",
                                          table=self.table(table)))
         new = max([current or 0, *(v for vs in stale.values() for v, _ in vs)]) + 1
         targets = {name: self.version_table(name, new) for name in names}
@@ -982,15 +982,15 @@ class SparkEngine(Engine):
         except BaseException:
             with contextlib.suppress(Exception):
                 for target in targets.values():
-                    self.execute(self.render("table_versions.sql", what="drop", table=target))
+                    self.execute(self.render("catalog/table_versions.sql", what="drop", table=target))
             raise
         # the switch: one statement, so readers of the view see the old or the new version
         for name in [switch, *names[:-1]]:
-            self.execute(self.render("table_versions.sql", what="switch", view=self.table(name),
+            self.execute(self.render("catalog/table_versions.sql", what="switch", view=self.table(name),
                                      table=targets[name]))
         if current is not None:
             for name in names:
-                self.execute(self.render("table_versions.sql", what="drop",
+                self.execute(self.render("catalog/table_versions.sql", what="drop",
                                          table=self.version_table(name, current)))
 
     def drop_stale_views(self, names: list[str]) -> None:
@@ -999,7 +999,7 @@ class SparkEngine(Engine):
         prefixes = [(name + _VERSION_SUFFIX).lower() for name in names]
         for view in sorted(self._catalog()[1]):
             if any(view.startswith(p) and view[len(p):].isdigit() for p in prefixes):
-                self.execute(self.render("table_versions.sql", what="drop_view",
+                self.execute(self.render("catalog/table_versions.sql", what="drop_view",
                                          table=self.table(view)))
 
     def scratch_table(self, table: str) -> str:

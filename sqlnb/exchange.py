@@ -53,7 +53,7 @@ def statistics(model: NaiveBayes) -> dict[str, Any]:
     tables = {}
     for role in ROLES:
         table = model.engine.relation(model.engine.render(
-            "read_statistics.sql", t=model.tables, model=model.name, role=role)).to_arrow_table()
+            "catalog/read_statistics.sql", t=model.tables, model=model.name, role=role)).to_arrow_table()
         # the stored row order, kept as a column: a copy inserts its rows in that order
         tables[role] = table.append_column(POSITION, pa.array(range(table.num_rows), pa.int64()))
     keep = ("family", "params", "target", "target_type", "weight", "features")
@@ -93,12 +93,12 @@ def restore(con: duckdb.DuckDBPyConnection, name: str, state: dict[str, Any], *,
                 model.pipeline.create(meta["target_type"])
                 if POSITION in tables["class_stats"].column_names:
                     # an exact copy: the same rows in the same order (identical sums)
-                    model.pipeline.run("copy_statistics.sql", sources=source,
+                    model.pipeline.run("update/copy_statistics.sql", sources=source,
                                        position=model.dialect.ident(POSITION))
                 else:
                     # statistics built elsewhere (from_sklearn): folded in as a merge is
-                    model.pipeline.run("copy_features.sql", source=source)
-                    model.pipeline.run("merge_model.sql", source=source, sign=1)
+                    model.pipeline.run("update/copy_features.sql", source=source)
+                    model.pipeline.run("update/merge_model.sql", source=source, sign=1)
                 portable.check_statistics(model.context, meta["features"])
                 model.pipeline.finish(meta["features"], meta["target"], meta["target_type"],
                                       meta["weight"])

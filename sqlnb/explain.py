@@ -11,7 +11,7 @@ feature), from the very SQL the family's ``jll`` macro sums (each family templat
     log_prior + sum over features of log_likelihood == predict_joint_log_proba
 
 :func:`drift` compares one scan of new rows with the model's statistics, per feature
-(``sql/drift.sql``). See docs/explain.md.
+(``sql/reports/drift.sql``). See docs/explain.md.
 
 >>> import duckdb, sqlnb
 >>> con = duckdb.connect()
@@ -242,7 +242,7 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
                           "shape": family.statistics_shape, "p": family.params,
                           "features": features})
         quantiles = [NormalDist().inv_cdf(j / bins) for j in range(1, bins)]
-        sql = pipeline_of(model).render("drift.sql", source=src.sql, parts=parts, target=target,
+        sql = pipeline_of(model).render("reports/drift.sql", source=src.sql, parts=parts, target=target,
                                     quantiles=quantiles, epsilon=PSI_EPSILON,
                                     top_categories=TOP_CATEGORIES)
     except BaseException:

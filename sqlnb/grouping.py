@@ -121,11 +121,11 @@ def probe_groups(model: ModelContext) -> list[dict[str, Any]]:
     if f"{model.name}_group_columns".lower() not in ownership.owned(model):
         return []  # no groups, or a relation of that name that is not this model's
     context = group_context(model, group_tables(model, []))
-    exists = model.fetch("read_groups.sql", what="exists",
+    exists = model.fetch("catalog/read_groups.sql", what="exists",
                           group_columns_name=f"{model.name}_group_columns", **context)
     if not exists[0][0]:
         return []
-    rows = model.fetch("read_groups.sql", what="columns", **context)
+    rows = model.fetch("catalog/read_groups.sql", what="columns", **context)
     return [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
             for name, sql_type in rows]
 
@@ -134,7 +134,7 @@ def create_group_tables(model: ModelContext, groups: list[dict[str, Any]],
                         class_type: str) -> None:
     """The (empty) per-group tables, and the table of group columns (filled)."""
     context = group_context(model, group_tables(model, groups))
-    model.run("create_groups.sql", class_type=class_type, **context)
+    model.run("fit/create_groups.sql", class_type=class_type, **context)
 
 
 def group_parameters(model: ModelContext, groups: list[dict[str, Any]],
@@ -142,9 +142,9 @@ def group_parameters(model: ModelContext, groups: list[dict[str, Any]],
     """The per-group parameter views over the per-group statistics; returns the problems
     their checks find, as (feature, problem) rows."""
     context = group_context(model, group_tables(model, groups))
-    model.run("params.sql", priors=model.family.prior_list(),
+    model.run("score/params.sql", priors=model.family.prior_list(),
                fit_prior=model.family.fit_prior(), **context)
-    return model.fetch("checks.sql", features=features, **context)
+    return model.fetch("fit/checks.sql", features=features, **context)
 
 
 def group_parts(model: ModelContext, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -164,19 +164,19 @@ def group_models(model: ModelContext,
     """Each group's classes (by label) with their constant and, per part, scoring terms."""
     parts = group_parts(model, groups)
     context = group_context(model, parts[0]["t"])
-    classes = model.fetch("read_group_classes.sql", what="classes", **context)
+    classes = model.fetch("catalog/read_group_classes.sql", what="classes", **context)
     log_priors = {index: log_prior for index, _, log_prior in model.fetch(
-        "read_params.sql", what="classes", family=parts[0]["sub"], **context)}
+        "catalog/read_params.sql", what="classes", family=parts[0]["sub"], **context)}
     # each part's constant carries the log prior once; the sum keeps one of them
     constants = {index: -(len(parts) - 1) * log_prior if len(parts) > 1 else 0.0
                  for index, log_prior in log_priors.items()}
     part_terms = []
     for part in parts:
         part_context = {"family": part["sub"], **group_context(model, part["t"])}
-        for index, constant in model.fetch("read_params.sql", what="constants",
+        for index, constant in model.fetch("catalog/read_params.sql", what="constants",
                                                     **part_context):
             constants[index] += constant
-        rows = model.fetch("read_params.sql", what="terms", **part_context)
+        rows = model.fetch("catalog/read_params.sql", what="terms", **part_context)
         # e.g. bernoulli's log_neg_prob, poisson's rate after the coefficient
         part_terms.append(part["sub"].read_terms(rows, part["sub"].scoring_parameters[1:]))
     order = {f["name"]: i for i, f in enumerate(model.meta["features"])}

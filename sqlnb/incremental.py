@@ -203,7 +203,7 @@ def merge_statistics(result: ModelContext, sources: list[ModelContext], *,
                 flow.stage(fresh=False)  # engines without transactions: a new version
             else:
                 flow.create(spec["target_type"])
-                flow.run("copy_features.sql", source=sources[0].tables)
+                flow.run("update/copy_features.sql", source=sources[0].tables)
             for source in sources:
                 if not (accumulate and same_model(source, result)):
                     flow.apply_model(source.tables,
@@ -230,7 +230,7 @@ def _merge_parts(result: ModelContext, sources: list[ModelContext], *, accumulat
                                                     *parts.kinds(result, bool(groups))))
             if not accumulate:
                 parts.create(result, lay, spec["target_type"])
-                pipeline_of(result).run("copy_features.sql", source=sources[0].tables)
+                pipeline_of(result).run("update/copy_features.sql", source=sources[0].tables)
             for source in sources:
                 if not (accumulate and same_model(source, result)):
                     parts.merge(result, lay, parts.stored_layout(source),
@@ -352,11 +352,11 @@ def _prepare(model: ModelContext, features: list[dict[str, Any]], stored: dict |
         pipeline_of(model).stage(fresh=False)  # engines without transactions: a new version
     if stored is None:
         pipeline_of(model).create(class_type)
-        pipeline_of(model).run("insert_features.sql", features=features)
+        pipeline_of(model).run("fit/insert_features.sql", features=features)
     elif refreshed:
-        pipeline_of(model).run("update_features.sql", features=features)
+        pipeline_of(model).run("update/update_features.sql", features=features)
     if classes is not None:
-        pipeline_of(model).run("declare_classes.sql", classes=_plain(classes), class_type=class_type,
+        pipeline_of(model).run("fit/declare_classes.sql", classes=_plain(classes), class_type=class_type,
                            features=features)
     return refreshed
 
@@ -491,8 +491,8 @@ def check_same_spec(a: ModelContext, b: ModelContext) -> None:
         problems.append(f"family {ma['family']} vs {mb['family']}")
     elif ma["params"] != mb["params"]:
         problems.append(f"hyperparameters {ma['params']} vs {mb['params']}")
-    fa = pipeline_of(a).fetch("model_features.sql", source=a.tables)
-    fb = pipeline_of(b).fetch("model_features.sql", source=b.tables)
+    fa = pipeline_of(a).fetch("catalog/model_features.sql", source=a.tables)
+    fb = pipeline_of(b).fetch("catalog/model_features.sql", source=b.tables)
     if [(r[0], r[2], r[3], r[4]) for r in fa] != [(r[0], r[2], r[3], r[4]) for r in fb]:
         problems.append(f"features {[r[0] for r in fa]} vs {[r[0] for r in fb]}")
     if _kind(ma["target_type"], a.dialect) != _kind(mb["target_type"], a.dialect):

@@ -51,7 +51,7 @@ def create_macros(model: ModelContext) -> None:
             if ownership.existing(model, [name]).get(name.lower()) == "TABLE":
                 # a model written before the view: its parameter table goes
                 ownership.release(model, [name])
-            model.run("scoring_params.sql", kind=model.family.array_kind)
+            model.run("score/scoring_params.sql", kind=model.family.array_kind)
         else:
             ownership.release(model, [name])
         model.engine.execute(macros_sql(model, arrays=arrays))

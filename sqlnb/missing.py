@@ -15,7 +15,7 @@ into NaN (Gaussian, multinomial, complement, Poisson) the work is done only when
 
 Bernoulli (``NaN > threshold`` is true in DuckDB) and categorical (``'nan'`` would be a
 category) columns always get the test. A feature dict's ``guard`` flag tells the
-``num`` macro of ``sql/common.sql`` to apply it.
+``num`` macro of ``sql/families/common.sql`` to apply it.
 """
 
 from __future__ import annotations
@@ -50,11 +50,11 @@ def scan_batch(run_batch: Callable[[], Any], fetch: Callable[..., list[tuple]],
     checked = [f for f in features if dialect.kind(f["type"]) == "float" and not f["guard"]]
     checks = [{"name": f["name"], "column": f["alias"] + FAMILIES[family_of(f)].sum_suffix}
               for f in checked]
-    if checks and fetch("batch_nan.sql", checks=checks):
+    if checks and fetch("fit/batch_nan.sql", checks=checks):
         set_guards(features, family_of, cautious=True, dialect=dialect)
         run_batch()
         if non_finite is not None:
-            still = {row[0] for row in fetch("batch_nan.sql", checks=checks)}
+            still = {row[0] for row in fetch("fit/batch_nan.sql", checks=checks)}
             if still:
                 non_finite([f for f in checked if f["name"] in still])
 
@@ -62,7 +62,7 @@ def scan_batch(run_batch: Callable[[], Any], fetch: Callable[..., list[tuple]],
 def non_finite_problems(features: list[dict[str, Any]], row: tuple,
                         family_of: Callable[[dict], str]) -> list[tuple[str, str]]:
     """The (feature, problem) rows of features whose sums stay non-finite with NaN read as
-    missing, from ``non_finite.sql``'s row (per feature: its number of infinite values and
+    missing, from ``fit/non_finite.sql``'s row (per feature: its number of infinite values and
     its largest finite magnitude). Features of other families than Gaussian without an
     infinite value are left to their family's own checks."""
     problems = []

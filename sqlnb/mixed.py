@@ -301,9 +301,9 @@ def parts_of(model: ModelContext, features: list[dict[str, Any]]) -> list[dict[s
 def create_tables(model: ModelContext, parts: list[dict[str, Any]], class_type: str) -> None:
     """The (empty) tables of a mixed model: the shared ones with the first part's statistics
     table, then each other part's statistics table."""
-    _run(model, parts[0], "create_model.sql", class_type=class_type)
+    _run(model, parts[0], "fit/create_model.sql", class_type=class_type)
     for part in parts[1:]:
-        _run(model, part, "part_stats_table.sql", class_type=class_type)
+        _run(model, part, "fit/part_stats_table.sql", class_type=class_type)
 
 
 def finish_mixed(model: ModelContext, parts: list[dict[str, Any]],
@@ -317,11 +317,11 @@ def finish_mixed(model: ModelContext, parts: list[dict[str, Any]],
     problems: list[tuple] = []
     n_classes = flow.check_classes(max(part["sub"].min_classes for part in parts))
     family.check_priors(n_classes)
-    _run(model, first, "params.sql", priors=family.prior_list(), fit_prior=family.fit_prior())
+    _run(model, first, "score/params.sql", priors=family.prior_list(), fit_prior=family.fit_prior())
     for part in parts[1:]:
-        _run(model, part, "part_params.sql")
+        _run(model, part, "score/part_params.sql")
     for part in parts:
-        problems += _fetch(model, part, "checks.sql", features=part["features"])
+        problems += _fetch(model, part, "fit/checks.sql", features=part["features"])
     refuse(problems)
     flow.write_meta(features, target, target_type, weight,
                     {"input": "columns", "parts": [p["family"] for p in parts], "groups": [],
@@ -354,7 +354,7 @@ def _terms(model: ModelContext, part: dict[str, Any],
            types: dict[str, str]) -> dict[int, dict[str, dict[str, Any]]]:
     """Each class's scoring terms of one part, read from the part's parameter view."""
     names, rows = model.engine.fetch_with_names(
-        model.engine.render("read_params.sql", **_context(model, part, what="terms")))
+        model.engine.render("catalog/read_params.sql", **_context(model, part, what="terms")))
     return part["sub"].read_terms(rows, names[3:], lambda feature: {
         "column": model.dialect.ident(feature), "family": part["family"],
         "guard": model.dialect.kind(types[feature]) == "float"})
@@ -375,11 +375,11 @@ def _compile_mixed(model: ModelContext) -> dict[str, Any]:
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
     family.assigned = dict(family_of)
     parts = _parts(model, meta["features"], family_of)
-    classes = pipeline_of(model).fetch("read_params.sql", what="classes")
+    classes = pipeline_of(model).fetch("catalog/read_params.sql", what="classes")
     constants: dict[int, float] = {index: 0.0 for index, _, _ in classes}
     part_terms = []
     for part in parts:
-        part["constants"] = dict(_fetch(model, part, "read_params.sql", what="constants"))
+        part["constants"] = dict(_fetch(model, part, "catalog/read_params.sql", what="constants"))
         for class_index, constant in part["constants"].items():
             constants[class_index] += constant
         part_terms.append(_terms(model, part, types))
@@ -458,7 +458,7 @@ def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str]
     per class rather than a literal per feature and class), the other parts in one
     compiled level; then the sum of the parts' joint log-likelihoods (each part's carries
     the log prior once: the compiled level's constant takes back the others') and the
-    outputs (``score_parts.sql``). Without such a part, the one compiled statement."""
+    outputs (``score/score_parts.sql``). Without such a part, the one compiled statement."""
     arrays = arrays_parts(model)
     if not arrays:
         return compiler.score_sql(model, source_sql, output, keep, prediction=prediction,
@@ -490,7 +490,7 @@ def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str]
                         "output": None if prefix is None
                         else dialect.ident(f"{prefix}{c['label_value']}")})
     return model.render(
-        "score_parts.sql", source=sql, output=output,
+        "score/score_parts.sql", source=sql, output=output,
         keep=[dialect.ident(k) for k in keep] + (["__sqlnb_order"] if numbered else []),
         classes=classes, prediction=dialect.ident(prediction),
         order="__sqlnb_order" if numbered else None)

@@ -214,7 +214,7 @@ class NaiveBayes:
             with self.engine.transaction("fit"):
                 parts.fit_within(self.context, src, spec)
                 # counted before COMMIT, so nothing can fail once the new model is committed
-                n_rows, n_labelled = self.pipeline.fetch("source_info.sql", source=src.sql,
+                n_rows, n_labelled = self.pipeline.fetch("catalog/source_info.sql", source=src.sql,
                                                  target=spec["target_sql"])[0]
         finally:
             self.engine.release(src)
@@ -288,7 +288,7 @@ class NaiveBayes:
                 ownership.claim(self.context, ownership.names(self.name, "base", "macros"))
                 self.pipeline.create(target_type)
                 grouping.drop_groups(self.context)
-                self.pipeline.run("insert_features.sql", features=specs)
+                self.pipeline.run("fit/insert_features.sql", features=specs)
                 self.pipeline.scan_sparse(entries_src, rows_src, row, target, weight)
                 self.pipeline.apply_sparse()
                 self.pipeline.finish(specs, target, target_type, weight, kind={"input": "sparse"})
@@ -526,7 +526,7 @@ class NaiveBayes:
         _ = self.meta  # raises NotFittedError early
         entries_src, rows_src = self.engine.source(entries), self.engine.source(rows)
         try:
-            result = self.engine.relation(self.engine.render("score_sparse.sql", **self.pipeline.context(
+            result = self.engine.relation(self.engine.render("score/score_sparse.sql", **self.pipeline.context(
                 entries=entries_src.sql, rows=rows_src.sql, row=self.dialect.ident(row),
                 output=output)))
         except BaseException:
@@ -628,7 +628,7 @@ class NaiveBayes:
     def top_features(self, k: int = 10) -> duckdb.DuckDBPyRelation:
         """Per class, the ``k`` features that most raise its log-likelihood against the
         other classes: a relation (class, rank, feature, category, score); see
-        ``sql/top_features.sql`` for each family's score (a ``family="auto"`` model ranks
+        ``sql/reports/top_features.sql`` for each family's score (a ``family="auto"`` model ranks
         its parts' features together; a per-group model's are the pooled model's).
         """
         require_duckdb(self.engine, "top_features")
@@ -637,7 +637,7 @@ class NaiveBayes:
         _ = self.meta  # raises NotFittedError early
         pooled = [{"template": part["sub"].template, "shape": part["sub"].statistics_shape,
                    "t": part["t"]} for part in parts.stored_layout(self.context)["pooled"]]
-        return self.engine.relation(self.engine.render("top_features.sql", **self.pipeline.context(
+        return self.engine.relation(self.engine.render("reports/top_features.sql", **self.pipeline.context(
             k=k, parts=pooled, model_comment=comment_text(self.name))))
 
     def search(self, source: Any, target: str, *, features: list[str] | None = None,
@@ -812,7 +812,7 @@ def _open(engine: Engine, model: Any) -> NaiveBayes:
     if not isinstance(model, str) or not model:
         raise InvalidParameterError(f"a model must be a NaiveBayes or a name, got {model!r}")
     catalog, _, name = model.partition(".")
-    if name and catalog in {r[0] for r in engine.fetch(engine.render("attached_databases.sql"))}:
+    if name and catalog in {r[0] for r in engine.fetch(engine.render("catalog/attached_databases.sql"))}:
         return AttachedModel(engine, catalog, name)
     return load(engine, model)
 

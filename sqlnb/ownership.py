@@ -95,14 +95,14 @@ def owned(model: ModelContext, meta: dict[str, Any] | None = None) -> set[str]:
     if not META_COLUMNS <= columns:
         return set()  # a relation of that name, but not a model's metadata
     if kind in ("TABLE", "VERSIONED") and "relations" in columns:
-        rows = model.engine.fetch(model.engine.render("read_meta.sql", t=model.tables,
+        rows = model.engine.fetch(model.engine.render("catalog/read_meta.sql", t=model.tables,
                                                       model=model.name, what="relations"))
         if rows and rows[0][0] is not None:
             return {name.lower() for name in json.loads(rows[0][0])}
     # A model written before ownership was recorded: what its kind implies.
     present = existing(model, [f"{model.name}_analyzer", f"{model.name}_group_columns"])
     kinds = ["base", "macros"]
-    family = model.engine.fetch(model.engine.render("read_meta.sql", t=model.tables,
+    family = model.engine.fetch(model.engine.render("catalog/read_meta.sql", t=model.tables,
                                                     model=model.name, what="family"))
     if family and getattr(FAMILIES.get(family[0][0]), "composite", False):
         kinds.append("parts")
@@ -159,7 +159,7 @@ def release(model: ModelContext, candidates: list[str]) -> None:
         drops += [{"kind": "TABLE", "name": f"{name}__v{version}"}
                   for version in model.engine.versions(name)]
     if drops:
-        model.run("drop_relations.sql", relations=[
+        model.run("catalog/drop_relations.sql", relations=[
             {**drop, "name": model.engine.table(drop["name"])} for drop in drops])
 
 

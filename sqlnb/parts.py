@@ -134,9 +134,9 @@ def write(model: ModelContext, src: Source, spec: dict[str, Any], *, sign: int =
                     meta=stored)
     if stored is None:
         create(model, lay, class_type)
-        pipeline_of(model).run("insert_features.sql", features=features)
+        pipeline_of(model).run("fit/insert_features.sql", features=features)
     elif stored["params"] != jsonable(model.family.params):
-        pipeline_of(model).run("update_features.sql", features=features)
+        pipeline_of(model).run("update/update_features.sql", features=features)
     if classes is not None:
         declare(model, lay, classes, class_type)
     scan(model, src, spec, lay)
@@ -155,14 +155,14 @@ def create(model: ModelContext, lay: dict[str, Any], class_type: str) -> None:
     ownership.release(model, ownership.names(model.name, "base", "text", "parts"))
     grouping.drop_groups(model)
     pooled, grouped = lay["pooled"], lay["grouped"]
-    run(model, pooled[0], "create_model.sql", class_type=class_type)
+    run(model, pooled[0], "fit/create_model.sql", class_type=class_type)
     for part in pooled[1:]:
-        run(model, part, "part_stats_table.sql", class_type=class_type)
+        run(model, part, "fit/part_stats_table.sql", class_type=class_type)
     if grouped:
         context = grouping.group_context(model, grouped[0]["t"])
-        run(model, grouped[0], "create_groups.sql", class_type=class_type, **context)
+        run(model, grouped[0], "fit/create_groups.sql", class_type=class_type, **context)
         for part in grouped[1:]:
-            run(model, part, "part_stats_table.sql", class_type=class_type)
+            run(model, part, "fit/part_stats_table.sql", class_type=class_type)
 
 
 def declare(model: ModelContext, lay: dict[str, Any], classes: list[Any],
@@ -170,14 +170,14 @@ def declare(model: ModelContext, lay: dict[str, Any], classes: list[Any],
     """The declared classes exist in the pooled model, with zero statistics until rows of
     them arrive (a group's model knows the classes its rows have)."""
     for part in lay["pooled"]:
-        run(model, part, "declare_classes.sql", classes=plain(classes), class_type=class_type,
+        run(model, part, "fit/declare_classes.sql", classes=plain(classes), class_type=class_type,
             features=part["features"])
 
 
 def check_declared(model: ModelContext, lay: dict[str, Any], classes: list[Any],
                    class_type: str) -> None:
     """A label of the batch outside the declared classes refuses it."""
-    outside = fetch(model, lay["pooled"][0], "undeclared_labels.sql", classes=plain(classes),
+    outside = fetch(model, lay["pooled"][0], "fit/undeclared_labels.sql", classes=plain(classes),
                     class_type=class_type)
     if outside:
         raise InvalidDataError(
@@ -204,7 +204,7 @@ def scan(model: ModelContext, src: Source, spec: dict[str, Any], lay: dict[str, 
         t = {**grouped[i]["t"], "batch": combined} if grouped else part["t"]
 
         def run_alone(part: dict[str, Any] = part, t: dict[str, Any] = t) -> None:
-            run(model, part, "batch.sql", t=t, source=src.sql, target=spec["target_sql"],
+            run(model, part, "fit/batch.sql", t=t, source=src.sql, target=spec["target_sql"],
                 weight=spec["weight_sql"], features=part["features"],
                 batch_options=part["sub"].batch_options())
 
@@ -218,7 +218,7 @@ def scan(model: ModelContext, src: Source, spec: dict[str, Any], lay: dict[str, 
              else wide[0]["t"])
 
         def run_together() -> None:
-            pipeline_of(model).run("mixed_batch.sql", t=t, source=src.sql,
+            pipeline_of(model).run("fit/mixed_batch.sql", t=t, source=src.sql,
                                target=spec["target_sql"], weight=spec["weight_sql"],
                                parts=mixed.wide_columns(wide, spec))
 
@@ -226,11 +226,11 @@ def scan(model: ModelContext, src: Source, spec: dict[str, Any], lay: dict[str, 
               lambda f: f["family"], src, spec)
         if grouped:
             _split(model, grouped[together[0]], combined, wide[0]["t"]["batch"])
-    if fetch(model, pooled[0], "batch_size.sql")[0][0] == 0:
+    if fetch(model, pooled[0], "fit/batch_size.sql")[0][0] == 0:
         flow.refuse_empty(src, spec)
     problems: list[tuple] = []
     for part in pooled:
-        problems += fetch(model, part, "batch_checks.sql", features=part["features"])
+        problems += fetch(model, part, "fit/batch_checks.sql", features=part["features"])
     refuse(problems)
 
 
@@ -246,17 +246,17 @@ def _scan(model: ModelContext, run_batch: Any, t: dict[str, Any],
 
 
 def _split(model: ModelContext, part: dict[str, Any], combined: str, pooled: str) -> None:
-    run(model, part, "split_batch.sql", combined=combined, pooled=pooled)
+    run(model, part, "fit/split_batch.sql", combined=combined, pooled=pooled)
 
 
 def apply(model: ModelContext, lay: dict[str, Any], *, weighted: bool, sign: int = 1) -> None:
     """Upsert every part's batch with ``sign``, per group then pooled; the class totals
     come from the first part's batch."""
     for parts in _layouts(lay):
-        run(model, parts[0], "merge.sql", features=parts[0]["features"], weighted=weighted,
+        run(model, parts[0], "update/merge.sql", features=parts[0]["features"], weighted=weighted,
             sign=sign)
         for part in parts[1:]:
-            run(model, part, "part_merge.sql", features=part["features"], weighted=weighted,
+            run(model, part, "update/part_merge.sql", features=part["features"], weighted=weighted,
                 sign=sign)
 
 
@@ -269,7 +269,7 @@ def merge(model: ModelContext, lay: dict[str, Any], source: dict[str, Any],
               if origin != ours_at.get(name, 0.0)]
     for parts, theirs in zip(_layouts(lay), _layouts(source)):
         for i, (part, other) in enumerate(zip(parts, theirs)):
-            run(model, part, "merge_model.sql", source=other["t"], sign=sign,
+            run(model, part, "update/merge_model.sql", source=other["t"], sign=sign,
                 origin_shifts=shifts, class_totals=i == 0)
 
 
@@ -282,7 +282,7 @@ def after_forget(model: ModelContext, lay: dict[str, Any], class_type: str,
     for parts in _layouts(lay):
         for part in parts:
             amount = model.dialect.ident(part["sub"].amount_column)
-            negative += fetch(model, part, "forget_checks.sql", amount=amount)
+            negative += fetch(model, part, "update/forget_checks.sql", amount=amount)
     if negative:
         cells = "; ".join(
             f"class {cls}" + (f", feature {feature!r}" if feature is not None else "")
@@ -293,9 +293,9 @@ def after_forget(model: ModelContext, lay: dict[str, Any], class_type: str,
     for parts in _layouts(lay):
         for part in parts:
             grouped = bool(part["t"].get("groups"))
-            run(model, part, "forget_cleanup.sql",
+            run(model, part, "update/forget_cleanup.sql",
                 keep=plain(keep) if keep and not grouped else None, class_type=class_type)
-    if fetch(model, lay["pooled"][0], "class_count.sql")[0][0] == 0:
+    if fetch(model, lay["pooled"][0], "fit/class_count.sql")[0][0] == 0:
         raise InvalidDataError(
             f"forgetting this batch would leave model {model.name!r} without any rows; "
             "drop() the model instead"
@@ -305,7 +305,7 @@ def after_forget(model: ModelContext, lay: dict[str, Any], class_type: str,
 def drop_batches(model: ModelContext, lay: dict[str, Any]) -> None:
     for parts in _layouts(lay):
         for part in parts:
-            run(model, part, "drop_batch.sql")
+            run(model, part, "update/drop_batch.sql")
 
 
 def finish(model: ModelContext, lay: dict[str, Any], features: list[dict[str, Any]],
@@ -329,7 +329,7 @@ def group_parameters(model: ModelContext, lay: dict[str, Any]) -> None:
     has the classes the priors name, some labelled row has a group, no part's check fails."""
     grouped, groups = lay["grouped"], lay["groups"]
     context = grouping.group_context(model, grouped[0]["t"])
-    fewest, most = fetch(model, grouped[0], "read_group_classes.sql", what="sizes",
+    fewest, most = fetch(model, grouped[0], "catalog/read_group_classes.sql", what="sizes",
                          **context)[0]
     if most is None:  # no labelled row has a (non-NULL) group
         names = [g["name"] for g in groups]
@@ -343,13 +343,13 @@ def group_parameters(model: ModelContext, lay: dict[str, Any]) -> None:
             f"{len(priors)} priors were given, but the groups have {fewest} to {most} "
             "classes: with group_by, every group needs every class"
         )
-    run(model, grouped[0], "params.sql", priors=priors, fit_prior=model.family.fit_prior(),
+    run(model, grouped[0], "score/params.sql", priors=priors, fit_prior=model.family.fit_prior(),
         **context)
     for part in grouped[1:]:
-        run(model, part, "part_params.sql", **grouping.group_context(model, part["t"]))
+        run(model, part, "score/part_params.sql", **grouping.group_context(model, part["t"]))
     problems: list[tuple] = []
     for part in grouped:
-        problems += fetch(model, part, "checks.sql", features=part["features"],
+        problems += fetch(model, part, "fit/checks.sql", features=part["features"],
                           **grouping.group_context(model, part["t"]))
     if problems:
         raise InvalidDataError(describe_problems(problems))
@@ -436,7 +436,7 @@ def fit_within(model: ModelContext, src: Source, spec: dict[str, Any]) -> None:
     mixed.drop_parts(model)  # of an earlier mixed model
     flow = pipeline_of(model)
     flow.create(spec["target_type"])
-    flow.run("insert_features.sql", features=features)
+    flow.run("fit/insert_features.sql", features=features)
     flow.scan(src, spec)
     flow.apply(features, weighted=spec["weight"] is not None)
     flow.finish(features, spec["target"], spec["target_type"], spec["weight"])

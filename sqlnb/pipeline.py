@@ -23,7 +23,7 @@ the transaction's block ends.
 >>> con = duckdb.connect()
 >>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i * 1.0 AS x FROM range(6) r(i)")
 >>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
->>> model.pipeline.fetch("class_count.sql")
+>>> model.pipeline.fetch("fit/class_count.sql")
 [(2,)]
 """
 
@@ -63,7 +63,7 @@ VERSIONED_ROLES = ("features", "class_stats", "feature_stats", "meta")
 # upserts, whose statements read no table they write but the one they upsert into); any
 # other statement of the write first has them copied (Pipeline.settle_copies).
 PENDING_ROLES = ("class_stats", "feature_stats")
-WRITES_VERSIONS = frozenset({"merge.sql", "merge_model.sql"})
+WRITES_VERSIONS = frozenset({"update/merge.sql", "update/merge_model.sql"})
 
 
 class NewVersion(str):
@@ -178,7 +178,7 @@ class Pipeline:
         version as they are (the switch needs every table of the version)."""
         for role, (target, scratch) in list(self._pending.items()):
             self.engine.execute(self.engine.render(
-                "table_versions.sql", what="copy", table=self.stable[role], into=target))
+                "catalog/table_versions.sql", what="copy", table=self.stable[role], into=target))
             self.tables[role], self.tables["next_" + role] = target, scratch
             del self._pending[role]
 
@@ -216,7 +216,7 @@ class Pipeline:
         kept = {f"{self.name}_{role}" for role in VERSIONED_ROLES} if staged else set()
         ownership.release(self.owner, [name for name in ownership.names(self.name, "base", "text")
                                        if name not in kept])
-        self.run("create_model.sql", class_type=class_type)
+        self.run("fit/create_model.sql", class_type=class_type)
         if text:
             ownership.release(self.owner, ownership.names(self.name, "text") + [
                 f"{self.name}_feature_stats", f"{self.name}_features"])
@@ -248,7 +248,7 @@ class Pipeline:
                 continue
             if not fresh:
                 self.engine.execute(self.engine.render(
-                    "table_versions.sql", what="copy", table=self.stable[role], into=target))
+                    "catalog/table_versions.sql", what="copy", table=self.stable[role], into=target))
             self.tables[role] = target
             self.tables["next_" + role] = scratch
         for role in ("class_params", "feature_params"):
@@ -276,9 +276,9 @@ class Pipeline:
         context, self._params_context = self._params_context, None
         functions, self._functions_after_switch = self._functions_after_switch, None
         if switched and context is not None:
-            self.run("params.sql", **context)
+            self.run("score/params.sql", **context)
         for view in scratch:
-            self.engine.execute(self.engine.render("table_versions.sql", what="drop_view",
+            self.engine.execute(self.engine.render("catalog/table_versions.sql", what="drop_view",
                                                    table=view))
         if switched and functions is not None:
             # the scoring functions embed the parameters of the version readers now see
@@ -292,10 +292,10 @@ class Pipeline:
     def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]],
               **context: Any) -> None:
         """Choose the shift of each feature's Gaussian sums from the source's first rows."""
-        self.run("pilot.sql", source=src.sql, target=target_sql, features=features,
+        self.run("fit/pilot.sql", source=src.sql, target=target_sql, features=features,
                  rows=Gaussian.pilot_rows, **context)
         self._made_shifts = True  # (the pilot's means go in the shifts table)
-        overall = self.fetch("pilot_overall.sql", features=features, **context)[0]
+        overall = self.fetch("fit/pilot_overall.sql", features=features, **context)[0]
         for f, value in zip(features, overall):
             f["shift"] = float(value)
             # a new model's origin: the stored class means are kept relative to it
@@ -314,7 +314,7 @@ class Pipeline:
         if cache is not None and cache.get("origins") == origins:
             known = cache["means"]
         else:
-            known = {name: float(mean) for name, mean in self.fetch("pilot_stored.sql")}
+            known = {name: float(mean) for name, mean in self.fetch("fit/pilot_stored.sql")}
             if not all(f["name"] in known for f in features):
                 return False
             if cache is not None:
@@ -346,7 +346,7 @@ class Pipeline:
             if spec.get("planned"):  # an update's scan of a table or the write slot
                 self._planned_batch(context, spec.get("update_cache"))
             else:
-                self.run("batch.sql", **context)
+                self.run("fit/batch.sql", **context)
 
         looks: list[dict[str, Any]] = []
 
@@ -373,7 +373,7 @@ class Pipeline:
         batch table from the query and notes its columns (in ``cache``, the caller's per
         model); later ones create the empty table from those and run the scan as a planned
         INSERT (DuckDB cannot plan a CREATE ... AS once for many runs)."""
-        create = self.render_repeated("batch.sql", **context)
+        create = self.render_repeated("fit/batch.sql", **context)
         known = None if cache is None else cache.setdefault("batch_columns", {})
         key = (create, self.slot_key)
         kept = self._keeps_batch()
@@ -382,7 +382,7 @@ class Pipeline:
             self._kept_key = None
             if known is not None:
                 columns = [tuple(row[:2]) for row in
-                           self.fetch("describe_source.sql", source=self.tables["batch"])]
+                           self.fetch("catalog/describe_source.sql", source=self.tables["batch"])]
                 if all(PLAIN_TYPE.fullmatch(type_) for _, type_ in columns):
                     if len(known) >= 8:  # an update's scans vary little; keep a few
                         known.clear()
@@ -390,17 +390,17 @@ class Pipeline:
                     self._kept_key = key if kept else None
             return
         if not kept or self._kept_key != key:
-            self.run("batch_table.sql", columns=known[key])
+            self.run("fit/batch_table.sql", columns=known[key])
             self._kept_key = key if kept else None
-        self.run_planned("batch.sql", self.slot_key, into=True, **context)
+        self.run_planned("fit/batch.sql", self.slot_key, into=True, **context)
 
     def _probe(self, features: list[dict[str, Any]], weighted: bool,
                checks: list[dict[str, Any]]) -> dict[str, Any]:
-        """``batch_probe.sql``'s answers about the batch table just written: the features
+        """``fit/batch_probe.sql``'s answers about the batch table just written: the features
         with non-finite sums (of ``checks``), its size, the cancelling features and the
         problems that refuse it."""
         answer: dict[str, Any] = {"nan": [], "size": 0, "cancelling": set(), "problems": []}
-        for kind, feature, problem in self.fetch_planned("batch_probe.sql", features=features,
+        for kind, feature, problem in self.fetch_planned("fit/batch_probe.sql", features=features,
                                                          weighted=weighted, checks=checks,
                                                          shifted=self.family.shifted):
             if kind == "nan":
@@ -418,20 +418,20 @@ class Pipeline:
         family's own checks): as :meth:`scan` found them, else asked now."""
         problems, self._batch_problems = self._batch_problems, None
         if problems is None:
-            problems = self.fetch("batch_checks.sql", features=features, **context)
+            problems = self.fetch("fit/batch_checks.sql", features=features, **context)
         refuse(problems)
 
     def refuse_non_finite(self, src: Source, target_sql: str, features: list[dict[str, Any]],
                           family_of: Any) -> None:
         """Refuse features whose sums stay non-finite with NaN read as missing, saying which
         of their values is the cause (an infinity, or values too large to square)."""
-        row = self.fetch("non_finite.sql", source=src.sql, target=target_sql,
+        row = self.fetch("fit/non_finite.sql", source=src.sql, target=target_sql,
                          features=features)[0]
         refuse(non_finite_problems(features, row, family_of))
 
     def refuse_empty(self, src: Source, spec: dict[str, Any]) -> None:
         """The error for a batch without a labelled row: no rows, or only NULL targets."""
-        n_rows, _ = self.fetch("source_info.sql", source=src.sql, target=spec["target_sql"])[0]
+        n_rows, _ = self.fetch("catalog/source_info.sql", source=src.sql, target=spec["target_sql"])[0]
         if n_rows == 0:
             raise EmptyInputError("the source has no rows")
         raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")
@@ -448,12 +448,12 @@ class Pipeline:
         weighted = spec["weight"] is not None
         self._batch_problems = None  # a new batch table: its checks are asked again
         rescan = [f for f in features if f["name"] in cancelling]
-        self.run("class_shifts.sql", features=rescan, weighted=weighted)
+        self.run("fit/class_shifts.sql", features=rescan, weighted=weighted)
         self._made_shifts = True
         self._kept_key = None  # the batch table is made again, with other columns
         for f in rescan:
             f["class_shift"] = True
-        self.run("batch.sql", source=src.sql, target=spec["target_sql"],
+        self.run("fit/batch.sql", source=src.sql, target=spec["target_sql"],
                  weight=spec["weight_sql"], features=features,
                  batch_options=self.family.batch_options())
 
@@ -461,14 +461,14 @@ class Pipeline:
                     weight: str | None) -> None:
         """The batch of sparse (row, feature_index, value) input, checked; one scan."""
         ident = self.engine.dialect.ident
-        self.run("batch_sparse.sql", entries=entries.sql, rows=rows.sql, row=ident(row),
+        self.run("fit/batch_sparse.sql", entries=entries.sql, rows=rows.sql, row=ident(row),
                  target=ident(target), feature=ident("feature_index"),
                  value_column=ident("value"), by_name=False, distinct_rows=False,
                  weight=None if weight is None else ident(weight),
                  binarize=self.family.params.get("binarize"))
-        if self.fetch("batch_size.sql")[0][0] == 0:
+        if self.fetch("fit/batch_size.sql")[0][0] == 0:
             raise EmptyInputError("there are no labelled rows in the batch")
-        self.check("batch_checks_sparse.sql", needs_non_negative=self.family.has_batch_checks)
+        self.check("fit/batch_checks_sparse.sql", needs_non_negative=self.family.has_batch_checks)
 
     # ------------------------------------------------------------------ 3. apply
     def apply(self, features: list[dict[str, Any]], *, weighted: bool, sign: int = 1,
@@ -476,12 +476,12 @@ class Pipeline:
         """Check the batch (unless ``checked``), then upsert its statistics with ``sign``."""
         if not checked:
             self.check_batch(features, **context)
-        self.run_planned("merge.sql", features=features, weighted=weighted, sign=sign,
+        self.run_planned("update/merge.sql", features=features, weighted=weighted, sign=sign,
                          **context)
 
     def apply_sparse(self, *, sign: int = 1) -> None:
         """Upsert a (checked) sparse batch with ``sign``."""
-        self.run("merge_sparse.sql", sign=sign)
+        self.run("update/merge_sparse.sql", sign=sign)
 
     def apply_model(self, tables: dict[str, Any], *, sign: int = 1,
                     origins: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None,
@@ -494,7 +494,7 @@ class Pipeline:
             theirs, ours = feature_origins(origins[0]), feature_origins(origins[1])
             shifts = [(name, origin - ours.get(name, 0.0)) for name, origin in theirs.items()
                       if origin != ours.get(name, 0.0)]
-        self.run("merge_model.sql", source=tables, sign=sign, origin_shifts=shifts)
+        self.run("update/merge_model.sql", source=tables, sign=sign, origin_shifts=shifts)
 
     # ------------------------------------------------------------------ 4. finish
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
@@ -517,21 +517,21 @@ class Pipeline:
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.settle_copies()
         if self._keeps_batch():
-            self.run_planned("drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
+            self.run_planned("update/drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
         else:
-            self.run("drop_batch.sql")
+            self.run("update/drop_batch.sql")
         n_classes = self.check_classes(self.family.min_classes,
                                        self.family.name + " naive Bayes")
         self.family.check_priors(n_classes)
         structural = n_classes != known_classes
         if structural or "next_meta" in self.tables:
             context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}
-            self.run("params.sql", **context)
+            self.run("score/params.sql", **context)
             if "next_meta" in self.tables and structural:
                 # staged: the views readers use come after the switch (their text only
                 # changes with the classes or the hyperparameters)
                 self._params_context = context
-        refuse(self.fetch_planned("checks.sql", features=features))
+        refuse(self.fetch_planned("fit/checks.sql", features=features))
         self.write_meta(features, target, target_type, weight, kind, has_columns=meta_columns)
         if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
             # the functions' text from the new version's parameters, read now (the staged
@@ -554,7 +554,7 @@ class Pipeline:
 
     def check_classes(self, needed: int, what: str = "this model") -> int:
         """A model needs ``needed`` classes (two for most families); returns how many."""
-        n_classes = self.fetch_planned("class_count.sql")[0][0]
+        n_classes = self.fetch_planned("fit/class_count.sql")[0][0]
         if n_classes < needed:
             raise InvalidDataError(
                 f"{what} needs at least {needed} classes; the target has {n_classes}"
@@ -569,7 +569,7 @@ class Pipeline:
         ``has_columns``: the table is known to have today's columns (nothing to add: the
         statement is then planned, in an update)."""
         (self.run_planned if has_columns else self.run)(
-            "write_meta.sql",
+            "catalog/write_meta.sql",
             has_columns=has_columns,
             schema_version=SCHEMA_VERSION,
             params_json=json.dumps(jsonable(self.family.params)),

@@ -154,9 +154,9 @@ def _duckdb_copy(model: ModelContext) -> ModelContext:
     for name in names:
         if name.lower() in present and name.lower() in mine:
             rows = model.engine.arrow(model.engine.render(
-                "table_versions.sql", what="columns", table=model.dialect.ident(name)))
+                "catalog/table_versions.sql", what="columns", table=model.dialect.ident(name)))
             local.register("__sqlnb_rows", rows)
-            local.execute(render("table_versions.sql", what="copy", into=DUCKDB.ident(name),
+            local.execute(render("catalog/table_versions.sql", what="copy", into=DUCKDB.ident(name),
                                  table=DUCKDB.ident("__sqlnb_rows")))
             local.unregister("__sqlnb_rows")
     return model.renamed(model.name, engine=engine_for(local), sql_macros=False,
@@ -274,10 +274,10 @@ def _write_files(model: ModelContext, directory: Path) -> dict[str, Any]:
         for role in _owned_tables(model):
             name = f"{model.name}_{role}"
             columns = [{"name": column, "type": sql_type, "text": not _NATIVE.fullmatch(sql_type)}
-                       for column, sql_type in pipeline_of(model).fetch("export_columns.sql",
+                       for column, sql_type in pipeline_of(model).fetch("exchange/export_columns.sql",
                                                             table_name=name)]
             file = directory / f"{role}.parquet"
-            rows = pipeline_of(model).fetch("export_table.sql", role=role, table=DUCKDB.ident(name),
+            rows = pipeline_of(model).fetch("exchange/export_table.sql", role=role, table=DUCKDB.ident(name),
                                 columns=columns, path=str(file))[0][0]
             tables.append({
                 "role": role,
@@ -505,9 +505,9 @@ def _check_files(con: duckdb.DuckDBPyConnection, directory: Path,
             raise _incompatible(directory, f"the file {table['file']!r} does not match its "
                                 "checksum in model.json (altered or damaged)")
         try:
-            described = con.execute(render("import_check.sql", what="columns",
+            described = con.execute(render("exchange/import_check.sql", what="columns",
                                            path=str(file))).fetchall()
-            rows = con.execute(render("import_check.sql", what="rows",
+            rows = con.execute(render("exchange/import_check.sql", what="rows",
                                       path=str(file))).fetchall()[0][0]
         except duckdb.Error as exc:
             raise _incompatible(directory, f"the file {table['file']!r} is not readable "
@@ -572,7 +572,7 @@ def _check_roles(model: ModelContext, roles: set[str], meta: dict[str, Any], gro
 
 
 def _small_table(con: duckdb.DuckDBPyConnection, file: Path) -> list[dict[str, Any]]:
-    cursor = con.execute(render("import_check.sql", what="table", path=str(file)))
+    cursor = con.execute(render("exchange/import_check.sql", what="table", path=str(file)))
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
@@ -653,7 +653,7 @@ def _load_table(model: ModelContext, directory: Path, table: dict[str, Any]) -> 
     columns = [{"name": c["name"], "cast": c["type"] if c["stored_as"] == "text" else None}
                for c in table["columns"]]
     try:
-        pipeline_of(model).run("import_table.sql", role=table["role"], table=target,
+        pipeline_of(model).run("exchange/import_table.sql", role=table["role"], table=target,
                            columns=columns, path=str(directory / table["file"]))
     except (duckdb.Error, *model.engine.unreadable_errors) as exc:  # e.g. a key twice, a label its type cannot hold
         raise _incompatible(directory, f"the rows of {table['file']!r} do not make a valid "
@@ -687,7 +687,7 @@ def check_statistics(model: ModelContext, features: list[dict[str, Any]],
     :class:`IncompatibleModelError` naming the first few problems."""
     problems = _feature_problems(model, features, terms)
     checks = _statistics_checks(model, features, groups or [], terms)
-    for role, problem, count in pipeline_of(model).fetch("statistics_checks.sql", checks=checks):
+    for role, problem, count in pipeline_of(model).fetch("exchange/statistics_checks.sql", checks=checks):
         if count:
             problems.append(f"{role}: {problem}")
     if problems:
@@ -720,7 +720,7 @@ def _feature_problems(model: ModelContext, features: list[dict[str, Any]],
     model's features are its terms: the SQL checks cover them)."""
     if terms:
         return []
-    rows = pipeline_of(model).fetch("model_features.sql", source=pipeline_of(model).tables)
+    rows = pipeline_of(model).fetch("catalog/model_features.sql", source=pipeline_of(model).tables)
     names = [f["name"] for f in features]
     if [r[0] for r in rows] != names:
         return [(f"features: the features table lists {first_few([r[0] for r in rows])}, "
@@ -743,7 +743,7 @@ def _feature_problems(model: ModelContext, features: list[dict[str, Any]],
 
 def _statistics_checks(model: ModelContext, features: list[dict[str, Any]],
                        groups: list[dict[str, Any]], terms: bool) -> list[dict[str, Any]]:
-    """The checks ``statistics_checks.sql`` runs, per statistics table the model has."""
+    """The checks ``exchange/statistics_checks.sql`` runs, per statistics table the model has."""
     t = pipeline_of(model).tables  # the tables the write fills (a staged version on Spark)
     checks: list[dict[str, Any]] = []
 

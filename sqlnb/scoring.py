@@ -7,16 +7,16 @@ into a SQL comment is kept on one line and cannot open or close a block comment
 
 Two strategies give the same answers (to floating-point noise):
 
-* ``"compiled"`` (``sql/score.sql``) inlines every parameter as a literal: one expression
+* ``"compiled"`` (``sql/score/score.sql``) inlines every parameter as a literal: one expression
   per class, features x classes literals in all. DuckDB runs it fast per row, but plans it
   slowly, and planning grows with the statement: wide models and small inputs pay seconds.
 * ``"arrays"`` keeps the parameters as data: each row's features become one list, and
   each class's parameters are bound lists (prepared-statement parameters, not SQL text),
   combined by list functions (``list_inner_product``, ``list_distance``). The statement
   grows with features + classes, so planning stays small; per row it does a little more
-  work (building the list). Planned at each call it is ``sql/score_one_level.sql`` (one
+  work (building the list). Planned at each call it is ``sql/score/score_one_level.sql`` (one
   level over the source, see :func:`one_level_sql`); planned once for small Arrow inputs,
-  ``sql/score_arrays.sql`` with the lists written in it (:func:`prepared_scores`).
+  ``sql/score/score_arrays.sql`` with the lists written in it (:func:`prepared_scores`).
 
 ``"auto"`` (the default) takes the compiled form only for narrow models scoring many rows
 (or rows it cannot count cheaply), where it wins (see ``COMPILED_MAX_TERMS`` and
@@ -179,7 +179,7 @@ def refresh(model: ModelContext) -> None:
     compiled = model.parameters()
     sql = compiled.get("version_sql")
     if sql is None:  # rendered once per parameters read: a predict loop asks every call
-        sql = compiled["version_sql"] = model.render("model_version.sql")
+        sql = compiled["version_sql"] = model.render("catalog/model_version.sql")
     rows = model.engine.fetch_readable(sql)
     if not rows or rows[0][0] != stamp:
         model.invalidate()
@@ -344,7 +344,7 @@ def array_score_sql(model: ModelContext, source_sql: str, output: str, keep: lis
         classes.append({**bound, "label": c["label"], "jll": c["jll"], "output": out})
     binarize = binarize_threshold(model)
     sql = model.engine.render(
-        "score_arrays.sql",
+        "score/score_arrays.sql",
         **model.template_context(
             source=source_sql,
             output=output,
@@ -414,7 +414,7 @@ def one_level_sql(model: ModelContext, source_sql: str, output: str, keep: list[
                   output_prefix: str | None, prediction: str = "prediction",
                   columns: dict[str, str] | None = None,
                   literal: bool = False) -> tuple[str, list[Any]]:
-    """The arrays strategy's statement planned at each call (``sql/score_one_level.sql``)
+    """The arrays strategy's statement planned at each call (``sql/score/score_one_level.sql``)
     and its bound lists (none if ``literal``: each list is then one constant written in
     the statement, for a statement that is part of another, a mixed model's): one level over the source for ``predict``, two for the outputs
     with a column per class (the classes' list, then the columns), so the input's columns
@@ -461,7 +461,7 @@ def one_level_sql(model: ModelContext, source_sql: str, output: str, keep: list[
     shared = {name: None if arrays[name] is None
               else bound.slot(name, values[arrays[name] - 1]) for name in ("shift", "names")}
     sql = model.engine.render(
-        "score_one_level.sql",
+        "score/score_one_level.sql",
         **model.template_context(
             source=source_sql,
             output=output,
@@ -552,7 +552,7 @@ ONE_VECTOR = 2048
 def _keeps_order(model: ModelContext) -> bool:
     """Whether the connection keeps the rows of a result in the input's order
     (``preserve_insertion_order``, on by default)."""
-    rows = model.fetch("insertion_order.sql")
+    rows = model.fetch("catalog/insertion_order.sql")
     return bool(rows) and str(rows[0][0]).lower() in ("true", "1")
 
 
@@ -572,7 +572,7 @@ def coerced_columns(model: ModelContext, src: Source, stacklevel: int = 4) -> di
     ]
     if not coerced:
         return {}
-    found = model.fetch("coercion_checks.sql", source=src.sql, features=coerced)[0]
+    found = model.fetch("fit/coercion_checks.sql", source=src.sql, features=coerced)[0]
     for i, f in enumerate(coerced):
         n_inexact, example = found[2 * i], found[2 * i + 1]
         if n_inexact:

@@ -47,7 +47,7 @@ def record(model: Any, method: str, *args: Any, **kwargs: Any) -> str:
         # Macros from an earlier fit would no longer agree with the tables the script writes.
         drop_macros(as_context(recorder))
     return context.engine.render(
-        "fit_script.sql",
+        "fit/fit_script.sql",
         statements=recording.statements,
         action=ACTIONS.get(method, method),
         **context.template_context(model_comment=comment_text(context.name)),

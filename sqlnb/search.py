@@ -25,7 +25,7 @@ its group's rows in the other folds, in the same two scans. A mixed model
 (``family="auto"``) gets step 1 and 2 once per part (the columns of one family, one scan
 each); each candidate's per-fold model is then the sum of the parts', scored in one scan.
 
-A text column (``text=``) gets its own two scans (``sql/search_text.sql``): per fold,
+A text column (``text=``) gets its own two scans (``sql/search/search_text.sql``): per fold,
 class and term the statistics of one tokenising scan; each fold's vocabulary and
 statistics from its training documents (as ``GridSearchCV`` refits ``CountVectorizer``
 per training set); every candidate's coefficients from the family's parameter views with
@@ -279,7 +279,7 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
         families = _check_candidates(model, candidates, len(features))
         hashed = [DUCKDB.ident(c) for c in [target, *(features or []), weight] if c]
         fold_src = Source(
-            sql=render("search_folds.sql", source=src.sql,
+            sql=render("search/search_folds.sql", source=src.sql,
                        n_folds=cv if isinstance(cv, int) else None,
                        fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
                        hashed=hashed).strip(),
@@ -354,10 +354,10 @@ def _held_out(scratch: ModelContext, cv: int | str
     groups = grouping.read_groups(scratch)
     t = grouping.group_tables(scratch, groups)
     context = grouping.group_context(scratch, t)
-    folds = [row[0] for row in pipeline_of(scratch).fetch("search_read.sql", what="folds", **context)]
+    folds = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql", what="folds", **context)]
     _check_folds(folds, cv, "rows")
     if len(groups) > 1:  # per-group models: each group is trained without each fold
-        lonely = pipeline_of(scratch).fetch("search_read.sql", what="single_fold_groups", **context)
+        lonely = pipeline_of(scratch).fetch("search/search_read.sql", what="single_fold_groups", **context)
         if lonely:
             raise EmptyInputError(
                 f"the labelled rows of group(s) {[tuple(g) for g in lonely]} all fall in one "
@@ -366,7 +366,7 @@ def _held_out(scratch: ModelContext, cv: int | str
             )
     kind = scratch.family.statistics_shape  # moments, categories or counts
     pipeline_of(scratch).run(
-        "search_training.sql", kind=kind, pooled=scratch.tables,
+        "search/search_training.sql", kind=kind, pooled=scratch.tables,
         training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
         training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
         **context)
@@ -383,7 +383,7 @@ def _cross_validate(scratch: ModelContext, src: Source,
     folds, groups, context = _held_out(scratch, cv)
     kind = scratch.family.statistics_shape  # moments, categories or counts
     # the pooled model's classes in class-index order (numpy.unique's)
-    labels = [row[0] for row in pipeline_of(scratch).fetch("search_read.sql", what="labels",
+    labels = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql", what="labels",
                                                         pooled=scratch.tables)]
     for family in families:  # as a fit checks them (the views would give NULL priors)
         family.check_priors(len(labels))
@@ -399,7 +399,7 @@ def _cross_validate(scratch: ModelContext, src: Source,
     label_literals = [DUCKDB.lit(label, target_type) for label in labels]
     # the held-out models' keys, (group..., fold), in order, as literals for the scoring
     keys = [tuple(row) for row in
-            pipeline_of(scratch).fetch("search_read.sql", what="keys", **context)]
+            pipeline_of(scratch).fetch("search/search_read.sql", what="keys", **context)]
     key_columns = [g["column"] for g in groups]
     # a hashed fold is never NULL; the user's fold and group columns may be
     nullable_keys = key_columns[:-1] if isinstance(cv, int) else key_columns
@@ -410,7 +410,7 @@ def _cross_validate(scratch: ModelContext, src: Source,
     key_literals = [[DUCKDB.lit(value, sql_type) for value, sql_type in zip(key, key_types)]
                     for key in keys]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
-    complete = pipeline_of(scratch).fetch("search_read.sql", what="complete",
+    complete = pipeline_of(scratch).fetch("search/search_read.sql", what="complete",
                                       pooled=scratch.tables, n_features=len(features))[0][0]
     arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
                                labels, complete, len(features))
@@ -423,7 +423,7 @@ def _cross_validate(scratch: ModelContext, src: Source,
                       for g, classes in enumerate(arrays["candidates"])]
         # scan 2, parameters as data: each row's fold picks its held-out parameters
         rows = scratch.engine.connection.execute(render(
-            "search_score.sql", **pipeline_of(scratch).context(
+            "search/search_score.sql", **pipeline_of(scratch).context(
                 source=src.sql, target=DUCKDB.ident(target), features=cleaned,
                 weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
                 eps=EPS, arrays=arrays, complete=complete, keys=key_literals,
@@ -448,7 +448,7 @@ def _cross_validate(scratch: ModelContext, src: Source,
                              "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
         # scan 2: every row by its fold's held-out model, for every candidate
         rows = pipeline_of(scratch).fetch(
-            "search_score.sql", source=src.sql, target=DUCKDB.ident(target), features=cleaned,
+            "search/search_score.sql", source=src.sql, target=DUCKDB.ident(target), features=cleaned,
             weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
             arrays=None, labels=label_literals, log_loss=log_loss, keys=key_literals,
             key_columns=key_columns, nullable_keys=nullable_keys, consecutive=consecutive)
@@ -482,11 +482,11 @@ def _cross_validate_mixed(model: ModelContext, src: Source, families: list[Any],
                 folds, groups, context = _held_out(scratch, cv)
                 if not by_part:  # the classes and keys: the same rows in every part
                     labels = [row[0] for row in pipeline_of(scratch).fetch(
-                        "search_read.sql", what="labels", pooled=scratch.tables)]
+                        "search/search_read.sql", what="labels", pooled=scratch.tables)]
                     for family in families:
                         family.check_priors(len(labels))
                     keys = [tuple(row) for row in pipeline_of(scratch).fetch(
-                        "search_read.sql", what="keys", **context)]
+                        "search/search_read.sql", what="keys", **context)]
                     target_type = scratch.meta["target_type"]
                     key_types = [g["type"] for g in groups]
                 specs = _feature_specs(columns, part_features, scratch.family.per_category)
@@ -529,7 +529,7 @@ def _cross_validate_mixed(model: ModelContext, src: Source, families: list[Any],
     consecutive = keys == [(k,) for k in range(len(keys))] and all(
         type(key[0]) is int for key in keys)
     rows = model.engine.fetch(render(
-        "search_score.sql", model=model.name, family_name=model.family.name,
+        "search/search_score.sql", model=model.name, family_name=model.family.name,
         family_template=model.family.template, source=src.sql, target=DUCKDB.ident(target),
         features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
         candidates=rendered, eps=EPS, arrays=None, labels=label_literals, log_loss=log_loss,
@@ -576,7 +576,7 @@ def _candidate_models(scratch: ModelContext, families: list[Any], groups: list[d
     models: list[dict[tuple, dict[Any, dict[str, Any]]]] = [{} for _ in families]
     for rows, members in runs:
         family = families[members[0]]
-        flow.run("search_features.sql", features=rows)
+        flow.run("search/search_features.sql", features=rows)
         named = []
         for g in members:
             t = dict(context["t"])
@@ -585,19 +585,19 @@ def _candidate_models(scratch: ModelContext, families: list[Any], groups: list[d
             prior = families[g] if priors is None else priors[g]
             named.append({"t": t, "p": families[g].params, "priors": prior.prior_list(),
                           "fit_prior": prior.fit_prior()})
-        flow.run("search_params.sql", what="views", candidates=named, **context)
-        classes = flow.fetch("search_params.sql", what="classes", candidates=named, **context)
+        flow.run("search/search_params.sql", what="views", candidates=named, **context)
+        classes = flow.fetch("search/search_params.sql", what="classes", candidates=named, **context)
         constants: dict[int, dict[int, float]] = {}
         for position, class_index, constant in flow.fetch(
-                "search_params.sql", what="constants", candidates=named, **context):
+                "search/search_params.sql", what="constants", candidates=named, **context):
             constants.setdefault(position, {})[class_index] = constant
         log_priors: dict[tuple[int, int], float] = {}
         if priors is not None:
             log_priors = {(position, class_index): log_prior
                           for position, class_index, log_prior in flow.fetch(
-                              "search_params.sql", what="priors", candidates=named, **context)}
+                              "search/search_params.sql", what="priors", candidates=named, **context)}
         terms: dict[int, list[tuple]] = {}
-        for position, *row in flow.fetch("search_params.sql", what="terms",
+        for position, *row in flow.fetch("search/search_params.sql", what="terms",
                                           candidates=named, **context):
             terms.setdefault(position, []).append(tuple(row))
         for position, g in enumerate(members):
@@ -757,7 +757,7 @@ def _results_relation(model: ModelContext, candidates: list[dict[str, Any]],
         rows.append(row)
     leading = [*param_columns, "params"]
     return model.engine.connection.sql(render(
-        "search_results.sql", model=model.name, rows=rows, metrics=metrics, leading=leading,
+        "search/search_results.sql", model=model.name, rows=rows, metrics=metrics, leading=leading,
         columns=["__sqlnb_candidate", *leading, *split_columns]))
 
 
@@ -888,7 +888,7 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
                           DUCKDB.ident(weight))
         fold_type = columns[cv] if isinstance(cv, str) else "INTEGER"
         fold_src = Source(
-            sql=render("search_folds.sql", source=src.sql,
+            sql=render("search/search_folds.sql", source=src.sql,
                        n_folds=cv if isinstance(cv, int) else None,
                        fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
                        hashed=[DUCKDB.ident(c) for c in (target, column, weight) if c]).strip(),
@@ -944,15 +944,15 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
         with model.engine.rolled_back("search"):
             ownership.claim(scratch, ownership.names(scratch.name, "base", "text"))
             # scan 1: every fold's per class and term statistics
-            flow.run("search_text.sql", what="statistics", **context)
-            flow.run("search_text.sql", what="training_classes", **context)
-            folds = [row[0] for row in flow.fetch("search_text.sql", what="folds", **context)]
+            flow.run("search/search_text.sql", what="statistics", **context)
+            flow.run("search/search_text.sql", what="training_classes", **context)
+            folds = [row[0] for row in flow.fetch("search/search_text.sql", what="folds", **context)]
             _check_folds(folds, cv, "documents")
-            documents = dict(flow.fetch("search_text.sql", what="training_documents",
+            documents = dict(flow.fetch("search/search_text.sql", what="training_documents",
                                         **context))
-            labels = [row[0] for row in flow.fetch("search_text.sql", what="labels",
+            labels = [row[0] for row in flow.fetch("search/search_text.sql", what="labels",
                                                    **context)]
-            flow.run("search_text.sql", what="scores_tables", **context)
+            flow.run("search/search_text.sql", what="scores_tables", **context)
             # candidates that prune the vocabulary alike share its tables
             runs: dict[tuple, list[int]] = {}
             for position, (_, a) in enumerate(settings):
@@ -965,21 +965,21 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
                     low, high = a.doc_bounds(documents[fold])
                     bounds.append({"fold": DUCKDB.lit(fold, fold_type), "low": low,
                                    "high": high})
-                flow.run("search_text.sql", what="vocabulary", bounds=bounds,
+                flow.run("search/search_text.sql", what="vocabulary", bounds=bounds,
                          max_features=a.max_features, **context)
-                empty = flow.fetch("search_text.sql", what="empty_vocabularies", **context)
+                empty = flow.fetch("search/search_text.sql", what="empty_vocabularies", **context)
                 if empty:
                     raise InvalidDataError(
                         f"the training documents of fold(s) {sorted(r[0] for r in empty)} "
                         "leave no terms after pruning: try a lower min_df or a higher max_df"
                     )
-                flow.run("search_text.sql", what="training_terms", **context)
+                flow.run("search/search_text.sql", what="training_terms", **context)
                 named = []
                 for position in members:  # the candidate's column in the scoring statement
                     f = settings[position][0]
                     named.append({"index": position, "alpha": f.alphas(1)[0], "p": f.params,
                                   "priors": f.prior_list(), "fit_prior": f.fit_prior()})
-                flow.run("search_text.sql", what="candidates", candidates=named, **context)
+                flow.run("search/search_text.sql", what="candidates", candidates=named, **context)
             label_literals = [DUCKDB.lit(label, target_type) for label in labels]
             rendered = [{"classes": [{"label": label,
                                       "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
@@ -991,7 +991,7 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
                         for g in range(len(settings))]
             # scan 2: every document by its fold's model, for every candidate
             rows = flow.fetch(
-                "search_score.sql", source=src.sql, target=DUCKDB.ident(target),
+                "search/search_score.sql", source=src.sql, target=DUCKDB.ident(target),
                 weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
                 arrays=None, labels=label_literals, log_loss=log_loss,
                 text={"column": DUCKDB.ident(column), "a": analyzer.sql(),

@@ -55,7 +55,7 @@ class Source:
         if self.reader != "read_parquet" or not self.paths:
             return None
         try:
-            rows = con.execute(render("parquet_rows.sql", paths=self.paths)).fetchall()
+            rows = con.execute(render("catalog/parquet_rows.sql", paths=self.paths)).fetchall()
         except duckdb.Error:
             return None
         return None if not rows or rows[0][0] is None else int(rows[0][0])
@@ -237,7 +237,7 @@ class PreparedStatements:
     >>> import duckdb, pyarrow as pa
     >>> from sqlnb.templates import render
     >>> con, statements = duckdb.connect(), PreparedStatements()
-    >>> rows = lambda source: render("batch_size.sql", t={"batch": source})
+    >>> rows = lambda source: render("fit/batch_size.sql", t={"batch": source})
     >>> statements.run(con, "rows", pa.table({"x": [1, 2]}), rows).to_pydict()
     {'count_star()': [2]}
     >>> statements.run(con, "rows", pa.table({"x": [5]}), rows).to_pydict()
@@ -291,19 +291,19 @@ class PreparedStatements:
         slot.table = table
         con.register(name, slot)
         try:
-            con.execute(render("prepare.sql", name=name,
+            con.execute(render("score/prepare.sql", name=name,
                                statement=statement(_from_clause(name=name))))
         except BaseException:
             con.unregister(name)
             raise
         finally:
             slot.table = None
-        self._names.append((name, render("deallocate.sql", name=name)))
+        self._names.append((name, render("score/deallocate.sql", name=name)))
         if self._finalizer is None:
             # never from another thread: see planned.Cleanup
             self._finalizer = weakref.finalize(self, _free_later, cleanup_for(con), con,
                                                self._names)
-        return _Planned(name, slot, render("execute_prepared.sql", name=name))
+        return _Planned(name, slot, render("score/execute_prepared.sql", name=name))
 
     def _free(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
         freed = [entry for entry in self._names if entry[0] == name]
@@ -334,7 +334,7 @@ def _free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> N
 
 def _drop_view_sql(name: str) -> str:
     """The statement dropping the view ``name`` if there is one."""
-    return render("table_versions.sql", what="drop_view", table=DUCKDB.ident(name))
+    return render("catalog/table_versions.sql", what="drop_view", table=DUCKDB.ident(name))
 
 
 def in_memory_rows(obj: Any) -> int | None:
@@ -430,7 +430,7 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
     if simple is not None:  # what DESCRIBE would say, known without asking
         return Source(sql=sql, columns=simple, registered=registered, obj=source)
     try:
-        rows = con.execute(render("describe_source.sql", source=sql)).fetchall()
+        rows = con.execute(render("catalog/describe_source.sql", source=sql)).fetchall()
     except duckdb.Error as exc:
         if registered:
             con.unregister(registered)
@@ -499,4 +499,4 @@ def _schema_facts(schema: Any) -> tuple[dict[str, str] | None, tuple]:
 
 def _from_clause(*, reader: str | None = None, paths: list[str] | None = None,
                  name: str | None = None) -> str:
-    return render("source.sql", reader=reader, paths=paths or [], name=name).strip()
+    return render("catalog/source.sql", reader=reader, paths=paths or [], name=name).strip()

@@ -31,7 +31,7 @@ def template_dir() -> Path:
     """Where the templates are: inside the installed package, or beside it in a checkout."""
     here = Path(__file__).resolve().parent
     for candidate in (here / "sql", here.parent / "sql"):
-        if (candidate / "score.sql").is_file():
+        if (candidate / "score" / "score.sql").is_file():
             return candidate
     raise FileNotFoundError("sqlnb's SQL templates were not found (looked in sqlnb/sql and sql/)")
 

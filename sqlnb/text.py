@@ -399,7 +399,7 @@ def check_re2(model: ModelContext, token_pattern: str) -> None:
     (no look-around, no back-references)."""
     pattern, _ = translate_pattern(token_pattern)
     try:
-        model.engine.fetch(model.engine.render("regex_check.sql"), [pattern])
+        model.engine.fetch(model.engine.render("text/regex_check.sql"), [pattern])
     except duckdb.InvalidInputException as exc:
         raise InvalidParameterError(
             f"token_pattern {token_pattern!r} is valid in Python but not in DuckDB's "
@@ -702,13 +702,13 @@ def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
     rows = model.fetch("text/read_groups.sql", table=model.dialect.ident(_groups_table(model)),
                        groups=groups)
     pooled = {label: index for index, label, _ in
-              pipeline_of(model).fetch("read_params.sql", what="classes")}
+              pipeline_of(model).fetch("catalog/read_params.sql", what="classes")}
     models = []
     for index, *values in rows:
         sub = model.renamed(group_model_name(model.name, index))
         flow = pipeline_of(sub)
-        constants = dict(flow.fetch("read_params.sql", what="constants"))
-        classes = flow.fetch("read_params.sql", what="classes")
+        constants = dict(flow.fetch("catalog/read_params.sql", what="constants"))
+        classes = flow.fetch("catalog/read_params.sql", what="classes")
         models.append({
             "index": index + 1,  # 0 is the pooled model
             "values": [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)],
@@ -743,7 +743,7 @@ def _after_forget(model: ModelContext, class_type: str, may_empty: bool = False)
     amount = model.dialect.ident(model.family.amount_column)
     # (a term's n mixes documents and occurrences, see term_stats.sql: only its amount and
     # the class totals say what was learned)
-    negative = pipeline_of(model).fetch("forget_checks.sql", amount=amount, terms=True)
+    negative = pipeline_of(model).fetch("update/forget_checks.sql", amount=amount, terms=True)
     if negative:
         cells = "; ".join(
             f"class {cls}" + (f", term {feature!r}" if feature is not None else "")
@@ -754,8 +754,8 @@ def _after_forget(model: ModelContext, class_type: str, may_empty: bool = False)
         raise InvalidDataError(
             f"cannot forget more than model {model.name!r} learned: {cells}"
         )
-    pipeline_of(model).run("forget_cleanup.sql", keep=None, class_type=class_type)
-    if pipeline_of(model).fetch("class_count.sql")[0][0] == 0:
+    pipeline_of(model).run("update/forget_cleanup.sql", keep=None, class_type=class_type)
+    if pipeline_of(model).fetch("fit/class_count.sql")[0][0] == 0:
         if may_empty:
             return False
         raise InvalidDataError(
@@ -818,15 +818,15 @@ def fit_long(model: ModelContext, entries: Any, target: str, *, labels: Any, wei
                 pipeline_of(model).create(target_type, text=True)
                 grouping.drop_groups(model)  # of an earlier per-group model
             pipeline_of(model).run("text/insert_long_features.sql", alpha=alpha, **context)
-            pipeline_of(model).run("batch_sparse.sql", **context)
-            if pipeline_of(model).fetch("batch_size.sql")[0][0] == 0:
+            pipeline_of(model).run("fit/batch_sparse.sql", **context)
+            if pipeline_of(model).fetch("fit/batch_size.sql")[0][0] == 0:
                 raise EmptyInputError("there are no labelled documents to fit")
             duplicated = pipeline_of(model).fetch("text/duplicate_labels.sql", **context)
             if duplicated[0][0]:
                 raise InvalidDataError(
                     f"{duplicated[0][0]} document(s) have more than one label row"
                 )
-            problems = pipeline_of(model).fetch("batch_checks_sparse.sql",
+            problems = pipeline_of(model).fetch("fit/batch_checks_sparse.sql",
                                     needs_non_negative=model.family.has_batch_checks)
             if problems:
                 raise InvalidDataError(
@@ -1078,8 +1078,8 @@ def _check_mergeable(a: ModelContext, b: ModelContext, options_a: dict[str, Any]
 def compile_classes(model: ModelContext) -> dict[str, Any]:
     """Class labels and constants only: a term model's coefficients stay in the database."""
     meta = model.meta
-    classes = pipeline_of(model).fetch("read_params.sql", what="classes")
-    constants = dict(pipeline_of(model).fetch("read_params.sql", what="constants"))
+    classes = pipeline_of(model).fetch("catalog/read_params.sql", what="classes")
+    constants = dict(pipeline_of(model).fetch("catalog/read_params.sql", what="constants"))
     compiled = [{
         "index": index,
         "label_value": label,

@@ -187,7 +187,7 @@ def check_weights(engine: Any, source_sql: str, target_sql: str,
     rows all weigh zero. One scan of the weight and target columns.
     """
     nulls, nans, infinite, negative, non_zero, rows = engine.fetch(engine.render(
-        "weight_checks.sql", source=source_sql, target=target_sql, weight=weight_sql
+        "fit/weight_checks.sql", source=source_sql, target=target_sql, weight=weight_sql
     ))[0]
     column = f"weight column {weight!r}"
     if nulls:

@@ -22,6 +22,11 @@ FAMILY_MACROS = {"stats_table", "declare", "merge", "merge_model", "feature_para
 SINGLE_FAMILIES = [name for name, family in FAMILIES.items() if not family.composite]
 
 
+def _rel(path: pathlib.Path) -> str:
+    """A module's path below sqlnb/ (``families/gaussian.py``)."""
+    return str(path.relative_to(ROOT / "sqlnb"))
+
+
 def test_the_import_contracts_hold():
     """Layers without cycles, and no database driver above the engine (pyproject.toml)."""
     assert lint_imports(config_filename=str(ROOT / "pyproject.toml")) == 0
@@ -64,10 +69,11 @@ def _family_name_checks(source: str, filename: str) -> list[str]:
 
 
 def test_no_family_name_checks_outside_the_families():
-    """Per-family facts are attributes of the families (sqlnb/families.py): other modules
+    """Per-family facts are attributes of the families (sqlnb/families/): other modules
     ask them (``family.array_kind``, ``family.sklearn_estimator``…), never the name."""
-    found = [hit for path in sorted((ROOT / "sqlnb").glob("*.py")) if path.name != "families.py"
-             for hit in _family_name_checks(path.read_text(), path.name)]
+    found = [hit for path in sorted((ROOT / "sqlnb").rglob("*.py"))
+             if "families" not in path.relative_to(ROOT / "sqlnb").parts
+             for hit in _family_name_checks(path.read_text(), _rel(path))]
     assert found == []
 
 
@@ -105,14 +111,14 @@ def test_the_template_check_sees_a_family_branch():
 def test_no_module_imports_another_modules_private_names():
     allowed: set[tuple[str, str, str]] = set()
     found = []
-    for path in sorted((ROOT / "sqlnb").glob("*.py")):
+    for path in sorted((ROOT / "sqlnb").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level > 0:
                 for alias in node.names:
-                    key = (path.name, node.module or "", alias.name)
+                    key = (_rel(path), node.module or "", alias.name)
                     private = alias.name.startswith("_") and not alias.name.endswith("__")
                     if private and key not in allowed:
-                        found.append(f"{path.name}:{node.lineno} {alias.name}")
+                        found.append(f"{_rel(path)}:{node.lineno} {alias.name}")
     assert found == []
 
 
@@ -161,8 +167,8 @@ def test_no_module_calls_or_reads_another_modules_private_names():
     """A private name of one sqlnb module (a method, a cache) is used by that module only:
     other modules go through public methods (``context.parameters()``,
     ``context.invalidate()``...), never ``model._run`` or ``model._meta = None``."""
-    trees = {path.name: ast.parse(path.read_text())
-             for path in sorted((ROOT / "sqlnb").glob("*.py"))}
+    trees = {_rel(path): ast.parse(path.read_text())
+             for path in sorted((ROOT / "sqlnb").rglob("*.py"))}
     defined = {name: _private_names_defined(tree) for name, tree in trees.items()}
     everywhere = set().union(*defined.values())
     found = [f"{name}:{line} .{attr}" for name, tree in trees.items()
@@ -194,6 +200,12 @@ def _below(module: str) -> list[str]:
     return [m for layer in layers[at + 1:] for m in layer]
 
 
+def _module_files(module: str) -> list[pathlib.Path]:
+    """A module's file, or a package's files."""
+    base = ROOT / module.replace(".", "/")
+    return sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+
+
 def _facade_uses(source: str, filename: str) -> list[str]:
     """Where a module imports ``sqlnb.model`` (under ``TYPE_CHECKING`` too) or names
     ``NaiveBayes`` in code (docstrings and comments aside)."""
@@ -220,9 +232,8 @@ def test_no_module_below_the_facade_knows_the_facade():
     imports the facade's module, even for annotations, or names ``NaiveBayes``."""
     below = _below("sqlnb.model")
     assert "sqlnb.ownership" in below and "sqlnb.search" in below and "sqlnb.context" in below
-    found = [hit for module in below
-             for hit in _facade_uses((ROOT / (module.replace(".", "/") + ".py")).read_text(),
-                                     module)]
+    found = [hit for module in below for path in _module_files(module)
+             for hit in _facade_uses(path.read_text(), module)]
     assert found == []
 
 

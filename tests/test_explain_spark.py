@@ -1,4 +1,4 @@
-"""explain on Spark: the template of sql/explain.sql in the Spark dialect, against the same
+"""explain on Spark: the template of sql/reports/explain.sql in the Spark dialect, against the same
 model's explanation on DuckDB (1e-9). Every Spark test shares the session of conftest.py."""
 
 from __future__ import annotations

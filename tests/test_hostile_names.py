@@ -171,7 +171,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     # the statements of Spark's versioned writes, rendered (not run) with DuckDB's quoting
     quote = sqlnb.dialect.DUCKDB.ident
     for what in ("columns", "switch", "drop"):
-        sqlnb.templates.render("table_versions.sql", dialect=sqlnb.dialect.DUCKDB, what=what,
+        sqlnb.templates.render("catalog/table_versions.sql", dialect=sqlnb.dialect.DUCKDB, what=what,
                                view=quote(name), table=quote(name + "__v1"))
     GaussianNB().fit([[0.0], [1.0], [0.5], [1.5]], [0, 1, 0, 1])  # its own private names
 
@@ -242,7 +242,7 @@ def test_every_template_keeps_its_parse_tree_with_hostile_names(monkeypatch):
     every_template = {str(p.relative_to(template_dir())) for p in template_dir().rglob("*.sql")}
     # Spark SQL's spellings and scoring functions, rendered with hostile names in
     # tests/test_spark.py and tests/test_spark_functions.py
-    every_template -= {"dialects/spark.sql", "scoring_functions.sql"}
+    every_template -= {"dialects/spark.sql", "score/scoring_functions.sql"}
     assert sorted(every_template - loaded) == [], sorted(every_template - loaded)
     assert [name for name, _ in hostile] == [name for name, _ in benign]
     con = duckdb.connect()

@@ -405,7 +405,7 @@ CHILD = textwrap.dedent("""
     model = sqlnb.load(con, "m")
     run = model.pipeline.run_planned  # an update's upsert is planned once per text
     def announce(template, key=None, **context):
-        if template == "merge.sql":
+        if template == "update/merge.sql":
             print("merging", flush=True)
         return run(template, key, **context)
     model.pipeline.run_planned = announce

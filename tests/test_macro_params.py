@@ -204,8 +204,8 @@ def test_an_update_without_new_classes_writes_only_the_statistics(family):
     model.pipeline.run_planned = lambda template, key=None, **context: (
         rendered.append(template), run_planned(template, key, **context))[1]
     model.partial_fit("second", "y")
-    assert "merge.sql" in rendered
-    assert not {"scoring_params.sql", "scoring_macros.sql", "params.sql"} & set(rendered)
+    assert "update/merge.sql" in rendered
+    assert not {"score/scoring_params.sql", "score/scoring_macros.sql", "score/params.sql"} & set(rendered)
     assert macro_texts(con, "m") == texts  # the same macros ...
     oracle = ORACLES[family]().fit(X, y)  # ... answering with the updated parameters
     labels, proba = macro_scores(con, "m", "every", list(oracle.classes_))

@@ -1,7 +1,7 @@
-"""The arrays statement planned at each call (``sql/score_one_level.sql``): what scores
+"""The arrays statement planned at each call (``sql/score/score_one_level.sql``): what scores
 files, tables and DataFrames. Wide models read from Parquet, against scikit-learn; missing
 values; far from the origin; the same answers as the statement planned once for small
-Arrow inputs (``sql/score_arrays.sql``)."""
+Arrow inputs (``sql/score/score_arrays.sql``)."""
 
 from __future__ import annotations
 
@@ -180,7 +180,7 @@ def test_a_wide_poisson_read_from_parquet_matches_its_formula(con, tmp_path):
 @pytest.mark.parametrize("output", ["predict", "proba", "log_proba", "joint"])
 def test_planned_per_call_and_planned_once_agree(con, tmp_path, output):
     # a file is scored by the statement planned at each call, a small Arrow table by the
-    # one planned once (sql/score_arrays.sql): the same numbers
+    # one planned once (sql/score/score_arrays.sql): the same numbers
     X, y = wide_gaussian()
     model = sqlnb.NaiveBayes("both", con=con).fit(columns(X, y), "label")
     rows = X[:50].copy()

@@ -229,7 +229,7 @@ def test_the_spark_upsert_gives_duckdbs_counts(engine, spark, case, sign):
 
 # How merge.sql folds a batch's class totals in (the other upserts take the same macro).
 CLASS_UPSERT = """
-{% from 'incremental.sql' import added %}
+{% from 'update/incremental.sql' import added %}
 {% set rows %}SELECT class, n, weight FROM {{ t.batch }} WHERE feature IS NULL{% endset %}
 {% call(column, old, new) sql.upsert(t.class_stats, ['class'], ['n', 'weight'], rows,
                                      t.get('next_class_stats')) -%}

@@ -15,7 +15,7 @@ def fresh_environment():
 
 
 def rendered(env) -> str:
-    return env.get_template("model_version.sql").render(**CONTEXT)
+    return env.get_template("catalog/model_version.sql").render(**CONTEXT)
 
 
 def test_a_new_environment_reuses_the_compiled_templates(tmp_path, monkeypatch):

@@ -61,7 +61,7 @@ CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE {{ otherwise }} END
 {%- endmacro %}
 
 
-{#- ``lookup_sorted``'s position, computed once per row and feature (score.sql): 1..n for
+{#- ``lookup_sorted``'s position, computed once per row and feature (score/score.sql): 1..n for
     a known key, n + 1 for NULL, n + 2 for any other value. -#}
 {% macro category_position(x, keys) -%}
 coalesce(enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | lits }}))) + 1, CASE WHEN {{ x }} IS NULL THEN {{ keys | length + 1 }} ELSE {{ keys | length + 2 }} END)

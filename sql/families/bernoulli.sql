@@ -6,7 +6,7 @@
   log prior + sum_f log_neg_prob + sum_f x_f * (log_prob - log_neg_prob), and a missing
   x_f takes its log_neg_prob back out.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, sum_of_terms %}
+{% from 'families/common.sql' import num, list_of, columns_of, missing_aware, by_group, sum_of_terms %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}

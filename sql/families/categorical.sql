@@ -12,8 +12,8 @@
   NULL is a missing value: it is not counted at fit (totals are over the rows with a
   value) and adds 0 at predict when missing = 'ignore'.
 -#}
-{% from 'incremental.sql' import signed, added %}
-{% from 'common.sql' import by_group, sum_of_terms %}
+{% from 'update/incremental.sql' import signed, added %}
+{% from 'families/common.sql' import by_group, sum_of_terms %}
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
@@ -210,7 +210,7 @@ JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% endmacro %}
 
-{#- c.gather (score.sql, see compiler.coded_positions): the features whose coefficients
+{#- c.gather (score/score.sql, see compiler.coded_positions): the features whose coefficients
     are picked from one list per class by the row's list of positions, then summed -#}
 {% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) | trim }}{% if c.get('gather') %}
         + list_sum(list_select({{ c.gather.coefs | doubles }}, {{ c.gather.index }})){% endif %}{% endmacro %}
@@ -236,7 +236,7 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
     compiler.joined_lookups): no category in the expression -#}
 CASE WHEN {{ sql.as_text(term.column) }} IS NULL THEN {{ missing }} WHEN {{ term.lookup.key }} IS NULL THEN {{ unseen }} ELSE {{ term.lookup.value }} END
 {%- elif term.position is defined and term.position -%}
-{# the position was computed once per row and feature (score.sql) #}
+{# the position was computed once per row and feature (score/score.sql) #}
 {{ sql.lookup_position(term.position, sql.as_text(term.column), term.sorted_categories, term.sorted_coefs,
                        unseen, missing, constant, 0.0, 0.0 if p.unseen == 'ignore' else term.unseen) }}
 {%- elif term.sorted_categories is defined -%}

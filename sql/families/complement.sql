@@ -4,7 +4,7 @@
   with norm, the logged ratio divided by its sum over features. The class prior only
   counts when there is a single class, as in scikit-learn.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, partition_by_group, sum_of_terms %}
+{% from 'families/common.sql' import num, list_of, columns_of, missing_aware, by_group, partition_by_group, sum_of_terms %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}

@@ -3,8 +3,8 @@
   per class x feature the weighted sum of the feature's values. Bernoulli passes
   `binarize`, so the sum counts the rows whose value is above the threshold.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, by_group %}
-{% from 'incremental.sql' import signed, added %}
+{% from 'families/common.sql' import num, list_of, columns_of, by_group %}
+{% from 'update/incremental.sql' import signed, added %}
 
 {% macro value(f, binarize) -%}
 {% if binarize is none %}{{ num(f) }}{% else %}CAST({{ num(f) }} > {{ binarize | lit }} AS DOUBLE){% endif %}

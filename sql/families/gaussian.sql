@@ -6,8 +6,8 @@
   Each batch is summed around a per-feature shift close to the data (a pilot mean), so
   m2 = S2 - S1^2 / W never cancels catastrophically; batches are combined pairwise.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, partition_by_group, sum_of_terms %}
-{% from 'incremental.sql' import signed, added, non_negative %}
+{% from 'families/common.sql' import num, list_of, columns_of, missing_aware, by_group, partition_by_group, sum_of_terms %}
+{% from 'update/incremental.sql' import signed, added, non_negative %}
 
 {% macro stats_table(t, class_type) %}
 CREATE TABLE {{ t.feature_stats }} (
@@ -387,7 +387,7 @@ GROUP BY c.class_index
 {{ missing_aware(term, quadratic, p.missing, '0.5 * ln(2 * pi() * ' ~ (term.var | lit) ~ ')') }}
 {%- endmacro %}
 
-{#- The rows of the scoring macros' parameter table (sql/scoring_params.sql): the same
+{#- The rows of the scoring macros' parameter table (sql/score/scoring_params.sql): the same
     numbers as feature_params and class_constant, in one pass over the statistics (every
     write that changes the statistics runs it again; the parameter views joined twice
     cost twice the time). Models without groups only: the arrays do not cover per-group models. #}

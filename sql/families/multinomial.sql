@@ -2,7 +2,7 @@
   Multinomial naive Bayes: log P(x_f | c) = log(count_cf + alpha_f) - log(sum_f (count_cf + alpha_f)).
   The joint log-likelihood is linear in the counts: log prior + sum_f x_f * log_prob_cf.
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, sum_of_terms %}
+{% from 'families/common.sql' import num, list_of, columns_of, missing_aware, by_group, sum_of_terms %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}

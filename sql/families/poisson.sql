@@ -7,7 +7,7 @@
   alpha = 0 gives the plain mean.
   log P(x_f | c) = x_f log(rate_cf) - rate_cf - log(x_f!), with log(x!) = lgamma(x + 1).
 -#}
-{% from 'common.sql' import num, list_of, columns_of, missing_aware, by_group, sum_of_terms %}
+{% from 'families/common.sql' import num, list_of, columns_of, missing_aware, by_group, sum_of_terms %}
 {% import 'families/counts.sql' as counts %}
 
 {% macro stats_table(t, class_type) %}{{ counts.stats_table(t, class_type) }}{% endmacro %}

@@ -4,7 +4,7 @@
   n-grams with a space), spelled with DuckDB list functions so it runs per row, in
   parallel. `a` is the analyzer's settings, prepared by sqlnb/text.py.
 -#}
-{% from 'common.sql' import list_of %}
+{% from 'families/common.sql' import list_of %}
 
 {# The list of tokens of one document (NULL documents give an empty list). #}
 {% macro tokens(column, a) -%}

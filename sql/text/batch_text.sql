@@ -1,4 +1,4 @@
--- A batch of text in the shape of a sparse batch (see batch_sparse.sql): class totals
+-- A batch of text in the shape of a sparse batch (see fit/batch_sparse.sql): class totals
 -- with feature NULL, then per class and vocabulary term the documents that contain it
 -- and the weighted sum of its values. Terms outside the vocabulary are ignored.
 {% import 'text/analyzer.sql' as analyzer %}

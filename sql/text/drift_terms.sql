@@ -3,7 +3,7 @@
 {# The bins are the model's vocabulary (its `count`: the term's tokens in the fitted
    documents) plus one (category NULL) for the batch's tokens the vocabulary lacks; the PSI
    is sum (b - m) ln(b / m) over them, each share at least `epsilon` in the logarithm, as
-   drift.sql's categorical features. One row: the text column. #}
+   reports/drift.sql's categorical features. One row: the text column. #}
 {% import 'text/analyzer.sql' as analyzer %}
 WITH cells AS (
     -- one row per document and distinct term, with the term's count in the document

@@ -1,5 +1,5 @@
 -- Term models merged into model {{ model | comment }}: their statistics added up as one batch
--- (in the shape of batch_sparse.sql: class totals with feature NULL, then per class and
+-- (in the shape of fit/batch_sparse.sql: class totals with feature NULL, then per class and
 -- feature), read before the model's own tables are replaced (it may be one of them).
 {{ sql.temp_table(t.batch) }}
 SELECT class, CAST(NULL AS VARCHAR) AS feature, CAST(sum(n) AS BIGINT) AS n, sum(weight) AS weight,

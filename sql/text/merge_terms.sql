@@ -1,8 +1,8 @@
--- Fold a batch (in the shape of batch_sparse.sql) into term model {{ model | comment }}, or take
+-- Fold a batch (in the shape of fit/batch_sparse.sql) into term model {{ model | comment }}, or take
 -- it out again (sign = -1, forget): class totals are upserted; the class x feature
 -- statistics are rebuilt in one pass, old plus (or minus) new, with a row for every known
 -- class and feature (absent terms count zero).
-{% from 'incremental.sql' import signed, added %}
+{% from 'update/incremental.sql' import signed, added %}
 {% set sign = sign | default(1) %}
 {% set rows %}
 SELECT class, {{ signed('n', sign) }}, {{ signed('weight', sign) }} FROM {{ t.batch }} WHERE feature IS NULL

@@ -7,7 +7,7 @@
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
-{% from 'scoring_helpers.sql' import outputs %}
+{% from 'score/scoring_helpers.sql' import outputs %}
 {% set models = [{'index': 0, 't': t, 'class_map': none}] + groups %}
 WITH documents AS MATERIALIZED (
     SELECT *, row_number() OVER () AS __sqlnb_doc

@@ -1,10 +1,10 @@
 -- Score documents with term model {{ model | comment }} ({{ family_name | comment }} naive Bayes): the
 -- documents' (term, value) cells are joined with the per-term coefficients of every class
--- and summed per document; nothing is densified. Then {{ output | comment }}, as in score.sql.
+-- and summed per document; nothing is densified. Then {{ output | comment }}, as in score/score.sql.
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
-{% from 'scoring_helpers.sql' import outputs %}
+{% from 'score/scoring_helpers.sql' import outputs %}
 WITH documents AS MATERIALIZED (
 {% if input == 'text' %}
     SELECT *, row_number() OVER () AS __sqlnb_doc

@@ -1,0 +1,32 @@
+-- One look at a batch table just written (instead of one query each): its features whose
+-- raw sums are not finite (kind 'nan': NaN in the column, the batch is run again with NaN
+-- treated as missing), its number of rows ('size'), the features whose Gaussian sums
+-- cancelled around their shift ('cancelling': rescanned) and the problems that stop it
+-- from touching the model ('problem'). Each part is the query of its own template.
+{% if checks %}
+SELECT 'nan' AS kind, feature, CAST(NULL AS {{ sql.type('VARCHAR') }}) AS problem
+FROM (
+{% include 'fit/batch_nan.sql' %}
+
+) AS nan_features
+UNION ALL
+{% endif %}
+SELECT 'size', CAST(count(*) AS {{ sql.type('VARCHAR') }}), NULL FROM {{ t.batch }}
+{% if shifted %}
+UNION ALL
+SELECT 'cancelling', feature, NULL
+FROM (
+{% include 'fit/batch_cancelling.sql' %}
+
+) AS cancelling_features
+{% endif %}
+{#- the problems' part only where it can find one (fit/batch_checks.sql: missing values under
+    missing = 'error', or the family's own checks): DuckDB plans this at every update #}
+{% if (p.missing | default('error')) == 'error' or family_has_batch_checks %}
+UNION ALL
+SELECT 'problem', feature, problem
+FROM (
+{% include 'fit/batch_checks.sql' %}
+
+) AS problems
+{% endif %}

@@ -1,0 +1,106 @@
+{#- A class's joint log-likelihood over one row's features as a list, the parameters read
+    from list-valued expressions: `c.scale`, `c.target`, `c.weights`, `c.fallback`,
+    `c.constant`, `c.full_constant` are SQL (a bound parameter `$n` in score/score_arrays.sql, a
+    field of a parameter-table row in the scoring macros). `x` is the row's list (for the
+    Gaussian, already centred on the model's shift), `lgamma` the sum of lgamma(x + 1)
+    (Poisson only). -#}
+{#- `raw` is the fast form (a list function over the whole row), used when no feature is
+    missing; `careful` treats each missing value as the model's `missing` setting says. -#}
+{#- list_dot_product refuses a list holding NULL even where the CASE around `raw` discards
+    its result (DuckDB evaluates it for the whole chunk, and moves or folds a CASE put
+    inside it), so its list has the missing values as 0: what the CASE keeps is unchanged. -#}
+{#- kind 'expanded' (score/score_arrays.sql only) is the Gaussian as two native inner products
+    over `<x>_square` (x'^2) and `<x>` (x'): no lambda reads a class's parameters (DuckDB
+    would copy them for every row). -#}
+{% macro raw(c, kind, x, lgamma) -%}
+{% if kind == 'expanded' -%}
+{{ c.constant }} - list_inner_product({{ x }}_square, {{ c.square }}) + list_inner_product({{ x }}_zero, {{ c.linear }})
+{%- elif kind == 'distance' -%}
+{{ c.constant }} - list_distance(list_transform({{ x }}, lambda v, i: v * {{ c.scale }}[i]), {{ c.target }}) ** 2
+{%- elif kind == 'counts' -%}
+{{ c.constant }} + list_dot_product(list_transform({{ x }}, lambda v: coalesce(v, 0)), {{ c.weights }}) - {{ lgamma }}
+{%- else -%}
+{{ c.constant }} + list_dot_product(list_transform({{ x }}, lambda v: coalesce(v, 0)), {{ c.weights }})
+{%- endif %}
+{%- endmacro %}
+{% macro careful(c, kind, x, missing, names) -%}
+{% if missing == 'error' -%}
+error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(list_transform({{ x }}, lambda v: v IS NULL), true)])
+{%- elif kind == 'distance' -%}
+{{ c.full_constant }} + list_sum(list_transform({{ x }}, lambda v, i: coalesce(-((v * {{ c.scale }}[i] - {{ c.target }}[i]) ** 2), {{ c.fallback }}[i])))
+{%- elif kind == 'counts' -%}
+{{ c.full_constant }} + list_sum(list_transform({{ x }}, lambda v, i: coalesce(v * {{ c.weights }}[i] - {{ c.fallback }}[i] - lgamma(v + 1), 0)))
+{%- else -%}
+{{ c.full_constant }} + list_sum(list_transform({{ x }}, lambda v, i: coalesce(v * {{ c.weights }}[i], {{ c.fallback }}[i])))
+{%- endif %}
+{%- endmacro %}
+{#- The row's features in the model's order, as a DOUBLE list: `columns` are SQL
+    expressions, `double` says which are DOUBLE already. A NaN is missing (one test in a
+    lambda over the list, spelt isfinite/isinf as in families/common.sql's `num`); Bernoulli's
+    `binarize` threshold applies last. -#}
+{% macro row_values(features, any_float, binarize) -%}
+{% set values -%}
+[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
+{%- endset %}
+{% if any_float %}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CASE WHEN isfinite(v) OR isinf(v) THEN v END)' %}
+{% endif %}
+{% if binarize is not none %}
+{% set values = 'list_transform(' ~ values ~ ', lambda v: CAST(v > ' ~ (binarize | lit) ~ ' AS DOUBLE))' %}
+{% endif %}
+{{- values -}}
+{%- endmacro %}
+{#- score/score_arrays.sql's fast form, for a row without a missing value: `<x>` is the row's
+    list, `<x>_square` its squares and `<x>_lgamma` its sum of lgamma(x + 1). -#}
+{% macro fast(c, kind, x) -%}
+{% if kind == 'expanded' -%}
+{{ c.constant }} - list_inner_product({{ x }}_square, {{ c.square }}) + list_inner_product({{ x }}, {{ c.linear }})
+{%- elif kind == 'counts' -%}
+{{ c.constant }} + list_dot_product({{ x }}, {{ c.weights }}) - {{ x }}_lgamma
+{%- elif kind == 'distance' -%}
+{{ raw(c, kind, x, none) }}
+{%- else -%}
+{{ c.constant }} + list_dot_product({{ x }}, {{ c.weights }})
+{%- endif %}
+{%- endmacro %}
+{#- The row as a DOUBLE list in the model's feature order (score/score_arrays.sql,
+    score/score_one_level.sql), centred on the Gaussian's shift, a missing value (NULL or NaN)
+    as NaN: list functions refuse a list holding NULL, and a row holding a NaN takes the
+    careful form, which reads the NaN as NULL. Bernoulli's `binarize` threshold applies
+    last, a NaN first made NULL. `per_column` writes one expression per feature, `f.shift`
+    its shift as a literal (cheap to run: a statement planned once pays for its size once);
+    otherwise one lambda over the columns' list, `shift` the shifts as a list (short to
+    plan, for a statement planned at each call, or a wide one). `nulls` false: the input
+    holds no NULL, no coalesce is needed. -#}
+{% macro row_list(features, binarize, shift, per_column, nulls=true) -%}
+{% set nan = "'NaN'::DOUBLE" %}
+{% set columns %}[{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
+{% if binarize is not none and per_column -%}
+[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.float %}{% set v = 'nullif(' ~ v ~ ', ' ~ nan ~ ')' %}{% endif %}coalesce(CAST({{ v }} > {{ binarize | lit }} AS DOUBLE), {{ nan }}){{ ", " if not loop.last }}{% endfor %}]
+{%- elif binarize is not none -%}
+list_transform({{ columns }}, lambda v: coalesce(CAST(nullif(v, {{ nan }}) > {{ binarize | lit }} AS DOUBLE), {{ nan }}))
+{%- elif per_column -%}
+[{% for f in features %}{% set v = f.column if f.double else 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}{% if f.shift is not none %}{% set v = '(' ~ v ~ ' - ' ~ f.shift ~ ')' %}{% endif %}{% if nulls %}{% set v = 'coalesce(' ~ v ~ ', ' ~ nan ~ ')' %}{% endif %}{{ v }}{{ ", " if not loop.last }}{% endfor %}]
+{%- elif shift -%}
+list_transform({{ columns }}, lambda v, i: coalesce(v - {{ shift }}[i], {{ nan }}))
+{%- else -%}
+list_transform({{ columns }}, lambda v: coalesce(v, {{ nan }}))
+{%- endif %}
+{%- endmacro %}
+
+{#- the output columns read from the classes' list of joint log-likelihoods `jll`: the
+    joint terms themselves, or (log-)probabilities by a log-sum-exp around the largest -#}
+{% macro outputs(classes, output, jll) -%}
+{% set lse = 'list_max(' ~ jll ~ ') + ln(list_sum(list_transform(' ~ jll ~ ', lambda v: exp(v - list_max(' ~ jll ~ ')))))' %}
+{% for c in classes %}
+    {% if output == 'joint' %}
+    {{ jll }}[{{ loop.index }}]
+    {% elif output == 'log_proba' %}
+    -- log-sum-exp around the largest term (the same expression in every class: computed once)
+    {{ jll }}[{{ loop.index }}] - ({{ lse }})
+    {% else %}
+    exp({{ jll }}[{{ loop.index }}] - ({{ lse }}))
+    {% endif %}
+    AS {{ c.output }}{{ "," if not loop.last }}
+{% endfor %}
+{%- endmacro %}

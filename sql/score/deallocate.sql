@@ -1,0 +1,2 @@
+{#- Free a statement planned by score/prepare.sql. -#}
+DEALLOCATE PREPARE {{ name | ident }}

@@ -1,0 +1,211 @@
+-- Scoring macros of model {{ model_comment | comment }} ({{ family_name | comment }} naive Bayes, DuckDB only).
+-- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
+-- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
+{% import family_template as family %}
+{% from 'score/scoring_helpers.sql' import chunked, lookup_joins %}
+{% import 'score/array_terms.sql' as terms %}
+{% if text is defined and text %}
+{% import 'text/analyzer.sql' as analyzer %}
+{% from 'families/counts.sql' import value %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
+    -- the row's document is tokenised as the fit tokenised its documents; the terms the
+    -- model knows are weighted as there (the vocabulary's idf, the document's norm) and
+    -- multiplied by each class's coefficient, read from the parameter views at each call
+    SELECT [
+    {% for c in classes %}
+        -- class {{ c.comment | comment }}
+        {{ c.constant | lit }} + coalesce(sum({{ value({'column': 'x'}, text.binarize) }} * coefs[{{ loop.index }}]), 0){{ "," if not loop.last }}
+    {% endfor %}
+    ]
+    FROM (
+        SELECT
+            {{ analyzer.normalised(analyzer.tf('d.cell.value', text.a) ~ ' * v.idf', none, text.a) }} AS x,
+            k.coefs
+        FROM (
+            SELECT unnest(map_entries(list_aggr({{ analyzer.terms('tokens', text.a) }}, 'histogram'))) AS cell
+            FROM (SELECT {{ analyzer.tokens(text.column, text.a) }} AS tokens)
+        ) AS d
+        JOIN {{ t.vocabulary }} AS v ON v.term = d.cell.key
+        JOIN (
+            SELECT feature, list(coef ORDER BY class_index) AS coefs
+            FROM (
+                {{ family.read_params(t) | trim }}
+            )
+            GROUP BY feature
+        ) AS k ON k.feature = v.term
+    )
+);
+{% elif group_table %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
+    -- (the row is named once: DuckDB copies a macro argument at every use)
+    SELECT
+        CASE WHEN {{ group_table.matched }} IS NULL THEN [
+        -- a group unseen at fit time (or NULL): the pooled model
+        {% for c in classes %}
+            -- class {{ c.comment | comment }}
+            {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
+        {% endfor %}
+        ] ELSE [
+        -- the model of the row's group (NULL for a class the group never saw)
+        {% for c in classes %}
+            -- class {{ c.comment | comment }}
+            {{ chunked(family, group_table.models[c.index], p) | trim }}{{ "," if not loop.last }}
+        {% endfor %}
+        ] END
+    FROM (SELECT r AS {{ row | ident }}) AS __sqlnb_input
+    -- one row of parameters per group, joined on the group columns
+    LEFT JOIN (VALUES
+    {% for values in group_table.rows %}
+        ({{ values | join(", ") }}){{ "," if not loop.last }}
+    {% endfor %}
+    ) AS __sqlnb_group ({{ group_table.columns | join(", ") }})
+        ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
+
+);
+{% elif params_table is defined and params_table %}
+{% set c = {'constant': '__sqlnb_c.constant', 'full_constant': '__sqlnb_c.full_constant',
+            'scale': '__sqlnb_c.scale', 'target': '__sqlnb_c.target',
+            'weights': '__sqlnb_c.weights', 'fallback': '__sqlnb_c.fallback'} %}
+{% set names %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
+    -- the parameters are data: one row per class of the view {{ params_table_name | comment }},
+    -- derived from the statistics at every call (so any update shows at once); the row is
+    -- named once, its features become a list
+    list_transform([{
+        'v': list_transform([r], lambda {{ row | ident }}: {{ terms.row_values(features, any_float, binarize) }})[1],
+        'p': (SELECT list(__sqlnb_c ORDER BY __sqlnb_c.class_index) FROM {{ t.scoring_params }} AS __sqlnb_c)
+    }], lambda __sqlnb_a: list_transform([{
+{% if kind == 'distance' %}
+        -- centred on the model's shift (the same in every class row)
+        'x': list_transform(__sqlnb_a.v, lambda v, i: v - __sqlnb_a.p[1].shift[i]),
+{% else %}
+        'x': __sqlnb_a.v,
+{% endif %}
+{% if kind == 'counts' %}
+        'lgamma': list_sum(list_transform(__sqlnb_a.v, lambda v: lgamma(v + 1))),
+{% endif %}
+        'complete': list_count(__sqlnb_a.v) = {{ features | length }}
+    }], lambda __sqlnb_s: list_transform(__sqlnb_a.p, lambda __sqlnb_c:
+        CASE WHEN __sqlnb_s.complete THEN {{ terms.raw(c, kind, '__sqlnb_s.x', '__sqlnb_s.lgamma') }}
+        ELSE {{ terms.careful(c, kind, '__sqlnb_s.x', missing, names) }} END
+    ))[1])[1];
+{% elif lookups is defined and lookups %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
+    -- the row is named once; the categorical features with many categories find their
+    -- coefficients by a join with a relation of them (one row per category)
+    SELECT [
+    {% for c in classes %}
+        -- class {{ c.comment | comment }}: log prior + log-likelihood of each feature
+        {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
+    {% endfor %}
+    ]
+    FROM (SELECT r AS {{ row | ident }}) AS __sqlnb_input
+    {{ lookup_joins(lookups) | trim }}
+);
+{% elif row_once %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
+    -- (a wide model names the row once: DuckDB copies a macro argument at every use)
+    list_transform([r], lambda {{ row | ident }}: [
+    {% for c in classes %}
+        -- class {{ c.comment | comment }}: log prior + log-likelihood of each feature
+        {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
+    {% endfor %}
+    ])[1];
+{% else %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
+{% for c in classes %}
+    -- class {{ c.comment | comment }}: log prior + log-likelihood of each feature
+    {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
+{% endfor %}
+];
+{% endif %}
+
+CREATE OR REPLACE MACRO {{ m.predict }}(r) AS
+    -- the class with the largest joint log-likelihood; ties go to the first class in sorted order
+    list_transform([{{ m.joint }}(r)], lambda jll:
+        [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(jll, list_max(jll))]
+    )[1];
+
+{% if key_clash %}
+-- class labels that differ only by case cannot both be fields of a STRUCT: these macros
+-- explain that instead of failing to bind
+CREATE OR REPLACE MACRO {{ m.predict_log_proba }}(r) AS error({{ key_clash | lit }});
+
+CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS error({{ key_clash | lit }});
+
+{% else %}
+CREATE OR REPLACE MACRO {{ m.predict_log_proba }}(r) AS
+    -- joint log-likelihoods minus their log-sum-exp (taken around the largest one)
+    list_transform([{{ m.joint }}(r)], lambda jll:
+        list_transform([list_max(jll) + ln(list_sum(list_transform(jll, lambda x: exp(x - list_max(jll)))))], lambda lse: {
+        {% for c in classes %}
+            {{ c.key | lit }}: jll[{{ loop.index }}] - lse{{ "," if not loop.last }}
+        {% endfor %}
+        })[1]
+    )[1];
+
+CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS
+    list_transform([{{ m.joint }}(r)], lambda jll:
+        list_transform([list_max(jll) + ln(list_sum(list_transform(jll, lambda x: exp(x - list_max(jll)))))], lambda lse: {
+        {% for c in classes %}
+            {{ c.key | lit }}: {% if grouped_model %}coalesce(exp(jll[{{ loop.index }}] - lse), 0){% else %}exp(jll[{{ loop.index }}] - lse){% endif %}{{ "," if not loop.last }}
+        {% endfor %}
+        })[1]
+    )[1];
+{% endif %}
+
+-- Whole-table scoring: SELECT * FROM churn_score('customers') (a table, view or file name).
+{% if text is defined and text %}
+-- (a text model's documents are scored together, as predict scores them: one join of
+-- their terms with the coefficients instead of a subquery per row)
+CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
+    WITH documents AS (
+        SELECT *, row_number() OVER () AS __sqlnb_doc FROM query_table(relation)
+    ), cells AS (
+        {{ analyzer.document_terms('documents', '__sqlnb_doc', text.source_column, text.a) }}
+    ), sums AS (
+        SELECT
+            doc,
+            [
+        {% for c in classes %}
+                sum({{ value({'column': 'x'}, text.binarize) }} * coefs[{{ loop.index }}]){{ "," if not loop.last }}
+        {% endfor %}
+            ] AS sums
+        FROM (
+            SELECT
+                c.doc,
+                {{ analyzer.normalised(analyzer.tf('c.count', text.a) ~ ' * v.idf', 'c.doc', text.a) }} AS x,
+                k.coefs
+            FROM cells AS c
+            JOIN {{ t.vocabulary }} AS v USING (term)
+            JOIN (
+                SELECT feature, list(coef ORDER BY class_index) AS coefs
+                FROM (
+                    {{ family.read_params(t) | trim }}
+                )
+                GROUP BY feature
+            ) AS k ON k.feature = v.term
+        )
+        GROUP BY doc
+    ), joint AS (
+        SELECT
+            d.*,
+            [
+        {% for c in classes %}
+                {{ c.constant | lit }} + coalesce(s.sums[{{ loop.index }}], 0){{ "," if not loop.last }}
+        {% endfor %}
+            ] AS __sqlnb_jll
+        FROM documents AS d
+        LEFT JOIN sums AS s ON s.doc = d.__sqlnb_doc
+    )
+    SELECT
+        * EXCLUDE (__sqlnb_doc, __sqlnb_jll),
+        -- the class with the largest joint log-likelihood, as <name>_predict chooses it
+        [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(__sqlnb_jll, list_max(__sqlnb_jll))] AS prediction
+    FROM joint
+    ORDER BY __sqlnb_doc;
+{% else %}
+CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
+    SELECT *, {{ m.predict }}(__sqlnb_row) AS prediction
+    FROM query_table(relation) AS __sqlnb_row;
+{% endif %}

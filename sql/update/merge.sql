@@ -1,0 +1,20 @@
+-- Fold the batch's statistics into the model's tables: an upsert keyed by class (and
+-- feature, category), adding counts and combining moments pairwise. With sign = -1
+-- (forget) the batch is taken out again by the same update run backwards.
+{% import family_template as family %}
+{% from 'update/incremental.sql' import signed, added %}
+{% from 'families/common.sql' import by_group %}
+{% set sign = sign | default(1) %}
+{% set keys = (t.get('groups', []) | map(attribute='column') | list) + ['class'] %}
+{% set rows %}
+SELECT {{ by_group(t) }}class, {{ signed('n', sign) }}, {{ signed('weight', sign) }}
+FROM {{ t.batch }}
+{% if family_long_batch %}
+WHERE feature IS NULL
+{% endif %}
+{% endset %}
+{% call(column, old, new) sql.upsert(t.class_stats, keys, ['n', 'weight'], rows, t.get('next_class_stats')) -%}
+{% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.weight', new ~ '.weight', sign) }}{% endif %}
+{%- endcall %};
+
+{{ family.merge(t, features, weighted, sign) }}
