@@ -82,10 +82,8 @@ def explain(model: ModelContext, source: Any, top: int | None = None,
     return model.engine.lazy(src, sql)
 
 
-def _drift_text(model: ModelContext, source: Any) -> Any:
-    """A text model's drift: one row for its text column, the PSI of the batch's token
-    shares per vocabulary term against the fit's (``sql/text/drift_terms.sql``)."""
-    scoring_strategies.refresh(model)
+def _text_source(model: ModelContext, source: Any) -> tuple[Any, Source]:
+    """A text model's analyzer and ``source`` resolved, which must have its text column."""
     _, options, _ = model.stored_input()
     analyzer = text.Analyzer.from_json(json.dumps(options))
     src = model.engine.source(source)
@@ -94,6 +92,14 @@ def _drift_text(model: ModelContext, source: Any) -> Any:
         raise UnknownColumnError(
             f"the source lacks the text column {analyzer.column!r} that model "
             f"{model.name!r} reads")
+    return analyzer, src
+
+
+def _drift_text(model: ModelContext, source: Any) -> Any:
+    """A text model's drift: one row for its text column, the PSI of the batch's token
+    shares per vocabulary term against the fit's (``sql/text/drift_terms.sql``)."""
+    scoring_strategies.refresh(model)
+    analyzer, src = _text_source(model, source)
     sql = pipeline_of(model).render(
         "text/drift_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
         a=analyzer.sql(), name=analyzer.column, epsilon=PSI_EPSILON,
@@ -106,14 +112,7 @@ def _explain_text(model: ModelContext, source: Any, row: int | None, top: int | 
     """A text model's explanation: per document, class and known term, the term's part of
     the class's joint log-likelihood, or with ``top`` per document the known terms that most
     favour its prediction (``sql/text/explain_terms.sql``)."""
-    _, options, _ = model.stored_input()
-    analyzer = text.Analyzer.from_json(json.dumps(options))
-    src = model.engine.source(source)
-    if analyzer.column not in src.columns:
-        model.engine.release(src)
-        raise UnknownColumnError(
-            f"the source lacks the text column {analyzer.column!r} that model "
-            f"{model.name!r} reads")
+    analyzer, src = _text_source(model, source)
     sql = pipeline_of(model).render(
         "text/explain_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
         a=analyzer.sql(), classes=model.parameters()["compiled"], row=row, top=top,
