@@ -26,6 +26,7 @@ import json
 import math
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -225,7 +226,7 @@ def coded_positions(classes: list[dict[str, Any]], dialect: Dialect,
 # seconds (50,000 categories x 3 classes: ~1 s, as much as the rest of fit and predict).
 # A write that rolls back leaves a stamp no one reads again. Keyed by the engine (its
 # connection), the model's name and catalog and the stamp; only the last few are kept.
-_RECENT_READS: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+_RECENT_READS: OrderedDict[tuple[Any, ...], tuple[Any, dict[str, Any]]] = OrderedDict()
 RECENT_READS = 4
 _RECENT_LOCK = threading.Lock()  # connections of several threads share the module
 
@@ -238,15 +239,18 @@ def remembered(model: ModelContext, read: Callable[[ModelContext], dict[str, Any
     key = (id(model.engine), model.name, model.catalog,
            str(model.meta["fitted_at"]))
     with _RECENT_LOCK:
-        found = _RECENT_READS.get(key)
-        if found is not None:
+        entry = _RECENT_READS.get(key)
+        if entry is not None and entry[0]() is not model.engine:
+            entry = None  # another engine, at the address of a collected one
+        if entry is not None:
             _RECENT_READS.move_to_end(key)
-    if found is None:
-        found = read(model)
+    if entry is None:
+        entry = (weakref.ref(model.engine), read(model))
         with _RECENT_LOCK:
-            _RECENT_READS[key] = found
+            _RECENT_READS[key] = entry
             while len(_RECENT_READS) > RECENT_READS:
                 _RECENT_READS.popitem(last=False)
+    found = entry[1]
     fresh = {name: found[name] for name in ("classes", "compiled")}
     if "parts" in found:  # each part's own caches stay out
         fresh["parts"] = [{k: v for k, v in part.items() if k != "view"}

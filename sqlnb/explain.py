@@ -22,7 +22,7 @@ feature), from the very SQL the family's ``jll`` macro sums (each family templat
 40
 >>> model.explain("t", top=1).limit(1).fetchall()[0][:3]  # row 0: its top feature
 (0, 1, 'x')
->>> [row[:2] for row in model.drift("t").fetchall()]
+>>> [(row[0], row[2]) for row in model.drift("t").fetchall()]  # feature, method
 [('x', 'gaussian_kl')]
 """
 

@@ -44,16 +44,6 @@ def test_a_spark_session_gets_the_spark_engine(spark):
     assert engine.capabilities.stored_functions  # SQL scoring functions
 
 
-def test_a_spark_connect_session_is_refused_saying_what_to_use_instead():
-    # the Connect client needs grpc (pyspark[connect]); a session object of its class,
-    # never connected, is enough to be refused
-    pytest.importorskip("grpc")
-    connect = pytest.importorskip("pyspark.sql.connect.session")
-    session = object.__new__(connect.SparkSession)
-    with pytest.raises(UnsupportedError, match="Spark Connect .* classic session"):
-        engine_for(session)
-
-
 def test_the_database_holding_the_statistics_can_be_chosen(spark):
     assert SparkEngine(spark, database="sqlnb_stats").table("m_meta") == \
         "`sqlnb_stats`.`m_meta`"
