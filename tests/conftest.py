@@ -60,6 +60,9 @@ def spark(tmp_path_factory):
         builder.master("local[1]")
         .appName("sqlnb-tests")
         .config("spark.ui.enabled", "false")
+        # one JVM runs every Spark test (wide models, a Connect server): more than the
+        # default 1 GB of heap
+        .config("spark.driver.memory", "3g")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.sql.session.timeZone", "UTC")
