@@ -58,6 +58,35 @@ CASE
 {% endmacro %}
 
 
+{#- The output columns over a relation holding each class's `jll`, `__sqlnb_max` and
+   `__sqlnb_lse`: the prediction (argmax) and/or one column per class (joint, log_proba or
+   proba). `sparse`: a class without a term (per-group models: one the row's group never
+   saw) has probability 0. -#}
+{% macro output_columns(classes, output, prediction, sparse=false) %}
+{% if output in ('predict', 'predict_proba') %}
+    -- argmax; ties go to the first class in sorted order
+    CASE
+    {% for c in classes %}
+        WHEN {{ c.jll }} = __sqlnb_max THEN {{ c.label }}
+    {% endfor %}
+    END AS {{ prediction }}{{ "," if output == 'predict_proba' }}
+{% endif %}
+{% if output != 'predict' %}
+{% for c in classes %}
+    {% if output == 'joint' %}
+    {{ c.jll }}
+    {% elif output == 'log_proba' %}
+    {{ c.jll }} - __sqlnb_lse
+    {% elif sparse %}
+    coalesce(exp({{ c.jll }} - __sqlnb_lse), 0)
+    {% else %}
+    exp({{ c.jll }} - __sqlnb_lse)
+    {% endif %}
+    AS {{ c.output }}{{ "," if not loop.last }}
+{% endfor %}
+{% endif %}
+{% endmacro %}
+
 {# The tail every scoring statement shares, after its `joint` CTE (one column per class):
    the maximum, the log-sum-exp around it, and the requested output: the argmax label
    (ties to the first class in sorted order) or one column per class. #}
@@ -87,26 +116,7 @@ SELECT
 {% for column in keep if column != order %}
     {{ column }},
 {% endfor %}
-{% if output in ('predict', 'predict_proba') %}
-    -- argmax; ties go to the first class in sorted order
-    CASE
-    {% for c in classes %}
-        WHEN {{ c.jll }} = __sqlnb_max THEN {{ c.label }}
-    {% endfor %}
-    END AS {{ prediction }}{{ "," if output == 'predict_proba' }}
-{% endif %}
-{% if output != 'predict' %}
-{% for c in classes %}
-    {% if output == 'joint' %}
-    {{ c.jll }}
-    {% elif output == 'log_proba' %}
-    {{ c.jll }} - __sqlnb_lse
-    {% else %}
-    exp({{ c.jll }} - __sqlnb_lse)
-    {% endif %}
-    AS {{ c.output }}{{ "," if not loop.last }}
-{% endfor %}
-{% endif %}
+{{ output_columns(classes, output, prediction) }}
 FROM normalised
 {% if order %}
 ORDER BY {{ order }}

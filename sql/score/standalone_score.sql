@@ -110,28 +110,7 @@ WITH source AS (
 )
 SELECT
     {{ sql.all_except(classes | map(attribute='jll') | list + (['__sqlnb_row'] if numbered else []) + ['__sqlnb_max', '__sqlnb_lse']) }},
-{% if output in ('predict', 'predict_proba') %}
-    -- argmax; ties go to the first class in sorted order
-    CASE
-    {% for c in classes %}
-        WHEN {{ c.jll }} = __sqlnb_max THEN {{ c.label }}
-    {% endfor %}
-    END AS {{ prediction }}{{ "," if output == 'predict_proba' }}
-{% endif %}
-{% if output != 'predict' %}
-{% for c in classes %}
-    {% if output == 'joint' %}
-    {{ c.jll }}
-    {% elif output == 'log_proba' %}
-    {{ c.jll }} - __sqlnb_lse
-    {% elif grouped_model %}
-    coalesce(exp({{ c.jll }} - __sqlnb_lse), 0)
-    {% else %}
-    exp({{ c.jll }} - __sqlnb_lse)
-    {% endif %}
-    AS {{ c.output }}{{ "," if not loop.last }}
-{% endfor %}
-{% endif %}
+{{ scoring.output_columns(classes, output, prediction, grouped_model) }}
 FROM summed
 {% if numbered %}
 ORDER BY __sqlnb_row
