@@ -166,7 +166,7 @@ from pyspark.ml.classification import NaiveBayes as MLlibNB
 from pyspark.ml.feature import VectorAssembler
 from pyspark.sql import SparkSession
 import sqlnb
-from sqlnb.engine import SparkEngine
+from sqlnb.engines.spark import SparkEngine
 master, data, warehouse, repeat, n_features = sys.argv[1:6]
 repeat, n_features = int(repeat), int(n_features)
 spark = (SparkSession.builder.master(master).config("spark.ui.enabled", "false")

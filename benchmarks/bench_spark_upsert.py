@@ -19,8 +19,8 @@ import time
 
 import duckdb
 
-from sqlnb.dialect import DUCKDB, SPARK
-from sqlnb.engine import SparkEngine
+from sqlnb.engines.dialects import DUCKDB, SPARK
+from sqlnb.engines.spark import SparkEngine
 from sqlnb.templates import environment
 
 COLUMNS = "class, feature, n, weight, mean, m2, n_mean, n_m2"

@@ -26,7 +26,7 @@ from typing import Any
 import duckdb
 import jinja2
 
-from sqlnb.dialect import DUCKDB
+from sqlnb.engines.dialects import DUCKDB
 
 HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE / "data"

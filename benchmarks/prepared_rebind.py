@@ -1,7 +1,7 @@
 """Which prepared statements DuckDB plans again at each ``EXECUTE``.
 
-sqlnb prepares the statements an update repeats (``sqlnb/planned.py``) and the statement
-that scores small in-memory inputs (``sqlnb/source.py``). This prints, for statement shapes
+sqlnb prepares the statements an update repeats (``sqlnb/engines/planned.py``) and the statement
+that scores small in-memory inputs (``sqlnb/engines/source.py``). This prints, for statement shapes
 those use, the binding and optimizing time DuckDB's JSON profile reports for one
 ``EXECUTE`` of a statement prepared before: a shape whose plan is kept shows (almost) no
 binding time. Run: ``python benchmarks/prepared_rebind.py``.

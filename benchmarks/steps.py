@@ -16,7 +16,7 @@ from common import connect, parquet_columns, render  # benchmarks/ is on sys.pat
 
 import sqlnb
 import sqlnb.scoring
-from sqlnb.dialect import DUCKDB
+from sqlnb.engines.dialects import DUCKDB
 
 Step = Callable[[], Any]
 TARGET = "y"
@@ -419,8 +419,8 @@ def prepare_batches_insert(path: Path, batches: int, rows: int) -> Step:
 def prepare_batches_floor(path: Path, batches: int, rows: int) -> Step:
     """The floor of the ``partial_fit`` loop: per batch, one planned statement that adds
     its per-class counts, sums and sums of squares into a statistics table, over an input
-    slot (``sqlnb.planned.WriteSlot``), in a transaction of its own."""
-    from sqlnb.planned import WriteSlot
+    slot (``sqlnb.engines.planned.WriteSlot``), in a transaction of its own."""
+    from sqlnb.engines.planned import WriteSlot
 
     tables = _batches(path, batches, rows)
     con = connect()

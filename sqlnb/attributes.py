@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .context import as_context
-from .dialect import Dialect
+from .engines.dialects import Dialect
 from .errors import InvalidParameterError, first_few
 from .grouping import read_groups
 from .pipeline import pipeline_of

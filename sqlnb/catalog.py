@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from .engine import engine_for
+from .engines import engine_for
 
 # The storage format DuckDB 1.5 reads. DuckDB 2.0 writes a newer one by default, which the
 # DuckDB CLI of an older release (the `duckdb-cli` package lags behind) cannot open.

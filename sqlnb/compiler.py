@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import scoring
 from .context import as_context, relation_name
-from .dialect import Dialect, dialect_named
+from .engines.dialects import Dialect, dialect_named
 from .errors import InvalidParameterError, UnsupportedError
 from .families import FAMILIES
 from .grouping import group_parameter_table

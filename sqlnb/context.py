@@ -37,8 +37,8 @@ from .families import Family
 from .spec import SCHEMA_VERSION, ModelSpec, newer_schema_error
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .dialect import Dialect
-    from .engine import Engine
+    from .engines.base import Engine
+    from .engines.dialects import Dialect
 
 # The relations of a model, by role: the role's name pattern ({name}: the model's name).
 # Every other module takes the names from here (quoted, through ``ModelContext.tables``).

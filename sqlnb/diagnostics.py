@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .engine import engine_for
+from .engines import engine_for
 from .errors import InvalidParameterError, UnknownColumnError
 from .families import FAMILIES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Connection
+    from .engines.duckdb import Connection
     from .model import NaiveBayes
 
 

@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 from . import compiler, grouping, mixed, text
 from . import scoring as scoring_strategies
 from .context import as_context
-from .engine import require_duckdb
+from .engines.base import require_duckdb
+from .engines.source import Source
 from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
 from .pipeline import pipeline_of
-from .source import Source
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import ModelContext

@@ -20,7 +20,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from . import ownership
-from .dialect import Dialect, Expression
+from .engines.dialects import Dialect, Expression
 from .errors import (
     InvalidDataError,
     InvalidParameterError,

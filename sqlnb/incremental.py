@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import macros, mixed, ownership, parts
 from .context import as_context
-from .dialect import Dialect
+from .engines.dialects import Dialect
+from .engines.source import Source
 from .errors import (
     InvalidDataError,
     InvalidParameterError,
@@ -41,7 +42,6 @@ from .errors import (
 )
 from .grouping import read_groups
 from .pipeline import feature_origins, pipeline_of
-from .source import Source
 from .spec import jsonable
 from .validation import check_labels, check_weights
 

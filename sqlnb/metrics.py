@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from .engine import Engine, engine_for
+from .engines import engine_for
+from .engines.base import Engine
 from .errors import EmptyInputError, UnknownColumnError
 from .validation import check_output_clashes
 

@@ -24,7 +24,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .dialect import Dialect
+from .engines.dialects import Dialect
 from .errors import SkippedRowsWarning
 from .families import FAMILIES
 

@@ -37,7 +37,7 @@ import numbers
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from . import compiler, ownership, scoring
-from .dialect import DUCKDB, Dialect
+from .engines.dialects import DUCKDB, Dialect
 from .errors import (
     InvalidDataError,
     InvalidParameterError,

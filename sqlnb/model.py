@@ -35,8 +35,10 @@ from . import (
 from . import pipeline as flows
 from . import scoring as scoring_strategies
 from .context import USER_ROLES, ModelContext, StoredState, refuse_newer
-from .dialect import Dialect
-from .engine import Engine, engine_for, require_duckdb, require_models
+from .engines import engine_for
+from .engines.base import Engine, require_duckdb, require_models
+from .engines.dialects import Dialect
+from .engines.source import Source
 from .errors import (
     InvalidDataError,
     InvalidParameterError,
@@ -49,7 +51,6 @@ from .missing import report_skipped
 from .pipeline import Pipeline
 from .progress import tracked
 from .scoring import comment_text
-from .source import Source
 from .spec import ModelSpec
 from .validation import (
     check_flag,

@@ -42,7 +42,7 @@ from .spec import jsonable
 from .validation import check_label_type, check_names, check_weight_type, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .source import Source
+    from .engines.source import Source
 
 
 def kinds(model: ModelContext, grouped: bool) -> tuple[str, ...]:

@@ -39,15 +39,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import macros, ownership
 from .context import ModelContext, StoredState, template_context
+from .engines.source import Source
 from .errors import EmptyInputError, InvalidDataError, describe_problems
 from .families import Family, Gaussian
 from .missing import non_finite_problems, scan_batch
-from .source import Source
 from .spec import SCHEMA_VERSION, jsonable
 from .version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Engine
+    from .engines.base import Engine
 
 
 # Column types the batch table of a planned scan is created with as they are (no quotes, so

@@ -45,8 +45,9 @@ import duckdb
 
 from . import grouping, mixed, ownership, parts, text
 from .context import ModelContext, refuse_newer
-from .dialect import DUCKDB, SPARK
-from .engine import Engine, engine_for, require_models
+from .engines import engine_for
+from .engines.base import Engine, require_models
+from .engines.dialects import DUCKDB, SPARK
 from .errors import (
     ExportExistsError,
     IncompatibleModelError,

@@ -43,10 +43,10 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 from .context import as_context
-from .dialect import DUCKDB, Dialect
+from .engines.dialects import DUCKDB, Dialect
+from .engines.source import Source
 from .errors import CoercedValuesWarning, InvalidDataError, InvalidParameterError
 from .families import FAMILIES
-from .source import Source
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import ModelContext
@@ -127,7 +127,7 @@ def binarize_threshold(model: ModelContext) -> float | None:
 
 def strategy(model: Any, source: Any = None) -> str:
     """The strategy that scores ``model``'s rows (of ``source``, if given: anything
-    ``predict`` takes, or a resolved :class:`sqlnb.source.Source`): ``"compiled"`` or
+    ``predict`` takes, or a resolved :class:`sqlnb.engines.source.Source`): ``"compiled"`` or
     ``"arrays"``. With ``scoring="auto"`` a narrow model takes the arrays for a source
     known to be small (see ``ARRAYS_MAX_ROWS``).
 
@@ -500,7 +500,7 @@ def prepared_scores(model: ModelContext, source: Source, output: str, keep: list
     """The arrays strategy's result on a small in-memory ``source`` (from
     ``engine.in_memory``), by a statement the engine planned once for this model version,
     output and input schema and runs again on each new input (see
-    :class:`sqlnb.source.PreparedStatements`). Its parameters are written in it as literals:
+    :class:`sqlnb.engines.source.PreparedStatements`). Its parameters are written in it as literals:
     DuckDB folds them once, when it plans, instead of binding lists at every call.
 
     The key holds a token of the parameters this object has read, which every write and

@@ -1,7 +1,7 @@
 """Fitting from SQL: the script of statements a fit runs, for the duckdb CLI or a scheduler.
 
 :func:`record` runs a model method (``fit``, or any other method that writes through the
-model's engine) on a :class:`~sqlnb.engine.RecordingEngine`, inside one transaction that
+model's engine) on a :class:`~sqlnb.engines.duckdb.RecordingEngine`, inside one transaction that
 is rolled back: every statement runs, so the checks see real data and every kind of model
 (``family="auto"``, per-group, text) records the same way, and the statements that write
 are kept. Values a fit reads back and inlines (the Gaussian shifts, a text model's
@@ -15,7 +15,7 @@ import os
 from typing import Any
 
 from .context import as_context
-from .engine import RecordingEngine
+from .engines.duckdb import RecordingEngine
 from .errors import InvalidParameterError
 from .macros import drop_macros
 from .scoring import comment_text

@@ -56,7 +56,8 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from . import grouping, ownership
-from .dialect import DUCKDB
+from .engines.dialects import DUCKDB
+from .engines.source import Source, resolve
 from .errors import (
     EmptyInputError,
     InvalidDataError,
@@ -68,7 +69,6 @@ from .families import PART_FAMILIES, Family, make_family
 from .parts import fit_within, input_spec
 from .pipeline import pipeline_of
 from .scoring import with_chunks
-from .source import Source, resolve
 from .spec import jsonable
 from .templates import render
 from .text import TERM_FAMILIES, Analyzer, check_re2

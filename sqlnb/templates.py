@@ -24,7 +24,7 @@ from typing import Any
 
 import jinja2
 
-from .dialect import DUCKDB, Dialect
+from .engines.dialects import DUCKDB, Dialect
 
 
 def template_dir() -> Path:

@@ -37,6 +37,7 @@ import duckdb
 
 from . import grouping, ownership
 from .context import as_context
+from .engines.source import Source
 from .errors import (
     EmptyInputError,
     IncompatibleModelError,
@@ -48,7 +49,6 @@ from .errors import (
 )
 from .families import FAMILIES
 from .pipeline import pipeline_of
-from .source import Source
 from .stop_words import ENGLISH_STOP_WORDS
 from .validation import (
     check_flag,

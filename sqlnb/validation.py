@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .dialect import DUCKDB, Dialect
+from .engines.dialects import DUCKDB, Dialect
 from .errors import InvalidDataError, InvalidParameterError
 
 BOOLEAN = "boolean"

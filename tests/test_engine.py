@@ -5,8 +5,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from sqlnb.dialect import DUCKDB
-from sqlnb.engine import DuckDBEngine, RecordingEngine, engine_for
+from sqlnb.engines import engine_for
+from sqlnb.engines.dialects import DUCKDB
+from sqlnb.engines.duckdb import DuckDBEngine, RecordingEngine
 from sqlnb.errors import InvalidParameterError
 
 

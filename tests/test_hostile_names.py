@@ -20,9 +20,9 @@ import pytest
 
 import sqlnb
 import sqlnb.diagnostics
+import sqlnb.engines.source
 import sqlnb.exchange
 import sqlnb.progress
-import sqlnb.source
 import sqlnb.text
 from sqlnb.sklearn import GaussianNB
 from sqlnb.templates import template_dir
@@ -37,9 +37,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     """Every public path that renders templates, with ``text`` in the names and labels."""
     name, table, column = "m" + text, "t" + text, "x" + text
     labels = ["a" + text, "b" + text]
-    con.execute("CREATE TABLE " + sqlnb.dialect.DUCKDB.ident(table) + " AS SELECT "
+    con.execute("CREATE TABLE " + sqlnb.engines.dialects.DUCKDB.ident(table) + " AS SELECT "
                 "i % 2 AS yi, CASE WHEN i % 2 = 0 THEN ? ELSE ? END AS y, "
-                "CAST(i % 7 + (i % 2) * 3 AS DOUBLE) AS " + sqlnb.dialect.DUCKDB.ident(column)
+                "CAST(i % 7 + (i % 2) * 3 AS DOUBLE) AS " + sqlnb.engines.dialects.DUCKDB.ident(column)
                 + ", CASE WHEN i = 5 THEN 'nan'::DOUBLE ELSE i % 5 END AS z, "
                 "1e9 * (i % 2) + i % 3 AS far, (i * 7) % 3 + i % 2 AS k, "
                 "CASE WHEN i % 3 = 0 THEN 'p' ELSE 'q' END AS c, i % 2 = 0 AS flag, i % 2 AS g, "
@@ -58,7 +58,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
                                   missing=missing).fit(table, "y", features=columns)
         arrays.predict_proba(table).fetchall()  # parameters as data
         # a small Arrow table: a statement planned once (PREPARE), run on each new table
-        rows = con.sql("SELECT * FROM " + sqlnb.dialect.DUCKDB.ident(table)).to_arrow_table()
+        rows = con.sql("SELECT * FROM " + sqlnb.engines.dialects.DUCKDB.ident(table)).to_arrow_table()
         arrays.predict_proba(rows).fetchall()
         # more than one vector of rows: whether DuckDB keeps their order is asked
         arrays.predict_proba(pa.concat_tables([rows] * 100)).fetchall()
@@ -73,7 +73,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     sqlnb.diagnostics.model_reliability(model, table, "y", bins=3)
     assert [m["model"] for m in sqlnb.list_models(con)] == [name]
     sqlnb.progress.silence_duckdb(con)
-    con.execute(model.to_sql(sqlnb.dialect.DUCKDB.ident(table))).fetchall()
+    con.execute(model.to_sql(sqlnb.engines.dialects.DUCKDB.ident(table))).fetchall()
     model.fit_sql(table, "y", features=features)
     model.create_macros()
     model.partial_fit(table, "y", features=features, classes=labels)
@@ -84,12 +84,12 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     sqlnb.merge(con, [name, "memory." + name], into=name + "w")
     sqlnb.load(con, name).predict(table).fetchall()
     # the rows in a Parquet source's footers ("auto" scoring asks): no such file, no count
-    assert sqlnb.source.Source("", {}, paths=["f" + text + ".parquet"],
+    assert sqlnb.engines.source.Source("", {}, paths=["f" + text + ".parquet"],
                                reader="read_parquet").known_rows(con) is None
     model.fit(table, "y", features=features, group_by="g").predict_proba(table).fetchall()
     model.explain(table, top=1).fetchall()  # each row by its group's parameters
     # a per-group model whose meta row has no spec (schema 1): its groups are read from its tables
-    con.execute("UPDATE " + sqlnb.dialect.DUCKDB.ident(name + "_meta")
+    con.execute("UPDATE " + sqlnb.engines.dialects.DUCKDB.ident(name + "_meta")
                 + " SET spec = NULL, schema_version = 1")
     sqlnb.load(con, name).predict_proba(table).fetchall()
     for family, columns in (("multinomial", ["k"]), ("complement", ["k"]),
@@ -106,9 +106,9 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         table, "y", features=features, weight="k", cv="k", scoring=["accuracy", "f1_macro"],
         param_grid={"var_smoothing": [1e-9, 0.1]})
     infinite = con.sql("SELECT * REPLACE (CASE WHEN yi = 1 THEN 'inf'::DOUBLE ELSE "
-                       + sqlnb.dialect.DUCKDB.ident(column) + " END AS "
-                       + sqlnb.dialect.DUCKDB.ident(column) + ") FROM "
-                       + sqlnb.dialect.DUCKDB.ident(table))
+                       + sqlnb.engines.dialects.DUCKDB.ident(column) + " END AS "
+                       + sqlnb.engines.dialects.DUCKDB.ident(column) + ") FROM "
+                       + sqlnb.engines.dialects.DUCKDB.ident(table))
     with pytest.raises(sqlnb.errors.InvalidDataError, match="infinite value"):
         sqlnb.NaiveBayes(name + "f", con=con).fit(infinite, "y", features=features)
     sqlnb.NaiveBayes(name, con=con, family="categorical").search(  # hashed folds
@@ -118,15 +118,15 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     categorical = sqlnb.NaiveBayes(name, con=con, family="categorical")
     categorical.fit(table, "y", features=["c", "k"])
     as_float = con.sql("SELECT * REPLACE (CAST(k AS DOUBLE) AS k) FROM "
-                       + sqlnb.dialect.DUCKDB.ident(table))
+                       + sqlnb.engines.dialects.DUCKDB.ident(table))
     with pytest.warns(sqlnb.errors.CoercedValuesWarning):  # k is checked by value
         categorical.predict(as_float).fetchall()
     sqlnb.NaiveBayes(name, con=con, family="auto").fit(
         table, "y", features=[column, "c", "flag", "k"]).predict_proba(table).fetchall()
     # a wide Gaussian part, scored in a level of its own beside the categorical part
     wide = con.sql("SELECT *, " + ", ".join(
-        f"{sqlnb.dialect.DUCKDB.ident(column)} + {i} AS {sqlnb.dialect.DUCKDB.ident(column + str(i))}"
-        for i in range(60)) + " FROM " + sqlnb.dialect.DUCKDB.ident(table))
+        f"{sqlnb.engines.dialects.DUCKDB.ident(column)} + {i} AS {sqlnb.engines.dialects.DUCKDB.ident(column + str(i))}"
+        for i in range(60)) + " FROM " + sqlnb.engines.dialects.DUCKDB.ident(table))
     sqlnb.NaiveBayes(name, con=con, family="auto").fit(
         wide, "y", features=[column + str(i) for i in range(60)] + ["c"]
     ).predict_proba(wide).fetchall()
@@ -149,7 +149,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     grouped_text.partial_fit(table, "y", text="body", group_by="g")
     grouped_text.forget(table, "y", text="body", group_by="g")
     sqlnb.merge(con, [name + "g", name + "g"], into=name + "gm")
-    quoted = sqlnb.dialect.DUCKDB.ident
+    quoted = sqlnb.engines.dialects.DUCKDB.ident
     con.execute(text_model.to_sql(quoted(table), output="proba")).fetchall()
     con.execute(f"SELECT {quoted(name + '_predict_proba')}(r) FROM {quoted(table)} r").fetchall()
     sqlnb.NaiveBayes(name, con=con, family="bernoulli").search(  # each fold's vocabulary
@@ -160,7 +160,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         moved = sqlnb.import_model(con, folder, name=name + "i")
     moved.predict_proba(table).fetchall()
     moved.drop()
-    con.execute("CREATE TABLE " + sqlnb.dialect.DUCKDB.ident("e" + text) + " AS SELECT i AS row, "
+    con.execute("CREATE TABLE " + sqlnb.engines.dialects.DUCKDB.ident("e" + text) + " AS SELECT i AS row, "
                 "i % 3 AS feature_index, CAST(1 + i % 2 AS DOUBLE) AS value FROM range(24) r(i)")
     sparse = sqlnb.NaiveBayes(name, con=con, family="multinomial")
     sparse.fit_sparse("e" + text, _rows(con, table, text), "y", features=["f0", "f1", "f2"])
@@ -169,17 +169,17 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         "e" + text, "y", labels="r" + text, document="row", feature="feature_index")
     sqlnb.load(con, name).drop()
     # the statements of Spark's versioned writes, rendered (not run) with DuckDB's quoting
-    quote = sqlnb.dialect.DUCKDB.ident
+    quote = sqlnb.engines.dialects.DUCKDB.ident
     for what in ("columns", "switch", "drop"):
-        sqlnb.templates.render("catalog/table_versions.sql", dialect=sqlnb.dialect.DUCKDB, what=what,
+        sqlnb.templates.render("catalog/table_versions.sql", dialect=sqlnb.engines.dialects.DUCKDB, what=what,
                                view=quote(name), table=quote(name + "__v1"))
     GaussianNB().fit([[0.0], [1.0], [0.5], [1.5]], [0, 1, 0, 1])  # its own private names
 
 
 def _rows(con: duckdb.DuckDBPyConnection, table: str, text: str) -> str:
     rows = "r" + text
-    con.execute("CREATE TABLE " + sqlnb.dialect.DUCKDB.ident(rows) + " AS SELECT "
-                "row_number() OVER () - 1 AS row, y FROM " + sqlnb.dialect.DUCKDB.ident(table))
+    con.execute("CREATE TABLE " + sqlnb.engines.dialects.DUCKDB.ident(rows) + " AS SELECT "
+                "row_number() OVER () - 1 AS row, y FROM " + sqlnb.engines.dialects.DUCKDB.ident(table))
     return rows
 
 
@@ -256,7 +256,7 @@ def test_every_template_keeps_its_parse_tree_with_hostile_names(monkeypatch):
 
 
 def test_comment_filter_leaves_no_line_break_and_no_block_delimiter():
-    text = sqlnb.dialect.DUCKDB.comment("a" + HOSTILE + "*/*/")
+    text = sqlnb.engines.dialects.DUCKDB.comment("a" + HOSTILE + "*/*/")
     assert text.splitlines() == [text]
     assert "*/" not in text and "/*" not in text
     con = duckdb.connect()
@@ -300,5 +300,5 @@ def test_predict_on_a_table_with_a_hostile_name_drops_nothing(users):
 def test_predict_on_a_parquet_file_with_a_hostile_name_drops_nothing(users, tmp_path: Path):
     model = sqlnb.NaiveBayes("m", con=users).fit("t", "y")
     path = tmp_path / "t\nDROP TABLE users; --.parquet"
-    users.execute("COPY t TO " + sqlnb.dialect.DUCKDB.lit(str(path)) + " (FORMAT parquet)")
+    users.execute("COPY t TO " + sqlnb.engines.dialects.DUCKDB.lit(str(path)) + " (FORMAT parquet)")
     assert len(model.predict(str(path)).fetchall()) == 10

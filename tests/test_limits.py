@@ -83,7 +83,7 @@ def test_an_arrays_result_holds_a_large_data_frame_until_it_is_dropped(con):
 
     import pandas as pd
 
-    from sqlnb.source import EAGER_ROWS
+    from sqlnb.engines.source import EAGER_ROWS
 
     con.execute("CREATE TABLE t AS SELECT i % 2 AS y, CAST(i AS DOUBLE) AS x FROM range(20) r(i)")
     model = sqlnb.NaiveBayes("m", con=con, scoring="arrays").fit("t", "y")

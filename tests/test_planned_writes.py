@@ -1,4 +1,4 @@
-"""An update's statements planned once (``sqlnb.planned``): the same answers as ever.
+"""An update's statements planned once (``sqlnb.engines.planned``): the same answers as ever.
 
 ``partial_fit`` and ``forget`` run their batch scan, probe, upsert and checks as prepared
 statements keyed by their text, over a write slot for small Arrow batches. The oracle is
@@ -209,7 +209,7 @@ def prepared_texts(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 def test_after_ddl_only_a_script_reading_an_input_slot_is_prepared_again():
     # DuckDB binds a statement reading a table again at every EXECUTE (docs/incremental.md,
     # "What preparing does not save"): preparing it again after DDL would bind it twice
-    from sqlnb.planned import PlannedScripts
+    from sqlnb.engines.planned import PlannedScripts
 
     con = duckdb.connect()
     con.execute("CREATE TABLE t AS SELECT 1 AS x")
@@ -296,7 +296,7 @@ def test_a_model_dropped_while_duckdb_reads_a_python_object_frees_its_statements
 
 
 def test_a_cleanup_on_a_closed_connection_frees_nothing_and_raises_nothing():
-    from sqlnb.planned import cleanup_for
+    from sqlnb.engines.planned import cleanup_for
 
     con = duckdb.connect()
     cleanup = cleanup_for(con)

@@ -55,14 +55,14 @@ def bits(rows):
 
 def stored(model, role):
     """A statistics table of ``model`` in its stored order."""
-    table = sqlnb.dialect.DUCKDB.ident(f"{model.name}_{role}")
+    table = sqlnb.engines.dialects.DUCKDB.ident(f"{model.name}_{role}")
     return bits(model.con.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall())
 
 
 def learned(model, role):
     """A statistics table of ``model`` after more learning, in key order: an upsert may
     place its rows in any order (parallel aggregation), the values must be equal to the bit."""
-    table = sqlnb.dialect.DUCKDB.ident(f"{model.name}_{role}")
+    table = sqlnb.engines.dialects.DUCKDB.ident(f"{model.name}_{role}")
     return bits(model.con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall())
 
 

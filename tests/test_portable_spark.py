@@ -48,7 +48,7 @@ def test_spark_reads_every_exported_statistic_bit_for_bit(spark, con, tmp_path):
         frame = spark.read.parquet(str(folder / table["file"]))
         assert frame.columns == [c["name"] for c in table["columns"]]
         assert all(isinstance(f.dataType, PLAIN_TYPES) for f in frame.schema.fields)
-        name = sqlnb.dialect.DUCKDB.ident(f"churn_{table['role']}")
+        name = sqlnb.engines.dialects.DUCKDB.ident(f"churn_{table['role']}")
         expected = con.execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()
         assert bits(tuple(row) for row in frame.collect()) == bits(expected)
     labels = spark.read.parquet(str(folder / "class_stats.parquet")).select("class").collect()

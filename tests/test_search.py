@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GridSearchCV, PredefinedSplit
 
 import sqlnb
-from sqlnb.engine import DuckDBEngine
+from sqlnb.engines.duckdb import DuckDBEngine
 from sqlnb.errors import (
     EmptyInputError,
     InvalidDataError,

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pytest
 
 import sqlnb
+from sqlnb.engines.source import resolve
 from sqlnb.errors import InvalidDataError
-from sqlnb.source import resolve
 
 
 def described(con: duckdb.DuckDBPyConnection, table: pa.Table) -> dict[str, str]:

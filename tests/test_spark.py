@@ -17,8 +17,8 @@ import pytest
 from conftest import flat
 
 import sqlnb
-from sqlnb.dialect import DUCKDB, SPARK, dialect_named
-from sqlnb.engine import SparkEngine
+from sqlnb.engines.dialects import DUCKDB, SPARK, dialect_named
+from sqlnb.engines.spark import SparkEngine
 from sqlnb.errors import InvalidParameterError, UnsupportedError
 from sqlnb.templates import environment
 

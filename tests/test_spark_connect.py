@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 
 import sqlnb
-from sqlnb.engine import SparkEngine, engine_for
+from sqlnb.engines import engine_for
+from sqlnb.engines.spark import SparkEngine
 
 pytest.importorskip("pyspark.sql")
 pytest.importorskip("grpc", reason="Spark Connect needs pyspark's connect extra")

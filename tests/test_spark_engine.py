@@ -10,8 +10,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from sqlnb.dialect import DUCKDB, SPARK
-from sqlnb.engine import SparkEngine, engine_for, split_statements
+from sqlnb.engines import engine_for
+from sqlnb.engines.dialects import DUCKDB, SPARK
+from sqlnb.engines.spark import SparkEngine, split_statements
 from sqlnb.errors import InvalidParameterError, UnknownColumnError, UnsupportedError
 from sqlnb.templates import environment
 

@@ -17,7 +17,8 @@ import pytest
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
 import sqlnb
-from sqlnb.engine import DUCKDB_ONLY, SparkEngine
+from sqlnb.engines.base import DUCKDB_ONLY
+from sqlnb.engines.spark import SparkEngine
 from sqlnb.errors import InvalidDataError, InvalidParameterError, UnsupportedError
 
 pytest.importorskip("pyspark.sql")

@@ -13,7 +13,7 @@ import pytest
 from sklearn.naive_bayes import GaussianNB, MultinomialNB
 
 import sqlnb
-from sqlnb.engine import SparkEngine
+from sqlnb.engines.spark import SparkEngine
 
 pytest.importorskip("pyspark.sql")
 

@@ -3,7 +3,7 @@ one, and what it renders is the same SQL as without the cache."""
 
 from __future__ import annotations
 
-from sqlnb.dialect import DUCKDB
+from sqlnb.engines.dialects import DUCKDB
 from sqlnb.templates import environment
 
 CONTEXT = {"model": "it's", "t": {"meta": "\"m_meta\""}}

@@ -17,7 +17,7 @@ import pytest
 from sklearn.naive_bayes import GaussianNB
 
 import sqlnb
-from sqlnb.planned import cleanup_for
+from sqlnb.engines.planned import cleanup_for
 
 QUERY = pa.table({"x0": [0.1, 1.0, 2.5, -1.0], "x1": [0.3, -0.2, 3.0, 0.5]})
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..dialect import Dialect
+from ..engines.dialects import Dialect
 from ..errors import InvalidDataError, InvalidParameterError
 from ..validation import ARRAY_LIKE, Interval, Options
 from .base import MAX_CATEGORIES, NON_NEGATIVE, UNSEEN_MODES

@@ -352,7 +352,7 @@ def dialect_named(name: Any) -> Dialect:
     'spark'
     """
     if not isinstance(name, str) or name not in DIALECTS:
-        from .errors import InvalidParameterError
+        from ..errors import InvalidParameterError
 
         raise InvalidParameterError(
             f"dialect must be one of {', '.join(map(repr, DIALECTS))}, got {name!r}"

@@ -48,7 +48,7 @@ from typing import Any
 
 import duckdb
 
-from .templates import render
+from ..templates import render
 
 _counter = itertools.count()
 

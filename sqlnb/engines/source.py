@@ -20,9 +20,9 @@ from typing import Any
 
 import duckdb
 
-from .dialect import DUCKDB
+from ..templates import render
+from .dialects import DUCKDB
 from .planned import Cleanup, InputSlot, cleanup_for, free_all, unregister
-from .templates import render
 
 _counter = itertools.count()
 _FILE_READERS = {
@@ -398,7 +398,7 @@ def _is_python_table(obj: Any) -> bool:
 
 def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
     """Describe ``source`` and return how to select from it."""
-    from .errors import InvalidDataError, UnknownColumnError
+    from ..errors import InvalidDataError, UnknownColumnError
 
     registered, paths, reader = None, None, None
     if isinstance(source, (list, tuple)) and source and all(isinstance(s, (str, os.PathLike)) for s in source):
@@ -443,7 +443,7 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
 
 def _refuse_complex(obj: Any) -> None:
     """Refuse a pandas DataFrame with complex-valued columns, which DuckDB cannot read."""
-    from .errors import InvalidDataError
+    from ..errors import InvalidDataError
 
     if type(obj).__module__.split(".")[0] != "pandas" or not hasattr(obj, "dtypes"):
         return

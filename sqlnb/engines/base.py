@@ -1,0 +1,254 @@
+"""What every engine is: the only thing in sqlnb that talks to a database.
+
+Everything above the engines renders SQL from templates and hands it to an :class:`Engine`;
+it never touches a connection. An engine runs statements (``execute``), reads small
+results (``fetch``), returns lazy results (``relation``), turns what a user passes as
+input into something a statement can select from (``source``), groups statements into one
+atomic unit (``transaction``), and says how its SQL is spelt (``dialect``) and what it can
+do (``capabilities``). :func:`sqlnb.engines.engine_for` picks the engine from the
+connection object; ``duckdb.py`` and ``spark.py`` beside this module are the two engines.
+
+>>> import duckdb
+>>> from sqlnb.engines import engine_for
+>>> engine = engine_for(duckdb.connect())
+>>> with engine.transaction():
+...     engine.execute("CREATE TABLE t AS SELECT 1 AS x")
+>>> engine.fetch("SELECT x FROM t")
+[(1,)]
+>>> engine.source("t").columns
+{'x': 'INTEGER'}
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import (
+    UnsupportedError,
+)
+from ..templates import render, render_repeated
+from .dialects import Dialect
+from .source import Source
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do, for the few places where the flow depends on it."""
+
+    upsert: bool = True             # INSERT ... ON CONFLICT DO UPDATE (else: a MERGE shape)
+    transactions: bool = True       # BEGIN/COMMIT/ROLLBACK around a fit
+    stored_functions: bool = True   # scoring macros persisted in the database
+    temp_tables: bool = True        # CREATE TEMP TABLE for batches
+    models: bool = True             # a model's statistics tables can live here (fit, load)
+    duckdb_only: bool = True        # text/long/sparse input, search… (DUCKDB_ONLY)
+    list_lambdas: bool = True       # list_transform/list_inner_product: the arrays strategy
+
+
+class Engine:
+    """The interface every engine implements (see :class:`DuckDBEngine`)."""
+
+    dialect: Dialect
+    capabilities: Capabilities
+    # Whether execute_planned/fetch_planned keep statements planned (else they run plainly).
+    keeps_plans = False
+    # What reading a relation that does not exist raises.
+    missing_relation_errors: tuple[type[Exception], ...] = ()
+    # What reading a relation that does not exist, or lacks a column read, raises.
+    unreadable_errors: tuple[type[Exception], ...] = ()
+
+    def render(self, template: str, **context: Any) -> str:
+        """``sql/<template>`` rendered in this engine's dialect."""
+        return render(template, dialect=self.dialect, **context)
+
+    def render_repeated(self, template: str, **context: Any) -> str:
+        """:meth:`render` of a statement rendered again and again with the same context
+        (an update's): its text is remembered (see :func:`sqlnb.templates.render_repeated`)."""
+        return render_repeated(template, dialect=self.dialect, **context)
+
+    def execute(self, sql: str) -> None:
+        raise NotImplementedError
+
+    def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
+        """The rows of ``sql`` (with bound ``parameters``, ``$n`` or ``?``, if any)."""
+        raise NotImplementedError
+
+    def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
+        """The rows of ``sql`` and its column names."""
+        raise NotImplementedError
+
+    def fetch_readable(self, sql: str) -> list[tuple] | None:
+        """The rows of ``sql``, or None when a relation or column it reads does not exist;
+        either way a transaction the caller has open stays usable."""
+        try:
+            return self.fetch(sql)
+        except self.unreadable_errors:
+            return None
+
+    def relation(self, sql: str) -> Any:
+        """A lazy result: nothing runs until the caller materialises it."""
+        raise NotImplementedError
+
+    def source(self, obj: Any) -> Source:
+        raise NotImplementedError
+
+    def lazy(self, source: Source, sql: str, parameters: list[Any] | None = None) -> Any:
+        """The lazy result of ``sql`` (a statement reading ``source``, with bound
+        ``parameters`` if any); what ``source`` registered lives exactly as long as it."""
+        raise NotImplementedError
+
+    def hold(self, result: Any, *sources: Source) -> Any:
+        """``result``, holding what ``sources`` registered for exactly as long as it lives."""
+        raise NotImplementedError
+
+    def release(self, source: Source) -> None:
+        """Forget what ``source`` registered (when no lazy result still reads it)."""
+
+    def known_rows(self, source: Source) -> int | None:
+        """How many rows ``source`` has if that is known without reading them, else None."""
+        return None
+
+    def in_memory(self, obj: Any) -> Source | None:
+        """``obj`` as an unregistered source that :meth:`run_prepared` can score (a small
+        Arrow table), or None: then :meth:`source` registers it as usual."""
+        return None
+
+    def run_prepared(self, key: Any, source: Source, statement: Callable[[str], str],
+                     relation: bool = True, attach: list[str] | None = None) -> Any:
+        """The result of a statement planned once per ``key`` and run on ``source`` (from
+        :meth:`in_memory`): a relation over it, or if not ``relation`` an Arrow table;
+        ``statement(source_sql)`` gives its text (see :class:`sqlnb.source.PreparedStatements`).
+        ``attach`` names columns of the input put before the result's (not copied)."""
+        raise NotImplementedError
+
+    def forget_prepared(self) -> None:
+        """Free the statements :meth:`run_prepared` planned."""
+
+    def execute_planned(self, sql: str, key: Any = None) -> None:
+        """:meth:`execute`, planned once per text (and ``key``) where the engine can keep
+        statements planned (see :mod:`sqlnb.planned`); plainly elsewhere."""
+        self.execute(sql)
+
+    def fetch_planned(self, sql: str, key: Any = None) -> list[tuple]:
+        """:meth:`fetch` of a statement planned once per text (and ``key``), where the
+        engine can keep statements planned."""
+        return self.fetch(sql)
+
+    def write_slot(self, obj: Any) -> tuple[Source, Any] | None:
+        """``obj`` (a small Arrow table) put in the engine's write slot: a source whose text
+        is the same at every call, with the key of its schema; None where there is no slot
+        (then :meth:`source` registers it as usual). :meth:`empty_write_slot` after use."""
+        return None
+
+    def empty_write_slot(self) -> None:
+        """Let go of the table :meth:`write_slot` holds."""
+
+    def keep_table(self, name: str) -> None:
+        """The temporary table ``name`` (quoted) is kept from call to call by planned
+        statements: it is dropped when this engine goes."""
+
+    def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
+        """Of ``names`` (lowercased), those taken in the current schema: name -> kind
+        (``TABLE``, ``VIEW``, ``MACRO``, ``MACRO TABLE``, or ``VERSIONED``: a view that
+        reads the current version of a table, see :meth:`SparkEngine.stage`). Never fails."""
+        return dict(self.fetch(self.render("catalog/relations.sql", names=names,
+                                           macro_names=macro_names)))
+
+    def table(self, name: str) -> str:
+        """The quoted name of the relation ``name`` where the engine keeps what it writes
+        (DuckDB: the current schema)."""
+        return self.dialect.ident(name)
+
+    def scratch_table(self, table: str) -> str:
+        """Engines whose upserts rewrite a table (no ``Capabilities.upsert``): the quoted
+        name the new contents of ``table`` are written under first."""
+        raise NotImplementedError
+
+    def column_names(self, table: str) -> set[str]:
+        """The column names of ``table`` (unquoted, of the current schema)."""
+        return {row[0] for row in self.fetch(self.render("catalog/relations.sql", columns_of=table))}
+
+    def versions(self, name: str) -> list[int]:
+        """The table versions of ``name`` (engines that write versions, see Spark)."""
+        return []
+
+    def drop_stale_views(self, names: list[str]) -> None:
+        """Drop the scratch views a killed writer left (engines that write versions)."""
+
+    def column_list(self, table: str) -> list[str]:
+        """The column names of the (quoted) relation ``table``, in order; nothing runs."""
+        return list(self.relation(self.render("catalog/table_versions.sql", what="columns",
+                                              table=table)).columns)
+
+    def arrow(self, sql: str) -> Any:
+        """The rows of ``sql`` as a pyarrow Table (small results: statistics tables)."""
+        raise NotImplementedError
+
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open on the connection (the caller's or ours)."""
+        raise NotImplementedError
+
+    def refuse_open_transaction(self, what: str = "this call", *, scratch: bool = False) -> None:
+        """Raise ``TransactionError`` if the caller has a transaction open, and
+        ``ReadOnlyError`` if the database cannot be written (unless the work only writes
+        ``scratch`` tables, which a read-only database allows)."""
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+        """One atomic unit: committed when the block ends, rolled back if it raises.
+
+        A caller's open transaction is refused (``TransactionError``, nothing touched),
+        unless ``join``: work that leaves nothing behind then runs inside it."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """The block's reads see one snapshot of the database (a read transaction)."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    @contextlib.contextmanager
+    def rolled_back(self, what: str = "this call") -> Iterator[None]:
+        """A transaction that is always rolled back (a dry run); inner ones join it."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+
+def require_models(engine: Engine, what: str) -> None:
+    """Refuse ``what`` (a model living on ``engine``) where models cannot live yet."""
+    if not engine.capabilities.models:
+        raise UnsupportedError(
+            f"{what} keeps the model's statistics tables in the database, and on "
+            f"{engine.dialect.title} that is still to come (fit, partial_fit, forget, merge, "
+            "predict and import_model are DuckDB-only for now): fit with a DuckDB "
+            "connection, then score in Spark with "
+            "spark.sql(model.to_sql('table', dialect='spark'))"
+        )
+
+
+# What models on engines without ``Capabilities.duckdb_only`` cannot do yet, and instead.
+DUCKDB_ONLY = {
+    "text": "fit a DuckDB connection, or tokenise in Spark (e.g. CountVectorizer) and fit "
+            "the count columns",
+    "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
+    "sparse input": "its batches and scoring are written with DuckDB's list types: pivot the "
+                    "entries to columns, or fit on DuckDB",
+    "drift of categorical features": "export the model and import it into DuckDB "
+                                     "(sqlnb.import_model), or compare category counts in Spark",
+    "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
+    "search": "run the search on a DuckDB connection (it fits scratch models inside a "
+              "rolled-back transaction), then fit the chosen model on Spark",
+}
+
+
+def require_duckdb(engine: Engine, feature: str) -> None:
+    """Refuse ``feature`` (a key of ``DUCKDB_ONLY``) on an engine that lacks it, saying
+    what to do instead."""
+    if not engine.capabilities.duckdb_only:
+        raise UnsupportedError(
+            f"{feature} is DuckDB-only for now (not on {engine.dialect.title}): "
+            f"{DUCKDB_ONLY[feature]}")

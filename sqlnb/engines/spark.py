@@ -1,0 +1,538 @@
+"""The Spark SQL engine: statements run through a SparkSession (classic or Connect).
+
+Models live in the session's catalog as versioned tables; see ``docs/spark.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import re
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..errors import (
+    InvalidDataError,
+    InvalidParameterError,
+    UnknownColumnError,
+    UnsupportedError,
+)
+from .base import Capabilities, Engine
+from .dialects import SPARK
+from .source import Source
+
+_spark_names = itertools.count()
+# Files a Spark source reads with the DataFrame reader, by suffix (compressed ones too).
+_SPARK_READERS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv",
+                  ".json": "json", ".ndjson": "json"}
+_VERSION_SUFFIX = "__v"
+_NEXT_SUFFIX = "__next"  # what an upsert writes before it takes the version's name
+
+
+class SparkEngine(Engine):
+    """An engine over a SparkSession (pyspark 4, the ``spark`` extra).
+
+    Statements run one at a time through ``spark.sql``; results are Spark DataFrames,
+    evaluated lazily, with the columns DuckDB's relations have. Sources are catalog tables
+    and views, Parquet/CSV/JSON paths and globs, Spark DataFrames and pandas DataFrames
+    (the last three registered as uniquely named temporary views, dropped as soon as the
+    statement reading them is analysed: a DataFrame keeps its analysed plan).
+
+    Spark has no multi-statement transactions, no ``INSERT ... ON CONFLICT`` and no
+    macros (``capabilities``); a statistics table is rewritten as a new table version
+    (:meth:`versioned`) and switched to when it is complete. ``database`` is the Spark
+    database (schema) that holds what the engine writes, by default the session's
+    current one. See docs/spark.md.
+
+    >>> engine = SparkEngine(spark, database="sqlnb")  # doctest: +SKIP
+    >>> engine.fetch("SELECT 1 + 1")                    # doctest: +SKIP
+    [(2,)]
+    """
+
+    dialect = SPARK
+    capabilities = Capabilities(upsert=False, transactions=False, temp_tables=False,
+                                duckdb_only=False, list_lambdas=False)
+
+    def __init__(self, session: Any, database: str | None = None) -> None:
+        from pyspark.errors import AnalysisException
+
+        self.connection = session
+        # a Spark Connect session (the client of a remote server), else a classic one
+        self.connect = type(session).__module__.startswith("pyspark.sql.connect")
+        if database is not None and (not isinstance(database, str) or not database):
+            raise InvalidParameterError(
+                f"database must be the name of a Spark database, got {database!r}")
+        self.database = database or session.catalog.currentDatabase()
+        self.missing_relation_errors = (AnalysisException,)
+        self.unreadable_errors = (AnalysisException,)
+        self._writes: contextlib.ExitStack | None = None  # the versions a write stages
+        # during a write: the catalog as first read ((tables, views), functions), kept
+        # current through the DDL the write itself runs (see _note), so it is read once
+        self._known: tuple[dict[str, str], set[str]] | None = None
+        self._known_functions: set[str] | None = None
+        self._keeps_catalog = False
+
+    # ------------------------------------------------------------------ statements
+    def execute(self, sql: str) -> None:
+        """Run a script: Spark takes one statement per call, so it is split at the
+        semicolons that end statements (not those inside literals, names or comments)."""
+        for statement in split_statements(sql):
+            try:
+                self.connection.sql(statement)
+            except BaseException:
+                self._forget_catalog()
+                raise
+            self._note(statement)
+
+    def _forget_catalog(self) -> None:
+        self._known, self._known_functions = None, None
+
+    def _note(self, statement: str) -> None:
+        """Keep the catalog a write read current through ``statement`` (one it ran): a
+        table, view or function of the engine's database it created, dropped or renamed;
+        a statement of another kind that may change the catalog forgets it (read again)."""
+        if self._known is None and self._known_functions is None:
+            return
+        text = _CODE_START.sub("", statement)
+        if _NO_CATALOG_CHANGE.match(text):
+            return
+        found = _CATALOG_CHANGE.match(text)
+        names = [] if found is None else _names_in(found.group("names"))
+        if found is None or any(db is None for db, _ in names):
+            self._forget_catalog()  # (a name without its database: the session's current)
+            return
+        if any((db or "").lower() != self.database.lower() for db, _ in names):
+            return  # another database's
+        verb, kind = found.group("verb").upper(), found.group("kind").upper()
+        lowered = [name.lower() for _, name in names]
+        if kind == "FUNCTION":
+            if self._known_functions is not None:
+                (self._known_functions.add if verb == "CREATE"
+                 else self._known_functions.discard)(lowered[0])
+            return
+        if self._known is None:
+            return
+        tables, views = self._known
+        if verb == "CREATE":
+            tables[lowered[0]] = names[0][1]
+            if kind == "VIEW":
+                views.add(lowered[0])
+        elif verb == "DROP":
+            tables.pop(lowered[0], None)
+            if kind == "VIEW":
+                views.discard(lowered[0])
+        elif len(names) == 2:  # ALTER TABLE a RENAME TO b
+            tables.pop(lowered[0], None)
+            tables[lowered[1]] = names[1][1]
+            if lowered[0] in views:
+                views.discard(lowered[0])
+                views.add(lowered[1])
+        else:
+            self._forget_catalog()
+
+    def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
+        """The rows of ``sql``; ``parameters`` bind to its ``?`` markers."""
+        return [tuple(row) for row in self.connection.sql(sql, args=parameters).collect()]
+
+    def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
+        frame = self.connection.sql(sql)
+        return list(frame.columns), [tuple(row) for row in frame.collect()]
+
+    def relation(self, sql: str) -> Any:
+        """A Spark DataFrame: nothing runs until an action (``collect``, ``write``…)."""
+        return self.connection.sql(sql)
+
+    def arrow(self, sql: str) -> Any:
+        return self.connection.sql(sql).toArrow()
+
+    def table(self, name: str) -> str:
+        """``name`` in the engine's database, quoted: ```db`.`name```. Spark's session
+        catalog names tables with letters, digits and ``_`` only: another name (a model's,
+        which prefixes its tables' names) is refused before anything is written."""
+        if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+            raise InvalidParameterError(
+                f"{name!r} cannot name a table in Spark's catalog, which allows only letters, "
+                "digits and _ in table names: name the model with those only")
+        return self.dialect.ident(self.database) + "." + self.dialect.ident(name)
+
+    # ------------------------------------------------------------------ sources
+    def source(self, obj: Any) -> Source:
+        """A FROM-clause fragment for ``obj`` and its columns with Spark's type names."""
+        registered = None
+        if isinstance(obj, str) and not _spark_reader(obj) and not _looks_like_path(obj):
+            sql = self.dialect.qualified(obj)
+        else:
+            frame = self._frame(obj)
+            registered = f"__sqlnb_source_{os.getpid()}_{next(_spark_names)}"
+            frame.createOrReplaceTempView(registered)
+            sql = self.dialect.ident(registered)
+        try:
+            query = self.render("catalog/table_versions.sql", what="columns", table=sql)
+            columns = dict(self.connection.sql(query).dtypes)
+        except self.missing_relation_errors as exc:
+            if registered:
+                self.connection.catalog.dropTempView(registered)
+            raise UnknownColumnError(
+                f"cannot read source {obj!r}: {str(exc).splitlines()[0]}") from exc
+        return Source(sql=sql, columns=columns, registered=registered)
+
+    def _frame(self, obj: Any) -> Any:
+        """A Spark DataFrame reading ``obj`` (a path, a list of paths, a DataFrame)."""
+        from pyspark.sql import DataFrame
+
+        if isinstance(obj, DataFrame):
+            return obj
+        if type(obj).__module__.split(".")[0] == "pandas":
+            return self.connection.createDataFrame(obj)
+        paths = [obj] if isinstance(obj, (str, os.PathLike)) else obj
+        if not (isinstance(paths, (list, tuple)) and paths
+                and all(isinstance(p, (str, os.PathLike)) for p in paths)):
+            raise InvalidDataError(
+                "a Spark source must be a table or view name, a Parquet/CSV/JSON path or glob "
+                f"(or a list of them), a Spark DataFrame or a pandas DataFrame; got "
+                f"{type(obj).__name__}")
+        paths = [os.fspath(p) for p in paths]
+        reader = _spark_reader(paths[0]) or "parquet"
+        options = {"header": True, "inferSchema": True} if reader == "csv" else {}
+        if paths[0].lower().endswith((".tsv", ".tsv.gz")):
+            options["sep"] = "\t"
+        try:
+            return getattr(self.connection.read.options(**options), reader)(*paths)
+        except self.missing_relation_errors as exc:
+            raise UnknownColumnError(
+                f"cannot read source {obj!r}: {str(exc).splitlines()[0]}") from exc
+
+    def lazy(self, source: Source, sql: str, parameters: list[Any] | None = None) -> Any:
+        """The DataFrame of ``sql``. In a classic session the source's temporary view is
+        dropped at once (the DataFrame holds the analysed plan, which no longer needs the
+        view's name); through Spark Connect, where the server analyses the statement only
+        when it runs, the view lives as long as the DataFrame's plan (:meth:`hold`)."""
+        try:
+            result = self.connection.sql(sql, args=parameters)
+        except BaseException:
+            self.release(source)
+            raise
+        return self.hold(result, source)
+
+    def hold(self, result: Any, *sources: Source) -> Any:
+        if not self.connect:
+            for source in sources:
+                self.release(source)
+            return result
+        # A Connect DataFrame is a plan sent at each action; what is derived from it
+        # (select, where…) embeds that plan object, so the views go when it does.
+        views = [s.registered for s in sources if s.registered is not None]
+        for source in sources:
+            source.registered = None  # the finalizer's now, not the caller's to release
+        if views:
+            finalizer = weakref.finalize(getattr(result, "_plan", result), _drop_temp_views,
+                                         self.connection, views)
+            finalizer.atexit = False  # the session is gone by then, and its views with it
+        return result
+
+    def release(self, source: Source) -> None:
+        if source.registered is not None:
+            self.connection.catalog.dropTempView(source.registered)
+            source.registered = None
+
+    # ------------------------------------------------------------------ atomicity
+    def in_transaction(self) -> bool:
+        return False  # Spark SQL has no transactions
+
+    def refuse_open_transaction(self, what: str = "this call", *, scratch: bool = False) -> None:
+        """Nothing to refuse: a Spark session never has a transaction open."""
+
+    @contextlib.contextmanager
+    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+        """No transaction: each statement commits on its own. What must be atomic is
+        written as new table versions (:meth:`stage`), switched to when the block ends
+        and dropped if it raises. A block inside another one joins it."""
+        if self._writes is not None:
+            yield
+            return
+        self._forget_catalog()
+        self._keeps_catalog = True
+        try:
+            with contextlib.ExitStack() as writes:
+                self._writes = writes
+                try:
+                    yield
+                finally:
+                    self._writes = None
+        finally:  # (after what the write's switch runs)
+            self._keeps_catalog = False
+            self._forget_catalog()
+
+    def stage(self, names: list[str], done: Callable[[bool], None]) -> int:
+        """Inside :meth:`transaction`: the tables ``names`` (the last one the switch, see
+        :meth:`versioned_together`) get a new version number, returned; the caller creates
+        each ``version_table(name, k)``. When the transaction's block ends the views are
+        switched to them (or, if it raised, they are dropped); then ``done(switched)`` runs.
+        """
+        if self._writes is None:
+            raise RuntimeError("SparkEngine.stage needs an open engine.transaction()")
+
+        def finished(exc_type: Any, exc: Any, tb: Any) -> bool:
+            done(exc_type is None)
+            return False
+
+        self._writes.push(finished)
+        targets = self._writes.enter_context(self.versioned_together(names))
+        version = targets[names[-1]]
+        return int(version[version.rindex(_VERSION_SUFFIX) + len(_VERSION_SUFFIX):-1])
+
+    def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
+        """As for DuckDB, from the catalog: a view switched between table versions is
+        ``VERSIONED``; a SQL function of the database (the scoring functions, asked only
+        of ``macro_names``) is ``FUNCTION``."""
+        tables, views = self._catalog()
+        functions = self._functions() if macro_names else set()
+        found: dict[str, str] = {}
+        for name in names:
+            if name in views:
+                found[name] = "VERSIONED" if self._version_tables(name, tables) else "VIEW"
+            elif name in tables:
+                found[name] = "TABLE"
+            elif name in macro_names and name in functions:
+                found[name] = "FUNCTION"
+        return found
+
+    def _functions(self) -> set[str]:
+        """The (lowercased) names of the SQL functions of the engine's database. Spark
+        lists them qualified (``catalog.database.name``, the name as written, dots and
+        all): the prefix is cut at the database's name."""
+        if self._known_functions is not None:
+            return set(self._known_functions)
+        database = self.dialect.ident(self.database)
+        prefix = "." + self.database.lower() + "."
+        found = set()
+        for row in self.connection.sql(self.render("catalog/table_versions.sql", what="functions",
+                                                   database=database)).collect():
+            qualified = row[0].lower()
+            if prefix in qualified:
+                found.add(qualified[qualified.index(prefix) + len(prefix):])
+        if self._keeps_catalog:  # a write keeps it (see _note)
+            self._known_functions = set(found)
+        return found
+
+    def _catalog(self) -> tuple[dict[str, str], set[str]]:
+        """The names in the engine's database (lowercased: as written) and those of views,
+        temporary ones included: two cheap statements (``Catalog.listTables`` reads every
+        table's metadata), run once per write (which then keeps them current, see
+        :meth:`_note`)."""
+        if self._known is not None:
+            return self._known
+        database = self.dialect.ident(self.database)
+        tables = {row[1].lower(): row[1] for row in self.connection.sql(
+            self.render("catalog/table_versions.sql", what="tables", database=database)).collect()}
+        views = {row[1].lower() for row in self.connection.sql(
+            self.render("catalog/table_versions.sql", what="views", database=database)).collect()}
+        if self._keeps_catalog:
+            self._known = (tables, views)
+        return tables, views
+
+    def column_names(self, table: str) -> set[str]:
+        query = self.render("catalog/table_versions.sql", what="columns", table=self.table(table))
+        try:
+            return set(self.connection.sql(query).columns)
+        except self.missing_relation_errors:
+            return set()
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        yield
+
+    @contextlib.contextmanager
+    def rolled_back(self, what: str = "this call") -> Iterator[None]:
+        raise UnsupportedError(
+            f"{what} runs in a transaction that is rolled back at the end, and Spark SQL has "
+            "no transactions: run it on a DuckDB connection")
+        yield  # pragma: no cover
+
+    # ------------------------------------------------------------------ versions
+    def current_version(self, name: str) -> int | None:
+        """The version the view ``name`` reads (``name__v<k>``), or None if there is none."""
+        if name.lower() not in self._catalog()[1]:
+            return None
+        versions = [v for v, t in self._version_tables(name)
+                    if not t.lower().endswith(_NEXT_SUFFIX)]
+        if len(versions) == 1:  # the only version there is: the one the view reads
+            return versions[0]
+        text = " ".join(str(v) for v in self.connection.sql(
+            self.render("catalog/table_versions.sql", what="show", table=self.table(name))).first())
+        quoted = self.dialect.ident(name + _VERSION_SUFFIX)[:-1]  # `name__v, then digits`
+        found = re.findall(re.escape(quoted) + r"(\d+)`", text, flags=re.IGNORECASE)
+        return int(found[-1]) if found else None
+
+    def versions(self, name: str) -> list[int]:
+        """Every table version of ``name`` in the database, current or left over."""
+        return sorted({v for v, _ in self._version_tables(name)})
+
+    def _version_tables(self, name: str, tables: dict[str, str] | None = None
+                        ) -> list[tuple[int, str]]:
+        """Every table of a version of ``name``: (version, table name), the scratch tables
+        an upsert writes (``name__v<k>__next``) included. ``tables``: the catalog's names,
+        if read already."""
+        prefix = (name + _VERSION_SUFFIX).lower()
+        found = []
+        for lower, table in (self._catalog()[0] if tables is None else tables).items():
+            rest = lower[len(prefix):].removesuffix(_NEXT_SUFFIX)
+            if lower.startswith(prefix) and rest.isdigit():
+                found.append((int(rest), table))
+        return found
+
+    @contextlib.contextmanager
+    def versioned(self, name: str) -> Iterator[str]:
+        """Write a new version of the table ``name``: the block creates the table whose
+        quoted name it is given (``CREATE TABLE <it> AS ...``); when the block ends, the
+        view ``name`` is switched to it in one statement and older versions are dropped.
+        If the block raises, the view still reads the previous version and the partial
+        one is dropped; a version a killed writer left behind is dropped by the next write.
+
+        >>> with engine.versioned("m_class_stats") as new:   # doctest: +SKIP
+        ...     engine.execute(engine.render("my_statistics.sql", into=new))
+        """
+        with self.versioned_together([name]) as targets:
+            yield targets[name]
+
+    @contextlib.contextmanager
+    def versioned_together(self, names: list[str]) -> Iterator[dict[str, str]]:
+        """:meth:`versioned` for tables that change together (a model's statistics and
+        its metadata): the block creates every new version (by name, quoted), the last
+        name last. They share one version number, and the view of the last name is the
+        switch: readers that take the version from it (:meth:`current_version`) and read
+        :meth:`version_table` see every table of one write, never a mix. The other views
+        follow it; a failure before the switch leaves every view on the old version.
+        """
+        switch = names[-1]
+        current = self.current_version(switch)
+        stale = {name: [(v, t) for v, t in self._version_tables(name)
+                        if v != current or t.lower().endswith(_NEXT_SUFFIX)] for name in names}
+        for tables in stale.values():  # a failed or killed earlier write's tables
+            for _, table in tables:
+                self.execute(self.render("catalog/table_versions.sql", what="drop",
+                                         table=self.table(table)))
+        new = max([current or 0, *(v for vs in stale.values() for v, _ in vs)]) + 1
+        targets = {name: self.version_table(name, new) for name in names}
+        try:
+            yield targets
+        except BaseException:
+            with contextlib.suppress(Exception):
+                for target in targets.values():
+                    self.execute(self.render("catalog/table_versions.sql", what="drop", table=target))
+            raise
+        # the switch: one statement, so readers of the view see the old or the new version
+        for name in [switch, *names[:-1]]:
+            self.execute(self.render("catalog/table_versions.sql", what="switch", view=self.table(name),
+                                     table=targets[name]))
+        if current is not None:
+            for name in names:
+                self.execute(self.render("catalog/table_versions.sql", what="drop",
+                                         table=self.version_table(name, current)))
+
+    def drop_stale_views(self, names: list[str]) -> None:
+        """Drop the views ``<name>__v<k>`` of ``names`` that a killed writer left behind
+        (a staged write's scratch parameter views, see ``Pipeline.stage``)."""
+        prefixes = [(name + _VERSION_SUFFIX).lower() for name in names]
+        for view in sorted(self._catalog()[1]):
+            if any(view.startswith(p) and view[len(p):].isdigit() for p in prefixes):
+                self.execute(self.render("catalog/table_versions.sql", what="drop_view",
+                                         table=self.table(view)))
+
+    def scratch_table(self, table: str) -> str:
+        """The quoted name an upsert writes the new contents of ``table`` (quoted, from
+        :meth:`table`) under before they take its name (``sql.upsert``'s ``into``)."""
+        return table[:-1] + _NEXT_SUFFIX + table[-1]
+
+    def version_table(self, name: str, version: int, *, scratch: bool = False) -> str:
+        """The quoted name of version ``version`` of the table ``name`` (``scratch``: the
+        table an upsert writes before it replaces that version)."""
+        return self.table(f"{name}{_VERSION_SUFFIX}{version}{_NEXT_SUFFIX if scratch else ''}")
+
+
+# The start of a statement's code (its leading comments and whitespace), and the shapes of
+# the statements a write runs that change the catalog, or cannot (see SparkEngine._note).
+_CODE_START = re.compile(r"\A(?:\s+|--[^\r\n]*|/\*.*?\*/)*", re.DOTALL)
+_NO_CATALOG_CHANGE = re.compile(r"(?:SELECT|WITH|INSERT|TRUNCATE|SHOW|DESCRIBE|EXPLAIN)\b",
+                                re.IGNORECASE)
+_NAME = r"(?:`(?:[^`]|``)+`|\w+)(?:\s*\.\s*(?:`(?:[^`]|``)+`|\w+))*"
+_CATALOG_CHANGE = re.compile(
+    r"(?P<verb>CREATE|DROP|ALTER)\s+(?:OR\s+REPLACE\s+)?(?:TEMPORARY\s+)?"
+    r"(?P<kind>TABLE|VIEW|FUNCTION)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?"
+    rf"(?P<names>{_NAME}(?:\s+RENAME\s+TO\s+{_NAME})?)(?=[\s(;]|\Z)",
+    re.IGNORECASE)
+_PART = re.compile(r"`((?:[^`]|``)+)`|(\w+)")
+
+
+def _names_in(text: str) -> list[tuple[str | None, str]]:
+    """The (database or None, name) pairs of one or two names (``a RENAME TO b``)."""
+    pairs = []
+    for name in re.split(r"\s+RENAME\s+TO\s+", text, flags=re.IGNORECASE):
+        parts = [(q.replace("``", "`") if q else w) for q, w in _PART.findall(name)]
+        pairs.append((parts[-2] if len(parts) > 1 else None, parts[-1]))
+    return pairs
+
+
+def split_statements(sql: str) -> list[str]:
+    """The statements of a Spark SQL script, without their final semicolons; a semicolon
+    inside a string literal (where a backslash escapes the next character), a backticked
+    name or a comment does not end a statement. Empty statements are left out.
+
+    >>> split_statements("SELECT ';' AS a; -- x; y\\nSELECT `b;`;")
+    ["SELECT ';' AS a", '-- x; y\\nSELECT `b;`']
+    """
+    statements, start, i, n = [], 0, 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in "'\"":
+            i += 1
+            while i < n and sql[i] != ch:
+                i += 2 if sql[i] == "\\" else 1
+        elif ch == "`":
+            i += 1
+            while i < n and sql[i] != "`":
+                i += 1
+        elif sql.startswith("--", i):
+            while i < n and sql[i] not in "\r\n":
+                i += 2 if sql[i] == "\\" else 1  # a final backslash continues the comment
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 1
+        elif ch == ";":
+            statements.append(sql[start:i])
+            start = i + 1
+        i += 1
+    statements.append(sql[start:])
+    return [s.strip() for s in statements if _has_code(s)]
+
+
+def _has_code(statement: str) -> bool:
+    """Whether a statement holds more than whitespace and comments."""
+    without = re.sub(r"/\*.*?\*/", " ", statement, flags=re.DOTALL)
+    without = re.sub(r"--[^\r\n]*", " ", without)
+    return bool(without.strip())
+
+
+def _spark_reader(path: str) -> str | None:
+    lower = path.lower()
+    for suffix, reader in _SPARK_READERS.items():
+        if lower.endswith((suffix, suffix + ".gz", suffix + ".zst", suffix + ".snappy")):
+            return reader
+    return None
+
+
+def _looks_like_path(text: str) -> bool:
+    """A string naming files rather than a table: a URL, a directory or a glob."""
+    return "://" in text or "/" in text or os.sep in text or any(c in text for c in "*?[")
+
+
+def _drop_temp_views(session: Any, views: list[str]) -> None:
+    """Drop the temporary views a collected Connect result read; a session already
+    stopped has none left to drop."""
+    for view in views:
+        try:
+            session.catalog.dropTempView(view)
+        except Exception:  # noqa: BLE001 - the session or its server is gone
+            return
