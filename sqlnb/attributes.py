@@ -40,8 +40,8 @@ class Reader:
 
     def rows(self, what: str, columns: tuple[str, ...] = ()) -> list[tuple]:
         engine = self.model.engine
-        return engine.fetch(engine.render("catalog/read_attributes.sql", t=self.model.tables,
-                                          what=what, columns=list(columns)))
+        return engine.fetch(engine.render(f"catalog/read_attributes.sql#{what}", t=self.model.tables,
+                                          columns=list(columns)))
 
     def matrix(self, *columns: str) -> list[np.ndarray]:
         """One class x feature array per column of the parameter (``p.``) or statistics
@@ -123,7 +123,7 @@ def to_sklearn(model: ModelContext) -> Any:
     names = [f["name"] for f in meta["features"]]
     if model.family.per_category:
         codings = {r[0]: r[3]
-                   for r in pipeline_of(model).fetch("catalog/model_features.sql", source=model.tables)}
+                   for r in pipeline_of(model).fetch("catalog/read_meta.sql#features", source=model.tables)}
         values = [n for n in names if codings.get(n) != "integer"]
         if values:
             raise InvalidParameterError(

@@ -62,7 +62,7 @@ def list_models(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     engine = engine_for(con)
     ident = engine.dialect.ident
     candidates = [row[0] for row in
-                  engine.fetch(engine.render("catalog/list_models.sql", what="candidates"))]
+                  engine.fetch(engine.render("catalog/list_models.sql#candidates"))]
     models = []
     for table in candidates:
         name = table[: -len("_meta")]
@@ -70,12 +70,12 @@ def list_models(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
                        "class_stats": ident(f"{name}_class_stats")})
     if not models:
         return []
-    present = {row[0] for row in engine.fetch(engine.render("catalog/list_models.sql", what="tables"))}
+    present = {row[0] for row in engine.fetch(engine.render("catalog/list_models.sql#tables"))}
     models = [m for m in models if f"{m['name']}_class_stats" in present]
     if not models:
         return []
     keys, rows = engine.fetch_with_names(
-        engine.render("catalog/list_models.sql", what="summaries", models=models))
+        engine.render("catalog/list_models.sql#summaries", models=models))
     summaries = [dict(zip(keys, row)) for row in rows]
     # a model another model owns (a per-group text model's group models) is part of it
     owns = {s["model"]: {name.lower() for name in json.loads(s.pop("owns") or "[]")}

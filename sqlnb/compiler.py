@@ -269,10 +269,10 @@ def _read_parameters(model: ModelContext) -> dict[str, Any]:
     dialect = model.dialect
     types = {f["name"]: f["type"] for f in meta["features"]}
     flow = model
-    classes = flow.fetch("catalog/read_params.sql", what="classes")
-    constants = dict(flow.fetch("catalog/read_params.sql", what="constants"))
+    classes = flow.fetch("catalog/read_params.sql#classes")
+    constants = dict(flow.fetch("catalog/read_params.sql#constants"))
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
-    names, rows = flow.fetch_with_names("catalog/read_params.sql", what="terms")
+    names, rows = flow.fetch_with_names("catalog/read_params.sql#terms")
     terms = model.family.read_terms(rows, names[3:], lambda feature: {
         "column": dialect.ident(feature), "family": model.family.name,
         "guard": dialect.kind(types.get(feature)) == "float"})
@@ -395,7 +395,7 @@ def labelled_classes(model: ModelContext) -> list[dict[str, Any]]:
     view need of them. One small read (the fitted parameters are not compiled)."""
     target_type = model.meta["target_type"]
     classes = []
-    for index, label, _ in model.fetch("catalog/read_params.sql", what="classes"):
+    for index, label, _ in model.fetch("catalog/read_params.sql#classes"):
         key = str(label)
         classes.append({"index": index, "label_value": label, "key": key,
                         "label": model.dialect.lit(label, target_type),

@@ -212,7 +212,7 @@ class ModelContext:
             pass
         else:
             try:
-                names, rows = self.fetch_with_names("catalog/read_meta.sql")
+                names, rows = self.fetch_with_names("catalog/read_meta.sql#row")
             except self.engine.missing_relation_errors:
                 rows = []
             if not META_COLUMNS <= set(names if rows else ()):

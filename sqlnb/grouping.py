@@ -121,11 +121,10 @@ def probe_groups(model: ModelContext) -> list[dict[str, Any]]:
     if f"{model.name}_group_columns".lower() not in ownership.owned(model):
         return []  # no groups, or a relation of that name that is not this model's
     context = group_context(model, group_tables(model, []))
-    exists = model.fetch("catalog/read_groups.sql", what="exists",
-                          group_columns_name=f"{model.name}_group_columns", **context)
+    exists = model.fetch("catalog/read_groups.sql#exists", group_columns_name=f"{model.name}_group_columns", **context)
     if not exists[0][0]:
         return []
-    rows = model.fetch("catalog/read_groups.sql", what="columns", **context)
+    rows = model.fetch("catalog/read_groups.sql#columns", **context)
     return [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
             for name, sql_type in rows]
 
@@ -164,19 +163,18 @@ def group_models(model: ModelContext,
     """Each group's classes (by label) with their constant and, per part, scoring terms."""
     parts = group_parts(model, groups)
     context = group_context(model, parts[0]["t"])
-    classes = model.fetch("catalog/read_group_classes.sql", what="classes", **context)
+    classes = model.fetch("catalog/read_group_classes.sql#classes", **context)
     log_priors = {index: log_prior for index, _, log_prior in model.fetch(
-        "catalog/read_params.sql", what="classes", family=parts[0]["sub"], **context)}
+        "catalog/read_params.sql#classes", family=parts[0]["sub"], **context)}
     # each part's constant carries the log prior once; the sum keeps one of them
     constants = {index: -(len(parts) - 1) * log_prior if len(parts) > 1 else 0.0
                  for index, log_prior in log_priors.items()}
     part_terms = []
     for part in parts:
         part_context = {"family": part["sub"], **group_context(model, part["t"])}
-        for index, constant in model.fetch("catalog/read_params.sql", what="constants",
-                                                    **part_context):
+        for index, constant in model.fetch("catalog/read_params.sql#constants", **part_context):
             constants[index] += constant
-        rows = model.fetch("catalog/read_params.sql", what="terms", **part_context)
+        rows = model.fetch("catalog/read_params.sql#terms", **part_context)
         # e.g. bernoulli's log_neg_prob, poisson's rate after the coefficient
         part_terms.append(part["sub"].read_terms(rows, part["sub"].scoring_parameters[1:]))
     order = {f["name"]: i for i, f in enumerate(model.meta["features"])}

@@ -491,8 +491,8 @@ def check_same_spec(a: ModelContext, b: ModelContext) -> None:
         problems.append(f"family {ma['family']} vs {mb['family']}")
     elif ma["params"] != mb["params"]:
         problems.append(f"hyperparameters {ma['params']} vs {mb['params']}")
-    fa = pipeline_of(a).fetch("catalog/model_features.sql", source=a.tables)
-    fb = pipeline_of(b).fetch("catalog/model_features.sql", source=b.tables)
+    fa = pipeline_of(a).fetch("catalog/read_meta.sql#features", source=a.tables)
+    fb = pipeline_of(b).fetch("catalog/read_meta.sql#features", source=b.tables)
     if [(r[0], r[2], r[3], r[4]) for r in fa] != [(r[0], r[2], r[3], r[4]) for r in fb]:
         problems.append(f"features {[r[0] for r in fa]} vs {[r[0] for r in fb]}")
     if _kind(ma["target_type"], a.dialect) != _kind(mb["target_type"], a.dialect):

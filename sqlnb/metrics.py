@@ -102,10 +102,10 @@ def _metrics(engine: Engine, relation: str, scoring: str | None, target: str,
     with engine.transaction("evaluate", join=True):
         engine.execute(engine.render("reports/evaluate_confusion.sql", **context))
         n, accuracy, macro_f1, weighted_f1, log_loss = engine.fetch(
-            engine.render("reports/evaluate.sql", what="summary", **context))[0]
-        classes = engine.fetch(engine.render("reports/evaluate.sql", what="classes", **context))
-        cells = engine.fetch(engine.render("reports/evaluate.sql", what="confusion", **context))
-        engine.execute(engine.render("reports/drop_confusion.sql", **context))
+            engine.render("reports/evaluate.sql#summary", **context))[0]
+        classes = engine.fetch(engine.render("reports/evaluate.sql#classes", **context))
+        cells = engine.fetch(engine.render("reports/evaluate.sql#matrix", **context))
+        engine.execute(engine.render("reports/evaluate.sql#drop", **context))
     if not n:
         raise EmptyInputError(
             "there are no labelled rows to evaluate: the source has no rows, or its target "

@@ -354,7 +354,7 @@ def _terms(model: ModelContext, part: dict[str, Any],
            types: dict[str, str]) -> dict[int, dict[str, dict[str, Any]]]:
     """Each class's scoring terms of one part, read from the part's parameter view."""
     names, rows = model.engine.fetch_with_names(
-        model.engine.render("catalog/read_params.sql", **_context(model, part, what="terms")))
+        model.engine.render("catalog/read_params.sql#terms", **_context(model, part)))
     return part["sub"].read_terms(rows, names[3:], lambda feature: {
         "column": model.dialect.ident(feature), "family": part["family"],
         "guard": model.dialect.kind(types[feature]) == "float"})
@@ -375,11 +375,11 @@ def _compile_mixed(model: ModelContext) -> dict[str, Any]:
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
     family.assigned = dict(family_of)
     parts = _parts(model, meta["features"], family_of)
-    classes = pipeline_of(model).fetch("catalog/read_params.sql", what="classes")
+    classes = pipeline_of(model).fetch("catalog/read_params.sql#classes")
     constants: dict[int, float] = {index: 0.0 for index, _, _ in classes}
     part_terms = []
     for part in parts:
-        part["constants"] = dict(_fetch(model, part, "catalog/read_params.sql", what="constants"))
+        part["constants"] = dict(_fetch(model, part, "catalog/read_params.sql#constants"))
         for class_index, constant in part["constants"].items():
             constants[class_index] += constant
         part_terms.append(_terms(model, part, types))

@@ -215,7 +215,7 @@ class NaiveBayes:
             with self.engine.transaction("fit"):
                 parts.fit_within(self.context, src, spec)
                 # counted before COMMIT, so nothing can fail once the new model is committed
-                n_rows, n_labelled = self.pipeline.fetch("catalog/source_info.sql", source=src.sql,
+                n_rows, n_labelled = self.pipeline.fetch("catalog/sources.sql#info", source=src.sql,
                                                  target=spec["target_sql"])[0]
         finally:
             self.engine.release(src)
@@ -813,7 +813,7 @@ def _open(engine: Engine, model: Any) -> NaiveBayes:
     if not isinstance(model, str) or not model:
         raise InvalidParameterError(f"a model must be a NaiveBayes or a name, got {model!r}")
     catalog, _, name = model.partition(".")
-    if name and catalog in {r[0] for r in engine.fetch(engine.render("catalog/attached_databases.sql"))}:
+    if name and catalog in {r[0] for r in engine.fetch(engine.render("catalog/database.sql#attached_databases"))}:
         return AttachedModel(engine, catalog, name)
     return load(engine, model)
 

@@ -95,15 +95,15 @@ def owned(model: ModelContext, meta: dict[str, Any] | None = None) -> set[str]:
     if not META_COLUMNS <= columns:
         return set()  # a relation of that name, but not a model's metadata
     if kind in ("TABLE", "VERSIONED") and "relations" in columns:
-        rows = model.engine.fetch(model.engine.render("catalog/read_meta.sql", t=model.tables,
-                                                      model=model.name, what="relations"))
+        rows = model.engine.fetch(model.engine.render("catalog/read_meta.sql#relations", t=model.tables,
+                                                      model=model.name))
         if rows and rows[0][0] is not None:
             return {name.lower() for name in json.loads(rows[0][0])}
     # A model written before ownership was recorded: what its kind implies.
     present = existing(model, [f"{model.name}_analyzer", f"{model.name}_group_columns"])
     kinds = ["base", "macros"]
-    family = model.engine.fetch(model.engine.render("catalog/read_meta.sql", t=model.tables,
-                                                    model=model.name, what="family"))
+    family = model.engine.fetch(model.engine.render("catalog/read_meta.sql#family", t=model.tables,
+                                                    model=model.name))
     if family and getattr(FAMILIES.get(family[0][0]), "composite", False):
         kinds.append("parts")
     if f"{model.name}_analyzer".lower() in present:

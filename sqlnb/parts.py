@@ -329,8 +329,7 @@ def group_parameters(model: ModelContext, lay: dict[str, Any]) -> None:
     has the classes the priors name, some labelled row has a group, no part's check fails."""
     grouped, groups = lay["grouped"], lay["groups"]
     context = grouping.group_context(model, grouped[0]["t"])
-    fewest, most = fetch(model, grouped[0], "catalog/read_group_classes.sql", what="sizes",
-                         **context)[0]
+    fewest, most = fetch(model, grouped[0], "catalog/read_group_classes.sql#sizes", **context)[0]
     if most is None:  # no labelled row has a (non-NULL) group
         names = [g["name"] for g in groups]
         raise InvalidDataError(

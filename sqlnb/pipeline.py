@@ -178,7 +178,7 @@ class Pipeline:
         version as they are (the switch needs every table of the version)."""
         for role, (target, scratch) in list(self._pending.items()):
             self.engine.execute(self.engine.render(
-                "catalog/table_versions.sql", what="copy", table=self.stable[role], into=target))
+                "catalog/versions.sql#copy", table=self.stable[role], into=target))
             self.tables[role], self.tables["next_" + role] = target, scratch
             del self._pending[role]
 
@@ -248,7 +248,7 @@ class Pipeline:
                 continue
             if not fresh:
                 self.engine.execute(self.engine.render(
-                    "catalog/table_versions.sql", what="copy", table=self.stable[role], into=target))
+                    "catalog/versions.sql#copy", table=self.stable[role], into=target))
             self.tables[role] = target
             self.tables["next_" + role] = scratch
         for role in ("class_params", "feature_params"):
@@ -278,8 +278,7 @@ class Pipeline:
         if switched and context is not None:
             self.run("score/params.sql", **context)
         for view in scratch:
-            self.engine.execute(self.engine.render("catalog/table_versions.sql", what="drop_view",
-                                                   table=view))
+            self.engine.execute(self.engine.render("catalog/versions.sql#drop_view", table=view))
         if switched and functions is not None:
             # the scoring functions embed the parameters of the version readers now see
             if isinstance(functions, str):
@@ -382,7 +381,7 @@ class Pipeline:
             self._kept_key = None
             if known is not None:
                 columns = [tuple(row[:2]) for row in
-                           self.fetch("catalog/describe_source.sql", source=self.tables["batch"])]
+                           self.fetch("catalog/sources.sql#describe", source=self.tables["batch"])]
                 if all(PLAIN_TYPE.fullmatch(type_) for _, type_ in columns):
                     if len(known) >= 8:  # an update's scans vary little; keep a few
                         known.clear()
@@ -431,7 +430,7 @@ class Pipeline:
 
     def refuse_empty(self, src: Source, spec: dict[str, Any]) -> None:
         """The error for a batch without a labelled row: no rows, or only NULL targets."""
-        n_rows, _ = self.fetch("catalog/source_info.sql", source=src.sql, target=spec["target_sql"])[0]
+        n_rows, _ = self.fetch("catalog/sources.sql#info", source=src.sql, target=spec["target_sql"])[0]
         if n_rows == 0:
             raise EmptyInputError("the source has no rows")
         raise EmptyInputError(f"the target column {spec['target']!r} has only NULL values")

@@ -155,9 +155,9 @@ def _duckdb_copy(model: ModelContext) -> ModelContext:
     for name in names:
         if name.lower() in present and name.lower() in mine:
             rows = model.engine.arrow(model.engine.render(
-                "catalog/table_versions.sql", what="columns", table=model.dialect.ident(name)))
+                "catalog/versions.sql#columns", table=model.dialect.ident(name)))
             local.register("__sqlnb_rows", rows)
-            local.execute(render("catalog/table_versions.sql", what="copy", into=DUCKDB.ident(name),
+            local.execute(render("catalog/versions.sql#copy", into=DUCKDB.ident(name),
                                  table=DUCKDB.ident("__sqlnb_rows")))
             local.unregister("__sqlnb_rows")
     return model.renamed(model.name, engine=engine_for(local), sql_macros=False,
@@ -506,10 +506,8 @@ def _check_files(con: duckdb.DuckDBPyConnection, directory: Path,
             raise _incompatible(directory, f"the file {table['file']!r} does not match its "
                                 "checksum in model.json (altered or damaged)")
         try:
-            described = con.execute(render("exchange/import_check.sql", what="columns",
-                                           path=str(file))).fetchall()
-            rows = con.execute(render("exchange/import_check.sql", what="rows",
-                                      path=str(file))).fetchall()[0][0]
+            described = con.execute(render("exchange/import_check.sql#columns", path=str(file))).fetchall()
+            rows = con.execute(render("exchange/import_check.sql#rows", path=str(file))).fetchall()[0][0]
         except duckdb.Error as exc:
             raise _incompatible(directory, f"the file {table['file']!r} is not readable "
                                 f"Parquet ({str(exc).splitlines()[0]})") from None
@@ -573,7 +571,7 @@ def _check_roles(model: ModelContext, roles: set[str], meta: dict[str, Any], gro
 
 
 def _small_table(con: duckdb.DuckDBPyConnection, file: Path) -> list[dict[str, Any]]:
-    cursor = con.execute(render("exchange/import_check.sql", what="table", path=str(file)))
+    cursor = con.execute(render("exchange/import_check.sql#table", path=str(file)))
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
@@ -721,7 +719,7 @@ def _feature_problems(model: ModelContext, features: list[dict[str, Any]],
     model's features are its terms: the SQL checks cover them)."""
     if terms:
         return []
-    rows = pipeline_of(model).fetch("catalog/model_features.sql", source=pipeline_of(model).tables)
+    rows = pipeline_of(model).fetch("catalog/read_meta.sql#features", source=pipeline_of(model).tables)
     names = [f["name"] for f in features]
     if [r[0] for r in rows] != names:
         return [(f"features: the features table lists {first_few([r[0] for r in rows])}, "

@@ -87,8 +87,8 @@ def track(con: duckdb.DuckDBPyConnection, description: str = "working", *,
     )
 
     delay = DELAY if delay is None else delay
-    before = con.execute(render("catalog/progress_settings.sql", read=True)).fetchall()[0]
-    con.execute(render("catalog/progress_settings.sql", read=False, enabled=True, printed=False))
+    before = con.execute(render("catalog/database.sql#progress_settings")).fetchall()[0]
+    con.execute(render("catalog/database.sql#set_progress", enabled=True, printed=False))
     bar = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
                    TimeElapsedColumn(), console=target, transient=True)
     done = threading.Event()
@@ -116,7 +116,7 @@ def track(con: duckdb.DuckDBPyConnection, description: str = "working", *,
         done.set()
         watcher.join()
         _tracking.discard(id(con))
-        con.execute(render("catalog/progress_settings.sql", read=False,
+        con.execute(render("catalog/database.sql#set_progress",
                            enabled=_as_bool(before[0]), printed=_as_bool(before[1])))
 
 
@@ -141,9 +141,9 @@ def quiet(con: Any) -> Iterator[None]:
             try:
                 # (nothing is printed while the bar itself is off: then nothing to switch)
                 printed = all(_as_bool(setting) for setting in con.execute(
-                    render("catalog/progress_settings.sql", read=True)).fetchall()[0])
+                    render("catalog/database.sql#progress_settings")).fetchall()[0])
                 if printed:
-                    con.execute(render("catalog/progress_settings.sql", read=False, printed=False))
+                    con.execute(render("catalog/database.sql#set_progress", printed=False))
             except duckdb.Error:  # closed, or a failed transaction: the call will say so
                 printed = False
             entry = _quieted[key] = [0, printed]
@@ -157,7 +157,7 @@ def quiet(con: Any) -> Iterator[None]:
                 del _quieted[key]
                 if entry[1]:
                     with contextlib.suppress(duckdb.Error):
-                        con.execute(render("catalog/progress_settings.sql", read=False,
+                        con.execute(render("catalog/database.sql#set_progress",
                                            printed=True))
 
 
@@ -179,6 +179,6 @@ def tracked(action: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 def silence_duckdb(con: duckdb.DuckDBPyConnection) -> None:
     """Switch off the bar DuckDB itself prints on standard output (the CLI's stdout is data)."""
-    before = con.execute(render("catalog/progress_settings.sql", read=True)).fetchall()[0]
-    con.execute(render("catalog/progress_settings.sql", read=False, enabled=_as_bool(before[0]),
+    before = con.execute(render("catalog/database.sql#progress_settings")).fetchall()[0]
+    con.execute(render("catalog/database.sql#set_progress", enabled=_as_bool(before[0]),
                        printed=False))

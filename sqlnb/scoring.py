@@ -179,7 +179,7 @@ def refresh(model: ModelContext) -> None:
     compiled = model.parameters()
     sql = compiled.get("version_sql")
     if sql is None:  # rendered once per parameters read: a predict loop asks every call
-        sql = compiled["version_sql"] = model.render("catalog/model_version.sql")
+        sql = compiled["version_sql"] = model.render("catalog/read_meta.sql#version")
     rows = model.engine.fetch_readable(sql)
     if not rows or rows[0][0] != stamp:
         model.invalidate()
@@ -552,7 +552,7 @@ ONE_VECTOR = 2048
 def _keeps_order(model: ModelContext) -> bool:
     """Whether the connection keeps the rows of a result in the input's order
     (``preserve_insertion_order``, on by default)."""
-    rows = model.fetch("catalog/insertion_order.sql")
+    rows = model.fetch("catalog/database.sql#insertion_order")
     return bool(rows) and str(rows[0][0]).lower() in ("true", "1")
 
 

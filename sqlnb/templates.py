@@ -8,6 +8,11 @@ engines through the ``sql`` global: ``{{ sql.temp_table(name) }}`` calls the mac
 ``sql/dialects/<dialect>.sql``, or of ``sql/dialects/default.sql`` when the dialect does not
 define it (as dbt dispatches its adapters' macros).
 
+A file holds one statement, or several related ones as macros: ``catalog/versions.sql#drop``
+names the macro ``drop`` of that file, called with the arguments it declares, taken from
+the context (a file of macros rather than one switching on a ``what`` argument, and no
+file for a one-line statement of its own).
+
 >>> print(environment().globals["sql"].temp_table('"batch"'))
 CREATE OR REPLACE TEMP TABLE "batch" AS
 """
@@ -123,8 +128,28 @@ def each(values: Any, how: Any) -> list[str]:
 
 
 def render(template: str, dialect: Dialect = DUCKDB, **context) -> str:
-    """Render ``sql/<template>`` with ``context``."""
-    return environment(dialect).get_template(template).render(**context)
+    """Render ``sql/<template>`` with ``context``; ``<file>#<macro>``: call that macro of
+    the file with the arguments it declares (the rest of the context is not its concern).
+
+    >>> print(render("catalog/versions.sql#drop", table='"t__v2"'))
+    DROP TABLE IF EXISTS "t__v2"
+    """
+    path, _, name = template.partition("#")
+    loaded = environment(dialect).get_template(path)
+    if not name:
+        return loaded.render(**context)
+    return call_macro(loaded, name, context)
+
+
+def call_macro(loaded: jinja2.Template, name: str, context: dict[str, Any]) -> str:
+    """The statement the macro ``name`` of the template ``loaded`` writes, given the
+    arguments it declares from ``context``."""
+    macro = getattr(loaded.module, name, None)
+    if macro is None:
+        raise LookupError(f"sql/{loaded.name} defines no macro {name!r}")
+    if not macro.catch_kwargs:
+        context = {key: value for key, value in context.items() if key in macro.arguments}
+    return str(macro(**context))
 
 
 # How much remembered text render_repeated keeps per environment (characters).
@@ -150,7 +175,7 @@ def render_repeated(template: str, dialect: Dialect = DUCKDB, **context) -> str:
     if text is not None:
         texts.move_to_end(key)
         return text
-    text = texts[key] = env.get_template(template).render(**context)
+    text = texts[key] = render(template, dialect, **context)
     env.sqlnb_repeated_size += len(text)  # type: ignore[attr-defined]
     while env.sqlnb_repeated_size > _REPEATED_LIMIT and len(texts) > 1:  # type: ignore[attr-defined]
         _, old = texts.popitem(last=False)

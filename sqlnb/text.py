@@ -702,13 +702,13 @@ def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
     rows = model.fetch("text/read_groups.sql", table=model.dialect.ident(_groups_table(model)),
                        groups=groups)
     pooled = {label: index for index, label, _ in
-              pipeline_of(model).fetch("catalog/read_params.sql", what="classes")}
+              pipeline_of(model).fetch("catalog/read_params.sql#classes")}
     models = []
     for index, *values in rows:
         sub = model.renamed(group_model_name(model.name, index))
         flow = pipeline_of(sub)
-        constants = dict(flow.fetch("catalog/read_params.sql", what="constants"))
-        classes = flow.fetch("catalog/read_params.sql", what="classes")
+        constants = dict(flow.fetch("catalog/read_params.sql#constants"))
+        classes = flow.fetch("catalog/read_params.sql#classes")
         models.append({
             "index": index + 1,  # 0 is the pooled model
             "values": [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)],
@@ -1078,8 +1078,8 @@ def _check_mergeable(a: ModelContext, b: ModelContext, options_a: dict[str, Any]
 def compile_classes(model: ModelContext) -> dict[str, Any]:
     """Class labels and constants only: a term model's coefficients stay in the database."""
     meta = model.meta
-    classes = pipeline_of(model).fetch("catalog/read_params.sql", what="classes")
-    constants = dict(pipeline_of(model).fetch("catalog/read_params.sql", what="constants"))
+    classes = pipeline_of(model).fetch("catalog/read_params.sql#classes")
+    constants = dict(pipeline_of(model).fetch("catalog/read_params.sql#constants"))
     compiled = [{
         "index": index,
         "label_value": label,

@@ -171,7 +171,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     # the statements of Spark's versioned writes, rendered (not run) with DuckDB's quoting
     quote = sqlnb.engines.dialects.DUCKDB.ident
     for what in ("columns", "switch", "drop"):
-        sqlnb.templates.render("catalog/table_versions.sql", dialect=sqlnb.engines.dialects.DUCKDB, what=what,
+        sqlnb.templates.render(f"catalog/versions.sql#{what}", dialect=sqlnb.engines.dialects.DUCKDB,
                                view=quote(name), table=quote(name + "__v1"))
     GaussianNB().fit([[0.0], [1.0], [0.5], [1.5]], [0, 1, 0, 1])  # its own private names
 
@@ -189,10 +189,16 @@ def _rendered(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[list[tuple[st
     loaded: set[str] = set()
     original_render = jinja2.Template.render
     original_source = jinja2.FileSystemLoader.get_source
+    original_macro = sqlnb.templates.call_macro
 
     def render(self, *args, **kwargs):
         out = original_render(self, *args, **kwargs)
         rendered.append((self.name, out))
+        return out
+
+    def call_macro(loaded, name, context):  # a statement written by a macro of a file
+        out = original_macro(loaded, name, context)
+        rendered.append((f"{loaded.name}#{name}", out))
         return out
 
     def get_source(self, environment, name):
@@ -201,6 +207,7 @@ def _rendered(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[list[tuple[st
 
     with monkeypatch.context() as patch:
         patch.setattr(jinja2.Template, "render", render)
+        patch.setattr(sqlnb.templates, "call_macro", call_macro)
         patch.setattr(jinja2.FileSystemLoader, "get_source", get_source)
         sqlnb.templates.environment.cache_clear()  # load every template afresh
         con = duckdb.connect()

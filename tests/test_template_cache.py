@@ -15,7 +15,7 @@ def fresh_environment():
 
 
 def rendered(env) -> str:
-    return env.get_template("catalog/model_version.sql").render(**CONTEXT)
+    return str(env.get_template("catalog/read_meta.sql").module.version(**CONTEXT))
 
 
 def test_a_new_environment_reuses_the_compiled_templates(tmp_path, monkeypatch):

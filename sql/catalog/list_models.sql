@@ -1,12 +1,8 @@
-{#-
-  what = 'candidates': the tables of the current schema that look like a model's metadata
-  table (named <model>_meta, with the columns sqlnb writes).
-  what = 'tables': every table of the current schema (a model needs its class table).
-  what = 'summaries': one row per model among them: name, family, classes, training rows
-  and weight, features, fitted at, and the relations it records as its own (NULL for a
-  model written before that record).
--#}
-{% if what == 'candidates' %}
+{#- What list_models reads of the current schema. -#}
+
+{# The tables of the current schema that look like a model's metadata table (named
+   <model>_meta, with the columns sqlnb writes). #}
+{% macro candidates() -%}
 -- Tables of the current schema shaped like a sqlnb model's metadata table.
 SELECT t.table_name
 FROM duckdb_tables() AS t
@@ -23,12 +19,20 @@ WHERE t.database_name = current_database()
                               'fitted_at')
   ) = 6
 ORDER BY t.table_name
-{% elif what == 'tables' %}
+{%- endmacro %}
+
+{# Every table of the current schema (a model needs its class table). #}
+{% macro tables() -%}
 -- The tables of the current schema.
 SELECT table_name
 FROM duckdb_tables()
 WHERE database_name = current_database() AND schema_name = current_schema()
-{% else %}
+{%- endmacro %}
+
+{# One row per model among them: name, family, classes, training rows and weight,
+   features, fitted at, and the relations it records as its own (NULL for a model written
+   before that record). #}
+{% macro summaries(models) -%}
 -- One summary row per model: its metadata and the totals of its class statistics.
 {% for m in models %}
 {% if not loop.first %}
@@ -49,4 +53,4 @@ FROM {{ m.meta }} AS meta
 WHERE meta.model = {{ m.name | lit }}
 {% endfor %}
 ORDER BY 1
-{% endif %}
+{%- endmacro %}

@@ -1,12 +1,24 @@
--- The fitted parameters that scoring compiles into one expression per class.
+{#- The fitted parameters that scoring compiles into one expression per class. -#}
+
+{# Each class's constant term (its log prior and what does not depend on the row). #}
+{% macro constants(t, family_template) -%}
 {% import family_template as family %}
-{% if what == 'constants' %}
+-- The fitted parameters that scoring compiles into one expression per class.
 {{ family.class_constant(t) }}
 ORDER BY 1
-{% elif what == 'classes' %}
+{%- endmacro %}
+
+{# The classes in index order, with their log priors. #}
+{% macro classes(t) -%}
+-- The classes of the model, in index order, with their log priors.
 SELECT class_index, class, log_prior FROM {{ t.class_params }} ORDER BY class_index
-{% else %}
+{%- endmacro %}
+
+{# One row per class, feature (and category): the family's scoring parameters. #}
+{% macro terms(t, family_template) -%}
+{% import family_template as family %}
+-- The fitted parameters that scoring compiles into one expression per class.
 {{ family.read_params(t) }}
 -- (a categorical term's categories in the same order in every class)
 ORDER BY 1, 2, 3
-{% endif %}
+{%- endmacro %}

@@ -1,4 +1,7 @@
--- Classification metrics from a confusion table, as scikit-learn defines them: {{ what | comment }}.
+{#- Classification metrics from a confusion table, as scikit-learn defines them: the
+    per-class metrics, the confusion matrix over every label, and the summary. -#}
+
+{% macro _metrics(confusion) -%}
 WITH labels AS (
     -- every label that is true or predicted somewhere, as in scikit-learn
     SELECT actual AS label FROM {{ confusion }}
@@ -23,21 +26,38 @@ WITH labels AS (
         CAST(support AS BIGINT) AS support
     FROM counts
 )
-{% if what == 'classes' %}
+{%- endmacro %}
+
+{% macro classes(confusion) -%}
+-- Classification metrics from a confusion table, as scikit-learn defines them: per class.
+{{ _metrics(confusion) }}
 SELECT label, precision, recall, f1, support
 FROM per_class
 ORDER BY label
-{% elif what == 'confusion' %}
+{%- endmacro %}
+
+{% macro matrix(confusion) -%}
+-- The confusion matrix over every label that is true or predicted somewhere.
+{{ _metrics(confusion) }}
 SELECT a.label AS actual, p.label AS predicted, coalesce(c.n, 0) AS n
 FROM labels AS a
 CROSS JOIN labels AS p
 LEFT JOIN {{ confusion }} AS c ON c.actual = a.label AND c.predicted = p.label
 ORDER BY a.label, p.label
-{% else %}
+{%- endmacro %}
+
+{% macro summary(confusion) -%}
+-- Classification metrics from a confusion table, as scikit-learn defines them: the summary.
+{{ _metrics(confusion) }}
 SELECT
     (SELECT sum(n) FROM {{ confusion }}) AS n,
     (SELECT coalesce(sum(n) FILTER (WHERE actual = predicted), 0) / sum(n) FROM {{ confusion }}) AS accuracy,
     (SELECT avg(f1) FROM per_class) AS macro_f1,
     (SELECT sum(f1 * support) / sum(support) FROM per_class) AS weighted_f1,
     (SELECT sum(loss) / sum(n) FROM {{ confusion }}) AS log_loss
-{% endif %}
+{%- endmacro %}
+
+{% macro drop(confusion) -%}
+-- The confusion table is not needed once the metrics are read.
+DROP TABLE IF EXISTS {{ confusion }}
+{%- endmacro %}

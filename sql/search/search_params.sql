@@ -10,9 +10,8 @@
 {% endwith %}
 {% endfor %}
 {% elif what == 'classes' %}
-{% with t = candidates[0].t %}
-{% include 'catalog/read_group_classes.sql' %}
-{% endwith %}
+{% import 'catalog/read_group_classes.sql' as group_classes %}
+{{ group_classes.classes(candidates[0].t) }}
 {% else %}
 {% for c in candidates %}
 SELECT {{ loop.index0 | lit }} AS __sqlnb_candidate, *

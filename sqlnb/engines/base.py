@@ -153,7 +153,7 @@ class Engine:
         """Of ``names`` (lowercased), those taken in the current schema: name -> kind
         (``TABLE``, ``VIEW``, ``MACRO``, ``MACRO TABLE``, or ``VERSIONED``: a view that
         reads the current version of a table, see :meth:`SparkEngine.stage`). Never fails."""
-        return dict(self.fetch(self.render("catalog/relations.sql", names=names,
+        return dict(self.fetch(self.render("catalog/database.sql#relations", names=names,
                                            macro_names=macro_names)))
 
     def table(self, name: str) -> str:
@@ -168,7 +168,7 @@ class Engine:
 
     def column_names(self, table: str) -> set[str]:
         """The column names of ``table`` (unquoted, of the current schema)."""
-        return {row[0] for row in self.fetch(self.render("catalog/relations.sql", columns_of=table))}
+        return {row[0] for row in self.fetch(self.render("catalog/database.sql#table_columns", columns_of=table))}
 
     def versions(self, name: str) -> list[int]:
         """The table versions of ``name`` (engines that write versions, see Spark)."""
@@ -179,8 +179,7 @@ class Engine:
 
     def column_list(self, table: str) -> list[str]:
         """The column names of the (quoted) relation ``table``, in order; nothing runs."""
-        return list(self.relation(self.render("catalog/table_versions.sql", what="columns",
-                                              table=table)).columns)
+        return list(self.relation(self.render("catalog/versions.sql#columns", table=table)).columns)
 
     def arrow(self, sql: str) -> Any:
         """The rows of ``sql`` as a pyarrow Table (small results: statistics tables)."""

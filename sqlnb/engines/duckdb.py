@@ -178,7 +178,7 @@ class DuckDBEngine(Engine):
             slot.registered = True
             self._planned.catalog_changed()
             weakref.finalize(self, self._cleanup.view, self.connection, slot.name)
-        source.sql = render("catalog/source.sql", name=slot.name, paths=[]).strip()
+        source.sql = render("catalog/sources.sql#from_clause", name=slot.name, paths=[]).strip()
         source.obj = None
         return source, schema_key(obj)
 
@@ -187,7 +187,7 @@ class DuckDBEngine(Engine):
 
     def keep_table(self, name: str) -> None:
         self._planned.keep_table(self.connection,
-                                 render("catalog/table_versions.sql", what="drop", table=name))
+                                 render("catalog/versions.sql#drop", table=name))
 
     def _rolled_back(self) -> None:
         """After a rollback: what it undid (a view registered, a table created in the
@@ -197,7 +197,7 @@ class DuckDBEngine(Engine):
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
-        return self.fetch(self.render("catalog/read_only.sql")) == [(True,)]
+        return self.fetch(self.render("catalog/database.sql#read_only")) == [(True,)]
 
     def in_transaction(self) -> bool:
         """Whether ``BEGIN`` is in force: in auto-commit mode every statement runs in a

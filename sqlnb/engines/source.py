@@ -55,7 +55,7 @@ class Source:
         if self.reader != "read_parquet" or not self.paths:
             return None
         try:
-            rows = con.execute(render("catalog/parquet_rows.sql", paths=self.paths)).fetchall()
+            rows = con.execute(render("catalog/sources.sql#parquet_rows", paths=self.paths)).fetchall()
         except duckdb.Error:
             return None
         return None if not rows or rows[0][0] is None else int(rows[0][0])
@@ -334,7 +334,7 @@ def _free_all(con: duckdb.DuckDBPyConnection, names: list[tuple[str, str]]) -> N
 
 def _drop_view_sql(name: str) -> str:
     """The statement dropping the view ``name`` if there is one."""
-    return render("catalog/table_versions.sql", what="drop_view", table=DUCKDB.ident(name))
+    return render("catalog/versions.sql#drop_view", table=DUCKDB.ident(name))
 
 
 def in_memory_rows(obj: Any) -> int | None:
@@ -430,7 +430,7 @@ def resolve(con: duckdb.DuckDBPyConnection, source: Any) -> Source:
     if simple is not None:  # what DESCRIBE would say, known without asking
         return Source(sql=sql, columns=simple, registered=registered, obj=source)
     try:
-        rows = con.execute(render("catalog/describe_source.sql", source=sql)).fetchall()
+        rows = con.execute(render("catalog/sources.sql#describe", source=sql)).fetchall()
     except duckdb.Error as exc:
         if registered:
             con.unregister(registered)
@@ -499,4 +499,4 @@ def _schema_facts(schema: Any) -> tuple[dict[str, str] | None, tuple]:
 
 def _from_clause(*, reader: str | None = None, paths: list[str] | None = None,
                  name: str | None = None) -> str:
-    return render("catalog/source.sql", reader=reader, paths=paths or [], name=name).strip()
+    return render("catalog/sources.sql#from_clause", reader=reader, paths=paths or [], name=name).strip()

@@ -169,7 +169,7 @@ class SparkEngine(Engine):
             frame.createOrReplaceTempView(registered)
             sql = self.dialect.ident(registered)
         try:
-            query = self.render("catalog/table_versions.sql", what="columns", table=sql)
+            query = self.render("catalog/versions.sql#columns", table=sql)
             columns = dict(self.connection.sql(query).dtypes)
         except self.missing_relation_errors as exc:
             if registered:
@@ -308,8 +308,7 @@ class SparkEngine(Engine):
         database = self.dialect.ident(self.database)
         prefix = "." + self.database.lower() + "."
         found = set()
-        for row in self.connection.sql(self.render("catalog/table_versions.sql", what="functions",
-                                                   database=database)).collect():
+        for row in self.connection.sql(self.render("catalog/versions.sql#functions", database=database)).collect():
             qualified = row[0].lower()
             if prefix in qualified:
                 found.add(qualified[qualified.index(prefix) + len(prefix):])
@@ -326,15 +325,15 @@ class SparkEngine(Engine):
             return self._known
         database = self.dialect.ident(self.database)
         tables = {row[1].lower(): row[1] for row in self.connection.sql(
-            self.render("catalog/table_versions.sql", what="tables", database=database)).collect()}
+            self.render("catalog/versions.sql#tables", database=database)).collect()}
         views = {row[1].lower() for row in self.connection.sql(
-            self.render("catalog/table_versions.sql", what="views", database=database)).collect()}
+            self.render("catalog/versions.sql#views", database=database)).collect()}
         if self._keeps_catalog:
             self._known = (tables, views)
         return tables, views
 
     def column_names(self, table: str) -> set[str]:
-        query = self.render("catalog/table_versions.sql", what="columns", table=self.table(table))
+        query = self.render("catalog/versions.sql#columns", table=self.table(table))
         try:
             return set(self.connection.sql(query).columns)
         except self.missing_relation_errors:
@@ -361,7 +360,7 @@ class SparkEngine(Engine):
         if len(versions) == 1:  # the only version there is: the one the view reads
             return versions[0]
         text = " ".join(str(v) for v in self.connection.sql(
-            self.render("catalog/table_versions.sql", what="show", table=self.table(name))).first())
+            self.render("catalog/versions.sql#show", table=self.table(name))).first())
         quoted = self.dialect.ident(name + _VERSION_SUFFIX)[:-1]  # `name__v, then digits`
         found = re.findall(re.escape(quoted) + r"(\d+)`", text, flags=re.IGNORECASE)
         return int(found[-1]) if found else None
@@ -412,8 +411,7 @@ class SparkEngine(Engine):
                         if v != current or t.lower().endswith(_NEXT_SUFFIX)] for name in names}
         for tables in stale.values():  # a failed or killed earlier write's tables
             for _, table in tables:
-                self.execute(self.render("catalog/table_versions.sql", what="drop",
-                                         table=self.table(table)))
+                self.execute(self.render("catalog/versions.sql#drop", table=self.table(table)))
         new = max([current or 0, *(v for vs in stale.values() for v, _ in vs)]) + 1
         targets = {name: self.version_table(name, new) for name in names}
         try:
@@ -421,16 +419,15 @@ class SparkEngine(Engine):
         except BaseException:
             with contextlib.suppress(Exception):
                 for target in targets.values():
-                    self.execute(self.render("catalog/table_versions.sql", what="drop", table=target))
+                    self.execute(self.render("catalog/versions.sql#drop", table=target))
             raise
         # the switch: one statement, so readers of the view see the old or the new version
         for name in [switch, *names[:-1]]:
-            self.execute(self.render("catalog/table_versions.sql", what="switch", view=self.table(name),
+            self.execute(self.render("catalog/versions.sql#switch", view=self.table(name),
                                      table=targets[name]))
         if current is not None:
             for name in names:
-                self.execute(self.render("catalog/table_versions.sql", what="drop",
-                                         table=self.version_table(name, current)))
+                self.execute(self.render("catalog/versions.sql#drop", table=self.version_table(name, current)))
 
     def drop_stale_views(self, names: list[str]) -> None:
         """Drop the views ``<name>__v<k>`` of ``names`` that a killed writer left behind
@@ -438,8 +435,7 @@ class SparkEngine(Engine):
         prefixes = [(name + _VERSION_SUFFIX).lower() for name in names]
         for view in sorted(self._catalog()[1]):
             if any(view.startswith(p) and view[len(p):].isdigit() for p in prefixes):
-                self.execute(self.render("catalog/table_versions.sql", what="drop_view",
-                                         table=self.table(view)))
+                self.execute(self.render("catalog/versions.sql#drop_view", table=self.table(view)))
 
     def scratch_table(self, table: str) -> str:
         """The quoted name an upsert writes the new contents of ``table`` (quoted, from

@@ -1,2 +1,0 @@
--- Column names and types of a source, without reading its rows.
-DESCRIBE SELECT * FROM {{ source }}

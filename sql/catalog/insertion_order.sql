@@ -1,1 +1,0 @@
-SELECT current_setting('preserve_insertion_order')

@@ -1,0 +1,50 @@
+{#-
+  The statements of versioned writes, for engines without upserts or transactions (Spark):
+  a write creates the table `<name>__v<k>`, then one view `<name>` is switched to it, and
+  older versions are dropped. `table` and `view` arrive quoted by the dialect; so do
+  `into` and `database`.
+-#}
+
+{# A query whose plan gives a relation's column names and types. #}
+{% macro columns(table) -%}
+SELECT * FROM {{ table }}
+{%- endmacro %}
+
+{# The definition of a view (which version it reads). #}
+{% macro show(table) -%}
+SHOW CREATE TABLE {{ table }}
+{%- endmacro %}
+
+{# Point the view at a version, in one statement. #}
+{% macro switch(view, table) -%}
+CREATE OR REPLACE VIEW {{ view }} AS SELECT * FROM {{ table }}
+{%- endmacro %}
+
+{# Drop one version. #}
+{% macro drop(table) -%}
+DROP TABLE IF EXISTS {{ table }}
+{%- endmacro %}
+
+{# A new version `into` holding the rows of `table` (an update's start). #}
+{% macro copy(into, table) -%}
+CREATE TABLE {{ into }} AS SELECT * FROM {{ table }}
+{%- endmacro %}
+
+{# Drop the view `table` (a staged write's scratch parameter views). #}
+{% macro drop_view(table) -%}
+DROP VIEW IF EXISTS {{ table }}
+{%- endmacro %}
+
+{# The names in `database`: tables, views (temporary ones too), SQL functions (and
+   temporary ones). #}
+{% macro tables(database) -%}
+SHOW TABLES IN {{ database }}
+{%- endmacro %}
+
+{% macro views(database) -%}
+SHOW VIEWS IN {{ database }}
+{%- endmacro %}
+
+{% macro functions(database) -%}
+SHOW USER FUNCTIONS IN {{ database }}
+{%- endmacro %}
