@@ -144,3 +144,79 @@ def test_a_saved_gaussian_model_keeps_its_absolute_class_means_when_updated(save
     np.testing.assert_allclose(ours.var_, reference.var_, rtol=1e-9)
     assert ours.epsilon_ == pytest.approx(reference.epsilon_, rel=1e-9)
     assert all("origin" not in f for f in sqlnb.load(saved, "m_gaussian").meta["features"])
+
+
+# ``saved_models_schema2.duckdb.gz`` was written by the same script with an sqlnb that saved
+# schema 2 (a spec and the relations each model owns) and updated single-family models
+# only, in DuckDB 1.5's storage format; ``saved_models_schema2.json`` is its record. Every
+# kind of model in it now takes more data, and gives it back.
+EXPECTED_2 = json.loads((FIXTURES / "saved_models_schema2.json").read_text())["models"]
+
+
+@pytest.fixture
+def saved_2(tmp_path: pathlib.Path):
+    """A writable copy of the schema-2 database."""
+    path = tmp_path / "saved_models_schema2.duckdb"
+    path.write_bytes(gzip.decompress((FIXTURES / "saved_models_schema2.duckdb.gz").read_bytes()))
+    connection = duckdb.connect(str(path))
+    yield connection
+    connection.close()
+
+
+def _scored(model, record):
+    key = record["key"]
+    predictions = [row[0] for row in
+                   model.predict(record["scored"]).order(key).select("prediction").fetchall()]
+    columns = [f"proba_{label}" for label in record["classes"]]
+    proba = model.predict_proba(record["scored"]).order(key).select(*columns).fetchall()
+    return predictions, proba
+
+
+def _update(model, how, *, forget=False):
+    if "text" in how:
+        (model.forget if forget else model.partial_fit)("train_text", "label", text=how["text"])
+    elif how.get("long"):
+        assert not forget
+        model.partial_fit_long("train_long", "label", labels="labels_long")
+    else:
+        (model.forget if forget else model.partial_fit)(
+            "train_columns", "label", features=how["features"], group_by=how.get("group_by"))
+
+
+@pytest.mark.parametrize("name", list(EXPECTED_2))
+def test_a_schema_2_model_predicts_what_it_predicted_when_written(saved_2, name):
+    record = EXPECTED_2[name]
+    model = sqlnb.load(saved_2, name)
+    assert model.spec.schema_version == 2
+    assert model.classes_ == record["classes"]
+    predictions, proba = _scored(model, record)
+    assert predictions == record["predictions"]
+    for row, want in zip(proba, record["proba"], strict=True):
+        assert row == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", list(EXPECTED_2))
+def test_every_kind_of_schema_2_model_can_be_partial_fit(saved_2, name):
+    """The training rows folded in once more double every class's row count (the pooled
+    class table of a per-group model too), and the model still scores every row."""
+    record = EXPECTED_2[name]
+    model = sqlnb.load(saved_2, name)
+    _update(model, record["how"])
+    counts = saved_2.execute(f'SELECT class, n FROM "{name}_class_stats" ORDER BY class').fetchall()
+    assert [[label, n] for label, n in counts] == [
+        [label, 2 * n] for label, n in record["class_counts"]]
+    assert len(_scored(sqlnb.load(saved_2, name), record)[0]) == len(record["predictions"])
+
+
+@pytest.mark.parametrize("name", [name for name, record in EXPECTED_2.items()
+                                  if not record["how"].get("long")])
+def test_a_schema_2_model_forgets_what_it_was_given_again(saved_2, name):
+    """partial_fit then forget of the same rows: the model predicts what it did when written."""
+    record = EXPECTED_2[name]
+    model = sqlnb.load(saved_2, name)
+    _update(model, record["how"])
+    _update(model, record["how"], forget=True)
+    predictions, proba = _scored(sqlnb.load(saved_2, name), record)
+    assert predictions == record["predictions"]
+    for row, want in zip(proba, record["proba"], strict=True):
+        assert row == pytest.approx(want, abs=1e-9)
