@@ -24,12 +24,17 @@ UPDATABLE = [name for name, record in EXPECTED.items()
              if record["how"]["family"] != "auto" and "group_by" not in record["how"]]
 
 
+def _opened_copy(tmp_path: pathlib.Path, stem: str):
+    """A connection to a writable copy of the compressed database ``<stem>.duckdb.gz``."""
+    path = tmp_path / f"{stem}.duckdb"
+    path.write_bytes(gzip.decompress((FIXTURES / f"{stem}.duckdb.gz").read_bytes()))
+    return duckdb.connect(str(path))
+
+
 @pytest.fixture
 def saved(tmp_path: pathlib.Path):
     """A writable copy of the saved database."""
-    path = tmp_path / "saved_models.duckdb"
-    path.write_bytes(gzip.decompress((FIXTURES / "saved_models.duckdb.gz").read_bytes()))
-    connection = duckdb.connect(str(path))
+    connection = _opened_copy(tmp_path, "saved_models")
     yield connection
     connection.close()
 
@@ -156,9 +161,7 @@ EXPECTED_2 = json.loads((FIXTURES / "saved_models_schema2.json").read_text())["m
 @pytest.fixture
 def saved_2(tmp_path: pathlib.Path):
     """A writable copy of the schema-2 database."""
-    path = tmp_path / "saved_models_schema2.duckdb"
-    path.write_bytes(gzip.decompress((FIXTURES / "saved_models_schema2.duckdb.gz").read_bytes()))
-    connection = duckdb.connect(str(path))
+    connection = _opened_copy(tmp_path, "saved_models_schema2")
     yield connection
     connection.close()
 
