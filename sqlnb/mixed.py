@@ -308,18 +308,24 @@ def create_tables(model: ModelContext, parts: list[dict[str, Any]], class_type: 
 
 def finish_mixed(model: ModelContext, parts: list[dict[str, Any]],
                  features: list[dict[str, Any]], target: str, target_type: str,
-                 weight: str | None, kind: dict[str, Any] | None = None) -> None:
+                 weight: str | None, kind: dict[str, Any] | None = None,
+                 known_classes: int | None = None) -> None:
     """After the statistics are in (a fit's merge, an import's copy): class checks, the parts'
-    parameter views, sanity checks, the metadata row and the scoring macros."""
+    parameter views, sanity checks, the metadata row and the scoring macros.
+    ``known_classes``: an update's number of classes before its batch, when its
+    hyperparameters are unchanged; if the batch added or removed no class, the parameter
+    views (which read the statistics) are current and stay as they are."""
     family: Mixed = model.family
     flow = pipeline_of(model)
     first = parts[0]
     problems: list[tuple] = []
     n_classes = flow.check_classes(max(part["sub"].min_classes for part in parts))
     family.check_priors(n_classes)
-    _run(model, first, "score/params.sql", priors=family.prior_list(), fit_prior=family.fit_prior())
-    for part in parts[1:]:
-        _run(model, part, "score/part_params.sql")
+    if n_classes != known_classes:
+        _run(model, first, "score/params.sql", priors=family.prior_list(),
+             fit_prior=family.fit_prior())
+        for part in parts[1:]:
+            _run(model, part, "score/part_params.sql")
     for part in parts:
         problems += _fetch(model, part, "fit/checks.sql", features=part["features"])
     refuse(problems)

@@ -146,7 +146,12 @@ def write(model: ModelContext, src: Source, spec: dict[str, Any], *, sign: int =
     if sign < 0:
         after_forget(model, lay, class_type, keep_classes)
     drop_batches(model, lay)
-    finish(model, lay, features, spec["target"], class_type, spec["weight"])
+    # an update that keeps the hyperparameters: its parameter views, which read the
+    # statistics, stay current unless the batch adds or removes a class
+    known = (len(stored["classes"]) if stored is not None
+             and stored["params"] == jsonable(model.family.params) else None)
+    finish(model, lay, features, spec["target"], class_type, spec["weight"],
+           known_classes=known)
 
 
 def create(model: ModelContext, lay: dict[str, Any], class_type: str) -> None:
@@ -309,7 +314,8 @@ def drop_batches(model: ModelContext, lay: dict[str, Any]) -> None:
 
 
 def finish(model: ModelContext, lay: dict[str, Any], features: list[dict[str, Any]],
-           target: str, class_type: str, weight: str | None) -> None:
+           target: str, class_type: str, weight: str | None,
+           known_classes: int | None = None) -> None:
     """The per-group parameter views and their checks, then the pooled model's
     parameters, checks, metadata row and scoring macros (``features`` in the model's
     order)."""
@@ -319,9 +325,10 @@ def finish(model: ModelContext, lay: dict[str, Any], features: list[dict[str, An
     kind = {"groups": [[g["name"], g["type"]] for g in groups]}
     if model.family.composite:
         mixed.finish_mixed(model, lay["pooled"], features, target, class_type, weight,
-                           kind=kind)
+                           kind=kind, known_classes=known_classes)
     else:
-        pipeline_of(model).finish(features, target, class_type, weight, kind=kind)
+        pipeline_of(model).finish(features, target, class_type, weight, kind=kind,
+                                  known_classes=known_classes)
 
 
 def group_parameters(model: ModelContext, lay: dict[str, Any]) -> None:
