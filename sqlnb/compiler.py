@@ -51,13 +51,9 @@ ROW_ONCE = "__sqlnb_row"  # the row's name inside a macro that uses its paramete
 # references the macros name the row once (a lambda), slower per row but not per feature.
 DIRECT_REFERENCES = 400
 MACRO_ROLES = ("joint", "predict", "predict_proba", "predict_log_proba", "score", "explain")
-STANDALONE_OUTPUTS = {
-    "predict": None,
-    "predict_proba": "proba_",
-    "proba": "proba_",
-    "log_proba": "log_proba_",
-    "joint": "jll_",
-}
+# to_sql's outputs: the scoring outputs, and the label with the probabilities beside it
+STANDALONE_OUTPUTS = {"predict": None, "predict_proba": OUTPUTS["proba"],
+                      **{k: v for k, v in OUTPUTS.items() if k != "predict"}}
 
 
 def macro_names(name: str) -> dict[str, str]:
