@@ -87,20 +87,3 @@ list_transform({{ columns }}, lambda v, i: coalesce(v - {{ shift }}[i], {{ nan }
 list_transform({{ columns }}, lambda v: coalesce(v, {{ nan }}))
 {%- endif %}
 {%- endmacro %}
-
-{#- the output columns read from the classes' list of joint log-likelihoods `jll`: the
-    joint terms themselves, or (log-)probabilities by a log-sum-exp around the largest -#}
-{% macro outputs(classes, output, jll) -%}
-{% set lse = 'list_max(' ~ jll ~ ') + ln(list_sum(list_transform(' ~ jll ~ ', lambda v: exp(v - list_max(' ~ jll ~ ')))))' %}
-{% for c in classes %}
-    {% if output == 'joint' %}
-    {{ jll }}[{{ loop.index }}]
-    {% elif output == 'log_proba' %}
-    -- log-sum-exp around the largest term (the same expression in every class: computed once)
-    {{ jll }}[{{ loop.index }}] - ({{ lse }})
-    {% else %}
-    exp({{ jll }}[{{ loop.index }}] - ({{ lse }}))
-    {% endif %}
-    AS {{ c.output }}{{ "," if not loop.last }}
-{% endfor %}
-{%- endmacro %}

@@ -6,6 +6,7 @@
 -- as `*` in as few levels as the computation needs: binding each level costs time per column.{% endif %}
 
 {% import 'score/array_terms.sql' as terms %}
+{% import 'score/scoring_helpers.sql' as step %}
 {% set x = '__sqlnb_x' %}
 {% set jll = '__sqlnb_jll' %}
 {% set helpers = [x, jll] %}
@@ -58,8 +59,8 @@ SELECT
 
 {% if output == 'predict' %}
     -- argmax; ties go to the first class in sorted order
-    [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position({{ jll }}, list_max({{ jll }}))] AS {{ prediction }}
+    {{ step.list_argmax(classes, jll) }} AS {{ prediction }}
 {% else %}
-{{ terms.outputs(classes, output, jll) }}
+{{ step.list_outputs(classes, output, jll) }}
 {% endif %}
 FROM joint

@@ -5,6 +5,7 @@
 -- `*`: binding and planning cost time per column at every level a statement passes them through.{% endif %}
 
 {% import 'score/array_terms.sql' as terms %}
+{% import 'score/scoring_helpers.sql' as step %}
 {% set n = features | length %}
 {% set jll = '__sqlnb_jll' %}
 {#- the row's list, a missing value (NULL or NaN) as NaN: a NaN makes the fast form NaN, and
@@ -60,7 +61,7 @@ CASE WHEN list_contains({{ x }}, 'NaN'::DOUBLE) THEN {{ careful_list }} ELSE {{ 
 {%- endset %}
 {% if output == 'predict' %}
 {#- argmax; ties go to the first class in sorted order -#}
-{% set value = 'list_transform([' ~ classes_list ~ '], lambda ' ~ jll ~ ': [' ~ (classes | map(attribute='label') | join(', ')) ~ '][list_position(' ~ jll ~ ', list_max(' ~ jll ~ '))])[1]' %}
+{% set value = 'list_transform([' ~ classes_list ~ '], lambda ' ~ jll ~ ': ' ~ step.list_argmax(classes, jll) ~ ')[1]' %}
 {% else %}
 {% set value = classes_list %}
 {% endif %}
@@ -73,7 +74,7 @@ FROM {{ source }}
 {% else %}
 SELECT
     {% if keep %}* EXCLUDE ({{ jll }}),{% endif %}
-{{ terms.outputs(classes, output, jll) }}
+{{ step.list_outputs(classes, output, jll) }}
 FROM (
     SELECT
         {% if keep %}*,{% endif %}

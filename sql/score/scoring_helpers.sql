@@ -122,3 +122,30 @@ FROM normalised
 ORDER BY {{ order }}
 {% endif %}
 {% endmacro %}
+
+{#- The same output step over a list of the classes' joint log-likelihoods (`jll`, in class
+    order), for the statements and macros that hold them as one list: the argmax label
+    (ties to the first class in sorted order), the log-sum-exp around the largest term,
+    and the output columns. -#}
+{% macro list_argmax(classes, jll) -%}
+[{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position({{ jll }}, list_max({{ jll }}))]
+{%- endmacro %}
+
+{% macro list_lse(jll) -%}
+list_max({{ jll }}) + ln(list_sum(list_transform({{ jll }}, lambda v: exp(v - list_max({{ jll }})))))
+{%- endmacro %}
+
+{#- One column per class from `jll`: the joint terms themselves, or (log-)probabilities
+    (the log-sum-exp is the same expression in every class: DuckDB computes it once). -#}
+{% macro list_outputs(classes, output, jll) -%}
+{% for c in classes %}
+    {% if output == 'joint' %}
+    {{ jll }}[{{ loop.index }}]
+    {% elif output == 'log_proba' %}
+    {{ jll }}[{{ loop.index }}] - ({{ list_lse(jll) }})
+    {% else %}
+    exp({{ jll }}[{{ loop.index }}] - ({{ list_lse(jll) }}))
+    {% endif %}
+    AS {{ c.output }}{{ "," if not loop.last }}
+{% endfor %}
+{%- endmacro %}

@@ -3,6 +3,7 @@
 -- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
 {% import family_template as family %}
 {% from 'score/scoring_helpers.sql' import chunked, lookup_joins %}
+{% import 'score/scoring_helpers.sql' as step %}
 {% import 'score/array_terms.sql' as terms %}
 {% if text is defined and text %}
 {% import 'text/analyzer.sql' as analyzer %}
@@ -123,7 +124,7 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
 CREATE OR REPLACE MACRO {{ m.predict }}(r) AS
     -- the class with the largest joint log-likelihood; ties go to the first class in sorted order
     list_transform([{{ m.joint }}(r)], lambda jll:
-        [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(jll, list_max(jll))]
+        {{ step.list_argmax(classes, 'jll') }}
     )[1];
 
 {% if key_clash %}
@@ -137,7 +138,7 @@ CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS error({{ key_clash | lit }})
 CREATE OR REPLACE MACRO {{ m.predict_log_proba }}(r) AS
     -- joint log-likelihoods minus their log-sum-exp (taken around the largest one)
     list_transform([{{ m.joint }}(r)], lambda jll:
-        list_transform([list_max(jll) + ln(list_sum(list_transform(jll, lambda x: exp(x - list_max(jll)))))], lambda lse: {
+        list_transform([{{ step.list_lse('jll') }}], lambda lse: {
         {% for c in classes %}
             {{ c.key | lit }}: jll[{{ loop.index }}] - lse{{ "," if not loop.last }}
         {% endfor %}
@@ -146,7 +147,7 @@ CREATE OR REPLACE MACRO {{ m.predict_log_proba }}(r) AS
 
 CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS
     list_transform([{{ m.joint }}(r)], lambda jll:
-        list_transform([list_max(jll) + ln(list_sum(list_transform(jll, lambda x: exp(x - list_max(jll)))))], lambda lse: {
+        list_transform([{{ step.list_lse('jll') }}], lambda lse: {
         {% for c in classes %}
             {{ c.key | lit }}: {% if grouped_model %}coalesce(exp(jll[{{ loop.index }}] - lse), 0){% else %}exp(jll[{{ loop.index }}] - lse){% endif %}{{ "," if not loop.last }}
         {% endfor %}
@@ -201,7 +202,7 @@ CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
     SELECT
         * EXCLUDE (__sqlnb_doc, __sqlnb_jll),
         -- the class with the largest joint log-likelihood, as <name>_predict chooses it
-        [{% for c in classes %}{{ c.label }}{{ ", " if not loop.last }}{% endfor %}][list_position(__sqlnb_jll, list_max(__sqlnb_jll))] AS prediction
+        {{ step.list_argmax(classes, '__sqlnb_jll') }} AS prediction
     FROM joint
     ORDER BY __sqlnb_doc;
 {% else %}
