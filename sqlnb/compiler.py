@@ -501,8 +501,11 @@ def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str]
         columns = {name: dialect.ident(name) for name in model.features_}
     columns = columns or {}
     group_table = group_parameter_table(model, columns=columns or None)
-    classes = [_explained_class(model, c, group_table)
-               for c in compiled_classes(model, columns=columns, dialect=dialect)]
+    # a feature of many categories reads its terms from a joined relation, as predict's
+    # statement does (an expression naming 50,000 categories takes DuckDB a second to plan)
+    compiled, lookups = joined_lookups(
+        compiled_classes(model, columns=columns, dialect=dialect), dialect)
+    classes = [_explained_class(model, c, group_table) for c in compiled]
     cleaned = _clean_once(dialect, classes)
     features = [{"name": f["name"], "column": columns.get(f["name"], dialect.ident(f["name"]))}
                 for f in model.meta["features"]]
@@ -510,6 +513,7 @@ def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str]
         "reports/explain.sql", dialect=dialect,
         **model.template_context(source=source_sql, classes=classes, features=features,
                                  row=row, cleaned=cleaned, group_table=group_table,
+                                 lookups=lookups,
                                  top=None if top is None else min(top, len(features)),
                                  model_comment=comment_text(model.name)))
 

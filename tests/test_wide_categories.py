@@ -109,6 +109,25 @@ def test_to_sql_matches_categorical_nb(fitted, data) -> None:
     assert list(got["prediction"]) == [labels[i] for i in cnb.predict(data["x_test"])]
 
 
+def test_explain_reads_the_wide_feature_by_a_join(fitted, data) -> None:
+    """explain's statement, its macro and to_sql(output="explain") name no category of the
+    wide feature either, and each term is scikit-learn's log probability of the row's
+    category in that class."""
+    con, model = fitted
+    cnb, labels = data["cnb"], data["labels"]
+    sql = model.to_sql("test", output="explain")
+    assert "__sqlnb_lookup_0" in sql and "'b00017'" not in sql
+    expected = {(i, labels[k], name): cnb.feature_log_prob_[j][k, data["x_test"][i, j]]
+                for i in range(len(data["x_test"])) for k in range(N_CLASSES)
+                for j, name in enumerate(["big", "small"])}
+    for rows in (model.explain("test").fetchall(), con.sql(sql).fetchall(),
+                 con.execute("SELECT * FROM wide_explain('test')").fetchall()):
+        got = {(row[0], row[1], row[2]): row[3] for row in rows}
+        assert got.keys() == expected.keys()
+        np.testing.assert_allclose([got[key] for key in expected], list(expected.values()),
+                                   rtol=1e-12, atol=1e-12)
+
+
 def _closed_form(cnb: CategoricalNB, codes: list[tuple[int | None, int | None]],
                  unseen: str) -> np.ndarray:
     """Joint log-likelihoods from scikit-learn's fitted counts: a missing value adds 0,

@@ -10,8 +10,11 @@
    so log_prior + the sum over features is the joint log-likelihood. `row`: the one input
    row explained (None: all). `top`: the number of features kept per row (None: every row
    x class x feature). `features`: the name and SQL of each feature, in order. `cleaned`:
-   numeric features read once per row with NaN as NULL (`alias`), which the terms read. #}
+   numeric features read once per row with NaN as NULL (`alias`), which the terms read.
+   `lookups`: the relations of the features of many categories, joined to the rows (their
+   terms read them; see compiler.joined_lookups). #}
 {% from 'families/common.sql' import num %}
+{% from 'score/scoring_helpers.sql' import lookup_joins %}
 {% macro share(entry) -%}
 {% import entry.template as family %}
 {% if family.share_of is defined %}{{ family.share_of(entry.term) | trim }}{% else %}0{% endif %}
@@ -34,6 +37,7 @@
 FROM {{ 'numbered' if row is none else 'chosen' }} AS source
 -- the pooled model's log priors, computed once
 CROSS JOIN priors
+{{ lookup_joins(lookups) }}
 {% if group_table %}
 -- rows of a group unseen at fit time (or with a NULL group) find no parameters here
 LEFT JOIN group_parameters AS __sqlnb_group
