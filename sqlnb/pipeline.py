@@ -289,17 +289,19 @@ class Pipeline:
                 macros.drop_macros(self.owner)
 
     # ------------------------------------------------------------------ 2. batches
-    def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]],
-              **context: Any) -> None:
-        """Choose the shift of each feature's Gaussian sums from the source's first rows."""
-        self.run("fit/pilot.sql", source=src.sql, target=target_sql, features=features,
-                 rows=Gaussian.pilot_rows, **context)
-        self._made_shifts = True  # (the pilot's means go in the shifts table)
-        overall = self.fetch("fit/pilot_overall.sql", features=features, **context)[0]
-        for f, value in zip(features, overall):
+    def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]], *,
+              per_class: bool = False, **context: Any) -> None:
+        """Choose the shift of each feature's Gaussian sums from the source's first rows
+        (one query). ``per_class``: a feature whose classes lie apart there is summed
+        around each class's own value from those rows (``pilot_shift``, joined by the batch
+        query), so that well-separated classes need no rescan."""
+        row = self.fetch("fit/pilot.sql", source=src.sql, target=target_sql, features=features,
+                         rows=Gaussian.pilot_rows, per_class=per_class, **context)[0]
+        for f, value, apart in zip(features, row, row[len(features):]):
             f["shift"] = float(value)
             # a new model's origin: the stored class means are kept relative to it
             f.setdefault("origin", f["shift"])
+            f["pilot_shift"] = Gaussian.pilot_rows if apart else 0
 
     def stored_shift(self, features: list[dict[str, Any]],
                      cache: dict[str, Any] | None = None) -> bool:
@@ -314,14 +316,20 @@ class Pipeline:
         if cache is not None and cache.get("origins") == origins:
             known = cache["means"]
         else:
-            known = {name: float(mean) for name, mean in self.fetch("fit/pilot_stored.sql")}
+            known = {name: (float(mean), bool(apart))
+                     for name, mean, apart in self.fetch("fit/pilot_stored.sql")}
             if not all(f["name"] in known for f in features):
                 return False
             if cache is not None:
                 cache.update(origins=origins, means=known)
+        # per-class shifts join the model's statistics, which a staged write (an engine
+        # without transactions) would have to copy first: there, one shift per feature
+        per_class = self.engine.capabilities.transactions
         for f in features:
+            mean, apart = known[f["name"]]
             # the stored means are relative to the feature's origin
-            f["shift"] = f.get("origin", 0.0) + float(known[f["name"]])
+            f["shift"] = f.get("origin", 0.0) + mean
+            f["pilot_shift"] = "stored" if apart and per_class else 0
         return True
 
     def scan(self, src: Source, spec: dict[str, Any]) -> None:
@@ -335,7 +343,7 @@ class Pipeline:
         self._batch_problems = None
         if self.family.shifted and not (spec.get("stored_shift")
                                         and self.stored_shift(features, spec.get("update_cache"))):
-            self.shift(src, spec["target_sql"], features)
+            self.shift(src, spec["target_sql"], features, per_class=True)
 
         weighted = spec["weight"] is not None
 
