@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import math
 import os
 import re
 from collections.abc import Callable
@@ -292,15 +293,22 @@ class Pipeline:
     def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]], *,
               per_class: bool = False, **context: Any) -> None:
         """Choose the shift of each feature's Gaussian sums from the source's first rows
-        (one query). ``per_class``: a feature whose classes lie apart there is summed
-        around each class's own value from those rows (``pilot_shift``, joined by the batch
-        query), so that well-separated classes need no rescan."""
-        row = self.fetch("fit/pilot.sql", source=src.sql, target=target_sql, features=features,
-                         rows=Gaussian.pilot_rows, per_class=per_class, **context)[0]
-        for f, value, apart in zip(features, row, row[len(features):]):
-            f["shift"] = float(value)
+        (one small query): the mean of the classes' means there. ``per_class``: a feature
+        where some class lies away from that shift (its mean more than a quarter of its
+        range from it) is summed around each class's own value from those rows
+        (``pilot_shift``, joined by the batch query), so well-separated classes need no
+        rescan."""
+        rows = self.fetch("fit/pilot.sql", source=src.sql, target=target_sql,
+                          features=features, rows=Gaussian.pilot_rows, **context)
+        for i, f in enumerate(features):
+            classes = [row[3 * i:3 * i + 3] for row in rows
+                       if all(v is not None and math.isfinite(v) for v in row[3 * i:3 * i + 3])]
+            shift = math.fsum(mean for mean, _, _ in classes) / len(classes) if classes else 0.0
+            f["shift"] = shift if math.isfinite(shift) else 0.0
             # a new model's origin: the stored class means are kept relative to it
             f.setdefault("origin", f["shift"])
+            apart = per_class and any(4 * abs(mean - f["shift"]) > high - low
+                                      for mean, low, high in classes)
             f["pilot_shift"] = Gaussian.pilot_rows if apart else 0
 
     def stored_shift(self, features: list[dict[str, Any]],
