@@ -294,10 +294,11 @@ class Pipeline:
               per_class: bool = False, **context: Any) -> None:
         """Choose the shift of each feature's Gaussian sums from the source's first rows
         (one small query): the mean of the classes' means there. ``per_class``: a feature
-        where some class lies away from that shift (its mean more than a quarter of its
-        range from it) is summed around each class's own value from those rows
+        where some class lies away from that shift (its mean more than a third of its range
+        from it: some three spreads, where its sums would lose a digit, see the batch's
+        cancellation check) is summed around each class's own value from those rows
         (``pilot_shift``, joined by the batch query), so well-separated classes need no
-        rescan."""
+        rescan; the others keep the plain scan, a literal shift per feature."""
         rows = self.fetch("fit/pilot.sql", source=src.sql, target=target_sql,
                           features=features, rows=Gaussian.pilot_rows, **context)
         for i, f in enumerate(features):
@@ -307,7 +308,7 @@ class Pipeline:
             f["shift"] = shift if math.isfinite(shift) else 0.0
             # a new model's origin: the stored class means are kept relative to it
             f.setdefault("origin", f["shift"])
-            apart = per_class and any(4 * abs(mean - f["shift"]) > high - low
+            apart = per_class and any(3 * abs(mean - f["shift"]) > high - low
                                       for mean, low, high in classes)
             f["pilot_shift"] = Gaussian.pilot_rows if apart else 0
 
