@@ -197,12 +197,14 @@ class DuckDBEngine(Engine):
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
-        return self.fetch(self.render("catalog/read_only.sql")) == [(True,)]
+        return self.fetch(self.render("catalog/read_only.sql"))[0][0] is True
 
-    def in_transaction(self) -> bool:
+    def in_transaction(self, first: int | None = None) -> bool:
         """Whether ``BEGIN`` is in force: in auto-commit mode every statement runs in a
-        transaction of its own, so two reads of the transaction id differ."""
-        first = self.fetch("SELECT txid_current()")[0][0]
+        transaction of its own, so two reads of the transaction id differ (``first``: the
+        id a statement just read)."""
+        if first is None:
+            first = self.fetch("SELECT txid_current()")[0][0]
         return first == self.fetch("SELECT txid_current()")[0][0]
 
     def refuse_open_transaction(self, what: str = "this call", *, scratch: bool = False) -> None:
@@ -212,13 +214,14 @@ class DuckDBEngine(Engine):
         fails), unless the work only writes ``scratch`` (temporary) tables."""
         if self._depth:
             return
-        if not scratch and self.read_only():
+        read_only, first = self.fetch(self.render("catalog/read_only.sql"))[0]
+        if not scratch and read_only is True:
             raise ReadOnlyError(
                 f"{what} writes the model's tables, and this database was opened read-only: "
                 "open it with duckdb.connect(path) (read_only=False) to write, or only read "
                 "(predict*, evaluate, to_sql) on this connection"
             )
-        if self.in_transaction():
+        if self.in_transaction(first):
             raise TransactionError(
                 f"{what} writes in a transaction of its own, and this connection has an open "
                 "transaction (DuckDB cannot nest them): commit or roll back first"
