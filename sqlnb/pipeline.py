@@ -107,6 +107,8 @@ class Pipeline:
         self._kept_batch: str | None = None
         self._kept_key: Any = None
         self._made_shifts = False
+        # the labelled rows the last scan counted (see take_labelled)
+        self._labelled: int | None = None
         # a staged update's tables not copied yet: role -> (new version, its scratch name)
         self._pending: dict[str, tuple[str, str]] = {}
 
@@ -382,6 +384,8 @@ class Pipeline:
         if probe["size"] == 0:
             self.refuse_empty(src, spec)
         self._batch_problems = probe["problems"]
+        # the source's labelled rows, counted by the scan (a batch of a row per class)
+        self._labelled = None if self.family.long_batch else probe["labelled"]
         if probe["cancelling"]:
             self._rescan_cancelling(src, spec, probe["cancelling"])
 
@@ -424,11 +428,18 @@ class Pipeline:
                 answer["nan"].append(feature)
             elif kind == "size":
                 answer["size"] = int(feature)
+                answer["labelled"] = int(problem or 0)
             elif kind == "cancelling":
                 answer["cancelling"].add(feature)
             else:
                 answer["problems"].append((feature, problem))
         return answer
+
+    def take_labelled(self) -> int | None:
+        """The number of labelled rows the scan of this write counted (None: not counted,
+        e.g. a model of parts); forgotten once taken."""
+        labelled, self._labelled = self._labelled, None
+        return labelled
 
     def check_batch(self, features: list[dict[str, Any]], **context: Any) -> None:
         """Refuse the batch if it has problems (missing values under missing='error', the

@@ -160,3 +160,32 @@ def test_updates_of_classes_far_apart_are_summed_around_the_learned_means():
     assert engine.count(SCAN) == 4 and engine.count(RESCAN) == 0
     # (pairwise merges of class means near 1e9 leave ~1e-8 in var_, as they did before)
     assert_parity(model, X, y, exact=False)
+
+
+@pytest.mark.parametrize("given", ["arrow", "parquet", "table"])
+def test_rows_without_a_target_are_counted_without_another_scan(given, tmp_path):
+    # the scan counts the labelled rows; the source's length comes from the Arrow table or
+    # the Parquet footers (no count of the source), or from a count where neither is known
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(50, 2)), rng.integers(0, 2, 50)
+    labels = pa.array([None if i % 7 == 0 else int(v) for i, v in enumerate(y)], pa.int64())
+    data = pa.table({"x0": X[:, 0], "x1": X[:, 1], "y": labels})
+    con = duckdb.connect()
+    source = data
+    if given == "parquet":
+        import pyarrow.parquet as pq
+
+        source = str(tmp_path / "rows.parquet")
+        pq.write_table(data, source)
+    elif given == "table":
+        con.register("frame", data)
+        con.execute("CREATE TABLE rows AS SELECT * FROM frame")
+        source = "rows"
+    engine = CountingEngine(con)
+    with pytest.warns(sqlnb.errors.SkippedRowsWarning, match="8 row"):
+        model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False).fit(source, "y")
+    assert model.n_skipped_ == 8
+    assert engine.count("How many rows the source has") == (given == "table")
+    kept = np.arange(50) % 7 != 0
+    oracle = GaussianNB().fit(X[kept], y[kept])
+    np.testing.assert_allclose(model.to_sklearn().theta_, oracle.theta_, rtol=1e-12)
