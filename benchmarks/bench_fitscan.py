@@ -26,14 +26,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import common  # noqa: E402
-import duckdb  # noqa: E402
-import numpy as np  # noqa: E402
-import pyarrow as pa  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
+import common
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-import sqlnb  # noqa: E402
-from sqlnb.engines.duckdb import DuckDBEngine  # noqa: E402
+import sqlnb
+from sqlnb.engines.duckdb import DuckDBEngine
 
 
 class CountingEngine(DuckDBEngine):
@@ -178,8 +178,8 @@ def small_batches(repeats: int, out: list[str]) -> None:
     insert_time, ours = (statistics.median(v) for v in times.values())
     out += ["### small batches (40 x 2,000 x 20, Arrow, macros on)", ""]
     out += table_of(times)
-    out += ["", f"partial_fit loop / INSERT loop: **{ours / insert_time:.2f}x**; "
-            f"statements per call: {statements:.1f}", ""]
+    out += ["", (f"partial_fit loop / INSERT loop: **{ours / insert_time:.2f}x**; "
+            f"statements per call: {statements:.1f}"), ""]
 
 
 def main() -> None:
@@ -190,8 +190,8 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=None)
     args = parser.parse_args()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    out = [f"DuckDB {duckdb.__version__}, Python {sys.version.split()[0]}, "
-           f"{os.cpu_count()} cores, load at start {load}", ""]
+    out = [(f"DuckDB {duckdb.__version__}, Python {sys.version.split()[0]}, "
+           f"{os.cpu_count()} cores, load at start {load}"), ""]
     if "dense" in args.cases:
         dense(args.rows, args.repeats, out)
     if "tiny" in args.cases:
