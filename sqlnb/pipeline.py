@@ -109,6 +109,7 @@ class Pipeline:
         self._made_shifts = False
         # the labelled rows the last scan counted (see take_labelled)
         self._labelled: int | None = None
+        self._scanned_classes: int | None = None  # and the classes its batch has
         # a staged update's tables not copied yet: role -> (new version, its scratch name)
         self._pending: dict[str, tuple[str, str]] = {}
 
@@ -384,8 +385,11 @@ class Pipeline:
         if probe["size"] == 0:
             self.refuse_empty(src, spec)
         self._batch_problems = probe["problems"]
-        # the source's labelled rows, counted by the scan (a batch of a row per class)
-        self._labelled = None if self.family.long_batch else probe["labelled"]
+        # the source's labelled rows and classes, counted by the scan (a batch of a row per
+        # class)
+        per_class = not self.family.long_batch
+        self._labelled = probe["labelled"] if per_class else None
+        self._scanned_classes = probe["size"] if per_class else None
         if probe["cancelling"]:
             self._rescan_cancelling(src, spec, probe["cancelling"])
 
@@ -528,7 +532,8 @@ class Pipeline:
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
                weight: str | None, *, scoring_macros: bool = True,
                kind: dict[str, Any] | None = None, known_classes: int | None = None,
-               macros_current: bool = False, meta_columns: bool = False) -> None:
+               macros_current: bool = False, meta_columns: bool = False,
+               fresh: bool = False) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (long-input models, which a row-wise macro cannot
@@ -540,7 +545,9 @@ class Pipeline:
         and so are its scoring macros if ``macros_current`` (they read the parameter view,
         and their text names only features and classes). Otherwise the macros are
         re-created. ``meta_columns``: the metadata table has every column of today's
-        layout (as the update's read of it found).
+        layout (as the update's read of it found). ``fresh``: a new model of one dense
+        scan, whose classes are the batch's (counted by the scan: no count of the
+        statistics).
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.settle_copies()
@@ -548,8 +555,10 @@ class Pipeline:
             self.run_planned("update/drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
         else:
             self.run("update/drop_batch.sql")
+        scanned, self._scanned_classes = self._scanned_classes, None
         n_classes = self.check_classes(self.family.min_classes,
-                                       self.family.name + " naive Bayes")
+                                       self.family.name + " naive Bayes",
+                                       scanned if fresh else None)
         self.family.check_priors(n_classes)
         structural = n_classes != known_classes
         if structural or "next_meta" in self.tables:
@@ -580,9 +589,11 @@ class Pipeline:
             # stale), and the next write with macros creates them again
             ownership.release(self.owner, [macros.params_table_name(self.name)])
 
-    def check_classes(self, needed: int, what: str = "this model") -> int:
-        """A model needs ``needed`` classes (two for most families); returns how many."""
-        n_classes = self.fetch_planned("fit/class_count.sql")[0][0]
+    def check_classes(self, needed: int, what: str = "this model",
+                      known: int | None = None) -> int:
+        """A model needs ``needed`` classes (two for most families); returns how many
+        (``known``: counted already)."""
+        n_classes = self.fetch_planned("fit/class_count.sql")[0][0] if known is None else known
         if n_classes < needed:
             raise InvalidDataError(
                 f"{what} needs at least {needed} classes; the target has {n_classes}"
