@@ -212,7 +212,7 @@ class NaiveBayes:
             self.family.assigned = {}  # the columns' families come from this source
         try:
             spec = parts.input_spec(self.context, src, target, features, weight, group_by)
-            with self.engine.transaction("fit"):
+            with self.engine.transaction("fit", checked=True):
                 self.pipeline.take_labelled()
                 parts.fit_within(self.context, src, spec)
                 # counted before COMMIT, so nothing can fail once the new model is committed:

@@ -236,20 +236,24 @@ class DuckDBEngine(Engine):
             self._depth -= 1
 
     @contextlib.contextmanager
-    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+    def transaction(self, what: str = "this call", *, join: bool = False,
+                    checked: bool = False) -> Iterator[None]:
         """One atomic unit: committed when the block ends, rolled back if it raises.
 
         A transaction opened inside another one of the same engine joins it, so a step
         that is atomic on its own (recreating the scoring macros) is part of a fit's. A
         transaction the caller left open is refused before anything runs
         (``TransactionError``), unless ``join`` (work that leaves nothing behind, such as
-        a scratch table dropped at the end): the block then runs inside it.
+        a scratch table dropped at the end): the block then runs inside it. ``checked``:
+        the caller has just made that check (:meth:`refuse_open_transaction`) in the same
+        call, with nothing run on the connection since but its own reads.
         """
         if self._depth or (join and self.in_transaction()):
             with self._joined():
                 yield
             return
-        self.refuse_open_transaction(what, scratch=join)
+        if not checked:
+            self.refuse_open_transaction(what, scratch=join)
         self._cleanup.enter(self.connection)
         self.connection.begin()
         self._depth = 1
@@ -377,7 +381,8 @@ class RecordingEngine(Engine):
         """Nothing to refuse: the recording's own dry run was checked when it began."""
 
     @contextlib.contextmanager
-    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+    def transaction(self, what: str = "this call", *, join: bool = False,
+                    checked: bool = False) -> Iterator[None]:
         yield  # the recording runs inside one rolled-back transaction
 
     @contextlib.contextmanager
