@@ -504,10 +504,14 @@ class Pipeline:
 
     # ------------------------------------------------------------------ 3. apply
     def apply(self, features: list[dict[str, Any]], *, weighted: bool, sign: int = 1,
-              checked: bool = False, **context: Any) -> None:
-        """Check the batch (unless ``checked``), then upsert its statistics with ``sign``."""
+              checked: bool = False, fresh: bool = False, **context: Any) -> None:
+        """Check the batch (unless ``checked``), then upsert its statistics with ``sign``;
+        ``fresh``: the statistics tables are new and empty (a fit), the batch's rows are
+        inserted as they are."""
         if not checked:
             self.check_batch(features, **context)
+        if fresh:
+            context["t"] = {**self.tables, "fresh": True}
         self.run_planned("update/merge.sql", features=features, weighted=weighted, sign=sign,
                          **context)
 

@@ -276,7 +276,7 @@ FROM (
 {{ moments }}
 ) AS moments
 {% endset %}
-{% call(column, old, new) sql.upsert(t.feature_stats, keys, ['n', 'weight', 'mean', 'm2', 'n_mean', 'n_m2'], rows, t.get('next_feature_stats')) -%}
+{% call(column, old, new) sql.upsert(t.feature_stats, keys, ['n', 'weight', 'mean', 'm2', 'n_mean', 'n_m2'], rows, t.get('next_feature_stats'), fresh=t.get('fresh', false)) -%}
 {% set w = added(old ~ '.weight', new ~ '.weight', sign) %}
 {% set n = '(' ~ old ~ '.n + ' ~ new ~ '.n)' %}
 {% if column == 'n' %}
