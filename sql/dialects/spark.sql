@@ -142,7 +142,6 @@ CREATE TABLE {{ into }} AS
 SELECT * FROM {{ table }}
 WHERE NOT coalesce({{ condition }}, FALSE)
 {{- replaced(table, into) }}
-{%- endif %}
 {%- endmacro %}
 
 {% macro insert_missing(table, keys, columns, rows, into) -%}
@@ -155,7 +154,6 @@ SELECT __new.* FROM (
 LEFT ANTI JOIN {{ table }} AS __old
 ON {% for k in keys %}__old.{{ k }} <=> __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %}
 {{- replaced(table, into) }}
-{%- endif %}
 {%- endmacro %}
 
 {% macro update(table, keys, columns, rows, all_columns, into) -%}
@@ -170,7 +168,6 @@ LEFT JOIN (SELECT *, TRUE AS __sqlnb_found FROM (
 ) AS __rows ({{ (keys + columns) | join(", ") }})) AS __new
 ON {% for k in keys %}__old.{{ k }} = __new.{{ k }}{{ " AND " if not loop.last }}{% endfor %}
 {{- replaced(table, into) }}
-{%- endif %}
 {%- endmacro %}
 
 {#- Spark's ln(0) is NULL, and stays so. -#}
