@@ -212,11 +212,17 @@ class NaiveBayes:
             self.family.assigned = {}  # the columns' families come from this source
         try:
             spec = parts.input_spec(self.context, src, target, features, weight, group_by)
-            with self.engine.transaction("fit"):
+            with self.engine.transaction("fit", checked=True):
+                self.pipeline.take_labelled()
                 parts.fit_within(self.context, src, spec)
-                # counted before COMMIT, so nothing can fail once the new model is committed
-                n_rows, n_labelled = self.pipeline.fetch("catalog/sources.sql#info", source=src.sql,
-                                                 target=spec["target_sql"])[0]
+                # counted before COMMIT, so nothing can fail once the new model is committed:
+                # the labelled rows by the scan, the rows from the source's length where it
+                # is known without reading it (Arrow, pandas, Parquet footers)
+                n_labelled = self.pipeline.take_labelled()
+                n_rows = None if n_labelled is None else self.engine.known_rows(src)
+                if n_rows is None:
+                    n_rows, n_labelled = self.pipeline.fetch(
+                        "catalog/sources.sql#info", source=src.sql, target=spec["target_sql"])[0]
         finally:
             self.engine.release(src)
             ownership.done(self.context)

@@ -444,8 +444,8 @@ def fit_within(model: ModelContext, src: Source, spec: dict[str, Any]) -> None:
     flow.create(spec["target_type"])
     flow.run("fit/insert_features.sql", features=features)
     flow.scan(src, spec)
-    flow.apply(features, weighted=spec["weight"] is not None)
-    flow.finish(features, spec["target"], spec["target_type"], spec["weight"])
+    flow.apply(features, weighted=spec["weight"] is not None, fresh=True)
+    flow.finish(features, spec["target"], spec["target_type"], spec["weight"], fresh=True)
 
 
 # ---------------------------------------------------------------------- reading a model

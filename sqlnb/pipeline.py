@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import math
 import os
 import re
 from collections.abc import Callable
@@ -106,6 +107,9 @@ class Pipeline:
         self._kept_batch: str | None = None
         self._kept_key: Any = None
         self._made_shifts = False
+        # the labelled rows the last scan counted (see take_labelled)
+        self._labelled: int | None = None
+        self._scanned_classes: int | None = None  # and the classes its batch has
         # a staged update's tables not copied yet: role -> (new version, its scratch name)
         self._pending: dict[str, tuple[str, str]] = {}
 
@@ -288,17 +292,27 @@ class Pipeline:
                 macros.drop_macros(self.owner)
 
     # ------------------------------------------------------------------ 2. batches
-    def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]],
-              **context: Any) -> None:
-        """Choose the shift of each feature's Gaussian sums from the source's first rows."""
-        self.run("fit/pilot.sql", source=src.sql, target=target_sql, features=features,
-                 rows=Gaussian.pilot_rows, **context)
-        self._made_shifts = True  # (the pilot's means go in the shifts table)
-        overall = self.fetch("fit/pilot_overall.sql", features=features, **context)[0]
-        for f, value in zip(features, overall):
-            f["shift"] = float(value)
+    def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]], *,
+              per_class: bool = False, **context: Any) -> None:
+        """Choose the shift of each feature's Gaussian sums from the source's first rows
+        (one small query): the mean of the classes' means there. ``per_class``: a feature
+        where some class lies away from that shift (its mean more than a third of its range
+        from it: some three spreads, where its sums would lose a digit, see the batch's
+        cancellation check) is summed around each class's own value from those rows
+        (``pilot_shift``, joined by the batch query), so well-separated classes need no
+        rescan; the others keep the plain scan, a literal shift per feature."""
+        rows = self.fetch("fit/pilot.sql", source=src.sql, target=target_sql,
+                          features=features, rows=Gaussian.pilot_rows, **context)
+        for i, f in enumerate(features):
+            classes = [row[3 * i:3 * i + 3] for row in rows
+                       if all(v is not None and math.isfinite(v) for v in row[3 * i:3 * i + 3])]
+            shift = math.fsum(mean for mean, _, _ in classes) / len(classes) if classes else 0.0
+            f["shift"] = shift if math.isfinite(shift) else 0.0
             # a new model's origin: the stored class means are kept relative to it
             f.setdefault("origin", f["shift"])
+            apart = per_class and any(3 * abs(mean - f["shift"]) > high - low
+                                      for mean, low, high in classes)
+            f["pilot_shift"] = Gaussian.pilot_rows if apart else 0
 
     def stored_shift(self, features: list[dict[str, Any]],
                      cache: dict[str, Any] | None = None) -> bool:
@@ -313,14 +327,20 @@ class Pipeline:
         if cache is not None and cache.get("origins") == origins:
             known = cache["means"]
         else:
-            known = {name: float(mean) for name, mean in self.fetch("fit/pilot_stored.sql")}
+            known = {name: (float(mean), bool(apart))
+                     for name, mean, apart in self.fetch("fit/pilot_stored.sql")}
             if not all(f["name"] in known for f in features):
                 return False
             if cache is not None:
                 cache.update(origins=origins, means=known)
+        # per-class shifts join the model's statistics, which a staged write (an engine
+        # without transactions) would have to copy first: there, one shift per feature
+        per_class = self.engine.capabilities.transactions
         for f in features:
+            mean, apart = known[f["name"]]
             # the stored means are relative to the feature's origin
-            f["shift"] = f.get("origin", 0.0) + float(known[f["name"]])
+            f["shift"] = f.get("origin", 0.0) + mean
+            f["pilot_shift"] = "stored" if apart and per_class else 0
         return True
 
     def scan(self, src: Source, spec: dict[str, Any]) -> None:
@@ -334,7 +354,7 @@ class Pipeline:
         self._batch_problems = None
         if self.family.shifted and not (spec.get("stored_shift")
                                         and self.stored_shift(features, spec.get("update_cache"))):
-            self.shift(src, spec["target_sql"], features)
+            self.shift(src, spec["target_sql"], features, per_class=True)
 
         weighted = spec["weight"] is not None
 
@@ -364,6 +384,11 @@ class Pipeline:
         if probe["size"] == 0:
             self.refuse_empty(src, spec)
         self._batch_problems = probe["problems"]
+        # the source's labelled rows and classes, counted by the scan (a batch of a row per
+        # class)
+        per_class = not self.family.long_batch
+        self._labelled = probe["labelled"] if per_class else None
+        self._scanned_classes = probe["size"] if per_class else None
         if probe["cancelling"]:
             self._rescan_cancelling(src, spec, probe["cancelling"])
 
@@ -406,11 +431,18 @@ class Pipeline:
                 answer["nan"].append(feature)
             elif kind == "size":
                 answer["size"] = int(feature)
+                answer["labelled"] = int(problem or 0)
             elif kind == "cancelling":
                 answer["cancelling"].add(feature)
             else:
                 answer["problems"].append((feature, problem))
         return answer
+
+    def take_labelled(self) -> int | None:
+        """The number of labelled rows the scan of this write counted (None: not counted,
+        e.g. a model of parts); forgotten once taken."""
+        labelled, self._labelled = self._labelled, None
+        return labelled
 
     def check_batch(self, features: list[dict[str, Any]], **context: Any) -> None:
         """Refuse the batch if it has problems (missing values under missing='error', the
@@ -471,10 +503,14 @@ class Pipeline:
 
     # ------------------------------------------------------------------ 3. apply
     def apply(self, features: list[dict[str, Any]], *, weighted: bool, sign: int = 1,
-              checked: bool = False, **context: Any) -> None:
-        """Check the batch (unless ``checked``), then upsert its statistics with ``sign``."""
+              checked: bool = False, fresh: bool = False, **context: Any) -> None:
+        """Check the batch (unless ``checked``), then upsert its statistics with ``sign``;
+        ``fresh``: the statistics tables are new and empty (a fit), the batch's rows are
+        inserted as they are."""
         if not checked:
             self.check_batch(features, **context)
+        if fresh:
+            context["t"] = {**self.tables, "fresh": True}
         self.run_planned("update/merge.sql", features=features, weighted=weighted, sign=sign,
                          **context)
 
@@ -499,7 +535,8 @@ class Pipeline:
     def finish(self, features: list[dict[str, Any]], target: str, target_type: str,
                weight: str | None, *, scoring_macros: bool = True,
                kind: dict[str, Any] | None = None, known_classes: int | None = None,
-               macros_current: bool = False, meta_columns: bool = False) -> None:
+               macros_current: bool = False, meta_columns: bool = False,
+               fresh: bool = False) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (long-input models, which a row-wise macro cannot
@@ -511,7 +548,9 @@ class Pipeline:
         and so are its scoring macros if ``macros_current`` (they read the parameter view,
         and their text names only features and classes). Otherwise the macros are
         re-created. ``meta_columns``: the metadata table has every column of today's
-        layout (as the update's read of it found).
+        layout (as the update's read of it found). ``fresh``: a new model of one dense
+        scan, whose classes are the batch's (counted by the scan: no count of the
+        statistics).
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.settle_copies()
@@ -519,8 +558,10 @@ class Pipeline:
             self.run_planned("update/drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
         else:
             self.run("update/drop_batch.sql")
+        scanned, self._scanned_classes = self._scanned_classes, None
         n_classes = self.check_classes(self.family.min_classes,
-                                       self.family.name + " naive Bayes")
+                                       self.family.name + " naive Bayes",
+                                       scanned if fresh else None)
         self.family.check_priors(n_classes)
         structural = n_classes != known_classes
         if structural or "next_meta" in self.tables:
@@ -551,9 +592,11 @@ class Pipeline:
             # stale), and the next write with macros creates them again
             ownership.release(self.owner, [macros.params_table_name(self.name)])
 
-    def check_classes(self, needed: int, what: str = "this model") -> int:
-        """A model needs ``needed`` classes (two for most families); returns how many."""
-        n_classes = self.fetch_planned("fit/class_count.sql")[0][0]
+    def check_classes(self, needed: int, what: str = "this model",
+                      known: int | None = None) -> int:
+        """A model needs ``needed`` classes (two for most families); returns how many
+        (``known``: counted already)."""
+        n_classes = self.fetch_planned("fit/class_count.sql")[0][0] if known is None else known
         if n_classes < needed:
             raise InvalidDataError(
                 f"{what} needs at least {needed} classes; the target has {n_classes}"

@@ -56,14 +56,18 @@ CAST({{ x }} AS VARCHAR)
     ``new`` name the stored row and the incoming one. Called as
     {% call(column, old, new) sql.upsert(table, keys, columns, rows, into) %}…{% endcall %}.
     ``into`` is where the result goes on engines that write a new table version instead
-    (see sql/dialects/spark.sql); here the table is updated in place. -#}
-{% macro upsert(table, keys, columns, rows, into=none) -%}
+    (see sql/dialects/spark.sql); here the table is updated in place. ``fresh``: the table
+    is a new, empty one (a fit's first write): the rows are simply inserted. -#}
+{% macro upsert(table, keys, columns, rows, into=none, fresh=false) -%}
 INSERT INTO {{ table }} ({{ (keys + columns) | join(", ") }})
 {{ rows | trim }}
+{%- if not fresh %}
+
 ON CONFLICT ({{ keys | join(", ") }}) DO UPDATE SET
 {% for column in columns %}
     {{ column }} = {{ caller(column, table, "excluded") }}{{ ",\n" if not loop.last }}
 {%- endfor %}
+{%- endif %}
 {%- endmacro %}
 
 {#- Select-list items that turn one row into one row per feature: ``columns`` is a list of

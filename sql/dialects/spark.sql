@@ -41,7 +41,8 @@ CAST({{ x }} AS STRING)
     SparkEngine.stage), so replacing them is safe; a failure before the rename leaves the
     old table as it was. Where ``into`` is itself the write's new version of the table
     (``into.creates_version``: ``table`` is then the current version, which stays as it
-    is), the one statement is all: an update builds its version from (old ⟗ batch). -#}
+    is), the one statement is all: an update builds its version from (old ⟗ batch). A
+    ``fresh`` table (a fit's new, empty version) simply gets the rows inserted. -#}
 {% macro replaced(table, into) -%}
 {%- if not (into.creates_version is defined and into.creates_version) %};
 DROP TABLE {{ table }};
@@ -49,7 +50,11 @@ ALTER TABLE {{ into }} RENAME TO {{ table }}
 {%- endif %}
 {%- endmacro %}
 
-{% macro upsert(table, keys, columns, rows, into) -%}
+{% macro upsert(table, keys, columns, rows, into, fresh=false) -%}
+{% if fresh -%}
+INSERT INTO {{ table }} ({{ (keys + columns) | join(", ") }})
+{{ rows | trim }}
+{%- else -%}
 CREATE TABLE {{ into }} USING parquet AS
 SELECT
 {% for key in keys %}
@@ -66,6 +71,7 @@ FULL OUTER JOIN (SELECT *, TRUE AS __sqlnb_incoming FROM (
 ) AS __rows ({{ (keys + columns) | join(", ") }})) AS __new
 ON {% for key in keys %}__old.{{ key }} <=> __new.{{ key }}{{ " AND " if not loop.last }}{% endfor %}
 {{- replaced(table, into) }}
+{%- endif %}
 {%- endmacro %}
 
 {#- Several explode() in one SELECT are cross-joined, not zipped: one inline() of an array

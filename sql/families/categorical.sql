@@ -109,7 +109,7 @@ FROM (
 {{ counts }}
 ) AS counts
 {% endset %}
-{% call(column, old, new) sql.upsert(t.feature_stats, keys, ['n', 'count'], rows, t.get('next_feature_stats')) -%}
+{% call(column, old, new) sql.upsert(t.feature_stats, keys, ['n', 'count'], rows, t.get('next_feature_stats'), fresh=t.get('fresh', false)) -%}
 {% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.count', new ~ '.count', sign) }}{% endif %}
 {%- endcall %};
 {% endmacro %}

@@ -28,8 +28,11 @@ CREATE TABLE {{ t.feature_stats }} (
 
 {% macro batch(source, target, weight, features, t) %}
 -- Sums are taken around a shift close to the data, so m2 = S2 - S1^2 / W keeps its
--- precision: one literal per feature on the first scan (no join, as fast as a plain
--- scan); per class (joined from the shifts table) for the features a rescan needs.
+-- precision: one literal per feature where the classes lie close together (no join, as
+-- fast as a plain scan); per class where the pilot saw them far apart (each class's value
+-- over the first rows, joined); per class (joined from the shifts table) for the features
+-- a rescan needs.
+{% set pilot = features | selectattr('pilot_shift', 'defined') | selectattr('pilot_shift') | list %}
 SELECT
 {% if t.get('groups') %}
     -- per-group rows and, in the same scan, the pooled model's rows (group NULL)
@@ -45,6 +48,15 @@ SELECT
 FROM {{ source }} AS __src
 {% if features | selectattr('class_shift', 'defined') | selectattr('class_shift') | list %}
 LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
+{% endif %}
+{% if pilot %}
+LEFT JOIN (
+{% if pilot[0].pilot_shift == 'stored' %}
+{{ stored_shifts(t, pilot) }}
+{% else %}
+{{ pilot_shifts(source, target, pilot) }}
+{% endif %}
+) AS __pilot ON __pilot.class = __src.{{ target }}
 {% endif %}
 WHERE __src.{{ target }} IS NOT NULL
 {% if t.get('groups') %}
@@ -79,7 +91,39 @@ GROUP BY __src.{{ target }}
 {% endfor %}
 {% endmacro %}
 
-{% macro shift(f) %}{% if f.get('class_shift') %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% else %}{{ f.shift | lit }}{% endif %}{% endmacro %}
+{% macro shift(f) %}{% if f.get('class_shift') %}coalesce(__shift.{{ f.alias }}, {{ f.shift | lit }}){% elif f.get('pilot_shift') %}coalesce(__pilot.{{ f.alias }}, {{ f.shift | lit }}){% else %}{{ f.shift | lit }}{% endif %}{% endmacro %}
+
+{#- An update's shift per class: the class's learned (unweighted) mean, where the model's
+    statistics put classes apart (`pilot_shift` is 'stored'). -#}
+{% macro stored_shifts(t, features) %}
+    SELECT
+        class,
+{% for f in features %}
+        max(CASE WHEN feature = {{ f.name | lit }} THEN {{ feature_origin(f) }} + n_mean END) AS {{ f.alias }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM {{ t.feature_stats }}
+    WHERE n > 0 AND {{ sql.is_finite('n_mean') }}
+    GROUP BY class
+{%- endmacro %}
+
+{#- Each class's shift from the source's first rows (the rows fit/pilot.sql looked at): the
+    class's one value where all its values there are equal (a class constant in a feature
+    then sums exactly zero: its mean is that value and its m2 exactly 0), else their mean;
+    NULL (the feature's shift) where not finite. A feature's `pilot_shift` is the number
+    of first rows looked at. -#}
+{% macro pilot_shifts(source, target, features) %}
+    SELECT
+        {{ target }} AS class,
+{% for f in features %}
+        {% set x = 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}
+        CASE WHEN NOT {{ sql.is_finite('avg(' ~ x ~ ')') }} THEN NULL
+             WHEN min({{ x }}) = max({{ x }}) THEN min({{ x }})
+             ELSE avg({{ x }}) END AS {{ f.alias }}{{ "," if not loop.last }}
+{% endfor %}
+    FROM (SELECT * FROM {{ source }} LIMIT {{ features[0].pilot_shift | lit }}) AS __first
+    WHERE {{ target }} IS NOT NULL
+    GROUP BY {{ target }}
+{%- endmacro %}
 
 {# One row per feature of a batch row: the `leading` (name, values) columns, then its
    weight and the shifted sums s1, s2 (weighted) and u1, u2 (unweighted; the same as s1, s2
@@ -232,7 +276,7 @@ FROM (
 {{ moments }}
 ) AS moments
 {% endset %}
-{% call(column, old, new) sql.upsert(t.feature_stats, keys, ['n', 'weight', 'mean', 'm2', 'n_mean', 'n_m2'], rows, t.get('next_feature_stats')) -%}
+{% call(column, old, new) sql.upsert(t.feature_stats, keys, ['n', 'weight', 'mean', 'm2', 'n_mean', 'n_m2'], rows, t.get('next_feature_stats'), fresh=t.get('fresh', false)) -%}
 {% set w = added(old ~ '.weight', new ~ '.weight', sign) %}
 {% set n = '(' ~ old ~ '.n + ' ~ new ~ '.n)' %}
 {% if column == 'n' %}

@@ -1,6 +1,6 @@
 -- One look at a batch table just written (instead of one query each): its features whose
 -- raw sums are not finite (kind 'nan': NaN in the column, the batch is run again with NaN
--- treated as missing), its number of rows ('size'), the features whose Gaussian sums
+-- treated as missing), its number of rows and the labelled rows they count ('size'), the features whose Gaussian sums
 -- cancelled around their shift ('cancelling': rescanned) and the problems that stop it
 -- from touching the model ('problem'). Each part is the query of its own template.
 {% if checks %}
@@ -11,7 +11,7 @@ FROM (
 ) AS nan_features
 UNION ALL
 {% endif %}
-SELECT 'size', CAST(count(*) AS {{ sql.type('VARCHAR') }}), NULL FROM {{ t.batch }}
+SELECT 'size', CAST(count(*) AS {{ sql.type('VARCHAR') }}), CAST(sum(n) AS {{ sql.type('VARCHAR') }}) FROM {{ t.batch }}
 {% if shifted %}
 UNION ALL
 SELECT 'cancelling', feature, NULL

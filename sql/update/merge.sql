@@ -13,7 +13,7 @@ FROM {{ t.batch }}
 WHERE feature IS NULL
 {% endif %}
 {% endset %}
-{% call(column, old, new) sql.upsert(t.class_stats, keys, ['n', 'weight'], rows, t.get('next_class_stats')) -%}
+{% call(column, old, new) sql.upsert(t.class_stats, keys, ['n', 'weight'], rows, t.get('next_class_stats'), fresh=t.get('fresh', false)) -%}
 {% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.weight', new ~ '.weight', sign) }}{% endif %}
 {%- endcall %};
 

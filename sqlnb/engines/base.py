@@ -196,11 +196,13 @@ class Engine:
         raise NotImplementedError
 
     @contextlib.contextmanager
-    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+    def transaction(self, what: str = "this call", *, join: bool = False,
+                    checked: bool = False) -> Iterator[None]:
         """One atomic unit: committed when the block ends, rolled back if it raises.
 
         A caller's open transaction is refused (``TransactionError``, nothing touched),
-        unless ``join``: work that leaves nothing behind then runs inside it."""
+        unless ``join``: work that leaves nothing behind then runs inside it. ``checked``:
+        the caller has just refused one itself (:meth:`refuse_open_transaction`)."""
         raise NotImplementedError
         yield  # pragma: no cover
 

@@ -197,12 +197,14 @@ class DuckDBEngine(Engine):
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
-        return self.fetch(self.render("catalog/database.sql#read_only")) == [(True,)]
+        return self.fetch(self.render("catalog/database.sql#read_only"))[0][0] is True
 
-    def in_transaction(self) -> bool:
+    def in_transaction(self, first: int | None = None) -> bool:
         """Whether ``BEGIN`` is in force: in auto-commit mode every statement runs in a
-        transaction of its own, so two reads of the transaction id differ."""
-        first = self.fetch("SELECT txid_current()")[0][0]
+        transaction of its own, so two reads of the transaction id differ (``first``: the
+        id a statement just read)."""
+        if first is None:
+            first = self.fetch("SELECT txid_current()")[0][0]
         return first == self.fetch("SELECT txid_current()")[0][0]
 
     def refuse_open_transaction(self, what: str = "this call", *, scratch: bool = False) -> None:
@@ -212,13 +214,14 @@ class DuckDBEngine(Engine):
         fails), unless the work only writes ``scratch`` (temporary) tables."""
         if self._depth:
             return
-        if not scratch and self.read_only():
+        read_only, first = self.fetch(self.render("catalog/database.sql#read_only"))[0]
+        if not scratch and read_only is True:
             raise ReadOnlyError(
                 f"{what} writes the model's tables, and this database was opened read-only: "
                 "open it with duckdb.connect(path) (read_only=False) to write, or only read "
                 "(predict*, evaluate, to_sql) on this connection"
             )
-        if self.in_transaction():
+        if self.in_transaction(first):
             raise TransactionError(
                 f"{what} writes in a transaction of its own, and this connection has an open "
                 "transaction (DuckDB cannot nest them): commit or roll back first"
@@ -233,20 +236,24 @@ class DuckDBEngine(Engine):
             self._depth -= 1
 
     @contextlib.contextmanager
-    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+    def transaction(self, what: str = "this call", *, join: bool = False,
+                    checked: bool = False) -> Iterator[None]:
         """One atomic unit: committed when the block ends, rolled back if it raises.
 
         A transaction opened inside another one of the same engine joins it, so a step
         that is atomic on its own (recreating the scoring macros) is part of a fit's. A
         transaction the caller left open is refused before anything runs
         (``TransactionError``), unless ``join`` (work that leaves nothing behind, such as
-        a scratch table dropped at the end): the block then runs inside it.
+        a scratch table dropped at the end): the block then runs inside it. ``checked``:
+        the caller has just made that check (:meth:`refuse_open_transaction`) in the same
+        call, with nothing run on the connection since but its own reads.
         """
         if self._depth or (join and self.in_transaction()):
             with self._joined():
                 yield
             return
-        self.refuse_open_transaction(what, scratch=join)
+        if not checked:
+            self.refuse_open_transaction(what, scratch=join)
         self._cleanup.enter(self.connection)
         self.connection.begin()
         self._depth = 1
@@ -374,7 +381,8 @@ class RecordingEngine(Engine):
         """Nothing to refuse: the recording's own dry run was checked when it began."""
 
     @contextlib.contextmanager
-    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+    def transaction(self, what: str = "this call", *, join: bool = False,
+                    checked: bool = False) -> Iterator[None]:
         yield  # the recording runs inside one rolled-back transaction
 
     @contextlib.contextmanager

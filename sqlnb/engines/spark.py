@@ -245,7 +245,8 @@ class SparkEngine(Engine):
         """Nothing to refuse: a Spark session never has a transaction open."""
 
     @contextlib.contextmanager
-    def transaction(self, what: str = "this call", *, join: bool = False) -> Iterator[None]:
+    def transaction(self, what: str = "this call", *, join: bool = False,
+                    checked: bool = False) -> Iterator[None]:
         """No transaction: each statement commits on its own. What must be atomic is
         written as new table versions (:meth:`stage`), switched to when the block ends
         and dropped if it raises. A block inside another one joins it."""

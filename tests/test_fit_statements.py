@@ -1,0 +1,193 @@
+"""The statements a Gaussian fit and update run on DuckDB: one scan of the source, also for
+classes far apart and far from zero (summed around per-class shifts from the first rows,
+or an update's learned class means, with no rescan), and a short list of statements in
+all. scikit-learn is the oracle of the answers."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+from sklearn.naive_bayes import GaussianNB
+
+import sqlnb
+from sqlnb.engines.duckdb import DuckDBEngine
+
+SCAN = "One scan of the source"
+RESCAN = "Per-class shifts for a rescan"
+
+
+class CountingEngine(DuckDBEngine):
+    """A DuckDB engine that keeps the text of every statement it runs."""
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
+        super().__init__(connection)
+        self.statements: list[str] = []
+
+    def execute(self, sql: str) -> None:
+        self.statements.append(sql)
+        super().execute(sql)
+
+    def fetch(self, sql: str, parameters=None) -> list[tuple]:
+        self.statements.append(sql)
+        return super().fetch(sql, parameters)
+
+    def fetch_with_names(self, sql: str):
+        self.statements.append(sql)
+        return super().fetch_with_names(sql)
+
+    def fetch_readable(self, sql: str):
+        self.statements.append(sql)
+        return super().fetch_readable(sql)
+
+    def execute_planned(self, sql: str, key=None) -> None:
+        self.statements.append(sql)
+        super().execute_planned(sql, key)
+
+    def fetch_planned(self, sql: str, key=None) -> list[tuple]:
+        self.statements.append(sql)
+        return super().fetch_planned(sql, key)
+
+    def count(self, text: str) -> int:
+        return sum(text in sql for sql in self.statements)
+
+
+def table(X: np.ndarray, y: np.ndarray) -> pa.Table:
+    return pa.table({**{f"x{i}": X[:, i] for i in range(X.shape[1])}, "y": y})
+
+
+def separated(seed: int, n: int, offset: float = 1e9) -> tuple[np.ndarray, np.ndarray]:
+    """Four classes 1,000 spreads apart, near ``offset``: one shift per feature cancels."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 4, n)
+    X = offset + y[:, None] * 1e3 + rng.normal(size=(n, 3)) * np.array([1.0, 0.5, 1e2])
+    return X, y
+
+
+def exact_moments(X, y, w):
+    """Per class and feature: the exact weighted mean and variance of the doubles."""
+    w = np.ones(len(y)) if w is None else w
+    theta, var = [], []
+    for c in np.unique(y):
+        rows = np.flatnonzero(y == c)
+        weights = [Fraction(w[i]) for i in rows]
+        total = sum(weights)
+        means = [sum(wi * Fraction(X[i, j]) for wi, i in zip(weights, rows)) / total
+                 for j in range(X.shape[1])]
+        theta.append(means)
+        var.append([sum(wi * (Fraction(X[i, j]) - means[j]) ** 2 for wi, i in zip(weights, rows))
+                    / total for j in range(X.shape[1])])
+    return theta, var
+
+
+def worst(estimate, exact) -> float:
+    return max(abs(float((Fraction(float(estimate[i][j])) - e) / e)) if e else abs(estimate[i][j])
+               for i, row in enumerate(exact) for j, e in enumerate(row))
+
+
+def assert_parity(model: sqlnb.NaiveBayes, X: np.ndarray, y: np.ndarray, w=None,
+                  exact: bool = True) -> None:
+    """scikit-learn's answers, and (``exact``) parameters at least as close to the exact
+    moments of the doubles as scikit-learn's (or within a rounding per row: the two sum
+    differently)."""
+    ours = model.to_sklearn()
+    oracle = GaussianNB().fit(X, y, sample_weight=w)
+    theta, var = exact_moments(X, y, w) if exact else ([], [])
+    floor = len(y) * np.finfo(float).eps
+    np.testing.assert_allclose(ours.theta_, oracle.theta_, rtol=1e-12, atol=0)
+    for name, exact_values in (("theta_", theta), ("var_", var)) if exact else ():
+        mine, theirs = getattr(ours, name), getattr(oracle, name)
+        if name == "var_":
+            mine, theirs = mine - ours.epsilon_, theirs - oracle.epsilon_
+        assert worst(mine, exact_values) <= max(worst(theirs, exact_values), floor), name
+    np.testing.assert_allclose(ours.var_, oracle.var_, rtol=1e-6)
+    np.testing.assert_array_equal(ours.predict(X), oracle.predict(X))
+    np.testing.assert_allclose(ours.predict_proba(X), oracle.predict_proba(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_classes_far_apart_at_a_large_offset_are_scanned_once(weighted):
+    X, y = separated(0, 3000)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y)) if weighted else None
+    data = table(X, y)
+    if weighted:
+        data = data.append_column("w", pa.array(w))
+    engine = CountingEngine(duckdb.connect())
+    model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False)
+    model.fit(data, "y", features=["x0", "x1", "x2"], weight="w" if weighted else None)
+    assert engine.count(SCAN) == 1 and engine.count(RESCAN) == 0
+    # the new model's tables get the batch's rows inserted: nothing to upsert into
+    assert engine.count("ON CONFLICT") == 0
+    assert_parity(model, X, y, w)
+
+
+def test_a_class_the_first_rows_miss_is_still_exact():
+    # sorted by class: the first rows see class 0 only, so the later classes' sums cancel
+    # around its shift and are summed again around their own means
+    X, y = separated(2, 3000)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    engine = CountingEngine(duckdb.connect())
+    model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False).fit(table(X, y), "y")
+    assert engine.count(RESCAN) == 1 and engine.count(SCAN) == 2
+    assert_parity(model, X, y)
+
+
+def test_a_class_constant_in_a_feature_keeps_a_zero_variance():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 900)
+    X = np.column_stack([1e9 + np.array([0.1, 1e5 / 3, -7.25])[y], rng.normal(size=900)])
+    engine = CountingEngine(duckdb.connect())
+    model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False).fit(table(X, y), "y")
+    assert engine.count(RESCAN) == 0
+    ours = model.to_sklearn()
+    # the mean of equal doubles is that double, and their variance nothing but epsilon
+    np.testing.assert_array_equal(ours.theta_[:, 0], 1e9 + np.array([0.1, 1e5 / 3, -7.25]))
+    np.testing.assert_array_equal(ours.var_[:, 0], ours.epsilon_)
+    assert_parity(model, X, y)
+
+
+def test_updates_of_classes_far_apart_are_summed_around_the_learned_means():
+    X, y = separated(4, 3000)
+    engine = CountingEngine(duckdb.connect())
+    model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False)
+    batches = np.array_split(np.arange(3000), 5)
+    model.partial_fit(table(X[batches[0]], y[batches[0]]), "y")
+    engine.statements.clear()
+    for rows in batches[1:]:
+        model.partial_fit(table(X[rows], y[rows]), "y")
+    assert engine.count(SCAN) == 4 and engine.count(RESCAN) == 0
+    # (pairwise merges of class means near 1e9 leave ~1e-8 in var_, as they did before)
+    assert_parity(model, X, y, exact=False)
+
+
+@pytest.mark.parametrize("given", ["arrow", "parquet", "table"])
+def test_rows_without_a_target_are_counted_without_another_scan(given, tmp_path):
+    # the scan counts the labelled rows; the source's length comes from the Arrow table or
+    # the Parquet footers (no count of the source), or from a count where neither is known
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(50, 2)), rng.integers(0, 2, 50)
+    labels = pa.array([None if i % 7 == 0 else int(v) for i, v in enumerate(y)], pa.int64())
+    data = pa.table({"x0": X[:, 0], "x1": X[:, 1], "y": labels})
+    con = duckdb.connect()
+    source = data
+    if given == "parquet":
+        import pyarrow.parquet as pq
+
+        source = str(tmp_path / "rows.parquet")
+        pq.write_table(data, source)
+    elif given == "table":
+        con.register("frame", data)
+        con.execute("CREATE TABLE rows AS SELECT * FROM frame")
+        source = "rows"
+    engine = CountingEngine(con)
+    with pytest.warns(sqlnb.errors.SkippedRowsWarning, match="8 row"):
+        model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False).fit(source, "y")
+    assert model.n_skipped_ == 8
+    assert engine.count("How many rows the source has") == (given == "table")
+    kept = np.arange(50) % 7 != 0
+    oracle = GaussianNB().fit(X[kept], y[kept])
+    np.testing.assert_allclose(model.to_sklearn().theta_, oracle.theta_, rtol=1e-12)
