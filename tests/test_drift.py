@@ -143,12 +143,31 @@ def test_refusals():
 
 
 def test_per_group_model_is_compared_with_its_pooled_statistics():
+    """A per-group model's drift: the batch against what the model learned of every
+    group's rows together (its pooled model), held to NumPy's moments of those rows."""
     data = rows().assign(g=np.arange(N_ROWS) % 3)
     con = duckdb.connect()
     model = sqlnb.NaiveBayes("pg", con=con).fit(data, "y", group_by="g")
     assert all(r[3] <= 1e-9 for r in model.drift(data).fetchall())
-    moved = drift_of(model, data.assign(a=data.a + data.a.std()))
-    assert max(moved, key=lambda f: moved[f][2]) == "a"
+    moved = data.assign(a=data.a + data.a.std(ddof=0))
+    found = drift_of(model, moved[moved.g != 2])  # a batch of two groups only
+    assert max(found, key=lambda f: found[f][3]) == "a"
+    epsilon = 1e-9 * data[["a", "b", "c"]].var(ddof=0).max()
+    for feature in "abc":
+        x, ref = moved[feature][moved.g != 2].to_numpy(), data[feature].to_numpy()
+        vb, vm = x.var() + epsilon, ref.var() + epsilon
+        expected = 0.5 * (np.log(vm / vb) + (vb + (x.mean() - ref.mean()) ** 2) / vm - 1)
+        assert found[feature][3] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+        assert found[feature][8] == N_ROWS
+    colours = pd.DataFrame({"colour": np.where(np.arange(N_ROWS) % 5 < 2, "red", "blue"),
+                            "g": np.arange(N_ROWS) % 3, "y": data.y})
+    cat = sqlnb.NaiveBayes("pgc", con=con, family="categorical").fit(
+        colours, "y", group_by="g")
+    (row,) = cat.drift(colours[colours.g == 0]).fetchall()
+    b = np.mean(colours.colour[colours.g == 0] == "red")
+    m = np.mean(colours.colour == "red")
+    assert row[3] == pytest.approx(
+        (b - m) * np.log(b / m) + (m - b) * np.log((1 - b) / (1 - m)), rel=1e-9)
 
 
 def test_bernoulli_without_binarize_reads_the_values_as_they_are():
