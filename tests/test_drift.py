@@ -278,3 +278,24 @@ def test_text_drift_over_the_term_shares():
     assert row[3] == pytest.approx(expected, rel=1e-9) and row[4] == row[3]
     assert row[5] == 6 and row[8] == 9
     assert row[11][0] == {"category": "red", "share": 0.5}
+
+
+def test_nan_in_a_parquet_file_is_a_missing_value(tmp_path):
+    """NaN counts as missing (left out of the moments) even in a Parquet file whose
+    statistics leave NaN out, which DuckDB may use to fold a comparison with NaN."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = rows()
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con).fit(data, "y")
+    a = data.a.to_numpy().copy()
+    a[::10] = np.nan
+    path = tmp_path / "batch.parquet"
+    pq.write_table(pa.table({"a": a, "b": data.b, "c": data.c}), path)
+    found = drift_of(model, con.read_parquet(str(path)))
+    kept = a[~np.isnan(a)]
+    assert found["a"][5] == len(kept)
+    assert found["a"][6] == pytest.approx(kept.mean(), rel=1e-12)
+    assert found["a"][7] == pytest.approx(kept.std(), rel=1e-9)
+    assert found["b"][3] <= 1e-9

@@ -4,11 +4,16 @@
    `shape` (its statistics_shape), `p` (its hyperparameters) and `features` (index, name,
    alias, SQL column, guard, origin). `target`: the source's label column (quoted), for
    one more row per feature and class, each class's rows against the model's statistics
-   of that class (None: the pooled rows only). Methods:
+   of that class (None: the pooled rows only). `quantiles`: the standard normal's
+   quantiles at 1/k ... (k-1)/k for Gaussian features' PSI over k bins (empty: no bins).
+   `category_sets`: count categories by one grouping set per categorical feature (engines
+   without DuckDB's histogram and lists of structs) rather than a histogram each. The
+   batch's moments are sums (count, sum, sum of squares) in the one aggregate, a Gaussian
+   feature's taken around the model's mean as the fit takes them around a shift. Methods:
    - gaussian_kl: KL(batch || model) of two normal laws from the means and variances (each
      variance plus var_smoothing x the largest of the model's, as the model smooths); its
-     `psi` over `z` (the standard normal's quantiles at 1/k ... (k-1)/k): k bins of equal
-     probability under the model's normal law, the batch's share of each against 1/k;
+     `psi` over `quantiles`: k bins of equal probability under the model's normal law, the
+     batch's share of each against 1/k;
    - poisson_kl: KL of two Poisson laws from the mean counts;
    - psi: sum over bins of (b - m) ln(b / m), b and m the batch's and the model's shares,
      each at least `epsilon` in the logarithm; the bins are the model's categories plus
@@ -16,10 +21,6 @@
      the others.
    Each statistic is computed per grouping `__sqlnb_all` (1: every row, 0: one class). #}
 {% from 'families/common.sql' import num %}
-{#- A numeric feature's value as a DOUBLE, NaN read as NULL (missing); infinities stay. -#}
-{% macro value(f) -%}
-{% if f.guard %}nullif(CAST({{ f.column }} AS DOUBLE), CAST('NaN' AS DOUBLE)){% else %}CAST({{ f.column }} AS DOUBLE){% endif %}
-{%- endmacro %}
 {% import 'families/counts.sql' as counts %}
 {% set gaussian = parts | selectattr('method', 'equalto', 'gaussian_kl') | list %}
 {% set found = namespace(aliases=[]) %}
@@ -139,18 +140,18 @@ bounds AS (
 {% if part.method == 'psi' and part.shape == 'categories' %}
             {{ sql.as_text(f.column) }} AS {{ f.alias }}_x,
 {% elif part.method == 'gaussian_kl' %}
-            {{ value(f) }} - pooled.{{ f.alias }}_at AS {{ f.alias }}_d,
+            {{ num(f) }} - pooled.{{ f.alias }}_at AS {{ f.alias }}_d,
 {% if quantiles %}
-            ({{ value(f) }} - pooled.{{ f.alias }}_at) / pooled.{{ f.alias }}_sd AS {{ f.alias }}_z,
+            ({{ num(f) }} - pooled.{{ f.alias }}_at) / pooled.{{ f.alias }}_sd AS {{ f.alias }}_z,
 {% endif %}
 {% if target %}
-            {{ value(f) }} - own.{{ f.alias }}_at AS {{ f.alias }}_own_d,
+            {{ num(f) }} - own.{{ f.alias }}_at AS {{ f.alias }}_own_d,
 {% if quantiles %}
-            ({{ value(f) }} - own.{{ f.alias }}_at) / own.{{ f.alias }}_sd AS {{ f.alias }}_own_z,
+            ({{ num(f) }} - own.{{ f.alias }}_at) / own.{{ f.alias }}_sd AS {{ f.alias }}_own_z,
 {% endif %}
 {% endif %}
 {% else %}
-            {{ value(f) }} AS {{ f.alias }}_x,
+            {{ num(f) }} AS {{ f.alias }}_x,
 {% endif %}
 {% if part.method == 'psi' and part.shape != 'categories' %}
             {{ counts.value(f, part.p.binarize) }} AS {{ f.alias }}_v,
