@@ -7,7 +7,8 @@ rows), each read whole by one aggregate over every output column (the sum of a n
 the count of anything else, so no column is pruned and the reading costs little per
 row); ``predict_joint_log_proba`` and ``explain`` also read by hashing every column (a
 reading that costs about as much as explain itself: explain has 2 x 20 output rows per
-input row). On ``--drift-rows`` rows: the fit, ``drift`` (pooled, ``by_class``, and with
+input row); and a floor of explain's shape: the rows' values unpivoted to one row per
+class and feature. On ``--drift-rows`` rows: the fit, ``drift`` (pooled, ``by_class``, and with
 PSI over 10 bins) and the floor of the fit's scan (per class, the count, sum and sum of
 squares of every feature in one GROUP BY), whose results are a row per feature or class.
 
@@ -95,6 +96,15 @@ def main() -> None:
 
     moments = ", ".join(f"count(f{k}), sum(f{k}), sum(f{k} * f{k})"
                         for k in range(args.features))
+    # explain's shape without its terms: each row's values unpivoted to one row per class
+    # and feature, as explain's statement unpivots its terms
+    pairs = [(c, k) for c in range(2) for k in range(args.features)]
+    unpivoted = (
+        "SELECT row_number() OVER () - 1 AS row_number, "
+        f"unnest([{', '.join(str(c) for c, _ in pairs)}]) AS class, "
+        f"unnest([{', '.join(repr(f'f{k}') for _, k in pairs)}]) AS feature, "
+        f"unnest([{', '.join(f'f{k}' for _, k in pairs)}]) AS log_likelihood, "
+        f"unnest([{', '.join(f'f{c}' for c, _ in pairs)}]) AS log_prior FROM rows")
     steps = {
         "predict_joint_log_proba":
             lambda: read_light(con, model.predict_joint_log_proba("rows")),
@@ -104,6 +114,8 @@ def main() -> None:
             lambda: read_light(con, model.explain("rows", top=3)),
         "floor: SELECT * of the rows":
             lambda: read_light(con, con.sql("SELECT * FROM rows")),
+        "floor: the rows' values unpivoted as explain's terms":
+            lambda: read_light(con, con.sql(unpivoted)),
         "predict_joint_log_proba, read by hashing":
             lambda: read_whole(con, model.predict_joint_log_proba("rows")),
         "explain (every term), read by hashing":
@@ -119,7 +131,7 @@ def main() -> None:
         "floor: GROUP BY class, count/sum/sum of squares":
             lambda: con.execute(f"SELECT y, {moments} FROM big GROUP BY y").fetchall(),
     }
-    sizes = {name: args.drift_rows if index >= 6 else args.rows
+    sizes = {name: args.drift_rows if index >= 7 else args.rows
              for index, name in enumerate(steps)}
     if args.warmup:
         for step in steps.values():  # templates compiled, parameters read
@@ -162,6 +174,7 @@ def main() -> None:
         "|---|---|",
         ratio("explain (every term)", "predict_joint_log_proba"),
         ratio("explain(top=3)", "predict_joint_log_proba"),
+        ratio("explain (every term)", "floor: the rows' values unpivoted as explain's terms"),
         ratio("explain (every term), read by hashing", "predict_joint_log_proba, read by hashing"),
         ratio("drift", "fit"),
         ratio("drift(by_class=True)", "fit"),
