@@ -299,3 +299,35 @@ def test_nan_in_a_parquet_file_is_a_missing_value(tmp_path):
     assert found["a"][6] == pytest.approx(kept.mean(), rel=1e-12)
     assert found["a"][7] == pytest.approx(kept.std(), rel=1e-9)
     assert found["b"][3] <= 1e-9
+
+
+@pytest.mark.parametrize("by_class", [False, True])
+def test_categories_counted_by_grouping_sets_as_by_histograms(monkeypatch, by_class):
+    """The grouping sets that count categories on engines without DuckDB's histogram
+    (Spark) give the histograms' figures, for a mixed model with two categorical features
+    (run here on DuckDB, the engine told it lacks DuckDB's lists)."""
+    import dataclasses
+
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, N_ROWS)
+    data = pd.DataFrame({"height": rng.normal(size=N_ROWS) + y,
+                         "colour": np.where(rng.random(N_ROWS) < 0.3 + 0.4 * y, "red", "blue"),
+                         "size": rng.choice(["s", "m", "l"], N_ROWS),
+                         "member": rng.random(N_ROWS) < 0.5, "y": y})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="auto").fit(data, "y")
+    moved = data.assign(height=data.height + 1,
+                        colour=np.where(data.colour == "red", "green", data.colour))
+    by_histograms = model.drift(moved, by_class=by_class, bins=5).fetchall()
+    engine = model.engine
+    monkeypatch.setattr(engine, "capabilities",
+                        dataclasses.replace(engine.capabilities, list_lambdas=False))
+    by_sets = model.drift(moved, by_class=by_class, bins=5).fetchall()
+    assert len(by_sets) == len(by_histograms) == (12 if by_class else 4)
+    for got, expected in zip(by_sets, by_histograms):
+        assert got[:3] == expected[:3]
+        for x, e in zip(got[3:], expected[3:]):
+            assert x == (pytest.approx(e, rel=1e-12) if isinstance(e, float) else e)
+    colour = {r[1]: r for r in by_sets if r[0] == "colour"}
+    # every red became green, a category the model never saw: the NULL bin
+    assert colour[None][11][0] == {"category": None, "share": np.mean(data.colour == "red")}
