@@ -2,9 +2,15 @@
 
 A DuckDB table of ``--rows`` rows x ``--features`` Gaussian features (2 classes) is made
 in memory; per round (interleaved, medians of ``--repeats``): ``predict_joint_log_proba``,
-``explain`` (every term), ``explain(top=3)``, each read whole (a hash of every output
-column, so nothing is pruned); and on ``--drift-rows`` rows the fit and ``drift`` (pooled
-and ``by_class``), whose results are a row per feature.
+``explain`` (every term), ``explain(top=3)`` and the floor (a plain SELECT of the same
+rows), each read whole by one aggregate over every output column (the sum of a number,
+the count of anything else, so no column is pruned and the reading costs little per
+row); ``predict_joint_log_proba`` and ``explain`` also read by hashing every column (a
+reading that costs about as much as explain itself: explain has 2 x 20 output rows per
+input row); and a floor of explain's shape: the rows' values unpivoted to one row per
+class and feature. On ``--drift-rows`` rows: the fit, ``drift`` (pooled, ``by_class``, and with
+PSI over 10 bins) and the floor of the fit's scan (per class, the count, sum and sum of
+squares of every feature in one GROUP BY), whose results are a row per feature or class.
 
     python benchmarks/bench_explain.py                       # 1M x 20, drift on 5M
     python benchmarks/bench_explain.py --rows 100000 --drift-rows 500000 --repeats 1
@@ -48,7 +54,18 @@ def make_table(con: duckdb.DuckDBPyConnection, table: str, rows: int, features: 
 
 
 def read_whole(con: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation) -> None:
+    """Every column hashed."""
     con.execute(f"SELECT bit_xor(hash(COLUMNS(*))) FROM ({relation.sql_query()})").fetchall()
+
+
+def read_light(con: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation) -> None:
+    """Every column aggregated: numbers summed, anything else counted (benchmark SQL over
+    the relation's own column names, quoted)."""
+    numbers = {"DOUBLE", "BIGINT", "INTEGER"}
+    aggregates = ", ".join(
+        f'{"sum" if str(kind) in numbers else "count"}("{name}")'
+        for name, kind in zip(relation.columns, relation.types))
+    con.execute(f"SELECT {aggregates} FROM ({relation.sql_query()})").fetchall()
 
 
 def timed(step) -> float:
@@ -77,20 +94,45 @@ def main() -> None:
     model = sqlnb.NaiveBayes("bench", con=con).fit("train", "y")
     big = sqlnb.NaiveBayes("bench_big", con=con).fit("big", "y")
 
+    moments = ", ".join(f"count(f{k}), sum(f{k}), sum(f{k} * f{k})"
+                        for k in range(args.features))
+    # explain's shape without its terms: each row's values unpivoted to one row per class
+    # and feature, as explain's statement unpivots its terms
+    pairs = [(c, k) for c in range(2) for k in range(args.features)]
+    unpivoted = (
+        "SELECT row_number() OVER () - 1 AS row_number, "
+        f"unnest([{', '.join(str(c) for c, _ in pairs)}]) AS class, "
+        f"unnest([{', '.join(repr(f'f{k}') for _, k in pairs)}]) AS feature, "
+        f"unnest([{', '.join(f'f{k}' for _, k in pairs)}]) AS log_likelihood, "
+        f"unnest([{', '.join(f'f{c}' for c, _ in pairs)}]) AS log_prior FROM rows")
     steps = {
-        f"predict_joint_log_proba, {args.rows:,} rows":
+        "predict_joint_log_proba":
+            lambda: read_light(con, model.predict_joint_log_proba("rows")),
+        "explain (every term)":
+            lambda: read_light(con, model.explain("rows")),
+        "explain(top=3)":
+            lambda: read_light(con, model.explain("rows", top=3)),
+        "floor: SELECT * of the rows":
+            lambda: read_light(con, con.sql("SELECT * FROM rows")),
+        "floor: the rows' values unpivoted as explain's terms":
+            lambda: read_light(con, con.sql(unpivoted)),
+        "predict_joint_log_proba, read by hashing":
             lambda: read_whole(con, model.predict_joint_log_proba("rows")),
-        f"explain (every term), {args.rows:,} rows":
+        "explain (every term), read by hashing":
             lambda: read_whole(con, model.explain("rows")),
-        f"explain(top=3), {args.rows:,} rows":
-            lambda: read_whole(con, model.explain("rows", top=3)),
-        f"fit, {args.drift_rows:,} rows":
+        "fit":
             lambda: sqlnb.NaiveBayes("bench_big", con=con).fit("big", "y"),
-        f"drift, {args.drift_rows:,} rows":
+        "drift":
             lambda: big.drift("big").fetchall(),
-        f"drift(by_class=True), {args.drift_rows:,} rows":
+        "drift(by_class=True)":
             lambda: big.drift("big", by_class=True).fetchall(),
+        "drift(bins=10)":
+            lambda: big.drift("big", bins=10).fetchall(),
+        "floor: GROUP BY class, count/sum/sum of squares":
+            lambda: con.execute(f"SELECT y, {moments} FROM big GROUP BY y").fetchall(),
     }
+    sizes = {name: args.drift_rows if index >= 7 else args.rows
+             for index, name in enumerate(steps)}
     if args.warmup:
         for step in steps.values():  # templates compiled, parameters read
             step()
@@ -116,20 +158,28 @@ def main() -> None:
         (f"- DuckDB {duckdb.__version__}, Python {platform.python_version()}, sqlnb "
         f"{sqlnb.__version__} (commit {_commit()})"),
         "",
-        "| step | median | runs |",
-        "|---|---|---|",
+        "| step | rows | median | runs |",
+        "|---|---|---|---|",
     ]
     for name in names:
         runs = ", ".join(f"{t:.2f}" for t in times[name])
-        lines.append(f"| {name} | {medians[name]:.2f} s | {runs} |")
+        lines.append(f"| {name} | {sizes[name]:,} | {medians[name]:.2f} s | {runs} |")
+
+    def ratio(a: str, b: str) -> str:
+        return f"| {a} / {b} | {medians[a] / medians[b]:.2f}x |"
+
     lines += [
         "",
         "| ratio | value |",
         "|---|---|",
-        f"| explain (every term) / predict_joint_log_proba | {medians[names[1]] / medians[names[0]]:.2f}x |",
-        f"| explain(top=3) / predict_joint_log_proba | {medians[names[2]] / medians[names[0]]:.2f}x |",
-        f"| drift / fit | {medians[names[4]] / medians[names[3]]:.2f}x |",
-        f"| drift(by_class=True) / fit | {medians[names[5]] / medians[names[3]]:.2f}x |",
+        ratio("explain (every term)", "predict_joint_log_proba"),
+        ratio("explain(top=3)", "predict_joint_log_proba"),
+        ratio("explain (every term)", "floor: the rows' values unpivoted as explain's terms"),
+        ratio("explain (every term), read by hashing", "predict_joint_log_proba, read by hashing"),
+        ratio("drift", "fit"),
+        ratio("drift(by_class=True)", "fit"),
+        ratio("drift(bins=10)", "fit"),
+        ratio("drift", "floor: GROUP BY class, count/sum/sum of squares"),
     ]
     text = "\n".join(lines) + "\n"
     print(text)

@@ -686,16 +686,19 @@ def explain(database: str, model: str, source: str, top: int, row: int | None,
               help="Draw the drift of every feature, the largest first.")
 @click.option("--by-class", is_flag=True,
               help="Also one row per feature and class (SOURCE has the target column).")
+@click.option("--bins", "psi_bins", type=int, default=None, metavar="K",
+              help="Also the PSI of Gaussian features over K bins of equal probability "
+                   "under the model's law (10 is the usual choice).")
 @progress_option
 def drift(database: str, model: str, source: str, as_json: bool, plot: str | None,
-          by_class: bool, progress: bool) -> None:
+          by_class: bool, psi_bins: int | None, progress: bool) -> None:
     """Compare SOURCE with what MODEL learned, feature by feature, in one scan of SOURCE
     (see docs/explain.md for the methods and the thresholds in use)."""
     if plot is not None and not plot.lower().endswith((".png", ".svg", ".pdf")):
         raise CliError(f"--plot needs a .png, .svg or .pdf file name, got {plot!r}")
     con = _connect(database, read_only=True)
     nb = _load(con, model, progress)
-    found = nb.drift(source, by_class=by_class)
+    found = nb.drift(source, by_class=by_class, bins=psi_bins)
     with sqlnb.progress.track(con, f"drift {model}", enabled=progress):
         columns, rows = found.columns, found.fetchall()
     records = [dict(zip(columns, r)) for r in rows]

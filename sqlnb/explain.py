@@ -175,14 +175,15 @@ def _checked_columns(model: ModelContext, src: Source) -> dict[str, str]:
 # The floor of a share in PSI's logarithm: a bin empty on one side adds (b - m) ln(b / 1e-4)
 # rather than infinity (a common choice; the PSI thresholds below assume something alike).
 PSI_EPSILON = 1e-4
-# The bins of equal probability under a Gaussian feature's normal law for its PSI (deciles).
+# The bins of equal probability under a Gaussian feature's normal law for its PSI, when
+# asked for (drift(source, bins=PSI_BINS)): deciles, the convention the thresholds assume.
 PSI_BINS = 10
 # The categories listed in drift's batch_top and model_top.
 TOP_CATEGORIES = 3
 
 
 def drift(model: ModelContext, source: Any, by_class: bool = False,
-          bins: int = PSI_BINS) -> Any:
+          bins: int | None = None) -> Any:
     """One row per feature comparing ``source``'s values with the model's statistics
     (pooled over the classes), in one scan of ``source``: a lazy relation (feature, class,
     method, drift, psi, batch_count, batch_mean, batch_spread, model_count, model_mean,
@@ -197,15 +198,18 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
     ``psi`` (categorical features over the model's categories, Bernoulli's values above
     ``binarize``). A per-group model is compared with its pooled statistics (every group's
     rows). ``psi`` is the population stability index: the same as ``drift`` for the
-    ``psi`` method, and for Gaussian features over ``bins`` bins of equal probability under
-    the model's normal law (NULL for counts). See docs/explain.md for the thresholds
-    practitioners use.
+    ``psi`` method, and for Gaussian features, when ``bins`` is given (e.g.
+    ``PSI_BINS``), over ``bins`` bins of equal probability under the model's normal law
+    (NULL otherwise, and for counts: counting the bins costs more than the rest of the
+    scan). See docs/explain.md for the thresholds practitioners use.
     """
     if model.stored_input() and model.stored_input()[0] == "text" and not by_class:
         require_duckdb(model.engine, "text")
         return _drift_text(model, source)
-    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
-        raise InvalidParameterError(f"bins must be an integer of 2 or more, got {bins!r}")
+    if bins is not None and (isinstance(bins, bool) or not isinstance(bins, int) or bins < 2):
+        raise InvalidParameterError(
+            f"bins must be an integer of 2 or more (or None: no PSI for Gaussian features), "
+            f"got {bins!r}")
     _ = model.meta  # raises NotFittedError early
     _refuse_unsupported(model, "drift", groups=True)  # per-group: the pooled statistics
     scoring_strategies.refresh(model)
@@ -235,15 +239,16 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
                 "guard": model.dialect.kind(described[name]["type"]) == "float",
                 "origin": float(described[name].get("origin") or 0.0),
             } for name in names]
-            if family.statistics_shape == "categories":
-                require_duckdb(model.engine, "drift of categorical features")
             parts.append({"t": tables, "method": family.drift_method,
                           "shape": family.statistics_shape, "p": family.params,
                           "features": features})
-        quantiles = [NormalDist().inv_cdf(j / bins) for j in range(1, bins)]
-        sql = pipeline_of(model).render("reports/drift.sql", source=src.sql, parts=parts, target=target,
-                                    quantiles=quantiles, epsilon=PSI_EPSILON,
-                                    top_categories=TOP_CATEGORIES)
+        quantiles = [NormalDist().inv_cdf(j / bins) for j in range(1, bins)] if bins else []
+        # Categories are counted by a histogram per feature where the engine has DuckDB's
+        # maps and lists (as its list lambdas), else by one grouping set per feature.
+        sql = pipeline_of(model).render(
+            "reports/drift.sql", source=src.sql, parts=parts, target=target,
+            quantiles=quantiles, epsilon=PSI_EPSILON, top_categories=TOP_CATEGORIES,
+            category_sets=not model.engine.capabilities.list_lambdas)
     except BaseException:
         model.engine.release(src)
         raise

@@ -578,11 +578,13 @@ class NaiveBayes:
         return explain(self.context, source, top=top, row=row)
 
     def drift(self, source: Any, by_class: bool = False,
-              bins: int = 10) -> duckdb.DuckDBPyRelation:
+              bins: int | None = None) -> duckdb.DuckDBPyRelation:
         """One row per feature comparing ``source``'s distribution with the model's
         statistics (feature, method, drift, the batch's and the model's summaries), in
         one scan of ``source``; ``by_class``: also per class (the source has the target
-        column). See :func:`sqlnb.explain.drift` and ``docs/explain.md``.
+        column); ``bins=k``: also the PSI of Gaussian features over ``k`` bins of equal
+        probability under the model's law. See :func:`sqlnb.explain.drift` and
+        ``docs/explain.md``.
 
         >>> model.drift("this_week").order("drift DESC").df()  # doctest: +SKIP
         """

@@ -52,7 +52,12 @@ def test_drift_prints_a_row_per_feature_and_draws_them(fitted):
     assert [r["feature"] for r in rows] == FEATURES
     assert max(rows, key=lambda r: r["drift"])["feature"] == "petal_width"
     assert all(r["method"] == "gaussian_kl" for r in rows)
+    assert all(r["psi"] is None for r in rows)  # the PSI bins are asked for
     assert (where / "drift.png").stat().st_size > 0
+    binned = json.loads(ok("drift", "m.duckdb", "flowers", "moved.parquet", "--json",
+                           "--bins", "5", "--no-progress", cwd=where))
+    assert max(binned, key=lambda r: r["psi"])["feature"] == "petal_width"
+    assert [r["drift"] for r in binned] == pytest.approx([r["drift"] for r in rows])
 
 
 def test_drift_by_class_and_the_explain_statement(fitted):

@@ -143,12 +143,31 @@ def test_refusals():
 
 
 def test_per_group_model_is_compared_with_its_pooled_statistics():
+    """A per-group model's drift: the batch against what the model learned of every
+    group's rows together (its pooled model), held to NumPy's moments of those rows."""
     data = rows().assign(g=np.arange(N_ROWS) % 3)
     con = duckdb.connect()
     model = sqlnb.NaiveBayes("pg", con=con).fit(data, "y", group_by="g")
     assert all(r[3] <= 1e-9 for r in model.drift(data).fetchall())
-    moved = drift_of(model, data.assign(a=data.a + data.a.std()))
-    assert max(moved, key=lambda f: moved[f][2]) == "a"
+    moved = data.assign(a=data.a + data.a.std(ddof=0))
+    found = drift_of(model, moved[moved.g != 2])  # a batch of two groups only
+    assert max(found, key=lambda f: found[f][3]) == "a"
+    epsilon = 1e-9 * data[["a", "b", "c"]].var(ddof=0).max()
+    for feature in "abc":
+        x, ref = moved[feature][moved.g != 2].to_numpy(), data[feature].to_numpy()
+        vb, vm = x.var() + epsilon, ref.var() + epsilon
+        expected = 0.5 * (np.log(vm / vb) + (vb + (x.mean() - ref.mean()) ** 2) / vm - 1)
+        assert found[feature][3] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+        assert found[feature][8] == N_ROWS
+    colours = pd.DataFrame({"colour": np.where(np.arange(N_ROWS) % 5 < 2, "red", "blue"),
+                            "g": np.arange(N_ROWS) % 3, "y": data.y})
+    cat = sqlnb.NaiveBayes("pgc", con=con, family="categorical").fit(
+        colours, "y", group_by="g")
+    (row,) = cat.drift(colours[colours.g == 0]).fetchall()
+    b = np.mean(colours.colour[colours.g == 0] == "red")
+    m = np.mean(colours.colour == "red")
+    assert row[3] == pytest.approx(
+        (b - m) * np.log(b / m) + (m - b) * np.log((1 - b) / (1 - m)), rel=1e-9)
 
 
 def test_bernoulli_without_binarize_reads_the_values_as_they_are():
@@ -174,7 +193,8 @@ def test_psi_over_bins_of_equal_probability_under_the_models_normal_law():
     con = duckdb.connect()
     model = sqlnb.NaiveBayes("m", con=con).fit(data, "y")
     shifted = data.assign(b=data.b + data.b.std(ddof=0))
-    found = drift_of(model, shifted)
+    assert all(r[4] is None for r in model.drift(shifted).fetchall())  # bins: opt-in
+    found = {r[0]: r for r in model.drift(shifted, bins=10).fetchall()}
     epsilon = 1e-9 * data[["a", "b", "c"]].var(ddof=0).max()  # var_smoothing x the largest
     for feature in "abc":
         ref = data[feature].to_numpy()
@@ -258,3 +278,56 @@ def test_text_drift_over_the_term_shares():
     assert row[3] == pytest.approx(expected, rel=1e-9) and row[4] == row[3]
     assert row[5] == 6 and row[8] == 9
     assert row[11][0] == {"category": "red", "share": 0.5}
+
+
+def test_nan_in_a_parquet_file_is_a_missing_value(tmp_path):
+    """NaN counts as missing (left out of the moments) even in a Parquet file whose
+    statistics leave NaN out, which DuckDB may use to fold a comparison with NaN."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = rows()
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con).fit(data, "y")
+    a = data.a.to_numpy().copy()
+    a[::10] = np.nan
+    path = tmp_path / "batch.parquet"
+    pq.write_table(pa.table({"a": a, "b": data.b, "c": data.c}), path)
+    found = drift_of(model, con.read_parquet(str(path)))
+    kept = a[~np.isnan(a)]
+    assert found["a"][5] == len(kept)
+    assert found["a"][6] == pytest.approx(kept.mean(), rel=1e-12)
+    assert found["a"][7] == pytest.approx(kept.std(), rel=1e-9)
+    assert found["b"][3] <= 1e-9
+
+
+@pytest.mark.parametrize("by_class", [False, True])
+def test_categories_counted_by_grouping_sets_as_by_histograms(monkeypatch, by_class):
+    """The grouping sets that count categories on engines without DuckDB's histogram
+    (Spark) give the histograms' figures, for a mixed model with two categorical features
+    (run here on DuckDB, the engine told it lacks DuckDB's lists)."""
+    import dataclasses
+
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, N_ROWS)
+    data = pd.DataFrame({"height": rng.normal(size=N_ROWS) + y,
+                         "colour": np.where(rng.random(N_ROWS) < 0.3 + 0.4 * y, "red", "blue"),
+                         "size": rng.choice(["s", "m", "l"], N_ROWS),
+                         "member": rng.random(N_ROWS) < 0.5, "y": y})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family="auto").fit(data, "y")
+    moved = data.assign(height=data.height + 1,
+                        colour=np.where(data.colour == "red", "green", data.colour))
+    by_histograms = model.drift(moved, by_class=by_class, bins=5).fetchall()
+    engine = model.engine
+    monkeypatch.setattr(engine, "capabilities",
+                        dataclasses.replace(engine.capabilities, list_lambdas=False))
+    by_sets = model.drift(moved, by_class=by_class, bins=5).fetchall()
+    assert len(by_sets) == len(by_histograms) == (12 if by_class else 4)
+    for got, expected in zip(by_sets, by_histograms):
+        assert got[:3] == expected[:3]
+        for x, e in zip(got[3:], expected[3:]):
+            assert x == (pytest.approx(e, rel=1e-12) if isinstance(e, float) else e)
+    colour = {r[1]: r for r in by_sets if r[0] == "colour"}
+    # every red became green, a category the model never saw: the NULL bin
+    assert colour[None][11][0] == {"category": None, "share": np.mean(data.colour == "red")}

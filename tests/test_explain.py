@@ -15,7 +15,7 @@ from scipy.special import gammaln
 from sklearn import naive_bayes as reference
 
 import sqlnb
-from sqlnb.errors import InvalidParameterError, UnknownColumnError
+from sqlnb.errors import InvalidParameterError, UnknownColumnError, UnsupportedError
 
 N_ROWS, N_FEATURES = 60, 4
 NAMES = [f"f{i}" for i in range(N_FEATURES)]
@@ -202,6 +202,17 @@ def test_refusals_say_what_to_do():
     text = sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(docs, "label", text="body")
     with pytest.raises(UnknownColumnError, match="body"):
         text.explain(docs.rename(columns={"body": "text"}), top=2)
+    grouped_docs = docs.assign(g=[0, 0, 1, 1])
+    grouped_text = sqlnb.NaiveBayes("gtx", con=con, family="multinomial").fit(
+        grouped_docs, "label", text="body", group_by="g")
+    with pytest.raises(UnsupportedError, match="per-group text"):
+        grouped_text.explain(grouped_docs)
+    mixed = frame(X, y).assign(g=np.arange(N_ROWS) % 2, colour=np.where(y == 1, "a", "b"))
+    grouped_mixed = sqlnb.NaiveBayes("gmx", con=con, family="auto").fit(
+        mixed, "y", group_by="g")
+    for call in (grouped_mixed.explain, grouped_mixed.drift):
+        with pytest.raises(UnsupportedError, match="per-group"):
+            call(mixed)
 
 
 DOCS = pd.DataFrame({

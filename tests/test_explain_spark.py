@@ -73,21 +73,28 @@ def test_to_sql_explain_in_spark_sql_is_duckdbs(spark, rows, duck):
     _same(got, expected, keys=3)
 
 
-@pytest.mark.parametrize("family", ["gaussian", "poisson", "bernoulli"])
+def _tops(row):
+    """A drift row with its batch_top and model_top as lists of (category, share)."""
+    def pairs(top):
+        return None if top is None else [(c["category"], round(c["share"], 12)) for c in top]
+    return (*row[:11], pairs(row[11]), pairs(row[12]))
+
+
+@pytest.mark.parametrize("family", ["gaussian", "poisson", "bernoulli", "categorical"])
 def test_drift_on_spark_is_duckdbs(spark, rows, duck, family):
-    """drift (pooled and by class, PSI bins included) on a Spark model, against the same
-    model's on DuckDB; categorical features stay DuckDB-only and say so."""
+    """drift (pooled and by class, with and without PSI bins) on a Spark model, against
+    the same model's on DuckDB: categories counted by grouping sets there, by histograms
+    here."""
     model = sqlnb.NaiveBayes(f"dr_{family}", con=spark, family=family).fit(
         rows, "y", features=FEATURES)
     oracle = sqlnb.NaiveBayes("d", con=duck, family=family).fit("t", "y", features=FEATURES)
-    for by_class in (False, True):
-        got = model.drift(rows, by_class=by_class).collect()
-        expected = oracle.drift("t", by_class=by_class).fetchall()
-        _same(got, expected, keys=3)
-
-
-def test_categorical_drift_stays_duckdb_only(spark, rows):
-    model = sqlnb.NaiveBayes("dr_categorical", con=spark, family="categorical").fit(
-        rows, "y", features=FEATURES)
-    with pytest.raises(sqlnb.errors.UnsupportedError, match="categorical"):
-        model.drift(rows)
+    shifted = rows.selectExpr("id", "x0 + 1 AS x0", "x1", "x2 * 2 AS x2", "y")
+    duck.execute("CREATE TABLE shifted AS SELECT id, x0 + 1 AS x0, x1, x2 * 2 AS x2, y FROM t")
+    for source, table in ((rows, "t"), (shifted, "shifted")):
+        for by_class, bins in ((False, None), (True, 10)):
+            got = model.drift(source, by_class=by_class, bins=bins).collect()
+            expected = oracle.drift(table, by_class=by_class, bins=bins).fetchall()
+            _same([_tops(r) for r in got], [_tops(r) for r in expected], keys=3)
+            if family == "categorical":
+                assert any(r[11] for r in expected)  # the top categories were compared
+                assert all(r[2] == "psi" for r in expected)

@@ -192,6 +192,14 @@ row_number() OVER () - 1
 {% macro materialized() -%}
 MATERIALIZED {% endmacro %}
 
+{#- Aggregate: the ``k`` (category, share) pairs of largest share over the rows with a
+    share above 0, largest first (ties: categories in order, NULL last); NULL without one
+    (drift's batch_top and model_top). -#}
+{% macro top_shares(category, share, k) -%}
+(list({'category': {{ category }}, 'share': {{ share }}} ORDER BY {{ share }} DESC, {{ category }})
+            FILTER (WHERE {{ share }} > 0))[1:{{ k }}]
+{%- endmacro %}
+
 {#- A NULL list of (category, share) structs (drift's batch_top and model_top). -#}
 {% macro no_categories() -%}
 CAST(NULL AS STRUCT(category VARCHAR, share DOUBLE)[])

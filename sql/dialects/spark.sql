@@ -184,6 +184,13 @@ row_number() OVER (ORDER BY monotonically_increasing_id()) - 1
 {% macro materialized() -%}
 {% endmacro %}
 
+{#- Spark sorts the collected structs by their fields: the share negated (largest first),
+    then a NULL category last, then the category. -#}
+{% macro top_shares(category, share, k) -%}
+CASE WHEN max({{ share }}) > 0 THEN slice(transform(array_sort(collect_list(CASE WHEN {{ share }} > 0 THEN named_struct('o', -{{ share }}, 'u', {{ category }} IS NULL, 'c', {{ category }}, 's', {{ share }}) END)),
+            x -> named_struct('category', x.c, 'share', x.s)), 1, {{ k }}) END
+{%- endmacro %}
+
 {% macro no_categories() -%}
 CAST(NULL AS ARRAY<STRUCT<category: STRING, share: DOUBLE>>)
 {%- endmacro %}

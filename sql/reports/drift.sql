@@ -4,11 +4,16 @@
    `shape` (its statistics_shape), `p` (its hyperparameters) and `features` (index, name,
    alias, SQL column, guard, origin). `target`: the source's label column (quoted), for
    one more row per feature and class, each class's rows against the model's statistics
-   of that class (None: the pooled rows only). Methods:
+   of that class (None: the pooled rows only). `quantiles`: the standard normal's
+   quantiles at 1/k ... (k-1)/k for Gaussian features' PSI over k bins (empty: no bins).
+   `category_sets`: count categories by one grouping set per categorical feature (engines
+   without DuckDB's histogram and lists of structs) rather than a histogram each. The
+   batch's moments are sums (count, sum, sum of squares) in the one aggregate, a Gaussian
+   feature's taken around the model's mean as the fit takes them around a shift. Methods:
    - gaussian_kl: KL(batch || model) of two normal laws from the means and variances (each
      variance plus var_smoothing x the largest of the model's, as the model smooths); its
-     `psi` over `z` (the standard normal's quantiles at 1/k ... (k-1)/k): k bins of equal
-     probability under the model's normal law, the batch's share of each against 1/k;
+     `psi` over `quantiles`: k bins of equal probability under the model's normal law, the
+     batch's share of each against 1/k;
    - poisson_kl: KL of two Poisson laws from the mean counts;
    - psi: sum over bins of (b - m) ln(b / m), b and m the batch's and the model's shares,
      each at least `epsilon` in the logarithm; the bins are the model's categories plus
@@ -18,6 +23,9 @@
 {% from 'families/common.sql' import num %}
 {% import 'families/counts.sql' as counts %}
 {% set gaussian = parts | selectattr('method', 'equalto', 'gaussian_kl') | list %}
+{% set found = namespace(aliases=[]) %}
+{% for part in parts if part.shape == 'categories' %}{% set found.aliases = found.aliases + (part.features | map(attribute='alias') | list) %}{% endfor %}
+{% set categorical = found.aliases %}
 {% macro same_group(a, b) -%}
 {{ a }}.__sqlnb_all = {{ b }}.__sqlnb_all AND {{ a }}.__sqlnb_class IS NOT DISTINCT FROM {{ b }}.__sqlnb_class
 {%- endmacro %}
@@ -87,31 +95,42 @@ bounds AS (
         {% if target %}CASE WHEN grouping(__sqlnb_target) = 0 THEN __sqlnb_target END AS __sqlnb_class, grouping(__sqlnb_target) AS __sqlnb_all{% else %}NULL AS __sqlnb_class, 1 AS __sqlnb_all{% endif %},
 {% for part in parts %}
 {% for f in part.features %}
-{% if part.method == 'psi' and part.shape == 'categories' %}
+{% if part.shape == 'categories' %}
+{% if category_sets %}
+        {{ f.alias }}_x,
+        grouping({{ f.alias }}_x) AS {{ f.alias }}_set,
+{% else %}
         histogram({{ f.alias }}_x) AS {{ f.alias }}_h,
+{% endif %}
 {% elif part.method == 'psi' %}
         count({{ f.alias }}_x) AS {{ f.alias }}_n,
-        avg({{ f.alias }}_v) AS {{ f.alias }}_mean,
-        CAST(NULL AS DOUBLE) AS {{ f.alias }}_var,
-{% else %}
-        count({{ f.alias }}_x) AS {{ f.alias }}_n,
-        avg({{ f.alias }}_x) AS {{ f.alias }}_mean,
-        var_pop({{ f.alias }}_x) AS {{ f.alias }}_var,
+        sum({{ f.alias }}_v) AS {{ f.alias }}_s1,
+        CAST(NULL AS DOUBLE) AS {{ f.alias }}_s2,
+{% elif part.method == 'gaussian_kl' %}
+        count({{ f.alias }}_d) AS {{ f.alias }}_n,
+        sum({{ f.alias }}_d) AS {{ f.alias }}_s1,
+        sum({{ f.alias }}_d * {{ f.alias }}_d) AS {{ f.alias }}_s2,
+{% if target %}
+        sum({{ f.alias }}_own_d) AS {{ f.alias }}_own_s1,
+        sum({{ f.alias }}_own_d * {{ f.alias }}_own_d) AS {{ f.alias }}_own_s2,
 {% endif %}
-{% if part.method == 'gaussian_kl' %}
 {% for z in quantiles %}
         count_if({{ f.alias }}_z < {{ z | lit }}) AS {{ f.alias }}_below_{{ loop.index }},
 {% if target %}
         count_if({{ f.alias }}_own_z < {{ z | lit }}) AS {{ f.alias }}_own_below_{{ loop.index }},
 {% endif %}
 {% endfor %}
+{% else %}
+        count({{ f.alias }}_x) AS {{ f.alias }}_n,
+        sum({{ f.alias }}_x) AS {{ f.alias }}_s1,
+        sum({{ f.alias }}_x * {{ f.alias }}_x) AS {{ f.alias }}_s2,
 {% endif %}
 {% endfor %}
 {% endfor %}
         count(*) AS __sqlnb_rows
     FROM (
-        -- each value read once; a Gaussian feature's also standardised under the model's
-        -- pooled normal law (`_z`) and its class's (`_own_z`), for the bins' counts
+        -- each value read once; a Gaussian feature's taken from the model's pooled mean
+        -- (`_d`) and its class's (`_own_d`): sums around the mean keep their digits
         SELECT
 {% if target %}
             __sqlnb_source.{{ target }} AS __sqlnb_target,
@@ -120,17 +139,22 @@ bounds AS (
 {% for f in part.features %}
 {% if part.method == 'psi' and part.shape == 'categories' %}
             {{ sql.as_text(f.column) }} AS {{ f.alias }}_x,
+{% elif part.method == 'gaussian_kl' %}
+            {{ num(f) }} - pooled.{{ f.alias }}_at AS {{ f.alias }}_d,
+{% if quantiles %}
+            ({{ num(f) }} - pooled.{{ f.alias }}_at) / pooled.{{ f.alias }}_sd AS {{ f.alias }}_z,
+{% endif %}
+{% if target %}
+            {{ num(f) }} - own.{{ f.alias }}_at AS {{ f.alias }}_own_d,
+{% if quantiles %}
+            ({{ num(f) }} - own.{{ f.alias }}_at) / own.{{ f.alias }}_sd AS {{ f.alias }}_own_z,
+{% endif %}
+{% endif %}
 {% else %}
             {{ num(f) }} AS {{ f.alias }}_x,
 {% endif %}
 {% if part.method == 'psi' and part.shape != 'categories' %}
             {{ counts.value(f, part.p.binarize) }} AS {{ f.alias }}_v,
-{% endif %}
-{% if part.method == 'gaussian_kl' %}
-            ({{ num(f) }} - pooled.{{ f.alias }}_at) / pooled.{{ f.alias }}_sd AS {{ f.alias }}_z,
-{% if target %}
-            ({{ num(f) }} - own.{{ f.alias }}_at) / own.{{ f.alias }}_sd AS {{ f.alias }}_own_z,
-{% endif %}
 {% endif %}
 {% endfor %}
 {% endfor %}
@@ -141,14 +165,33 @@ bounds AS (
         LEFT JOIN (SELECT * FROM bounds WHERE __sqlnb_all = 0) AS own ON own.__sqlnb_class = __sqlnb_source.{{ target }}
 {% endif %}
     )
-{% if target %}
+{% if category_sets %}
+    GROUP BY GROUPING SETS (()
+{%- for x in categorical %}, ({{ x }}_x){% endfor %}
+{%- if target %}, (__sqlnb_target){% for x in categorical %}, ({{ x }}_x, __sqlnb_target){% endfor %}{% endif %})
+{% elif target %}
     GROUP BY GROUPING SETS ((), (__sqlnb_target))
+{% endif %}
+), totals AS (
+    -- the moments' rows (with category_sets, the other rows count one feature's categories)
+    SELECT * FROM batch
+{% if category_sets and categorical %}
+    WHERE {% for x in categorical %}{{ x }}_set = 1{{ " AND " if not loop.last }}{% endfor %}
+
 {% endif %}
 )
 {% for part in parts %}
 {% set i = loop.index %}
 {% if part.shape == 'categories' %}
 , batch_{{ i }} AS (
+{% if category_sets %}
+{% for f in part.features %}
+    SELECT __sqlnb_all, __sqlnb_class, {{ f.name | lit }} AS feature, {{ f.alias }}_x AS key, __sqlnb_rows AS value
+    FROM batch
+    WHERE {{ f.alias }}_set = 0 AND {{ f.alias }}_x IS NOT NULL
+{{ "    UNION ALL" if not loop.last }}
+{% endfor %}
+{% else %}
     SELECT x.__sqlnb_all, x.__sqlnb_class, x.f.feature_index, x.f.feature, unnest(x.f.cells, recursive := true)
     FROM (
         SELECT __sqlnb_all, __sqlnb_class, unnest([
@@ -158,6 +201,7 @@ bounds AS (
         ]) AS f
         FROM batch
     ) AS x
+{% endif %}
 ), bins_{{ i }} AS (
     -- the model's categories, and one bin (category NULL) for the values it never saw
     SELECT
@@ -170,7 +214,7 @@ bounds AS (
     FROM batch_{{ i }} AS b
     FULL OUTER JOIN model_{{ i }} AS m
         ON b.feature = m.feature AND b.key = m.category AND {{ same_group('b', 'm') }}
-    GROUP BY ALL
+    GROUP BY coalesce(b.feature, m.feature), coalesce(b.__sqlnb_all, m.__sqlnb_all), coalesce(b.__sqlnb_class, m.__sqlnb_class), m.category
 ), shares_{{ i }} AS (
     SELECT
         *,
@@ -192,10 +236,8 @@ bounds AS (
         CAST(sum(s.model_n) AS BIGINT) AS model_count,
         CAST(NULL AS DOUBLE) AS model_mean,
         CAST(NULL AS DOUBLE) AS model_spread,
-        (list({'category': s.category, 'share': s.batch_share} ORDER BY s.batch_share DESC, s.category)
-            FILTER (WHERE s.batch_share > 0))[1:{{ top_categories }}] AS batch_top,
-        (list({'category': s.category, 'share': s.model_share} ORDER BY s.model_share DESC, s.category)
-            FILTER (WHERE s.model_share > 0))[1:{{ top_categories }}] AS model_top
+        {{ sql.top_shares('s.category', 's.batch_share', top_categories) }} AS batch_top,
+        {{ sql.top_shares('s.category', 's.model_share', top_categories) }} AS model_top
     FROM (VALUES
 {% for f in part.features %}
         ({{ f.index }}, {{ f.name | lit }}){{ "," if not loop.last }}
@@ -208,16 +250,21 @@ bounds AS (
 )
 {% else %}
 , batch_{{ i }} AS (
-{% set out = namespace(index=[], name=[], origin=[], n=[], mean=[], var=[], below=[]) %}
+{% set out = namespace(index=[], name=[], origin=[], n=[], s1=[], s2=[]) %}
 {% for f in part.features %}
 {% set out.index = out.index + [f.index | string] %}
 {% set out.name = out.name + [f.name | lit] %}
 {% set out.origin = out.origin + [f.origin | lit] %}
 {% set out.n = out.n + [f.alias ~ '_n'] %}
-{% set out.mean = out.mean + [f.alias ~ '_mean'] %}
-{% set out.var = out.var + [f.alias ~ '_var'] %}
+{% if target and part.method == 'gaussian_kl' %}
+{% set out.s1 = out.s1 + ['CASE WHEN __sqlnb_all = 1 THEN ' ~ f.alias ~ '_s1 ELSE ' ~ f.alias ~ '_own_s1 END'] %}
+{% set out.s2 = out.s2 + ['CASE WHEN __sqlnb_all = 1 THEN ' ~ f.alias ~ '_s2 ELSE ' ~ f.alias ~ '_own_s2 END'] %}
+{% else %}
+{% set out.s1 = out.s1 + [f.alias ~ '_s1'] %}
+{% set out.s2 = out.s2 + [f.alias ~ '_s2'] %}
+{% endif %}
 {% endfor %}
-{% set columns = namespace(list=[('feature_index', out.index), ('feature', out.name), ('origin', out.origin), ('n', out.n), ('mean', out.mean), ('var', out.var)]) %}
+{% set columns = namespace(list=[('feature_index', out.index), ('feature', out.name), ('origin', out.origin), ('n', out.n), ('s1', out.s1), ('s2', out.s2)]) %}
 {% if part.method == 'gaussian_kl' %}
 {% for z in quantiles %}
 {% set j = loop.index %}
@@ -233,16 +280,21 @@ bounds AS (
 {% endfor %}
 {% endif %}
     SELECT __sqlnb_all, __sqlnb_class, {{ sql.unpivot(columns.list) }}
-    FROM batch
+    FROM totals
 ), moments_{{ i }} AS (
+    -- the batch's mean and variance from its sums ({{ "around the model's mean" if part.method == 'gaussian_kl' else "of the values" }})
     SELECT
         b.feature_index,
         b.feature,
         b.__sqlnb_all,
         b.__sqlnb_class AS class,
         CAST(b.n AS BIGINT) AS batch_count,
-        b.mean AS batch_mean,
-        b.var AS batch_var,
+{% if part.method == 'gaussian_kl' %}
+        (b.origin + m.relative_mean) + b.s1 / nullif(b.n, 0) AS batch_mean,
+{% else %}
+        b.s1 / nullif(b.n, 0) AS batch_mean,
+{% endif %}
+        CASE WHEN b.n > 0 THEN greatest(b.s2 / b.n - (b.s1 / b.n) * (b.s1 / b.n), 0) END AS batch_var,
         CAST(m.n AS BIGINT) AS model_count,
         b.origin + m.relative_mean AS model_mean,
         m.var AS model_var,
@@ -285,7 +337,7 @@ bounds AS (
             ELSE CAST('inf' AS DOUBLE)
 {% endif %}
         END AS drift,
-{% if part.method == 'gaussian_kl' %}
+{% if part.method == 'gaussian_kl' and quantiles %}
 {% set k = quantiles | length + 1 %}
         -- the batch's share of each of the k bins of equal probability (1/k) under the
         -- model's normal law: bin j holds the values between the boundaries j - 1 and j

@@ -238,8 +238,6 @@ DUCKDB_ONLY = {
     "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
     "sparse input": "its batches and scoring are written with DuckDB's list types: pivot the "
                     "entries to columns, or fit on DuckDB",
-    "drift of categorical features": "export the model and import it into DuckDB "
-                                     "(sqlnb.import_model), or compare category counts in Spark",
     "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
     "search": "run the search on a DuckDB connection (it fits scratch models inside a "
               "rolled-back transaction), then fit the chosen model on Spark",
