@@ -93,10 +93,12 @@ def create_functions(model: ModelContext, text: str) -> None:
 
 
 def read_current_view(model: ModelContext) -> bool:
-    """Whether ``model``'s scoring macros read the parameter view, as the look at the
-    catalog that came with its metadata read found (so an update that changes no class,
-    feature or hyperparameter leaves them as they are: they read the new statistics)."""
-    return _arrays(model) and model.state.scoring_params_kind == "VIEW"
+    """Whether ``model``'s scoring macros are current after an update that changes no
+    class, feature or hyperparameter. Never: they write the parameters in their text (see
+    :func:`sqlnb.scoring.weight_matrix`; a macro reading the view would derive them from
+    the statistics at every call, ~10x slower for one row), so every write re-creates
+    them in its transaction."""
+    return False
 
 
 def _arrays(model: ModelContext) -> bool:
