@@ -18,7 +18,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -26,7 +25,6 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import render
-from prepared_rebind import profile
 from steps import DIGITS_FEATURES, digits_table
 
 import sqlnb
@@ -116,18 +114,11 @@ def main() -> None:
         "all rows: predict / floor": medians[names[8]] / medians[names[7]],
         "all rows: plain statement / floor": medians[names[9]] / medians[names[7]],
     }
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "profile.json"
-        planning = {shape: profile(con, f"EXECUTE {shape}", path)
-                    for shape in ("shape_one", "shape_all")}
     print(json.dumps({
         "duckdb": duckdb.__version__, "numpy": np.__version__, "calls": args.calls,
         "load": [load_before[0], os.getloadavg()[0]],
         "ms": {name: round(value, 3) for name, value in medians.items()},
         "ratios": {name: round(value, 2) for name, value in ratios.items()},
-        "one EXECUTE, DuckDB's profile (ms)": {
-            shape: {k: round(v, 3) for k, v in times.items()}
-            for shape, times in planning.items()},
     }, indent=1))
 
 
