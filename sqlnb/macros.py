@@ -36,18 +36,22 @@ __all__ = [
 ]
 
 
-def create_macros(model: ModelContext) -> None:
-    """(Re)create the model's scoring macros (and the parameter view they read).
+def create_macros(model: ModelContext, view: bool = True) -> None:
+    """(Re)create the model's scoring macros (and, unless not ``view``, the parameter view
+    beside them, which the macros read where the weight matrix does not apply).
 
-    Called at the end of a fit that changed what the macros' text names (features,
-    classes, hyperparameters), inside the fit's transaction, so the macros always agree
-    with the statistics tables: both commit or roll back together.
+    Called at the end of every write, inside its transaction, so the macros (which hold
+    the parameters, see :func:`sqlnb.scoring.weight_matrix`) always agree with the
+    statistics tables: both commit or roll back together. ``view=False``: the view is
+    there and current (the write changed no class, feature or hyperparameter).
     """
     model.invalidate()
     try:
         name = params_table_name(model.name)
         arrays = _arrays(model)
-        if arrays:  # the parameters as rows of the view <name>_scoring_params
+        if not view:
+            pass
+        elif arrays:  # the parameters as rows of the view <name>_scoring_params
             if ownership.existing(model, [name]).get(name.lower()) == "TABLE":
                 # a model written before the view: its parameter table goes
                 ownership.release(model, [name])
@@ -93,12 +97,11 @@ def create_functions(model: ModelContext, text: str) -> None:
 
 
 def read_current_view(model: ModelContext) -> bool:
-    """Whether ``model``'s scoring macros are current after an update that changes no
-    class, feature or hyperparameter. Never: they write the parameters in their text (see
-    :func:`sqlnb.scoring.weight_matrix`; a macro reading the view would derive them from
-    the statistics at every call, ~10x slower for one row), so every write re-creates
-    them in its transaction."""
-    return False
+    """Whether ``model``'s parameter view ``<name>_scoring_params`` is there, as the look
+    at the catalog that came with its metadata read found (so an update that changes no
+    class, feature or hyperparameter leaves it as it is: it reads the new statistics; the
+    macros, which hold the parameters, are re-created all the same)."""
+    return _arrays(model) and model.state.scoring_params_kind == "VIEW"
 
 
 def _arrays(model: ModelContext) -> bool:

@@ -509,7 +509,7 @@ class Pipeline:
         ``known_classes``: the number of classes of an update's model before the batch,
         when its hyperparameters are unchanged: if the batch added or removed no class, the
         parameter views (which read the statistics) are current and are left as they are,
-        and so are its scoring macros if ``macros_current``. Otherwise the macros are
+        and so is the view ``<name>_scoring_params`` if ``macros_current``. The macros are
         re-created; a write without macros drops those an earlier write left. ``meta_columns``: the metadata table has every column of today's
         layout (as the update's read of it found).
         """
@@ -539,10 +539,9 @@ class Pipeline:
                 macros.functions_text(self.staged_context(), self.owner)
                 if self.sql_macros and scoring_macros else False)
         elif self.sql_macros and scoring_macros:
-            if structural or not macros_current:
-                macros.create_macros(self.owner)
-            else:  # the explain macro inlines the parameters
-                macros.create_explain_macro(self.owner)
+            # the macros hold the parameters: re-created at every write (the view they
+            # read where the weight matrix does not apply only when it is not current)
+            macros.create_macros(self.owner, view=structural or not macros_current)
         elif not scoring_macros:
             macros.drop_macros(self.owner)
         elif self.engine.dialect.stored_scoring == "macros":
