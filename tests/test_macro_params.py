@@ -295,3 +295,25 @@ def test_macros_left_by_a_write_without_macros_fail_rather_than_answer_stale(new
     load(con, "every", X, y)
     assert [r[-1] for r in model.predict("every").fetchall()] == \
         GaussianNB().fit(np.r_[X[first], X[~first]], np.r_[y[first], y[~first]]).predict(X).tolist()
+
+
+@pytest.mark.parametrize("write", ["merge", "forget"])
+def test_a_merge_or_forget_by_another_connection_shows_in_the_macros(write, tmp_path):
+    X, y = data("gaussian", n=240)
+    con = duckdb.connect(str(tmp_path / "models.duckdb"))
+    load(con, "first", X[:120], y[:120])
+    load(con, "second", X[120:], y[120:])
+    load(con, "every", X, y)
+    client = con.cursor()  # plain SQL only
+    if write == "merge":
+        sqlnb.NaiveBayes("m", con=con).fit("first", "y")
+        sqlnb.NaiveBayes("other", con=con).fit("second", "y")
+        sqlnb.load(con.cursor(), "m").merge("other")
+        oracle = GaussianNB().fit(X, y)
+    else:
+        sqlnb.NaiveBayes("m", con=con).fit("every", "y")
+        sqlnb.load(con.cursor(), "m").forget("first", "y")
+        oracle = GaussianNB().fit(X[120:], y[120:])
+    labels, proba = macro_scores(client, "m", "every", [0, 1, 2, 3])
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
