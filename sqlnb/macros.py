@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .context import ModelContext
 
 __all__ = [
-    "create_explain_macro",
     "create_macros",
     "drop_macros",
     "functions_text",
@@ -64,18 +63,6 @@ def create_macros(model: ModelContext, view: bool = True) -> None:
             model.engine.execute(explain)
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
-        model.invalidate()
-
-
-def create_explain_macro(model: ModelContext) -> None:
-    """(Re)create ``<name>_explain``, whose text inlines the parameters, after an update
-    that leaves the other macros as they are (they read the parameter view)."""
-    model.invalidate()
-    try:
-        explain = explain_macro_sql(model)
-        if explain:
-            model.engine.execute(explain)
-    finally:
         model.invalidate()
 
 
