@@ -438,6 +438,15 @@ def macros_sql(model: ModelContext, *, arrays: bool) -> str:
                                  for f in meta_features),
                 "binarize": scoring.binarize_threshold(model),
                 "missing": model.family.params.get("missing", "ignore")}
+        # the parameters written in the text as one weight matrix where the form applies
+        # (re-created by every write); else read from the parameter view at each call
+        matrix = scoring.weight_matrix(model, careful=form["missing"] != "error")
+        if matrix is not None:
+            form["matrix"] = {
+                "kind": matrix["kind"],
+                "weights": scoring.matrix_literal(model.dialect, matrix["rows"]),
+                "shift": None if matrix["shift"] is None
+                else scoring.list_literal(model.dialect, matrix["shift"])}
     else:
         grouped = bool(model.parameters().get("groups"))
         references = len(model.meta["features"]) * len(model.parameters()["classes"])

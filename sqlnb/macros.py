@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .context import ModelContext
 
 __all__ = [
-    "create_explain_macro",
     "create_macros",
     "drop_macros",
     "functions_text",
@@ -36,18 +35,22 @@ __all__ = [
 ]
 
 
-def create_macros(model: ModelContext) -> None:
-    """(Re)create the model's scoring macros (and the parameter view they read).
+def create_macros(model: ModelContext, view: bool = True) -> None:
+    """(Re)create the model's scoring macros (and, unless not ``view``, the parameter view
+    beside them, which the macros read where the weight matrix does not apply).
 
-    Called at the end of a fit that changed what the macros' text names (features,
-    classes, hyperparameters), inside the fit's transaction, so the macros always agree
-    with the statistics tables: both commit or roll back together.
+    Called at the end of every write, inside its transaction, so the macros (which hold
+    the parameters, see :func:`sqlnb.scoring.weight_matrix`) always agree with the
+    statistics tables: both commit or roll back together. ``view=False``: the view is
+    there and current (the write changed no class, feature or hyperparameter).
     """
     model.invalidate()
     try:
         name = params_table_name(model.name)
         arrays = _arrays(model)
-        if arrays:  # the parameters as rows of the view <name>_scoring_params
+        if not view:
+            pass
+        elif arrays:  # the parameters as rows of the view <name>_scoring_params
             if ownership.existing(model, [name]).get(name.lower()) == "TABLE":
                 # a model written before the view: its parameter table goes
                 ownership.release(model, [name])
@@ -60,18 +63,6 @@ def create_macros(model: ModelContext) -> None:
             model.engine.execute(explain)
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
-        model.invalidate()
-
-
-def create_explain_macro(model: ModelContext) -> None:
-    """(Re)create ``<name>_explain``, whose text inlines the parameters, after an update
-    that leaves the other macros as they are (they read the parameter view)."""
-    model.invalidate()
-    try:
-        explain = explain_macro_sql(model)
-        if explain:
-            model.engine.execute(explain)
-    finally:
         model.invalidate()
 
 
@@ -93,9 +84,10 @@ def create_functions(model: ModelContext, text: str) -> None:
 
 
 def read_current_view(model: ModelContext) -> bool:
-    """Whether ``model``'s scoring macros read the parameter view, as the look at the
-    catalog that came with its metadata read found (so an update that changes no class,
-    feature or hyperparameter leaves them as they are: they read the new statistics)."""
+    """Whether ``model``'s parameter view ``<name>_scoring_params`` is there, as the look
+    at the catalog that came with its metadata read found (so an update that changes no
+    class, feature or hyperparameter leaves it as it is: it reads the new statistics; the
+    macros, which hold the parameters, are re-created all the same)."""
     return _arrays(model) and model.state.scoring_params_kind == "VIEW"
 
 

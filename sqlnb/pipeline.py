@@ -545,12 +545,11 @@ class Pipeline:
         ``known_classes``: the number of classes of an update's model before the batch,
         when its hyperparameters are unchanged: if the batch added or removed no class, the
         parameter views (which read the statistics) are current and are left as they are,
-        and so are its scoring macros if ``macros_current`` (they read the parameter view,
-        and their text names only features and classes). Otherwise the macros are
-        re-created. ``meta_columns``: the metadata table has every column of today's
-        layout (as the update's read of it found). ``fresh``: a new model of one dense
-        scan, whose classes are the batch's (counted by the scan: no count of the
-        statistics).
+        and so is the view ``<name>_scoring_params`` if ``macros_current``. The macros are
+        re-created; a write without macros drops those an earlier write left.
+        ``meta_columns``: the metadata table has every column of today's layout (as the
+        update's read of it found). ``fresh``: a new model of one dense scan, whose classes
+        are the batch's (counted by the scan: no count of the statistics).
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.settle_copies()
@@ -580,17 +579,16 @@ class Pipeline:
                 macros.functions_text(self.staged_context(), self.owner)
                 if self.sql_macros and scoring_macros else False)
         elif self.sql_macros and scoring_macros:
-            if structural or not macros_current:
-                macros.create_macros(self.owner)
-            else:  # the explain macro inlines the parameters
-                macros.create_explain_macro(self.owner)
+            # the macros hold the parameters: re-created at every write (the view they
+            # read where the weight matrix does not apply only when it is not current)
+            macros.create_macros(self.owner, view=structural or not macros_current)
         elif not scoring_macros:
             macros.drop_macros(self.owner)
-        elif structural and self.engine.dialect.stored_scoring == "macros":
-            # a write without macros that changes the classes: macros an earlier write
-            # left name the old ones, so the view they read goes (they fail, never answer
-            # stale), and the next write with macros creates them again
-            ownership.release(self.owner, [macros.params_table_name(self.name)])
+        elif self.engine.dialect.stored_scoring == "macros":
+            # a write without macros: macros an earlier write left hold the parameters it
+            # changes, so they go with the view (they fail, never answer stale), and the
+            # next write with macros creates them again
+            macros.drop_macros(self.owner)
 
     def check_classes(self, needed: int, what: str = "this model",
                       known: int | None = None) -> int:

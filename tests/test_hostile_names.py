@@ -60,6 +60,8 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         # a small Arrow table: a statement planned once (PREPARE), run on each new table
         rows = con.sql("SELECT * FROM " + sqlnb.engines.dialects.DUCKDB.ident(table)).to_arrow_table()
         arrays.predict_proba(rows).fetchall()
+        # a few rows without a missing value: the weight matrix
+        arrays.predict_proba(rows.slice(0, 2)).fetchall()
         # more than one vector of rows: whether DuckDB keeps their order is asked
         arrays.predict_proba(pa.concat_tables([rows] * 100)).fetchall()
     model = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features)

@@ -1,9 +1,11 @@
-"""Scoring macros that read their parameters from a view (`<name>_scoring_params`).
+"""Scoring macros of the families the arrays cover, and the parameter view
+(`<name>_scoring_params`) beside them.
 
 scikit-learn is the oracle: every family's macros predict its labels and its
-probabilities within 1e-9; the macros' text carries no fitted number, so it does not grow
-with features x classes, and the view reads the statistics, so a refit or partial fit
-shows through them at once without rewriting anything but the statistics.
+probabilities within 1e-9. The macros write the parameters in their text as one weight
+matrix (a row per class, one inner product each), so every write re-creates them in its
+transaction: a refit or partial fit by any connection shows through them at its commit,
+and a write without macros drops them rather than leave them stale.
 """
 
 from __future__ import annotations
@@ -75,17 +77,25 @@ def test_array_families_read_their_parameters_from_a_view(family):
     np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
 
 
-def test_the_macro_text_does_not_grow_with_the_number_of_classes():
+def joint_text(con, name: str = "m") -> str:
+    return con.execute("SELECT macro_definition FROM duckdb_functions() "
+                       "WHERE function_name = ?", [f"{name}_joint_log_likelihood"]).fetchone()[0]
+
+
+def test_the_macro_scores_with_one_inner_product_over_a_weight_matrix():
     con = duckdb.connect()
-    lengths = []
     for classes in (2, 8):
         X, y = data("gaussian", n=200, classes=classes)
         load(con, "train", X, y)
-        sqlnb.NaiveBayes("m", con=con).fit("train", "y")
-        lengths.append(con.execute(
-            "SELECT length(macro_definition) FROM duckdb_functions() "
-            "WHERE function_name = 'm_joint_log_likelihood'").fetchone()[0])
-    assert lengths[0] == lengths[1]
+        model = sqlnb.NaiveBayes("m", con=con).fit("train", "y")
+        text = joint_text(con)
+        # one inner product for every class and feature, no term per class x feature
+        assert text.count("list_inner_product") == 1
+        assert "m_scoring_params" not in text
+        expected = np.array([r[-classes:] for r in model.predict_joint_log_proba("train").fetchall()])
+        got = np.array(con.execute(
+            "SELECT m_joint_log_likelihood(t) FROM train AS t").fetchall())[:, 0]
+        np.testing.assert_allclose(np.stack(got), expected, rtol=1e-12, atol=1e-9)
 
 
 def test_a_partial_fit_by_another_connection_shows_in_the_macros():
@@ -184,12 +194,12 @@ def test_an_update_replaces_an_older_parameter_table_by_the_view():
 
 def macro_texts(con, name: str) -> list[str]:
     return [r[0] for r in con.execute(
-        "SELECT macro_definition FROM duckdb_functions() WHERE function_name LIKE ? "
-        "ORDER BY function_name", [f"{name}\\_%"]).fetchall()]
+        "SELECT macro_definition FROM duckdb_functions() WHERE starts_with(function_name, ?) "
+        "ORDER BY function_name", [f"{name}_"]).fetchall()]
 
 
 @pytest.mark.parametrize("family", ["gaussian", "multinomial"])
-def test_an_update_without_new_classes_writes_only_the_statistics(family):
+def test_an_update_without_new_classes_rewrites_the_macros_with_its_parameters(family):
     X, y = data(family, n=200)
     con = duckdb.connect()
     load(con, "first", X[:100], y[:100])
@@ -197,25 +207,23 @@ def test_an_update_without_new_classes_writes_only_the_statistics(family):
     load(con, "every", X, y)
     model = sqlnb.NaiveBayes("m", con=con, family=family).partial_fit("first", "y")
     texts = macro_texts(con, "m")
-    rendered, run, run_planned = [], model.pipeline.run, model.pipeline.run_planned
+    assert len(texts) == 6  # joint, predict, the two probabilities, score, explain
+    rendered, run = [], model.pipeline.run
     model.pipeline.run = lambda template, **context: (rendered.append(template),
                                                       run(template, **context))[1]
-    # the statements an update repeats are planned once (docs/incremental.md)
-    model.pipeline.run_planned = lambda template, key=None, **context: (
-        rendered.append(template), run_planned(template, key, **context))[1]
     model.partial_fit("second", "y")
-    assert "update/merge.sql" in rendered
-    assert not {"score/scoring_params.sql", "score/scoring_macros.sql", "score/params.sql"} & set(rendered)
-    assert macro_texts(con, "m") == texts  # the same macros ...
-    oracle = ORACLES[family]().fit(X, y)  # ... answering with the updated parameters
+    # the parameter views stay as they are
+    assert not {"score/params.sql", "score/scoring_params.sql"} & set(rendered)
+    assert macro_texts(con, "m") != texts  # the macros hold the new parameters ...
+    oracle = ORACLES[family]().fit(X, y)  # ... and answer with them
     labels, proba = macro_scores(con, "m", "every", list(oracle.classes_))
     assert labels == oracle.predict(X).tolist()
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
 
 
 def test_a_plain_sql_client_sees_a_partial_fit_through_the_macros(tmp_path):
-    """A second connection that only runs SQL (no sqlnb) scores with the statistics of
-    the last committed update, though the update wrote no macro or parameter table."""
+    """A second connection that only runs SQL (no sqlnb) scores with the parameters of
+    the last committed update (which re-created the macros in its transaction)."""
     X, y = data("gaussian", n=200)
     con = duckdb.connect(str(tmp_path / "models.duckdb"))
     load(con, "first", X[:100], y[:100])
@@ -269,12 +277,43 @@ def test_gaussian_macros_follow_priors_smoothing_and_weights_as_scikit_learn():
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
 
 
-def test_macros_left_by_a_write_without_macros_fail_rather_than_miss_a_new_class():
+@pytest.mark.parametrize("new_class", [True, False])
+def test_macros_left_by_a_write_without_macros_fail_rather_than_answer_stale(new_class):
     X, y = data("gaussian", n=200)
     con = duckdb.connect()
-    load(con, "first", X[y < 3], y[y < 3])
-    load(con, "second", X[y == 3], y[y == 3])
+    first = y < 3 if new_class else np.arange(len(y)) < 100
+    load(con, "first", X[first], y[first])
+    load(con, "second", X[~first], y[~first])
     sqlnb.NaiveBayes("m", con=con).fit("first", "y")
+    assert con.execute("SELECT count(*) FROM first AS t WHERE m_predict(t) IS NOT NULL"
+                       ).fetchone()[0] == int(first.sum())
     sqlnb.NaiveBayes("m", con=con, sql_macros=False).partial_fit("second", "y")
-    with pytest.raises(duckdb.CatalogException, match="m_scoring_params"):
+    with pytest.raises(duckdb.CatalogException, match="m_predict"):
         con.execute("SELECT m_predict(t) FROM second AS t").fetchall()
+    # the model itself answers with every row it learned
+    model = sqlnb.load(con, "m")
+    load(con, "every", X, y)
+    assert [r[-1] for r in model.predict("every").fetchall()] == \
+        GaussianNB().fit(np.r_[X[first], X[~first]], np.r_[y[first], y[~first]]).predict(X).tolist()
+
+
+@pytest.mark.parametrize("write", ["merge", "forget"])
+def test_a_merge_or_forget_by_another_connection_shows_in_the_macros(write, tmp_path):
+    X, y = data("gaussian", n=240)
+    con = duckdb.connect(str(tmp_path / "models.duckdb"))
+    load(con, "first", X[:120], y[:120])
+    load(con, "second", X[120:], y[120:])
+    load(con, "every", X, y)
+    client = con.cursor()  # plain SQL only
+    if write == "merge":
+        sqlnb.NaiveBayes("m", con=con).fit("first", "y")
+        sqlnb.NaiveBayes("other", con=con).fit("second", "y")
+        sqlnb.load(con.cursor(), "m").merge("other")
+        oracle = GaussianNB().fit(X, y)
+    else:
+        sqlnb.NaiveBayes("m", con=con).fit("every", "y")
+        sqlnb.load(con.cursor(), "m").forget("first", "y")
+        oracle = GaussianNB().fit(X[120:], y[120:])
+    labels, proba = macro_scores(client, "m", "every", [0, 1, 2, 3])
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)

@@ -238,3 +238,69 @@ def test_a_model_dropped_elsewhere_is_not_fitted_and_the_callers_transaction_sta
 
     assert con.execute("SELECT x FROM mine").fetchall() == [(1,)]  # still usable
     con.rollback()
+
+
+MATRIX_ORACLES = {"gaussian": "GaussianNB", "multinomial": "MultinomialNB",
+                  "complement": "ComplementNB", "bernoulli": "BernoulliNB"}
+
+
+@pytest.mark.parametrize("family", [*MATRIX_ORACLES, "poisson"])
+@pytest.mark.parametrize("rows", [1, 5])
+def test_a_few_rows_scored_by_the_weight_matrix_answer_as_the_oracle(family, rows):
+    """A few rows without a missing value are scored by one inner product per class over
+    the weight matrix (integer and float columns alike): scikit-learn's answers (the
+    Poisson, without a scikit-learn twin, the answers of the statement for a table)."""
+    from sklearn import naive_bayes
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 120)
+    if family == "gaussian":
+        X = rng.normal(y[:, None] * 1.5, 1.0 + 0.3 * np.arange(4), (120, 4))
+    else:
+        X = rng.poisson(1.0 + (y[:, None] + np.arange(4)) % 3, (120, 4)).astype(float)
+    X[:, [1, 3]] = np.round(X[:, [1, 3]])  # read from integer columns
+    train = pa.table({"a": X[:, 0], "b": X[:, 1].astype(np.int64), "c": X[:, 2],
+                      "d": X[:, 3].astype(np.int32), "y": y})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, family=family).fit(train, "y")
+    assert sqlnb.scoring.weight_matrix(model.context, careful=False) is not None
+    batch = train.drop_columns(["y"]).slice(7, rows)
+    got = {output: np.array([r[-3:] for r in getattr(model, method)(batch).fetchall()])
+           for output, method in [("proba", "predict_proba"), ("log", "predict_log_proba"),
+                                  ("joint", "predict_joint_log_proba")]}
+    labels = [r[-1] for r in model.predict(batch).fetchall()]
+    if family == "poisson":
+        con.register("batch_table", batch)
+        expected = np.array([r[-3:] for r in model.predict_proba(
+            con.table("batch_table")).fetchall()])
+        np.testing.assert_allclose(got["proba"], expected, rtol=0, atol=1e-12)
+        assert labels == np.argmax(expected, axis=1).tolist()
+        return
+    oracle = getattr(naive_bayes, MATRIX_ORACLES[family])().fit(X, y)
+    np.testing.assert_allclose(got["proba"], oracle.predict_proba(X[7:7 + rows]), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(got["log"], oracle.predict_log_proba(X[7:7 + rows]), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(got["joint"], oracle.predict_joint_log_proba(X[7:7 + rows]),
+                               rtol=1e-9, atol=1e-9)
+    assert labels == oracle.predict(X[7:7 + rows]).tolist()
+
+
+def test_the_weight_matrix_is_one_inner_product_and_a_missing_value_takes_the_other_form():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 4, 80)
+    X = rng.normal(y[:, None], 1.0, (80, 3))
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con).fit(
+        pa.table({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "y": y}), "y")
+    statement = sqlnb.scoring.array_score_sql(
+        model.context, "t", "predict", [], None, literal=True, nulls=False, missing=False,
+        per_column=False)[0]
+    assert statement.count("list_inner_product") == 1
+    # a row with a NaN is left out of that feature, as by the statement for a table
+    holes = pa.table({"a": [X[0, 0], np.nan], "b": [np.nan, X[1, 1]], "c": [X[0, 2], X[1, 2]]})
+    con.register("holes", holes)
+    expected = [r[-4:] for r in model.predict_proba(con.table("holes")).fetchall()]
+    got = [r[-4:] for r in model.predict_proba(holes).fetchall()]
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    oracle = __import__("sklearn.naive_bayes").naive_bayes.GaussianNB().fit(X[:, [1, 2]], y)
+    np.testing.assert_allclose(np.array(got)[1], oracle.predict_proba(X[1:2, [1, 2]])[0],
+                               rtol=0, atol=1e-9)

@@ -87,3 +87,30 @@ list_transform({{ columns }}, lambda v, i: coalesce(v - {{ shift }}[i], {{ nan }
 list_transform({{ columns }}, lambda v: coalesce(v, {{ nan }}))
 {%- endif %}
 {%- endmacro %}
+
+{#- The classes' joint log-likelihoods as one list function over a weight matrix
+    (`scoring.weight_matrix`): `weights` a constant of one row per class, `[constant] +
+    joined` (or `+ careful`), `x` the row's DOUBLE list (a missing value NULL, with
+    `careful`; none otherwise), `shift` the Gaussian's shift (a DOUBLE[] constant) or none.
+    The row becomes `z = [1] + x' (+ x'^2, or + the sum of lgamma(x + 1)) (+ 1 where a
+    value is missing, with `careful`)`, x' the row centred on the shift with a missing
+    value as 0: each class's term is one inner product of its weights with `z`. -#}
+{% macro matrix_joint(x, weights, shift, kind, careful) -%}
+{% if shift is not none -%}
+{% set centred = 'list_transform(' ~ x ~ ', lambda v, i: ' ~ ('coalesce(v - ' ~ shift ~ '[i], 0)' if careful else 'v - ' ~ shift ~ '[i]') ~ ')' %}
+{%- elif careful -%}
+{% set centred = 'list_transform(' ~ x ~ ', lambda v: coalesce(v, 0))' %}
+{%- else -%}
+{% set centred = x %}
+{%- endif %}
+{% set x0 = '__sqlnb_x0' %}
+{% if kind == 'expanded' -%}
+{% set z = 'list_concat([1.0], ' ~ x0 ~ ', list_transform(' ~ x0 ~ ', lambda v: v * v)' %}
+{%- elif kind == 'counts' -%}
+{% set z = 'list_concat([1.0], ' ~ x0 ~ ', [list_sum(list_transform(' ~ x0 ~ ', lambda v: lgamma(v + 1)))]' %}
+{%- else -%}
+{% set z = 'list_concat([1.0], ' ~ x0 %}
+{%- endif %}
+{% if careful %}{% set z = z ~ ', list_transform(' ~ x ~ ', lambda v: CAST(v IS NULL AS DOUBLE)))' %}{% else %}{% set z = z ~ ')' %}{% endif %}
+list_transform([{{ centred }}], lambda {{ x0 }}: list_transform([{{ z }}], lambda __sqlnb_z: list_transform({{ weights }}, lambda __sqlnb_w: list_inner_product(__sqlnb_w, __sqlnb_z)))[1])[1]
+{%- endmacro %}

@@ -63,6 +63,22 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
         ON {% for parameter, value in group_table.join %}{{ parameter }} = {{ value }}{{ " AND " if not loop.last }}{% endfor %}
 
 );
+{% elif matrix is defined and matrix %}
+{% set names %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
+{% set v = '__sqlnb_v' %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
+    -- the fitted parameters are written here, one row of weights per class (every write
+    -- of the model re-creates the macros in its transaction): each class's joint
+    -- log-likelihood is one inner product with the row's list, short to plan at each call
+    list_transform([r], lambda {{ row | ident }}: list_transform([{{ terms.row_values(features, any_float, binarize) }}], lambda {{ v }}:
+{% if missing == 'error' %}
+        CASE WHEN list_contains(list_transform({{ v }}, lambda v: v IS NULL), true)
+        THEN error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(list_transform({{ v }}, lambda v: v IS NULL), true)])
+        ELSE {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, false) }} END
+{% else %}
+        {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, true) }}
+{% endif %}
+    )[1])[1];
 {% elif params_table is defined and params_table %}
 {% set c = {'constant': '__sqlnb_c.constant', 'full_constant': '__sqlnb_c.full_constant',
             'scale': '__sqlnb_c.scale', 'target': '__sqlnb_c.target',
