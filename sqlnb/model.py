@@ -197,7 +197,6 @@ class NaiveBayes:
         """
         refuse_newer(self.context)
         if text is not None or text_options:
-            require_duckdb(self.engine, "text")
             if text is None or features is not None:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
@@ -327,7 +326,6 @@ class NaiveBayes:
         with an already fitted vectorizer. See :mod:`sqlnb.text`.
         """
         if text is not None or text_options:
-            require_duckdb(self.engine, "text")
             if text is None or features is not None or classes is not None:
                 raise InvalidParameterError(
                     "text options need text=<column>; a text model takes no features or "
@@ -376,7 +374,6 @@ class NaiveBayes:
         first fit stay, as for ``partial_fit`` (see :func:`sqlnb.text.forget_text`).
         """
         if text is not None:
-            require_duckdb(self.engine, "text")
             if features is not None:
                 raise InvalidParameterError("a text model takes no features")
             from .text import forget_text

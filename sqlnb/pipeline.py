@@ -218,8 +218,9 @@ class Pipeline:
                                        if name not in kept])
         self.run("fit/create_model.sql", class_type=class_type)
         if text:
-            ownership.release(self.owner, ownership.names(self.name, "text") + [
-                f"{self.name}_feature_stats", f"{self.name}_features"])
+            ownership.release(self.owner, [name for name in ownership.names(self.name, "text")
+                                           + [f"{self.name}_feature_stats",
+                                              f"{self.name}_features"] if name not in kept])
             self.run("text/create_text.sql", class_type=class_type)
 
     def stage(self, *, fresh: bool) -> bool:

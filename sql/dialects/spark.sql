@@ -181,3 +181,45 @@ row_number() OVER (ORDER BY monotonically_increasing_id()) - 1
 {% macro no_categories() -%}
 CAST(NULL AS ARRAY<STRUCT<category: STRING, share: DOUBLE>>)
 {%- endmacro %}
+
+{#- ---- Lists (Spark's arrays), as the text analyzer uses them. -#}
+{% macro list_filter(list, var, condition) -%}
+filter({{ list }}, {{ var }} -> {{ condition }})
+{%- endmacro %}
+
+{% macro in_text_list(x, values) -%}
+array_contains(array({{ values | join(", ") }}), {{ x }})
+{%- endmacro %}
+
+{#- Spark has no list_zip: element i of the n-grams is the slice of n tokens from i (the
+    last n - 1 positions have none, and are filtered out). -#}
+{% macro ngrams(tokens, n) -%}
+filter(transform({{ tokens }}, (__sqlnb_t, __sqlnb_i) -> CASE WHEN __sqlnb_i + {{ n }} <= size({{ tokens }}) THEN concat_ws(' ', slice({{ tokens }}, __sqlnb_i + 1, {{ n }})) END), __sqlnb_g -> __sqlnb_g IS NOT NULL)
+{%- endmacro %}
+
+{% macro concat_lists(lists) -%}
+concat({{ lists | join(", ") }})
+{%- endmacro %}
+
+{#- Spark has no histogram of an array: each distinct element with the size of the array
+    filtered to it (quadratic in a document's distinct terms, which stay few). -#}
+{% macro histogram(list) -%}
+transform(array_distinct({{ list }}), __sqlnb_k -> named_struct('key', __sqlnb_k, 'value', CAST(size(filter({{ list }}, __sqlnb_x -> __sqlnb_x = __sqlnb_k)) AS BIGINT)))
+{%- endmacro %}
+
+{% macro unnest(list) -%}
+explode({{ list }})
+{%- endmacro %}
+
+{#- Spark's split takes a regular expression: a space is one. -#}
+{% macro split_spaces(text) -%}
+split({{ text }}, ' ', -1)
+{%- endmacro %}
+
+{#- Spark cannot replace a table by a query reading it: the query goes to ``into``, which
+    then takes the table's name (see ``replaced``). -#}
+{% macro rebuild(table, into) -%}
+CREATE TABLE {{ into }} AS
+{{ caller() }}
+{{- replaced(table, into) }}
+{%- endmacro %}
