@@ -239,3 +239,23 @@ string_split({{ text }}, ' ')
 CREATE OR REPLACE TABLE {{ table }} AS
 {{ caller() }}
 {%- endmacro %}
+
+{#- The aggregate list of ``value`` over a group's rows, in the order of ``order``. -#}
+{% macro ordered_list(value, order) -%}
+list({{ value }} ORDER BY {{ order }})
+{%- endmacro %}
+
+{#- One row per term of a text model's vocabulary inlined as a JSON literal ``parameters``
+    ({"term": [...], "idf": [...], "coef": [[class 1's], [class 2's]…]}): its term, idf
+    and a column per class, named ``coefs``. -#}
+{% macro inlined_terms(parameters, coefs) -%}
+SELECT
+        unnest(p.term) AS term,
+        unnest(p.idf) AS idf,
+    {% for coef in coefs %}
+        unnest(p.coef[{{ loop.index }}]) AS {{ coef }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM (
+        SELECT from_json({{ parameters | lit }}, {{ '{"term": "VARCHAR[]", "idf": "DOUBLE[]", "coef": "DOUBLE[][]"}' | lit }}) AS p
+    )
+{%- endmacro %}

@@ -223,3 +223,24 @@ CREATE TABLE {{ into }} AS
 {{ caller() }}
 {{- replaced(table, into) }}
 {%- endmacro %}
+
+{#- collect_list's order is not defined: the (order, value) pairs are sorted. -#}
+{% macro ordered_list(value, order) -%}
+transform(array_sort(collect_list(named_struct('o', {{ order }}, 'v', {{ value }}))), __sqlnb_e -> __sqlnb_e.v)
+{%- endmacro %}
+
+{#- Spark's JSON reader takes a DDL schema; each term's position picks its idf and
+    coefficients (several explode() would cross-join). Non-finite numbers come as the
+    strings "Infinity", "-Infinity" and "NaN", which the reader takes for doubles. -#}
+{% macro inlined_terms(parameters, coefs) -%}
+SELECT
+        element_at(p.term, __sqlnb_i) AS term,
+        element_at(p.idf, __sqlnb_i) AS idf,
+    {% for coef in coefs %}
+        element_at(element_at(p.coef, {{ loop.index }}), __sqlnb_i) AS {{ coef }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM (
+        SELECT from_json({{ parameters | lit }}, 'term ARRAY<STRING>, idf ARRAY<DOUBLE>, coef ARRAY<ARRAY<DOUBLE>>') AS p
+    ) AS __sqlnb_p
+    LATERAL VIEW explode(sequence(1, size(p.term))) __sqlnb_terms AS __sqlnb_i
+{%- endmacro %}
