@@ -657,7 +657,6 @@ class NaiveBayes:
 
         >>> model.search("t", "y", param_grid={"var_smoothing": [1e-9, 1e-3]})  # doctest: +SKIP
         """
-        require_duckdb(self.engine, "search")
         from .search import search
 
         result, best = search(self.context, source, target, features=features, weight=weight,

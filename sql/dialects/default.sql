@@ -259,3 +259,14 @@ SELECT
         SELECT from_json({{ parameters | lit }}, {{ '{"term": "VARCHAR[]", "idf": "DOUBLE[]", "coef": "DOUBLE[][]"}' | lit }}) AS p
     )
 {%- endmacro %}
+
+{#- The sum of an aggregate's ``value`` in the order of the ``order`` columns (the same
+    doubles whatever order the rows arrive in), over the rows where ``condition`` holds. -#}
+{% macro ordered_sum(value, order, condition=none) -%}
+list_reduce(list({{ value }} ORDER BY {{ order | join(", ") }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
+{%- endmacro %}
+
+{#- A sum of doubles all but independent of the order of the rows (compensated). -#}
+{% macro exact_sum(x) -%}
+fsum({{ x }})
+{%- endmacro %}

@@ -244,3 +244,13 @@ SELECT
     ) AS __sqlnb_p
     LATERAL VIEW explode(sequence(1, size(p.term))) __sqlnb_terms AS __sqlnb_i
 {%- endmacro %}
+
+{#- The (order, value) pairs sorted, then added up from zero (0 + x is x exactly). -#}
+{% macro ordered_sum(value, order, condition=none) -%}
+aggregate(transform(array_sort(collect_list(named_struct('o', struct({{ order | join(", ") }}), 'v', CAST({{ value }} AS DOUBLE))){% if condition %} FILTER (WHERE {{ condition }}){% endif %}), __sqlnb_e -> __sqlnb_e.v), CAST(0 AS DOUBLE), (__sqlnb_a, __sqlnb_b) -> __sqlnb_a + __sqlnb_b)
+{%- endmacro %}
+
+{#- Spark has no compensated sum: a plain one (its rounding depends on the rows' order). -#}
+{% macro exact_sum(x) -%}
+sum({{ x }})
+{%- endmacro %}

@@ -245,8 +245,9 @@ DUCKDB_ONLY = {
     "drift of categorical features": "export the model and import it into DuckDB "
                                      "(sqlnb.import_model), or compare category counts in Spark",
     "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
-    "search": "run the search on a DuckDB connection (it fits scratch models inside a "
-              "rolled-back transaction), then fit the chosen model on Spark",
+    "search of text, family='auto' and per-group models": "run the search on a DuckDB "
+                                                          "connection, then fit the chosen "
+                                                          "model on Spark",
 }
 
 

@@ -323,7 +323,8 @@ class SparkDialect(Dialect):
         ``\n`` the only line terminator (``.``, ``^`` and ``$`` treat ``\r``, ``\u0085``,
         ``\u2028`` and ``\u2029`` as RE2 does), ``(?u)`` folds case the Unicode way under
         ``(?i)`` (as RE2), and each ``\b``/``\B`` outside a character class becomes RE2's
-        ASCII word boundary written with look-around (Java 17's ``\b`` is Unicode-aware).
+        ASCII word boundary written with look-around (Java 17's ``\b`` is Unicode-aware);
+        a named group ``(?P<name>…)`` becomes a plain one (Java spells names otherwise).
 
         >>> print(SPARK.regex(r"\bab\b"))
         (?du)(?:(?<=[0-9A-Za-z_])(?![0-9A-Za-z_])|(?<![0-9A-Za-z_])(?=[0-9A-Za-z_]))ab(?:(?<=[0-9A-Za-z_])(?![0-9A-Za-z_])|(?<![0-9A-Za-z_])(?=[0-9A-Za-z_]))
@@ -338,6 +339,11 @@ class SparkDialect(Dialect):
                 else:
                     out.append(pattern[i:i + 2])
                 i += 2
+                continue
+            named = _NAMED_GROUP.match(pattern, i) if not in_class else None
+            if named:  # Java's group names allow no _: the group is taken by number anyway
+                out.append("(")
+                i = named.end()
                 continue
             if char == "[" and not in_class:
                 in_class = True
@@ -381,6 +387,8 @@ class SparkDialect(Dialect):
         return flat + " " if flat.endswith("\\") else flat
 
 
+# A named group as Python and RE2 write it.
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 # RE2's \b and \B (ASCII word characters), in Java's syntax.
 _ASCII_WORD = "[0-9A-Za-z_]"
 _ASCII_BOUNDARY = (f"(?:(?<={_ASCII_WORD})(?!{_ASCII_WORD})|(?<!{_ASCII_WORD})(?={_ASCII_WORD}))")
