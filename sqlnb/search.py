@@ -56,7 +56,6 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-
 from . import grouping, ownership
 from .engines.base import require_duckdb
 from .engines.dialects import DUCKDB
