@@ -232,7 +232,6 @@ class NaiveBayes:
         with one row per document, or, when ``labels`` is None, from ``entries`` itself.
         Features are keys of any type (terms, hashed buckets…), stored as text.
         """
-        require_duckdb(self.engine, "long input")
         from .text import LongColumns, fit_long
         fit_long(self.context, entries, target, labels=labels, weight=weight,
                  columns=LongColumns(document, feature, value), partial=False)
@@ -242,7 +241,6 @@ class NaiveBayes:
                          weight: str | None = None, document: str = "document",
                          feature: str = "feature", value: str = "value") -> NaiveBayes:
         """Add a batch of long input to the model; new features join the model."""
-        require_duckdb(self.engine, "long input")
         from .text import LongColumns, fit_long
         fit_long(self.context, entries, target, labels=labels, weight=weight,
                  columns=LongColumns(document, feature, value), partial=True)

@@ -830,6 +830,8 @@ def fit_long(model: ModelContext, entries: Any, target: str, *, labels: Any, wei
             if stored is None:
                 pipeline_of(model).create(target_type, text=True)
                 grouping.drop_groups(model)  # of an earlier per-group model
+            else:
+                pipeline_of(model).stage(fresh=False)  # engines without transactions
             pipeline_of(model).run("text/insert_long_features.sql", alpha=alpha, **context)
             pipeline_of(model).run("fit/batch_sparse.sql", **context)
             if pipeline_of(model).fetch("fit/batch_size.sql")[0][0] == 0:

@@ -285,10 +285,10 @@ def test_what_is_duckdb_only_says_so_on_spark_and_what_to_do_instead(spark, rows
     model = sqlnb.NaiveBayes("sm_refused", con=spark, family="multinomial")
     calls = {
         "per-group text models": lambda: model.fit(rows, "y", text="y", group_by="x0"),
-        "long input": lambda: model.fit_long(rows, "y"),
         "sparse input": lambda: model.fit_sparse(rows, rows, "y", features=FEATURES),
         "top_features": model.top_features,
-        "search": lambda: model.search(rows, "y", param_grid={"alpha": [1.0]}),
+        "search of text, family='auto' and per-group models": lambda: model.search(
+            rows, "y", param_grid={"alpha": [1.0]}, cv="x0", text="y"),
     }
     for feature, call in calls.items():
         with pytest.raises(UnsupportedError, match=f"{feature} is DuckDB-only") as refused:

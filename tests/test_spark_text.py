@@ -238,3 +238,34 @@ def test_what_text_models_cannot_do_on_spark_is_refused_before_any_write(spark, 
     with pytest.raises(InvalidParameterError, match="not in Spark SQL's regular expressions"):
         model.fit(train, "label", text="body", token_pattern=r"(?:(a)|b)(?(1)x|y)")
     assert not [t.name for t in spark.catalog.listTables() if t.name.startswith(model.name)]
+
+
+def test_long_input_fits_updates_and_scores_on_spark_as_on_duckdb(spark, duck):
+    rng = np.random.default_rng(5)
+    entries = pd.DataFrame(
+        [(d, f, float(rng.integers(1, 4) + 3 * (d % 2) * (f == "f1")))
+         for d in range(20) for f in rng.choice(["f1", "f2", "f3", "f4", "f5"], size=3,
+                                                replace=False)],
+        columns=["doc", "term", "value"])
+    labels = pd.DataFrame({"doc": range(20), "label": ["a", "b"] * 10})
+    first, second = entries[entries["doc"] < 12], entries[entries["doc"] >= 12]
+    for table, frame in [("entries", entries), ("labels", labels), ("first", first),
+                         ("second", second)]:
+        duck.register(f"{table}_df", frame)
+        duck.execute(f"CREATE TABLE {table} AS SELECT * FROM {table}_df")
+    model = sqlnb.NaiveBayes(name("sl"), con=spark, family="complement")
+    model.fit_long(spark.createDataFrame(first), "label", labels=spark.createDataFrame(labels),
+                   document="doc", feature="term")
+    model.partial_fit_long(spark.createDataFrame(second), "label",
+                           labels=spark.createDataFrame(labels), document="doc", feature="term")
+    on_duckdb = sqlnb.NaiveBayes("sl", con=duck, family="complement")
+    on_duckdb.fit_long("first", "label", labels="labels", document="doc", feature="term")
+    on_duckdb.partial_fit_long("second", "label", labels="labels", document="doc",
+                               feature="term")
+    assert_same(rows(model.predict_proba(spark.createDataFrame(entries))),
+                rows(on_duckdb.predict_proba("entries")), start=1)
+    # the fit on every entry at once is the same model (long input is plain counts)
+    whole = sqlnb.NaiveBayes("whole", con=duck, family="complement")
+    whole.fit_long("entries", "label", labels="labels", document="doc", feature="term")
+    assert_same(rows(model.predict_proba(spark.createDataFrame(entries))),
+                rows(whole.predict_proba("entries")), start=1)

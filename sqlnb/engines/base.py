@@ -239,7 +239,6 @@ DUCKDB_ONLY = {
                              "DuckDB",
     "explain and drift of text models": "fit the text model on a DuckDB connection to "
                                         "explain it or measure its drift",
-    "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
     "sparse input": "its batches and scoring are written with DuckDB's list types: pivot the "
                     "entries to columns, or fit on DuckDB",
     "drift of categorical features": "export the model and import it into DuckDB "
