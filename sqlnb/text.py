@@ -523,7 +523,7 @@ class TermFit:
         if stored is None:
             flow.create(self.target_type, text=True)
         else:
-            flow.stage(fresh=False)  # engines without transactions: a new version
+            flow.stage(fresh=False, terms=True)  # engines without transactions
         # The fast path finds tokens once per distinct chunk; it cannot count documents.
         chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
                   and (stored is not None or not analyzer.prunes_by_df(n_documents)))
@@ -831,7 +831,7 @@ def fit_long(model: ModelContext, entries: Any, target: str, *, labels: Any, wei
                 pipeline_of(model).create(target_type, text=True)
                 grouping.drop_groups(model)  # of an earlier per-group model
             else:
-                pipeline_of(model).stage(fresh=False)  # engines without transactions
+                pipeline_of(model).stage(fresh=False, terms=True)  # no transactions
             pipeline_of(model).run("text/insert_long_features.sql", alpha=alpha, **context)
             pipeline_of(model).run("fit/batch_sparse.sql", **context)
             if pipeline_of(model).fetch("fit/batch_size.sql")[0][0] == 0:
