@@ -179,9 +179,8 @@ def test_a_text_models_statement_runs_on_either_engine_and_evaluate_works_on_spa
     for fitted in (model, on_duckdb):  # Spark SQL from either engine's model
         statement = fitted.to_sql("spark_text_test", output="predict_proba", dialect="spark")
         assert_same([r[:2] + r[3:] for r in rows(spark.sql(statement))], expected, 2)
-    assert_same([r[:2] + r[3:] for r in rows(duck.sql(model.to_sql("test", output="proba",
-                                                                   dialect="duckdb")))],
-                expected, 2)
+    assert_same([r[:2] + r[3:] for r in rows(duck.sql(model.to_sql(
+        "test", output="predict_proba", dialect="duckdb")))], expected, 2)
     on_spark, on_duck = model.evaluate(test, "label"), on_duckdb.evaluate("test", "label")
     assert on_spark["confusion_matrix"] == on_duck["confusion_matrix"]
     assert on_spark["log_loss"] == pytest.approx(on_duck["log_loss"], abs=1e-9)
