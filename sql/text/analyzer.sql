@@ -1,8 +1,10 @@
 {#-
   The text analyzer as SQL expressions: what scikit-learn's CountVectorizer does in
   Python (lowercase, find tokens with a regular expression, drop stop words, join
-  n-grams with a space), spelled with DuckDB list functions so it runs per row, in
-  parallel. `a` is the analyzer's settings, prepared by sqlnb/text.py.
+  n-grams with a space), spelled with list functions so it runs per row, in parallel.
+  The list shapes are dialect macros (sql/dialects/: DuckDB's lists and lambdas, Spark's
+  arrays and higher-order functions) and the pattern goes through the dialect's `regex`
+  filter (Java's syntax on Spark). `a` is the analyzer's settings, from sqlnb/text.py.
 -#}
 
 {# The list of tokens of one document (NULL documents give an empty list). #}
@@ -23,8 +25,9 @@
 {{ tokens(chunk, a) }}
 {%- endmacro %}
 
-{# The terms of one document: its n-grams for n in ngram_range, from a token list (the
-   list zipped with its shifted copies, so long documents cost linear time and memory). #}
+{# The terms of one document: its n-grams for n in ngram_range, from a token list (see
+   the dialect's `ngrams`: on DuckDB the list zipped with its shifted copies, so long
+   documents cost linear time and memory). #}
 {% macro terms(tokens, a) -%}
 {% if a.ngram_min == 1 and a.ngram_max == 1 %}
 {{ tokens }}
