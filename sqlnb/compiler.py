@@ -638,13 +638,9 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
         )
     if compiled.get("text"):
         if target is not model.dialect:
-            raise UnsupportedError(
-                f"to_sql(dialect={target.name!r}) cannot score text models: their tokeniser "
-                "is written with DuckDB's regular expression and list functions; use "
-                "to_sql() and run it on DuckDB"
-            )
+            check_translatable(model, target, output, features=False)
         return text_scoring_sql(model, source, output, prediction=prediction,
-                                output_prefix=STANDALONE_OUTPUTS[output])
+                                output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
     if model.stored_input():
         raise UnsupportedError(
             "to_sql is not available for long-input models: score them with predict* "
@@ -658,7 +654,8 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
                        output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
 
 
-def check_translatable(model: ModelContext, dialect: Dialect, output: str = "predict") -> None:
+def check_translatable(model: ModelContext, dialect: Dialect, output: str = "predict", *,
+                       features: bool = True) -> None:
     """Refuse, naming what is DuckDB-only, a model whose scoring statement cannot be
     written in ``dialect``: labels of a type it lacks, names it cannot
     quote (feature names, and labels when they name output columns). (Feature names
@@ -672,7 +669,7 @@ def check_translatable(model: ModelContext, dialect: Dialect, output: str = "pre
             f"{dialect.name} lacks: fit on the labels cast to VARCHAR or an integer type, or "
             "score on DuckDB (to_sql())"
         )
-    names = list(model.features_)
+    names = list(model.features_) if features else []  # (a text model's are terms)
     if STANDALONE_OUTPUTS.get(output) is not None:
         names += [f"{STANDALONE_OUTPUTS[output]}{label}" for label in model.classes_]
     for name in names:
@@ -699,9 +696,9 @@ def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction
             raise UnsupportedError("a per-group text model is scored on DuckDB only")
         return grouped_text_sql(model, source_sql, output, prediction=prediction,
                                 output_prefix=output_prefix)
-    if model.parameters().get("text") and dialect in (None, model.dialect):
+    if model.parameters().get("text"):
         return text_scoring_sql(model, source_sql, output, prediction=prediction,
-                                output_prefix=output_prefix)
+                                output_prefix=output_prefix, dialect=dialect)
     if model.stored_input():
         raise UnsupportedError(
             "a long-input model has no standalone scoring statement: score it with "
@@ -742,12 +739,13 @@ def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction
 
 
 def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction: str,
-                     output_prefix: str | None) -> str:
+                     output_prefix: str | None, dialect: Dialect | None = None) -> str:
     """A text model's standalone scoring statement: the source's text column tokenised as
     the fit tokenised it, joined with the vocabulary inlined (each term's idf and
-    coefficients), summed per document."""
+    coefficients), summed per document. ``dialect`` (default: the model engine's) is the
+    SQL it is written in."""
     compiled = model.parameters()
-    dialect = model.dialect
+    dialect = dialect or model.dialect
     rows = model.fetch("text/inline_terms.sql")
     n_classes = len(compiled["compiled"])
     parameters = json.dumps({
@@ -756,13 +754,19 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
         "coef": [[_json_number(coefs[i]) for _, _, coefs in rows] for i in range(n_classes)],
     }, ensure_ascii=False, allow_nan=False)
     classes = []
+    target_type = model.meta["target_type"]
     for c in compiled["compiled"]:
         key = str(c["label_value"])
         output_name = None if output_prefix is None else dialect.ident(f"{output_prefix}{key}")
-        classes.append({**c, "output": output_name, "comment": comment_text(key)})
+        classes.append({**c, "output": output_name, "comment": comment_text(key),
+                        "label": dialect.lit(c["label_value"], target_type),
+                        **{role: dialect.ident(f"__sqlnb_{role}_{c['index']}")
+                           for role in ("jll", "coef", "sum")}})
     text = compiled["text"]
-    return model.render(
+    return render(
         "score/standalone_score.sql",
+        dialect=dialect,
+        **model.template_context(
         source=source_sql,
         model_comment=comment_text(model.name),
         engine_title=dialect.title,
@@ -775,7 +779,7 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
         n_features=len(rows),
         fitted_at=str(compiled["fitted_at"])[:19],
         version=_version(),
-    )
+    ))
 
 
 def grouped_text_sql(model: ModelContext, source_sql: str, output: str, *,
@@ -799,9 +803,12 @@ def grouped_text_sql(model: ModelContext, source_sql: str, output: str, *,
 
 
 def _json_number(value: float) -> float | str:
-    """A double for a JSON document DuckDB reads back exactly: finite ones as numbers
-    (Python writes the shortest text that round-trips), the others as text DuckDB casts."""
-    return value if math.isfinite(value) else str(value)
+    """A double for a JSON document DuckDB and Spark read back exactly: finite ones as
+    numbers (Python writes the shortest text that round-trips), the others as the text
+    both cast ("Infinity", "-Infinity", "NaN")."""
+    if math.isfinite(value):
+        return value
+    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
 def _version() -> str:

@@ -64,7 +64,7 @@ def explain(model: ModelContext, source: Any, top: int | None = None,
     _ = model.meta  # raises NotFittedError early
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
     if model.stored_input() and model.stored_input()[0] == "text":
-        require_duckdb(model.engine, "text")
+        require_duckdb(model.engine, "explain and drift of text models")
         if model.spec.groups:
             raise UnsupportedError(
                 "explain is not available for per-group text models yet: explain the "
@@ -204,7 +204,7 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
     scan). See docs/explain.md for the thresholds practitioners use.
     """
     if model.stored_input() and model.stored_input()[0] == "text" and not by_class:
-        require_duckdb(model.engine, "text")
+        require_duckdb(model.engine, "explain and drift of text models")
         return _drift_text(model, source)
     if bins is not None and (isinstance(bins, bool) or not isinstance(bins, int) or bins < 2):
         raise InvalidParameterError(

@@ -197,7 +197,6 @@ class NaiveBayes:
         """
         refuse_newer(self.context)
         if text is not None or text_options:
-            require_duckdb(self.engine, "text")
             if text is None or features is not None:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
@@ -239,7 +238,6 @@ class NaiveBayes:
         with one row per document, or, when ``labels`` is None, from ``entries`` itself.
         Features are keys of any type (terms, hashed buckets…), stored as text.
         """
-        require_duckdb(self.engine, "long input")
         from .text import LongColumns, fit_long
         fit_long(self.context, entries, target, labels=labels, weight=weight,
                  columns=LongColumns(document, feature, value), partial=False)
@@ -249,7 +247,6 @@ class NaiveBayes:
                          weight: str | None = None, document: str = "document",
                          feature: str = "feature", value: str = "value") -> NaiveBayes:
         """Add a batch of long input to the model; new features join the model."""
-        require_duckdb(self.engine, "long input")
         from .text import LongColumns, fit_long
         fit_long(self.context, entries, target, labels=labels, weight=weight,
                  columns=LongColumns(document, feature, value), partial=True)
@@ -333,7 +330,6 @@ class NaiveBayes:
         with an already fitted vectorizer. See :mod:`sqlnb.text`.
         """
         if text is not None or text_options:
-            require_duckdb(self.engine, "text")
             if text is None or features is not None or classes is not None:
                 raise InvalidParameterError(
                     "text options need text=<column>; a text model takes no features or "
@@ -382,7 +378,6 @@ class NaiveBayes:
         first fit stay, as for ``partial_fit`` (see :func:`sqlnb.text.forget_text`).
         """
         if text is not None:
-            require_duckdb(self.engine, "text")
             if features is not None:
                 raise InvalidParameterError("a text model takes no features")
             from .text import forget_text
@@ -668,7 +663,6 @@ class NaiveBayes:
 
         >>> model.search("t", "y", param_grid={"var_smoothing": [1e-9, 1e-3]})  # doctest: +SKIP
         """
-        require_duckdb(self.engine, "search")
         from .search import search
 
         result, best = search(self.context, source, target, features=features, weight=weight,

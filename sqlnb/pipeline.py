@@ -60,6 +60,13 @@ _kept_batches = itertools.count()
 
 # The tables a write on an engine without transactions versions; the metadata is the switch.
 VERSIONED_ROLES = ("features", "class_stats", "feature_stats", "meta")
+# and those of a term model (text or long input), versioned with them (before the switch)
+TERM_ROLES = ("vocabulary", "analyzer")
+
+
+def versioned_roles(terms: bool) -> tuple[str, ...]:
+    """The roles a staged write versions (``terms``: a term model's), the switch last."""
+    return VERSIONED_ROLES[:-1] + (TERM_ROLES if terms else ()) + VERSIONED_ROLES[-1:]
 # Those an update's upsert writes the new version of directly (the templates of the
 # upserts, whose statements read no table they write but the one they upsert into); any
 # other statement of the write first has them copied (Pipeline.settle_copies).
@@ -216,31 +223,37 @@ class Pipeline:
     def create(self, class_type: str, *, text: bool = False) -> None:
         """Create the model's (empty) tables, releasing its earlier ones (and an earlier
         text model's); ``text`` adds the tables of a term model."""
-        staged = self.stage(fresh=True)
-        kept = {f"{self.name}_{role}" for role in VERSIONED_ROLES} if staged else set()
+        staged = self.stage(fresh=True, terms=text)
+        # staged: the current version's tables and parameter views stay until the switch
+        # (the views are replaced after it): a failed write leaves the model answering
+        kept = {f"{self.name}_{role}" for role in (*versioned_roles(text), "class_params",
+                                                   "feature_params")} if staged else set()
         ownership.release(self.owner, [name for name in ownership.names(self.name, "base", "text")
                                        if name not in kept])
         self.run("fit/create_model.sql", class_type=class_type)
         if text:
-            ownership.release(self.owner, ownership.names(self.name, "text") + [
-                f"{self.name}_feature_stats", f"{self.name}_features"])
+            ownership.release(self.owner, [name for name in ownership.names(self.name, "text")
+                                           + [f"{self.name}_feature_stats",
+                                              f"{self.name}_features"] if name not in kept])
             self.run("text/create_text.sql", class_type=class_type)
 
-    def stage(self, *, fresh: bool) -> bool:
+    def stage(self, *, fresh: bool, terms: bool = False) -> bool:
         """On an engine without transactions, point the statistics and metadata tables at
         a new version (created empty if ``fresh``, else as a copy of the current one) and
         the parameter views at scratch ones over it: readers keep the current version until
         the transaction's block ends and the engine switches to the new one. Returns whether
-        the write is staged (False on engines with transactions, which write in place)."""
+        the write is staged (False on engines with transactions, which write in place).
+        ``terms``: a term model's vocabulary and analyzer tables are versioned too."""
         if self.engine.capabilities.transactions:
             return False
         if "next_meta" in self.tables:
             return True  # staged already by this write
-        names = [f"{self.name}_{role}" for role in VERSIONED_ROLES]
+        roles = versioned_roles(terms)
+        names = [f"{self.name}_{role}" for role in roles]
         scratch_views = [f"{self.name}_{role}" for role in ("class_params", "feature_params")]
         self.engine.drop_stale_views(scratch_views)  # a killed writer's
         version = self.engine.stage(names, self._staged_write_done)
-        for role, name in zip(VERSIONED_ROLES, names):
+        for role, name in zip(roles, names):
             target = self.engine.version_table(name, version)
             scratch = self.engine.version_table(name, version, scratch=True)
             if not fresh and role in PENDING_ROLES:

@@ -47,15 +47,17 @@ distinct combination.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 import numbers
+import os
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from . import grouping, ownership
+from .engines.base import require_duckdb
 from .engines.dialects import DUCKDB
 from .engines.source import Source, resolve
 from .errors import (
@@ -99,21 +101,19 @@ EPS = 2.220446049250313e-16  # numpy.finfo(float).eps: log_loss clips probabilit
 class SearchResult:
     """The outcome of :meth:`sqlnb.NaiveBayes.search`, with ``GridSearchCV``'s attributes.
 
-    ``cv_results_`` is a lazy DuckDB relation, one row per candidate in grid order;
+    ``cv_results_`` is a lazy DuckDB relation (a Spark DataFrame on Spark), one row per
+    candidate in grid order;
     ``best_params_``, ``best_score_`` and ``best_index_`` follow the ``refit`` metric (the
     first scorer unless ``refit`` names one); ``best_estimator_`` is the refitted model
     (``None`` without ``refit``); ``n_splits_`` the number of folds.
     """
 
-    def __init__(self, cv_results: duckdb.DuckDBPyRelation, candidates: list[dict[str, Any]],
-                 metric: str, key: str, n_splits: int) -> None:
+    def __init__(self, cv_results: Any, candidates: list[dict[str, Any]],
+                 metric: str, n_splits: int, rows: list[tuple]) -> None:
         self.cv_results_ = cv_results
         self.candidates = candidates
         self.scorer_ = metric
         self.n_splits_ = n_splits
-        rows = cv_results.select(
-            f"{DUCKDB.ident('rank_test_' + key)}, {DUCKDB.ident('mean_test_' + key)}"
-        ).fetchall()
         ranks = [rank for rank, _ in rows]
         means = [mean for _, mean in rows]
         self.best_index_ = ranks.index(min(ranks))
@@ -252,10 +252,14 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
             f"cv={cv} folds: cross-validation needs at least 2 folds"
         )
     model.engine.refuse_open_transaction("search")
+    rolls_back = model.engine.capabilities.transactions
+    if not rolls_back:
+        _refuse_on_spark(model, text, group_by, cv)
     if text is not None:
         return _search_text(model, source, target, text, weight, candidates, cv, scorers,
                             single, refit, refit_metric, text_options)
-    src = resolve(model.engine.connection, source)
+    dialect = model.dialect
+    src = model.engine.source(source)
     try:
         columns = src.columns
         if FOLD in columns:
@@ -277,12 +281,12 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
         elif isinstance(cv, str) and cv in features:
             raise InvalidParameterError(f"the fold column {cv!r} cannot also be a feature")
         families = _check_candidates(model, candidates, len(features))
-        hashed = [DUCKDB.ident(c) for c in [target, *(features or []), weight] if c]
+        hashed = [dialect.ident(c) for c in [target, *(features or []), weight] if c]
         fold_src = Source(
-            sql=render("search/search_folds.sql", source=src.sql,
-                       n_folds=cv if isinstance(cv, int) else None,
-                       fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
-                       hashed=hashed).strip(),
+            sql=model.engine.render("search/search_folds.sql", source=src.sql,
+                                    n_folds=cv if isinstance(cv, int) else None,
+                                    fold_column=dialect.ident(cv) if isinstance(cv, str)
+                                    else None, hashed=hashed).strip(),
             columns={**columns, FOLD: columns[cv] if isinstance(cv, str) else "INTEGER"})
         splits: list[tuple[int, list[tuple]]] = [(g, []) for g in range(len(candidates))]
         # candidates that share the statistics share their two scans: one pair of scans
@@ -295,24 +299,26 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
                 for g, (_, scores) in zip(members, scored):
                     splits[g] = (g, scores)
                 continue
-            scratch = _scratch(model, f"__sqlnb_search_{model.name}", **dict(setting))
+            scratch = _scratch(model, _scratch_name(model), **dict(setting))
             try:
                 # the fold is the last group column, after the user's groups
                 spec = input_spec(scratch, fold_src, target, features, weight,
                                   [*group_names, FOLD])
-                # the scratch model lives in a transaction that is always rolled back
-                with model.engine.rolled_back("search"):
+                # the scratch model lives in a transaction that is always rolled back, or
+                # (no transactions) is dropped at the end
+                with _scratch_scope(scratch) as extra:
                     # scan 1: each fold's statistics and the pooled ones
-                    fit_within(scratch, fold_src, spec)
+                    with model.engine.transaction("search"):
+                        fit_within(scratch, fold_src, spec)
                     scored = _cross_validate(scratch, fold_src, [families[g] for g in members],
                                              cv, target, weight, columns, features,
-                                             "neg_log_loss" in scorers)
+                                             "neg_log_loss" in scorers, extra)
             finally:
                 ownership.done(scratch)
             for g, (_, scores) in zip(members, scored):
                 splits[g] = (g, scores)
     finally:
-        src.release(model.engine.connection)
+        model.engine.release(src)
     result = _search_result(model, candidates, splits, scorers, single, refit_metric,
                             len(splits[0][1]))
     if refit is False:
@@ -322,14 +328,61 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
                     {"features": features, "weight": weight, "group_by": group_by})
 
 
+def _refuse_on_spark(model: ModelContext, text: str | None, group_by: Any,
+                     cv: int | str) -> None:
+    """What a search on an engine without transactions (Spark) does not do yet."""
+    if text is not None or model.family.composite or group_by is not None:
+        require_duckdb(model.engine, "search of text, family='auto' and per-group models")
+    if not isinstance(cv, str):
+        raise UnsupportedError(
+            f"cv={cv!r}: on {model.dialect.title}, cv must name a fold column (the folds "
+            "DuckDB assigns by a hash of each row have no Spark equivalent): add one, e.g. "
+            "pmod(hash(id), 5) AS fold, and pass cv='fold'")
+
+
+_scratch_names = itertools.count()
+
+
+def _scratch_name(model: ModelContext) -> str:
+    """The name of a search's scratch model: never rolled back on an engine without
+    transactions, so unique to the process and the search (a user's names never start so)."""
+    if model.engine.capabilities.transactions:
+        return f"__sqlnb_search_{model.name}"
+    return f"__sqlnb_search_{os.getpid()}_{next(_scratch_names)}_{model.name}"
+
+
+@contextlib.contextmanager
+def _scratch_scope(scratch: ModelContext) -> Iterator[list[tuple[str, str]]]:
+    """The block in which a search's scratch model lives: a transaction that is always
+    rolled back, or on an engine without transactions a block at whose end (an error
+    too) the scratch model is dropped with the relations the block lists in the yielded
+    list, as (kind, name) pairs."""
+    extra: list[tuple[str, str]] = []
+    if scratch.engine.capabilities.transactions:
+        with scratch.engine.rolled_back("search"):
+            yield extra
+        return
+    try:
+        yield extra
+    finally:
+        ownership.done(scratch)
+        with scratch.engine.transaction("search"):
+            ownership.release(scratch, ownership.every_name(scratch.name)
+                              + sorted(ownership.owned(scratch)))
+        if extra:
+            scratch.run("catalog/drop_relations.sql", relations=[
+                {"kind": kind, "name": scratch.engine.table(name)} for kind, name in extra])
+
+
 def _search_result(model: ModelContext, candidates: list[dict[str, Any]],
                    splits: list[tuple[int, list[tuple]]], scorers: list[str], single: bool,
                    refit_metric: str, n_folds: int) -> SearchResult:
     """The search's answer over the candidates' split scores (``score`` columns when one
     scorer was asked for by name alone, as GridSearchCV names them)."""
     keys = ["score"] if single else scorers
-    return SearchResult(_results_relation(model, candidates, splits, scorers, keys),
-                        candidates, refit_metric, keys[scorers.index(refit_metric)], n_folds)
+    key = keys[scorers.index(refit_metric)]
+    relation, best = _results_relation(model, candidates, splits, scorers, keys, key)
+    return SearchResult(relation, candidates, refit_metric, n_folds, best)
 
 
 def _check_folds(folds: list[Any], cv: int | str, rows: str) -> None:
@@ -346,7 +399,7 @@ def _check_folds(folds: list[Any], cv: int | str, rows: str) -> None:
         )
 
 
-def _held_out(scratch: ModelContext, cv: int | str
+def _held_out(scratch: ModelContext, cv: int | str, extra: list[tuple[str, str]] | None = None
               ) -> tuple[list[Any], list[dict[str, Any]], dict[str, Any]]:
     """The folds with labelled rows, the group columns (the fold last) and the template
     context of the scratch model, whose per-group statistics become the held-out ones:
@@ -365,22 +418,39 @@ def _held_out(scratch: ModelContext, cv: int | str
                 "per group, fewer folds, or leave those groups out"
             )
     kind = scratch.family.statistics_shape  # moments, categories or counts
+    # in place: the scratch model's statistics become the training ones (DuckDB, rolled
+    # back); else the parameter views read the training tables, and a copy of the features
+    # (which a candidate may rewrite), all dropped with the scratch model
+    in_place = scratch.engine.capabilities.transactions
+    names = {role: f"__sqlnb_training_{role}_{scratch.name}"
+             for role in ("classes", "features", "feature_list")}
     pipeline_of(scratch).run(
-        "search/search_training.sql", kind=kind, pooled=scratch.tables,
-        training_classes=DUCKDB.ident(f"__sqlnb_training_classes_{scratch.name}"),
-        training_features=DUCKDB.ident(f"__sqlnb_training_features_{scratch.name}"),
-        **context)
+        "search/search_training.sql", kind=kind, pooled=scratch.tables, in_place=in_place,
+        training_classes=scratch.engine.table(names["classes"]),
+        training_features=scratch.engine.table(names["features"]), **context)
+    if not in_place:
+        extra = [] if extra is None else extra
+        extra += [("TABLE", name) for name in names.values()]
+        features = scratch.engine.table(names["feature_list"])
+        scratch.engine.execute(scratch.engine.render(
+            "catalog/table_versions.sql", what="copy", table=context["t"]["features"],
+            into=features))
+        context = {**context, "t": {**context["t"], "features": features,
+                                    "class_stats": scratch.engine.table(names["classes"]),
+                                    "feature_stats": scratch.engine.table(names["features"])}}
     return folds, groups, context
 
 
 def _cross_validate(scratch: ModelContext, src: Source,
                     families: list[Any], cv: int | str, target: str, weight: str | None,
-                    columns: dict[str, str], features: list[str], log_loss: bool
+                    columns: dict[str, str], features: list[str], log_loss: bool,
+                    extra: list[tuple[str, str]] | None = None
                     ) -> list[tuple[int, list[tuple]]]:
     """Held-out statistics, every candidate's per-fold parameters, then the scoring scan:
     per candidate, its split scores in fold order (``log_loss``: whether to compute the
     probabilities that ``neg_log_loss`` needs)."""
-    folds, groups, context = _held_out(scratch, cv)
+    folds, groups, context = _held_out(scratch, cv, extra)
+    dialect = scratch.dialect
     kind = scratch.family.statistics_shape  # moments, categories or counts
     # the pooled model's classes in class-index order (numpy.unique's)
     labels = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql", what="labels",
@@ -389,14 +459,15 @@ def _cross_validate(scratch: ModelContext, src: Source,
         family.check_priors(len(labels))
     target_type = scratch.meta["target_type"]
     key_types = [g["type"] for g in groups]
-    specs = _feature_specs(columns, features, scratch.family.per_category)
+    specs = _feature_specs(columns, features, scratch.family.per_category, dialect)
     # per candidate: each fold's held-out class models, by label
-    models = _candidate_models(scratch, families, groups, context, specs, len(features))
+    models = _candidate_models(scratch, families, groups, context, specs, len(features),
+                               extra=extra)
     # floating-point columns of the numeric families: NaN becomes NULL (missing)
-    cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
-                "guard": DUCKDB.kind(columns[name]) == "float" and kind != "categories"}
+    cleaned = [{"column": dialect.ident(name), "double": columns[name].upper() == "DOUBLE",
+                "guard": dialect.kind(columns[name]) == "float" and kind != "categories"}
                for name in features]
-    label_literals = [DUCKDB.lit(label, target_type) for label in labels]
+    label_literals = [dialect.lit(label, target_type) for label in labels]
     # the held-out models' keys, (group..., fold), in order, as literals for the scoring
     keys = [tuple(row) for row in
             pipeline_of(scratch).fetch("search/search_read.sql", what="keys", **context)]
@@ -407,13 +478,15 @@ def _cross_validate(scratch: ModelContext, src: Source,
     # position in the held-out models' order without a CASE
     consecutive = keys == [(k,) for k in range(len(keys))] and all(
         type(key[0]) is int for key in keys)
-    key_literals = [[DUCKDB.lit(value, sql_type) for value, sql_type in zip(key, key_types)]
+    key_literals = [[dialect.lit(value, sql_type) for value, sql_type in zip(key, key_types)]
                     for key in keys]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
     complete = pipeline_of(scratch).fetch("search/search_read.sql", what="complete",
                                       pooled=scratch.tables, n_features=len(features))[0][0]
+    # (parameters as data need list lambdas and bound lists: DuckDB's)
     arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
-                               labels, complete, len(features))
+                               labels, complete, len(features)) \
+        if scratch.engine.capabilities.list_lambdas else None
     if arrays is not None:
         candidates = [{"classes": [{"label": label, "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
                                     **lists}
@@ -440,16 +513,17 @@ def _cross_validate(scratch: ModelContext, src: Source,
                 for position, key in enumerate(keys, start=1):
                     class_model = by_fold.get(key, {}).get(label)
                     if class_model is not None:
-                        per_fold.append({"position": position,
-                                         "model": with_chunks(_scoring_terms(class_model))})
+                        per_fold.append({"position": position, "model": with_chunks(
+                            _scoring_terms(class_model, dialect))})
                 classes.append({"label": label_literals[i], "folds": per_fold,
-                                "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
+                                "jll": dialect.ident(f"__sqlnb_jll_{g}_{i}")})
             rendered.append({"classes": classes, "p": family.params,
-                             "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
+                             "max": dialect.ident(f"__sqlnb_max_{g}")})
         # scan 2: every row by its fold's held-out model, for every candidate
         rows = pipeline_of(scratch).fetch(
-            "search/search_score.sql", source=src.sql, target=DUCKDB.ident(target), features=cleaned,
-            weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
+            "search/search_score.sql", source=src.sql, target=dialect.ident(target),
+            features=cleaned, weight=dialect.ident(weight) if weight else None,
+            candidates=rendered, eps=EPS,
             arrays=None, labels=label_literals, log_loss=log_loss, keys=key_literals,
             key_columns=key_columns, nullable_keys=nullable_keys, consecutive=consecutive)
     return _splits(rows, folds, len(families))
@@ -553,7 +627,8 @@ def _splits(rows: list[tuple], folds: list[Any], n_candidates: int
 
 def _candidate_models(scratch: ModelContext, families: list[Any], groups: list[dict[str, Any]],
                       context: dict[str, Any], specs: list[dict[str, Any]], n_features: int,
-                      priors: list[Any] | None = None
+                      priors: list[Any] | None = None,
+                      extra: list[tuple[str, str]] | None = None
                       ) -> list[dict[tuple, dict[Any, dict[str, Any]]]]:
     """Per candidate, each (group and) fold's held-out classes by label with their constant
     and scoring terms, as :func:`sqlnb.grouping.group_models` reads one model's.
@@ -576,12 +651,15 @@ def _candidate_models(scratch: ModelContext, families: list[Any], groups: list[d
     models: list[dict[tuple, dict[Any, dict[str, Any]]]] = [{} for _ in families]
     for rows, members in runs:
         family = families[members[0]]
-        flow.run("search/search_features.sql", features=rows)
+        # (into the features table the parameter views read: see _held_out)
+        flow.run("search/search_features.sql", features=rows, t=context["t"])
         named = []
         for g in members:
             t = dict(context["t"])
             for role in ("class_params", "feature_params"):
-                t[role] = DUCKDB.ident(f"{scratch.name}_{role}_{g}")
+                t[role] = scratch.engine.table(f"{scratch.name}_{role}_{g}")
+                if extra is not None:  # (dropped with the scratch model)
+                    extra.append(("VIEW", f"{scratch.name}_{role}_{g}"))
             prior = families[g] if priors is None else priors[g]
             named.append({"t": t, "p": families[g].params, "priors": prior.prior_list(),
                           "fit_prior": prior.fit_prior()})
@@ -711,54 +789,60 @@ def _array_parameters(family: Any, models: list[dict[tuple, dict[Any, dict[str, 
 
 
 def _feature_specs(columns: dict[str, str], features: list[str],
-                   categorical: bool) -> list[dict[str, Any]]:
+                   categorical: bool, dialect: Any = DUCKDB) -> list[dict[str, Any]]:
     """The features as ``NaiveBayes.fit`` records them (categories of integer columns are
     codes 0..k-1)."""
     specs = []
     for name in features:
-        coding = "integer" if DUCKDB.kind(columns[name]) == "integer" else "value"
+        coding = "integer" if dialect.kind(columns[name]) == "integer" else "value"
         specs.append({"name": name, "type": columns[name],
                       "coding": coding if categorical else None})
     return specs
 
 
-def _scoring_terms(class_model: dict[str, Any]) -> dict[str, Any]:
+def _scoring_terms(class_model: dict[str, Any], dialect: Any = DUCKDB) -> dict[str, Any]:
     """A fold's class model with terms that read the scoring statement's columns (where
     NaN is already NULL)."""
-    terms = [{**term, "column": DUCKDB.ident(term["name"]), "guard": False}
+    terms = [{**term, "column": dialect.ident(term["name"]), "guard": False}
              for term in class_model["terms"]]
     return {"constant": class_model["constant"], "terms": terms}
 
 
 def _results_relation(model: ModelContext, candidates: list[dict[str, Any]],
                       splits: list[tuple[int, list[tuple]]], scorers: list[str],
-                      keys: list[str]) -> duckdb.DuckDBPyRelation:
-    """``cv_results_``: a lazy relation over the split scores (a few numbers per candidate)."""
+                      keys: list[str], key: str) -> tuple[Any, list[tuple]]:
+    """``cv_results_``: a lazy relation over the split scores (a few numbers per candidate),
+    and its (rank, mean) of the metric ``key`` per candidate, read now."""
+    dialect = model.dialect
     names = sorted({name for c in candidates for name in c})
     n_splits = len(splits[0][1])
-    param_columns = [DUCKDB.ident(f"param_{name}") for name in names]
+    param_columns = [dialect.ident(f"param_{name}") for name in names]
     score_index = {name: SCORERS.index(name) for name in scorers}
     metrics, split_columns = [], []
-    for scorer, key in zip(scorers, keys):
-        columns = [DUCKDB.ident(f"split{k}_test_{key}") for k in range(n_splits)]
+    for scorer, name in zip(scorers, keys):
+        columns = [dialect.ident(f"split{k}_test_{name}") for k in range(n_splits)]
         split_columns += columns
-        metrics.append({"splits": columns, "mean": DUCKDB.ident(f"mean_test_{key}"),
-                        "std": DUCKDB.ident(f"std_test_{key}"),
-                        "rank": DUCKDB.ident(f"rank_test_{key}")})
+        metrics.append({"splits": columns, "mean": dialect.ident(f"mean_test_{name}"),
+                        "std": dialect.ident(f"std_test_{name}"),
+                        "rank": dialect.ident(f"rank_test_{name}")})
     kinds = {name: _value_kind([c[name] for c in candidates if name in c]) for name in names}
     rows = []
     for (g, scores), candidate in zip(splits, candidates):
-        row = [DUCKDB.lit(g)]
-        row += [_literal(candidate.get(name), kinds[name]) for name in names]
-        row.append(DUCKDB.lit(json.dumps(jsonable(candidate), sort_keys=True)))
+        row = [dialect.lit(g)]
+        row += [_literal(candidate.get(name), kinds[name], dialect) for name in names]
+        row.append(dialect.lit(json.dumps(jsonable(candidate), sort_keys=True)))
         for scorer in scorers:
-            row += [DUCKDB.lit(float(s[score_index[scorer]])) if s[score_index[scorer]]
+            row += [dialect.lit(float(s[score_index[scorer]])) if s[score_index[scorer]]
                     is not None else "CAST(NULL AS DOUBLE)" for s in scores]
         rows.append(row)
     leading = [*param_columns, "params"]
-    return model.engine.connection.sql(render(
-        "search/search_results.sql", model=model.name, rows=rows, metrics=metrics, leading=leading,
-        columns=["__sqlnb_candidate", *leading, *split_columns]))
+    context = {"model": model.name, "rows": rows, "metrics": metrics, "leading": leading,
+               "columns": ["__sqlnb_candidate", *leading, *split_columns]}
+    best = model.engine.fetch(model.engine.render(
+        "search/search_results.sql", only=[dialect.ident(f"rank_test_{key}"),
+                                           dialect.ident(f"mean_test_{key}")], **context))
+    return model.engine.relation(model.engine.render("search/search_results.sql",
+                                                     **context)), best
 
 
 def _value_kind(values: list[Any]) -> str:
@@ -771,14 +855,14 @@ def _value_kind(values: list[Any]) -> str:
     return "VARCHAR"
 
 
-def _literal(value: Any, kind: str) -> str:
+def _literal(value: Any, kind: str, dialect: Any = DUCKDB) -> str:
     if value is None:
-        return f"CAST(NULL AS {kind})"
+        return f"CAST(NULL AS {dialect.type_name(kind)})"
     if kind == "DOUBLE":
-        return DUCKDB.lit(float(value))
+        return dialect.lit(float(value))
     if kind == "BOOLEAN":
-        return DUCKDB.lit(bool(value))
-    return DUCKDB.lit(json.dumps(jsonable(value)))
+        return dialect.lit(bool(value))
+    return dialect.lit(json.dumps(jsonable(value)))
 
 
 

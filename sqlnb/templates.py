@@ -107,6 +107,7 @@ def environment(dialect: Dialect = DUCKDB) -> jinja2.Environment:
     env.filters["ident"] = dialect.ident
     env.filters["qualified"] = dialect.qualified
     env.filters["lit"] = dialect.lit
+    env.filters["regex"] = dialect.regex  # a token pattern in the engine's own syntax
     env.filters["lits"] = dialect.lits
     env.filters["doubles"] = dialect.doubles
     env.filters["file_lit"] = dialect.file_lit  # one file, never a glob pattern

@@ -37,6 +37,7 @@ import duckdb
 
 from . import grouping, ownership
 from .context import as_context
+from .engines.base import require_duckdb
 from .engines.source import Source
 from .errors import (
     EmptyInputError,
@@ -350,9 +351,8 @@ def stored_kind(model: ModelContext) -> str | None:
 
 
 def _read_analyzer(model: ModelContext) -> tuple[str, dict[str, Any], int] | None:
-    exists = pipeline_of(model).fetch("text/read_analyzer.sql", what="exists",
-                          analyzer_name=f"{model.name}_analyzer")
-    if not exists[0][0]:
+    # looked up in the catalog first: a failed read would abort an open transaction
+    if not model.engine.relations([f"{model.name}_analyzer".lower()], []):
         return None
     rows = pipeline_of(model).fetch("text/read_analyzer.sql", what="rows")
     if not rows:
@@ -395,16 +395,17 @@ def _in_transaction(model: ModelContext, work) -> None:
 
 # ---------------------------------------------------------------------- text
 def check_re2(model: ModelContext, token_pattern: str) -> None:
-    """Python's ``re`` accepted the pattern; DuckDB's regular expressions (RE2) must too
-    (no look-around, no back-references)."""
+    """Python's ``re`` accepted the pattern; the engine's regular expressions must too
+    (DuckDB's RE2: no look-around, no back-references; Spark's are Java's)."""
     pattern, _ = translate_pattern(token_pattern)
     try:
-        model.engine.fetch(model.engine.render("text/regex_check.sql"), [pattern])
-    except duckdb.InvalidInputException as exc:
+        model.engine.fetch(model.engine.render("text/regex_check.sql"),
+                           [model.dialect.regex(pattern)])
+    except model.engine.invalid_argument_errors as exc:
         raise InvalidParameterError(
-            f"token_pattern {token_pattern!r} is valid in Python but not in DuckDB's "
-            f"regular expressions (RE2: no look-around or back-references): "
-            f"{str(exc).splitlines()[0]}; rewrite it without them"
+            f"token_pattern {token_pattern!r} is valid in Python but not in "
+            f"{model.dialect.title}'s regular expressions (DuckDB's RE2 has no look-around "
+            f"or back-references): {str(exc).splitlines()[0]}; rewrite it without them"
         ) from None
 
 
@@ -416,6 +417,8 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
     fits one text model per group besides the pooled one (see :func:`fit_groups`)."""
     forgetting = sign < 0
     what = "forgetting text" if forgetting else "fitting a text model"
+    if group_by is not None:
+        require_duckdb(model.engine, "per-group text models")
     model.engine.refuse_open_transaction(what)
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
@@ -519,6 +522,8 @@ class TermFit:
         from_terms = not analyzer.needs_documents
         if stored is None:
             flow.create(self.target_type, text=True)
+        else:
+            flow.stage(fresh=False, terms=True)  # engines without transactions
         # The fast path finds tokens once per distinct chunk; it cannot count documents.
         chunks = (analyzer.chunked and analyzer.linear(model.family.count_sums)
                   and (stored is not None or not analyzer.prunes_by_df(n_documents)))
@@ -552,8 +557,16 @@ class TermFit:
         flow.run("text/write_analyzer.sql", input="text", options_json=analyzer.to_json(),
                  n_documents=vocabulary_documents)
         flow.finish([self.column], self.target, self.target_type, self.weight,
-                    scoring_macros=scoring_macros, kind={"input": "text", **(kind or {})})
+                    scoring_macros=scoring_macros and text_functions(model),
+                    kind={"input": "text", **(kind or {})})
         return True
+
+
+def text_functions(model: ModelContext) -> bool:
+    """Whether a text model gets stored scoring functions: DuckDB's macros tokenise; the
+    SQL functions Spark stores score a STRUCT of columns, not a document (a text model on
+    Spark is scored with ``predict*``)."""
+    return model.dialect.stored_scoring == "macros"
 
 
 # ---------------------------------------------------------------------- per-group text
@@ -817,6 +830,8 @@ def fit_long(model: ModelContext, entries: Any, target: str, *, labels: Any, wei
             if stored is None:
                 pipeline_of(model).create(target_type, text=True)
                 grouping.drop_groups(model)  # of an earlier per-group model
+            else:
+                pipeline_of(model).stage(fresh=False, terms=True)  # no transactions
             pipeline_of(model).run("text/insert_long_features.sql", alpha=alpha, **context)
             pipeline_of(model).run("fit/batch_sparse.sql", **context)
             if pipeline_of(model).fetch("fit/batch_size.sql")[0][0] == 0:
@@ -965,7 +980,8 @@ def _merge_within(result: ModelContext, sources: list[ModelContext], plan: dict[
     flow.run("text/write_analyzer.sql", input=input_kind,
              options_json=json.dumps(plan["options"]), n_documents=n_documents)
     flow.finish(meta["features"], meta["target"], meta["target_type"], None,
-                scoring_macros=scoring_macros and input_kind == "text",
+                scoring_macros=scoring_macros and input_kind == "text"
+                and text_functions(result),
                 kind={"input": input_kind, **(kind or {})})
 
 

@@ -335,13 +335,14 @@ def test_a_per_group_models_statement_scores_in_spark_as_duckdb_does(shop, spark
 
 
 # ---------------------------------------------------------------- what Spark cannot do yet
-def test_text_models_have_no_spark_standalone_statement(con):
+def test_a_text_models_spark_statement_spells_the_tokeniser_for_spark(con):
     con.execute("CREATE TABLE docs AS SELECT * FROM (VALUES ('good day', 'a'), "
                 "('bad day', 'b')) AS t(body, y)")
     model = sqlnb.NaiveBayes("m", con=con, family="multinomial").fit("docs", "y", text="body")
-    # the tokeniser is written with DuckDB's regular expression and list functions
-    with pytest.raises(UnsupportedError, match="cannot score text models"):
-        model.to_sql("docs", dialect="spark")
+    # (run on Spark against DuckDB's answers in tests/test_spark_text.py)
+    statement = model.to_sql("docs", dialect="spark")
+    assert "explode(" in statement and "unnest(" not in statement
+    assert "'(?du)" in statement  # the token pattern in Java's syntax
     assert model.to_sql("docs").startswith("--")  # DuckDB's statement exists
 
 

@@ -204,3 +204,81 @@ MATERIALIZED {% endmacro %}
 {% macro no_categories() -%}
 CAST(NULL AS STRUCT(category VARCHAR, share DOUBLE)[])
 {%- endmacro %}
+
+{#- ---- Lists, as the text analyzer uses them (sql/text/analyzer.sql). -#}
+
+{#- The elements of ``list`` for which ``condition`` (over the variable ``var``) holds. -#}
+{% macro list_filter(list, var, condition) -%}
+list_filter({{ list }}, lambda {{ var }}: {{ condition }})
+{%- endmacro %}
+
+{#- Whether ``x`` is one of ``values`` (SQL text literals). -#}
+{% macro in_text_list(x, values) -%}
+list_contains([{{ values | join(", ") }}]::VARCHAR[], {{ x }})
+{%- endmacro %}
+
+{#- The ``n``-grams of the list ``tokens``: each run of ``n`` consecutive tokens joined by a
+    space (the list zipped with its shifted copies: linear in the list's length). -#}
+{% macro ngrams(tokens, n) -%}
+list_transform(list_zip({{ tokens }}{% for k in range(2, n + 1) %}, {{ tokens }}[{{ k }}:]{% endfor %}, true), lambda g: concat_ws(' '{% for k in range(1, n + 1) %}, g[{{ k }}]{% endfor %}))
+{%- endmacro %}
+
+{#- The lists ``lists`` one after another, as one list. -#}
+{% macro concat_lists(lists) -%}
+flatten([{{ lists | join(", ") }}])
+{%- endmacro %}
+
+{#- The distinct elements of ``list`` with their number of occurrences: a list of
+    (key, value) structs. -#}
+{% macro histogram(list) -%}
+map_entries(list_aggr({{ list }}, 'histogram'))
+{%- endmacro %}
+
+{#- One row per element of ``list`` (a select-list item). -#}
+{% macro unnest(list) -%}
+unnest({{ list }})
+{%- endmacro %}
+
+{#- The pieces of ``text`` between single spaces (empty pieces included). -#}
+{% macro split_spaces(text) -%}
+string_split({{ text }}, ' ')
+{%- endmacro %}
+
+{#- The head of a statement that replaces ``table`` by the query that follows, which may read
+    ``table`` itself: ``{% call sql.rebuild(table, into) %}SELECT …{% endcall %}``. ``into``:
+    see ``upsert``. -#}
+{% macro rebuild(table, into=none) -%}
+CREATE OR REPLACE TABLE {{ table }} AS
+{{ caller() }}
+{%- endmacro %}
+
+{#- The aggregate list of ``value`` over a group's rows, in the order of ``order``. -#}
+{% macro ordered_list(value, order) -%}
+list({{ value }} ORDER BY {{ order }})
+{%- endmacro %}
+
+{#- One row per term of a text model's vocabulary inlined as a JSON literal ``parameters``
+    ({"term": [...], "idf": [...], "coef": [[class 1's], [class 2's]…]}): its term, idf
+    and a column per class, named ``coefs``. -#}
+{% macro inlined_terms(parameters, coefs) -%}
+SELECT
+        unnest(p.term) AS term,
+        unnest(p.idf) AS idf,
+    {% for coef in coefs %}
+        unnest(p.coef[{{ loop.index }}]) AS {{ coef }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM (
+        SELECT from_json({{ parameters | lit }}, {{ '{"term": "VARCHAR[]", "idf": "DOUBLE[]", "coef": "DOUBLE[][]"}' | lit }}) AS p
+    )
+{%- endmacro %}
+
+{#- The sum of an aggregate's ``value`` in the order of the ``order`` columns (the same
+    doubles whatever order the rows arrive in), over the rows where ``condition`` holds. -#}
+{% macro ordered_sum(value, order, condition=none) -%}
+list_reduce(list({{ value }} ORDER BY {{ order | join(", ") }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
+{%- endmacro %}
+
+{#- A sum of doubles all but independent of the order of the rows (compensated). -#}
+{% macro exact_sum(x) -%}
+fsum({{ x }})
+{%- endmacro %}

@@ -194,3 +194,76 @@ CASE WHEN max({{ share }}) > 0 THEN slice(transform(array_sort(collect_list(CASE
 {% macro no_categories() -%}
 CAST(NULL AS ARRAY<STRUCT<category: STRING, share: DOUBLE>>)
 {%- endmacro %}
+
+{#- ---- Lists (Spark's arrays), as the text analyzer uses them. -#}
+{% macro list_filter(list, var, condition) -%}
+filter({{ list }}, {{ var }} -> {{ condition }})
+{%- endmacro %}
+
+{% macro in_text_list(x, values) -%}
+array_contains(array({{ values | join(", ") }}), {{ x }})
+{%- endmacro %}
+
+{#- Spark has no list_zip: element i of the n-grams is the slice of n tokens from i (the
+    last n - 1 positions have none, and are filtered out). -#}
+{% macro ngrams(tokens, n) -%}
+filter(transform({{ tokens }}, (__sqlnb_t, __sqlnb_i) -> CASE WHEN __sqlnb_i + {{ n }} <= size({{ tokens }}) THEN concat_ws(' ', slice({{ tokens }}, __sqlnb_i + 1, {{ n }})) END), __sqlnb_g -> __sqlnb_g IS NOT NULL)
+{%- endmacro %}
+
+{% macro concat_lists(lists) -%}
+concat({{ lists | join(", ") }})
+{%- endmacro %}
+
+{#- Spark has no histogram of an array: each distinct element with the size of the array
+    filtered to it (quadratic in a document's distinct terms, which stay few). -#}
+{% macro histogram(list) -%}
+transform(array_distinct({{ list }}), __sqlnb_k -> named_struct('key', __sqlnb_k, 'value', CAST(size(filter({{ list }}, __sqlnb_x -> __sqlnb_x = __sqlnb_k)) AS BIGINT)))
+{%- endmacro %}
+
+{% macro unnest(list) -%}
+explode({{ list }})
+{%- endmacro %}
+
+{#- Spark's split takes a regular expression: a space is one. -#}
+{% macro split_spaces(text) -%}
+split({{ text }}, ' ', -1)
+{%- endmacro %}
+
+{#- Spark cannot replace a table by a query reading it: the query goes to ``into``, which
+    then takes the table's name (see ``replaced``). -#}
+{% macro rebuild(table, into) -%}
+CREATE TABLE {{ into }} AS
+{{ caller() }}
+{{- replaced(table, into) }}
+{%- endmacro %}
+
+{#- collect_list's order is not defined: the (order, value) pairs are sorted. -#}
+{% macro ordered_list(value, order) -%}
+transform(array_sort(collect_list(named_struct('o', {{ order }}, 'v', {{ value }}))), __sqlnb_e -> __sqlnb_e.v)
+{%- endmacro %}
+
+{#- Spark's JSON reader takes a DDL schema; each term's position picks its idf and
+    coefficients (several explode() would cross-join). Non-finite numbers come as the
+    strings "Infinity", "-Infinity" and "NaN", which the reader takes for doubles. -#}
+{% macro inlined_terms(parameters, coefs) -%}
+SELECT
+        element_at(p.term, __sqlnb_i) AS term,
+        element_at(p.idf, __sqlnb_i) AS idf,
+    {% for coef in coefs %}
+        element_at(element_at(p.coef, {{ loop.index }}), __sqlnb_i) AS {{ coef }}{{ "," if not loop.last }}
+    {% endfor %}
+    FROM (
+        SELECT from_json({{ parameters | lit }}, 'term ARRAY<STRING>, idf ARRAY<DOUBLE>, coef ARRAY<ARRAY<DOUBLE>>') AS p
+    ) AS __sqlnb_p
+    LATERAL VIEW explode(sequence(1, size(p.term))) __sqlnb_terms AS __sqlnb_i
+{%- endmacro %}
+
+{#- The (order, value) pairs sorted, then added up from zero (0 + x is x exactly). -#}
+{% macro ordered_sum(value, order, condition=none) -%}
+aggregate(transform(array_sort(collect_list(named_struct('o', struct({{ order | join(", ") }}), 'v', CAST({{ value }} AS DOUBLE))){% if condition %} FILTER (WHERE {{ condition }}){% endif %}), __sqlnb_e -> __sqlnb_e.v), CAST(0 AS DOUBLE), (__sqlnb_a, __sqlnb_b) -> __sqlnb_a + __sqlnb_b)
+{%- endmacro %}
+
+{#- Spark has no compensated sum: a plain one (its rounding depends on the rows' order). -#}
+{% macro exact_sum(x) -%}
+sum({{ x }})
+{%- endmacro %}

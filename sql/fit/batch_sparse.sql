@@ -12,7 +12,7 @@ WITH labelled AS (
     FROM {{ rows }}
     WHERE {{ target }} IS NOT NULL
 )
-SELECT class, CAST(NULL AS VARCHAR) AS feature, count(*) AS n, sum(weight) AS weight,
+SELECT class, CAST(NULL AS {{ sql.type('VARCHAR') }}) AS feature, count(*) AS n, sum(weight) AS weight,
        CAST(NULL AS DOUBLE) AS min_value
 FROM labelled
 GROUP BY class
@@ -22,7 +22,7 @@ SELECT l.class, f.feature, count(*) AS n, sum(l.weight * {{ value({'column': 'e.
 FROM {{ entries }} AS e
 JOIN labelled AS l ON l.row_id = e.{{ row }}
 {% if by_name %}
-JOIN {{ t.features }} AS f ON f.feature = CAST(e.{{ feature }} AS VARCHAR)
+JOIN {{ t.features }} AS f ON f.feature = CAST(e.{{ feature }} AS {{ sql.type('VARCHAR') }})
 {% else %}
 JOIN {{ t.features }} AS f ON f.feature_index = e.{{ feature }}
 {% endif %}

@@ -19,17 +19,9 @@ WITH source AS (
 {% if text %}
 ), coefficients AS (
     -- the vocabulary: each term's idf and its coefficient in each class, as one JSON
-    -- literal (DuckDB reads it far faster than as many rows of VALUES; the numbers are
-    -- written with every digit and read back exactly)
-    SELECT
-        unnest(p.term) AS term,
-        unnest(p.idf) AS idf,
-    {% for c in classes %}
-        unnest(p.coef[{{ loop.index }}]) AS {{ c.coef }}{{ "," if not loop.last }}
-    {% endfor %}
-    FROM (
-        SELECT from_json({{ text.parameters | lit }}, {{ '{"term": "VARCHAR[]", "idf": "DOUBLE[]", "coef": "DOUBLE[][]"}' | lit }}) AS p
-    )
+    -- literal (read far faster than as many rows of VALUES; the numbers are written with
+    -- every digit and read back exactly)
+    {{ sql.inlined_terms(text.parameters, classes | map(attribute='coef') | list) | trim }}
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
     {{ analyzer.document_terms('source', '__sqlnb_row', text.column, text.a) }}

@@ -5,8 +5,9 @@ SELECT DISTINCT {{ t.groups[-1].column }} FROM {{ t.class_stats }} ORDER BY 1
 {% endif %}
 {% if what == 'keys' %}
 -- the (group, fold) pairs that have labelled rows, in order
-SELECT DISTINCT {% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %}
-FROM {{ t.class_stats }} ORDER BY ALL
+{% set keys %}{% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %}{% endset %}
+SELECT DISTINCT {{ keys }}
+FROM {{ t.class_stats }} ORDER BY {{ keys }}
 {% endif %}
 {% if what == 'single_fold_groups' %}
 -- groups whose labelled rows all fall in one fold: no rows to train on when it is held out

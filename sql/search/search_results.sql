@@ -31,6 +31,9 @@ WITH splits ({% for column in columns %}{{ column }}{{ ", " if not loop.last }}{
     FROM spread
 )
 SELECT
+{% if only is defined %}
+    {{ only | join(", ") }}
+{% else %}
 {% for column in leading %}
     {{ column }},
 {% endfor %}
@@ -42,5 +45,6 @@ SELECT
     {{ m.std }},
     {{ m.rank }}{{ "," if not loop.last }}
 {% endfor %}
+{% endif %}
 FROM ranked
 ORDER BY __sqlnb_candidate

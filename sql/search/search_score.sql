@@ -12,8 +12,8 @@
     parameters (NULL where that model's training rows lack the class) #}
 {% if consecutive %}{# folds 0..k-1 (hashed): the position is the fold plus one #}CAST(__sqlnb_fold AS INTEGER) + 1{% else %}CASE{% for key in keys %} WHEN {% for column in key_columns %}{{ column }} = {{ key[loop.index0] }}{{ " AND " if not loop.last }}{% endfor %} THEN {{ loop.index }}{% endfor %} END{% endif %}
 {%- endmacro %}
-{% macro in_order(value, condition=none, order='label') -%}
-list_reduce(list({{ value }} ORDER BY {{ order }}){% if condition %} FILTER (WHERE {{ condition }}){% endif %}, lambda a, b: a + b)
+{% macro in_order(value, condition=none, order=['label']) -%}
+{{ sql.ordered_sum(value, order, condition) }}
 {%- endmacro %}
 {% if text %}
 {#- Text: each document's terms, joined with its fold's coefficients (one column per
@@ -252,8 +252,8 @@ WITH labelled AS (
 {% for g in candidates %}
 {% set candidate = loop.index0 %}
 {% for label in labels %}
-        {% if weight %}fsum(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN __sqlnb_w END){% else %}CAST(nullif(count(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN 1 END), 0) AS DOUBLE){% endif %} AS __sqlnb_weight_{{ candidate }}_{{ loop.index0 }},
-        {% if log_loss %}fsum(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN __sqlnb_w * __sqlnb_loss_{{ candidate }} END){% else %}CAST(0 AS DOUBLE){% endif %} AS __sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
+        {% if weight %}{{ sql.exact_sum('CASE WHEN __sqlnb_prediction_' ~ candidate ~ ' = ' ~ label ~ ' THEN __sqlnb_w END') }}{% else %}CAST(nullif(count(CASE WHEN __sqlnb_prediction_{{ candidate }} = {{ label }} THEN 1 END), 0) AS DOUBLE){% endif %} AS __sqlnb_weight_{{ candidate }}_{{ loop.index0 }},
+        {% if log_loss %}{{ sql.exact_sum('CASE WHEN __sqlnb_prediction_' ~ candidate ~ ' = ' ~ label ~ ' THEN __sqlnb_w * __sqlnb_loss_' ~ candidate ~ ' END') }}{% else %}CAST(0 AS DOUBLE){% endif %} AS __sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ "," if not (loop.last and candidate == candidates | length - 1) }}
 {% endfor %}
 {% endfor %}
     FROM per_row
@@ -262,10 +262,14 @@ WITH labelled AS (
     SELECT
         __sqlnb_fold,
         __sqlnb_y,
-        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}{{ candidate }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS candidate,
-        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}{{ label }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS prediction,
-        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}__sqlnb_weight_{{ candidate }}_{{ loop.index0 }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS weight,
-        unnest([{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}__sqlnb_loss_{{ candidate }}_{{ loop.index0 }}{{ ", " if not (loop.last and candidate == candidates | length - 1) }}{% endfor %}{% endfor %}]) AS loss
+{% set cells = namespace(candidate=[], prediction=[], weight=[], loss=[]) %}
+{% for g in candidates %}{% set candidate = loop.index0 %}{% for label in labels %}
+{% set cells.candidate = cells.candidate + [candidate | string] %}
+{% set cells.prediction = cells.prediction + [label] %}
+{% set cells.weight = cells.weight + ['__sqlnb_weight_' ~ candidate ~ '_' ~ loop.index0] %}
+{% set cells.loss = cells.loss + ['__sqlnb_loss_' ~ candidate ~ '_' ~ loop.index0] %}
+{% endfor %}{% endfor %}
+        {{ sql.unpivot([('candidate', cells.candidate), ('prediction', cells.prediction), ('weight', cells.weight), ('loss', cells.loss)]) }}
     FROM cells
 ), confusion AS (
     -- the cells that have rows: (candidate, fold, true class, predicted class)
@@ -309,7 +313,7 @@ WITH labelled AS (
     FROM label_scores
     GROUP BY candidate, fold
 ), losses AS (
-    SELECT candidate, fold, -{{ in_order('loss', order='label, prediction') }} / {{ in_order('weight', order='label, prediction') }} AS neg_log_loss
+    SELECT candidate, fold, -{{ in_order('loss', order=['label', 'prediction']) }} / {{ in_order('weight', order=['label', 'prediction']) }} AS neg_log_loss
     FROM confusion
     GROUP BY candidate, fold
 )

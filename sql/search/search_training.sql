@@ -10,7 +10,7 @@
 {% set keys %}{% for g in groups %}{{ g.column }}, {% endfor %}{{ fold }}{% endset %}
 {% macro same_group(a, b) %}{% for g in groups %}{{ a }}.{{ g.column }} = {{ b }}.{{ g.column }} AND {% endfor %}{{ a }}.{{ fold }} <> {{ b }}.{{ fold }}{% endmacro %}
 {% macro key_columns(a) %}{% for g in groups %}{{ a }}.{{ g.column }}, {% endfor %}{{ a }}.{{ fold }}{% endmacro %}
-CREATE OR REPLACE TEMP TABLE {{ training_classes }} AS
+{{ sql.temp_table(training_classes) }}
 WITH keys AS (
     SELECT DISTINCT {{ keys }} FROM {{ t.class_stats }}
 )
@@ -20,7 +20,7 @@ JOIN {{ t.class_stats }} AS s ON {{ same_group('s', 'k') }}
 GROUP BY ALL
 HAVING sum(s.n) > 0;
 
-CREATE OR REPLACE TEMP TABLE {{ training_features }} AS
+{{ sql.temp_table(training_features) }}
 WITH parts AS (
     -- each (group, fold) with the statistics of the group's other folds
     SELECT {{ key_columns('k') }}, {{ sql.all_except([keys], of='s.') }}
@@ -63,7 +63,7 @@ GROUP BY ALL
 {% endif %}
 ;
 {% else %}
-CREATE OR REPLACE TEMP TABLE {{ training_classes }} AS
+{{ sql.temp_table(training_classes) }}
 WITH folds AS (
     SELECT DISTINCT {{ fold }} FROM {{ t.class_stats }}
 )
@@ -73,7 +73,7 @@ CROSS JOIN folds AS k
 LEFT JOIN {{ t.class_stats }} AS g ON g.{{ fold }} = k.{{ fold }} AND g.class = p.class
 WHERE p.n - coalesce(g.n, 0) > 0;
 
-CREATE OR REPLACE TEMP TABLE {{ training_features }} AS
+{{ sql.temp_table(training_features) }}
 SELECT
     k.{{ fold }},
     p.class,
@@ -116,9 +116,12 @@ WHERE p.n - coalesce(g.n, 0) > 0
 
 {% endif %}
 
+{% if in_place %}
 DELETE FROM {{ t.feature_stats }};
 DELETE FROM {{ t.class_stats }};
 INSERT INTO {{ t.class_stats }} BY NAME SELECT * FROM {{ training_classes }};
 INSERT INTO {{ t.feature_stats }} BY NAME SELECT * FROM {{ training_features }};
 DROP TABLE {{ training_features }};
 DROP TABLE {{ training_classes }};
+{% endif %}
+{#- (else the parameter views read the training tables, dropped with the scratch model) -#}

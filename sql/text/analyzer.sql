@@ -1,23 +1,21 @@
 {#-
   The text analyzer as SQL expressions: what scikit-learn's CountVectorizer does in
   Python (lowercase, find tokens with a regular expression, drop stop words, join
-  n-grams with a space), spelled with DuckDB list functions so it runs per row, in
-  parallel. `a` is the analyzer's settings, prepared by sqlnb/text.py.
+  n-grams with a space), spelled with list functions so it runs per row, in parallel.
+  The list shapes are dialect macros (sql/dialects/: DuckDB's lists and lambdas, Spark's
+  arrays and higher-order functions) and the pattern goes through the dialect's `regex`
+  filter (Java's syntax on Spark). `a` is the analyzer's settings, from sqlnb/text.py.
 -#}
-{% from 'families/common.sql' import list_of %}
 
 {# The list of tokens of one document (NULL documents give an empty list). #}
 {% macro tokens(column, a) -%}
-list_filter(
-    regexp_extract_all({% if a.lowercase %}lower({{ column }}){% else %}{{ column }}{% endif %}, {{ a.pattern | lit }}, {{ a.group | lit }}),
-    lambda token: token IS NOT NULL{% if a.stop_words %} AND NOT list_contains({{ list_of(a.stop_words) }}::VARCHAR[], token){% endif %}
-
-)
+{% set condition %}token IS NOT NULL{% if a.stop_words %} AND NOT {{ sql.in_text_list('token', a.stop_words | map('lit') | list) }}{% endif %}{% endset %}
+{{ sql.list_filter("regexp_extract_all(" ~ (("lower(" ~ column ~ ")") if a.lowercase else column) ~ ", " ~ (a.pattern | regex | lit) ~ ", " ~ (a.group | lit) ~ ")", 'token', condition) }}
 {%- endmacro %}
 
 {# A document's space-separated chunks, as written: see sqlnb.text.splits_at_spaces. #}
 {% macro chunks(column, a) -%}
-string_split({{ column }}, ' ')
+{{ sql.split_spaces(column) }}
 {%- endmacro %}
 
 {# The tokens of one distinct chunk. Lowercasing is per character, so lowercasing each
@@ -27,21 +25,18 @@ string_split({{ column }}, ' ')
 {{ tokens(chunk, a) }}
 {%- endmacro %}
 
-{# The terms of one document: its n-grams for n in ngram_range, from a token list (the
-   list zipped with its shifted copies, so long documents cost linear time and memory). #}
+{# The terms of one document: its n-grams for n in ngram_range, from a token list (see
+   the dialect's `ngrams`: on DuckDB the list zipped with its shifted copies, so long
+   documents cost linear time and memory). #}
 {% macro terms(tokens, a) -%}
 {% if a.ngram_min == 1 and a.ngram_max == 1 %}
 {{ tokens }}
 {%- else %}
-flatten([
+{% set ns = namespace(lists=[]) %}
 {% for n in range(a.ngram_min, a.ngram_max + 1) %}
-    {% if n == 1 %}
-    {{ tokens }}{{ "," if not loop.last }}
-    {% else %}
-    list_transform(list_zip({{ tokens }}{% for k in range(2, n + 1) %}, {{ tokens }}[{{ k }}:]{% endfor %}, true), lambda g: concat_ws(' '{% for k in range(1, n + 1) %}, g[{{ k }}]{% endfor %})){{ "," if not loop.last }}
-    {% endif %}
+{% set ns.lists = ns.lists + [tokens if n == 1 else sql.ngrams(tokens, n)] %}
 {% endfor %}
-])
+{{ sql.concat_lists(ns.lists) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -50,7 +45,7 @@ flatten([
 {% macro document_terms(source, doc, column, a) -%}
 SELECT {{ doc }} AS doc, cell.key AS term, cell.value AS count
     FROM (
-        SELECT {{ doc }}, unnest(map_entries(list_aggr({{ terms('tokens', a) }}, 'histogram'))) AS cell
+        SELECT {{ doc }}, {{ sql.unnest(sql.histogram(terms('tokens', a))) }} AS cell
         FROM (
             SELECT {{ doc }}, {{ tokens(column, a) }} AS tokens
             FROM {{ source }}

@@ -6,7 +6,7 @@
 {{ sql.temp_table(t.batch) }}
 SELECT
     {{ target }} AS class,
-    CAST(NULL AS VARCHAR) AS feature,
+    CAST(NULL AS {{ sql.type('VARCHAR') }}) AS feature,
     count(*) AS n,
     {% if weight %}sum(CAST({{ weight }} AS DOUBLE)){% else %}CAST(count(*) AS DOUBLE){% endif %} AS weight,
     CAST(NULL AS DOUBLE) AS min_value
@@ -30,10 +30,10 @@ FROM (
         v.term,
         {{ analyzer.normalised(analyzer.tf('d.cell.value', a) ~ ' * v.idf', 'd.doc', a) }} AS x
     FROM (
-        SELECT doc, class, weight, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram'))) AS cell
+        SELECT doc, class, weight, {{ sql.unnest(sql.histogram(analyzer.terms('tokens', a))) }} AS cell
         FROM (
             SELECT
-                row_number() OVER () AS doc,
+                {{ sql.row_id() }} AS doc,
                 {{ target }} AS class,
                 {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}1.0{% endif %} AS weight,
                 {{ analyzer.tokens(column, a) }} AS tokens

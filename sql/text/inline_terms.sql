@@ -4,7 +4,7 @@
 SELECT v.term, v.idf, k.coefs
 FROM {{ t.vocabulary }} AS v
 JOIN (
-    SELECT feature, list(coef ORDER BY class_index) AS coefs
+    SELECT feature, {{ sql.ordered_list('coef', 'class_index') }} AS coefs
     FROM (
         {{ family.read_params(t) | trim }}
     )

@@ -9,7 +9,7 @@ SELECT
     NULL,
     NULL
 FROM (
-    SELECT DISTINCT CAST({{ feature }} AS VARCHAR) AS feature
+    SELECT DISTINCT CAST({{ feature }} AS {{ sql.type('VARCHAR') }}) AS feature
     FROM {{ entries }}
     WHERE {{ feature }} IS NOT NULL
 )

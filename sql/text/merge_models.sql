@@ -2,7 +2,7 @@
 -- (in the shape of fit/batch_sparse.sql: class totals with feature NULL, then per class and
 -- feature), read before the model's own tables are replaced (it may be one of them).
 {{ sql.temp_table(t.batch) }}
-SELECT class, CAST(NULL AS VARCHAR) AS feature, CAST(sum(n) AS BIGINT) AS n, sum(weight) AS weight,
+SELECT class, CAST(NULL AS {{ sql.type('VARCHAR') }}) AS feature, CAST(sum(n) AS BIGINT) AS n, sum(weight) AS weight,
        CAST(NULL AS DOUBLE) AS min_value
 FROM (
 {% for s in sources %}

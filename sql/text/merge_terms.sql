@@ -11,7 +11,7 @@ SELECT class, {{ signed('n', sign) }}, {{ signed('weight', sign) }} FROM {{ t.ba
 {% if column == 'n' %}{{ old }}.n + {{ new }}.n{% else %}{{ added(old ~ '.' ~ column, new ~ '.' ~ column, sign) }}{% endif %}
 {%- endcall %};
 
-CREATE OR REPLACE TABLE {{ t.feature_stats }} AS
+{% call sql.rebuild(t.feature_stats, t.get('next_feature_stats')) %}
 SELECT
     c.class,
     f.feature,
@@ -21,4 +21,5 @@ SELECT
 FROM {{ t.class_stats }} AS c
 CROSS JOIN {{ t.features }} AS f
 LEFT JOIN {{ t.feature_stats }} AS s ON s.class = c.class AND s.feature = f.feature
-LEFT JOIN {{ t.batch }} AS b ON b.class = c.class AND b.feature = f.feature;
+LEFT JOIN {{ t.batch }} AS b ON b.class = c.class AND b.feature = f.feature
+{%- endcall %};

@@ -5,9 +5,9 @@
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
 {% from 'score/scoring_helpers.sql' import outputs %}
-WITH documents AS MATERIALIZED (
+WITH documents AS {{ sql.materialized() }}(
 {% if input == 'text' %}
-    SELECT *, row_number() OVER () AS __sqlnb_doc
+    SELECT *, {{ sql.row_id() }} AS __sqlnb_doc
     FROM {{ source }}
 {% else %}
     SELECT DISTINCT {{ document }}
@@ -16,7 +16,7 @@ WITH documents AS MATERIALIZED (
 {% if chunks %}
 ), chunk_cells AS (
     -- fast path (see term_stats.sql): one row per occurrence of a space-separated chunk
-    SELECT __sqlnb_doc AS doc, unnest({{ analyzer.chunks(column, a) }}) AS chunk
+    SELECT __sqlnb_doc AS doc, {{ sql.unnest(analyzer.chunks(column, a)) }} AS chunk
     FROM documents
 {% else %}
 ), cells AS (
@@ -24,7 +24,7 @@ WITH documents AS MATERIALIZED (
     -- one row per document and distinct term, with the term's count in the document
     {{ analyzer.document_terms('documents', '__sqlnb_doc', column, a) }}
 {% else %}
-    SELECT {{ document }} AS doc, CAST({{ feature }} AS VARCHAR) AS term, {{ value_column }} AS count
+    SELECT {{ document }} AS doc, CAST({{ feature }} AS {{ sql.type('VARCHAR') }}) AS term, {{ value_column }} AS count
     FROM {{ source }}
 {% endif %}
 ), weighted AS (
@@ -44,8 +44,8 @@ WITH documents AS MATERIALIZED (
 {# The coefficients are read when the statement runs, the class constants below were read
    with the metadata: refuse to mix two fits of the model. #}
 {% set same_fit %}
-(SELECT CASE WHEN max(fitted_at) = CAST({{ fitted_at | lit }} AS TIMESTAMP) THEN TRUE
-             ELSE error('the model was refitted after this scoring relation was made: score again') END
+(SELECT CASE WHEN max(fitted_at) = CAST({{ fitted_at | lit }} AS {{ sql.type('TIMESTAMP') }}) THEN TRUE
+             ELSE {{ sql.raise_error("'the model was refitted after this scoring relation was made: score again'") }} END
      FROM {{ t.meta }})
 {%- endset %}
 {% if chunks %}
@@ -59,7 +59,7 @@ WITH documents AS MATERIALIZED (
         sum(CASE WHEN k.class_index = {{ c.index | lit }} THEN k.coef END) AS {{ c.coef }}{{ "," if not loop.last }}
 {% endfor %}
     FROM (
-        SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) }}) AS term
+        SELECT chunk, {{ sql.unnest(analyzer.chunk_tokens('chunk', a)) }} AS term
         FROM (SELECT DISTINCT chunk FROM chunk_cells)
     ) AS t
     JOIN (

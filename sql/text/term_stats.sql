@@ -22,7 +22,7 @@ WITH wide AS (
         SELECT
             {{ target }} AS class,
             {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}1.0{% endif %} AS weight,
-            unnest({{ analyzer.chunks(column, a) }}) AS chunk
+            {{ sql.unnest(analyzer.chunks(column, a)) }} AS chunk
         FROM {{ source }}
         WHERE {{ target }} IS NOT NULL
     )
@@ -32,9 +32,12 @@ WITH wide AS (
     FROM (
         SELECT
             chunk,
-            unnest([{% for c in labels %}{{ c }}{{ ", " if not loop.last }}{% endfor %}]) AS class,
-            unnest([{% for c in labels %}count_{{ loop.index0 }}{{ ", " if not loop.last }}{% endfor %}]) AS count,
-            unnest([{% for c in labels %}{% if weight %}value_{{ loop.index0 }}{% else %}CAST(count_{{ loop.index0 }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]) AS value
+{% set counts, values = [], [] %}
+{% for c in labels %}
+{% set _ = counts.append('count_' ~ loop.index0) %}
+{% set _ = values.append(('value_' ~ loop.index0) if weight else ('CAST(count_' ~ loop.index0 ~ ' AS DOUBLE)')) %}
+{% endfor %}
+            {{ sql.unpivot([('class', labels), ('count', counts), ('value', values)]) }}
         FROM wide
     )
     WHERE count > 0
@@ -49,7 +52,7 @@ WITH chunks AS (
         SELECT
             class,
             weight,
-            unnest({{ analyzer.chunks('__sqlnb_text', a) }}) AS chunk
+            {{ sql.unnest(analyzer.chunks('__sqlnb_text', a)) }} AS chunk
         FROM (
             SELECT
                 {{ target }} AS class,
@@ -63,7 +66,7 @@ WITH chunks AS (
     GROUP BY class, chunk
 {% endif %}
 ), chunk_terms AS (
-    SELECT chunk, unnest({{ analyzer.chunk_tokens('chunk', a) }}) AS term
+    SELECT chunk, {{ sql.unnest(analyzer.chunk_tokens('chunk', a)) }} AS term
     FROM (SELECT DISTINCT chunk FROM chunks)
 )
 SELECT
@@ -85,7 +88,7 @@ WITH tokenised AS (
     WHERE {{ target }} IS NOT NULL
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
-    SELECT class, weight, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram'))) AS cell
+    SELECT class, weight, {{ sql.unnest(sql.histogram(analyzer.terms('tokens', a))) }} AS cell
     FROM tokenised
 )
 SELECT

@@ -1,3 +1,3 @@
 -- (Re)write the one row that says how model {{ model | comment }} reads its input.
-DELETE FROM {{ t.analyzer }};
+{{ sql.delete_all(t.analyzer) }};
 INSERT INTO {{ t.analyzer }} VALUES ({{ input | lit }}, {{ options_json | lit }}, {{ n_documents | lit }});

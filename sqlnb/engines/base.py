@@ -58,6 +58,9 @@ class Engine:
     missing_relation_errors: tuple[type[Exception], ...] = ()
     # What reading a relation that does not exist, or lacks a column read, raises.
     unreadable_errors: tuple[type[Exception], ...] = ()
+    # What a statement given an invalid argument (a regular expression that does not
+    # compile) raises.
+    invalid_argument_errors: tuple[type[Exception], ...] = ()
 
     def render(self, template: str, **context: Any) -> str:
         """``sql/<template>`` rendered in this engine's dialect."""
@@ -233,14 +236,16 @@ def require_models(engine: Engine, what: str) -> None:
 
 # What models on engines without ``Capabilities.duckdb_only`` cannot do yet, and instead.
 DUCKDB_ONLY = {
-    "text": "fit a DuckDB connection, or tokenise in Spark (e.g. CountVectorizer) and fit "
-            "the count columns",
-    "long input": "pivot the (document, feature, value) rows to columns, or fit on DuckDB",
+    "per-group text models": "fit one text model per group on a filtered view, or fit on "
+                             "DuckDB",
+    "explain and drift of text models": "fit the text model on a DuckDB connection to "
+                                        "explain it or measure its drift",
     "sparse input": "its batches and scoring are written with DuckDB's list types: pivot the "
                     "entries to columns, or fit on DuckDB",
     "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
-    "search": "run the search on a DuckDB connection (it fits scratch models inside a "
-              "rolled-back transaction), then fit the chosen model on Spark",
+    "search of text, family='auto' and per-group models": "run the search on a DuckDB "
+                                                          "connection, then fit the chosen "
+                                                          "model on Spark",
 }
 
 

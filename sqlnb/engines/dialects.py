@@ -76,6 +76,12 @@ class Dialect:
         "pi": "pi()",
     }
 
+    def regex(self, pattern: str) -> str:
+        """A token pattern as written for DuckDB's regular expressions (RE2, see
+        :func:`sqlnb.text.translate_pattern`) in this engine's own syntax: DuckDB's as it is.
+        """
+        return pattern
+
     def kind(self, sql_type: str | None) -> str:
         """The kind of a column type: one of ``TYPE_KINDS``."""
         if sql_type is None:
@@ -312,6 +318,46 @@ class SparkDialect(Dialect):
             return sql_type
         return self.spark_to_duckdb.get(sql_type.upper(), sql_type.upper())
 
+    def regex(self, pattern: str) -> str:
+        r"""The RE2 pattern in Java's syntax, matching what RE2 matches: ``(?d)`` makes
+        ``\n`` the only line terminator (``.``, ``^`` and ``$`` treat ``\r``, ``\u0085``,
+        ``\u2028`` and ``\u2029`` as RE2 does), ``(?u)`` folds case the Unicode way under
+        ``(?i)`` (as RE2), and each ``\b``/``\B`` outside a character class becomes RE2's
+        ASCII word boundary written with look-around (Java 17's ``\b`` is Unicode-aware);
+        a named group ``(?P<name>…)`` becomes a plain one (Java spells names otherwise).
+
+        >>> print(SPARK.regex(r"\bab\b"))
+        (?du)(?:(?<=[0-9A-Za-z_])(?![0-9A-Za-z_])|(?<![0-9A-Za-z_])(?=[0-9A-Za-z_]))ab(?:(?<=[0-9A-Za-z_])(?![0-9A-Za-z_])|(?<![0-9A-Za-z_])(?=[0-9A-Za-z_]))
+        """
+        out, i, in_class = [], 0, False
+        while i < len(pattern):
+            char = pattern[i]
+            if char == "\\" and i + 1 < len(pattern):
+                escaped = pattern[i + 1]
+                if not in_class and escaped in "bB":
+                    out.append(_ASCII_BOUNDARY if escaped == "b" else _ASCII_NON_BOUNDARY)
+                else:
+                    out.append(pattern[i:i + 2])
+                i += 2
+                continue
+            named = _NAMED_GROUP.match(pattern, i) if not in_class else None
+            if named:  # Java's group names allow no _: the group is taken by number anyway
+                out.append("(")
+                i = named.end()
+                continue
+            if char == "[" and not in_class:
+                in_class = True
+                out.append(char)
+                for lead in ("^", "]"):  # a class's literal ] (first, after any ^)
+                    if pattern[i + 1:i + 2] == lead:
+                        out.append(lead if lead == "^" else r"\]")
+                        i += 1
+            else:
+                in_class = in_class and char != "]"
+                out.append(char)
+            i += 1
+        return "(?du)" + "".join(out)
+
     def ident(self, name: str) -> str:
         """As for DuckDB, with backticks; a name holding ``${`` is refused (see ``string``):
         a backticked name has no escape that could hide it."""
@@ -340,6 +386,13 @@ class SparkDialect(Dialect):
         flat = super().comment(text).replace("${", "$ {")
         return flat + " " if flat.endswith("\\") else flat
 
+
+# A named group as Python and RE2 write it.
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+# RE2's \b and \B (ASCII word characters), in Java's syntax.
+_ASCII_WORD = "[0-9A-Za-z_]"
+_ASCII_BOUNDARY = (f"(?:(?<={_ASCII_WORD})(?!{_ASCII_WORD})|(?<!{_ASCII_WORD})(?={_ASCII_WORD}))")
+_ASCII_NON_BOUNDARY = (f"(?:(?<={_ASCII_WORD})(?={_ASCII_WORD})|(?<!{_ASCII_WORD})(?!{_ASCII_WORD}))")
 
 SPARK = SparkDialect()
 DIALECTS: dict[str, Dialect] = {"duckdb": DUCKDB, "spark": SPARK}

@@ -46,6 +46,7 @@ class DuckDBEngine(Engine):
     capabilities = Capabilities()
     missing_relation_errors = (duckdb.CatalogException,)
     unreadable_errors = (duckdb.CatalogException, duckdb.BinderException)
+    invalid_argument_errors = (duckdb.InvalidInputException,)
     keeps_plans = True
 
     def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
@@ -321,6 +322,7 @@ class RecordingEngine(Engine):
         self.capabilities = inner.capabilities
         self.missing_relation_errors = inner.missing_relation_errors
         self.unreadable_errors = inner.unreadable_errors
+        self.invalid_argument_errors = inner.invalid_argument_errors
         self.statements: list[str] = []
 
     @property

@@ -56,7 +56,7 @@ class SparkEngine(Engine):
                                 duckdb_only=False, list_lambdas=False)
 
     def __init__(self, session: Any, database: str | None = None) -> None:
-        from pyspark.errors import AnalysisException
+        from pyspark.errors import AnalysisException, PySparkException
 
         self.connection = session
         # a Spark Connect session (the client of a remote server), else a classic one
@@ -67,6 +67,7 @@ class SparkEngine(Engine):
         self.database = database or session.catalog.currentDatabase()
         self.missing_relation_errors = (AnalysisException,)
         self.unreadable_errors = (AnalysisException,)
+        self.invalid_argument_errors = (PySparkException,)
         self._writes: contextlib.ExitStack | None = None  # the versions a write stages
         # during a write: the catalog as first read ((tables, views), functions), kept
         # current through the DDL the write itself runs (see _note), so it is read once
