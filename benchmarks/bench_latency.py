@@ -68,6 +68,14 @@ def main() -> None:
                        statement=plain_statement(model, "digits_one", 1)))
     con.execute(render("prepare.sql", name="shape_all",
                        statement=plain_statement(model, "digits_all", len(every))))
+    # planning alone: the same statements and the floor over an input of no row
+    con.register("digits_none", every.slice(0, 0))
+    con.execute(render("prepare.sql", name="shape_all_none",
+                       statement=plain_statement(model, "digits_none", len(every))))
+    con.execute(render("prepare.sql", name="shape_one_none",
+                       statement=plain_statement(model, "digits_none", 1)))
+    con.execute(render("prepare.sql", name="floor_none",
+                       statement=render("select_all.sql", table="digits_none").strip().rstrip(";")))
     # the shape of the macro's body, planned at each call as the macro is, with no macro
     shape_table = plain_statement(model, "one_row", 1)
     macro = render("macro_latency.sql", macro=f"{MODEL}_predict", table="one_row")
@@ -89,6 +97,11 @@ def main() -> None:
             every).to_arrow_table(),
         "all rows: the same statement, plain PREPARE/EXECUTE": lambda: con.execute(
             "EXECUTE shape_all").fetchnumpy(),
+        "no row: floor, SELECT * prepared": lambda: con.execute("EXECUTE floor_none").fetchnumpy(),
+        "no row: the one-row statement, prepared": lambda: con.execute(
+            "EXECUTE shape_one_none").fetchnumpy(),
+        "no row: the all-rows statement, prepared": lambda: con.execute(
+            "EXECUTE shape_all_none").fetchnumpy(),
     }
     # the answers first: the statement and the macro agree with predict
     expected = [r[-1] for r in model.predict(every).fetchall()]
@@ -113,6 +126,8 @@ def main() -> None:
         "one row: plain statement of the macro's shape / table floor": medians[names[6]] / medians[names[4]],
         "all rows: predict / floor": medians[names[8]] / medians[names[7]],
         "all rows: plain statement / floor": medians[names[9]] / medians[names[7]],
+        "no row: one-row statement / floor": medians[names[11]] / medians[names[10]],
+        "no row: all-rows statement / floor": medians[names[12]] / medians[names[10]],
     }
     print(json.dumps({
         "duckdb": duckdb.__version__, "numpy": np.__version__, "calls": args.calls,
