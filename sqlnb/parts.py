@@ -231,7 +231,7 @@ def scan(model: ModelContext, src: Source, spec: dict[str, Any], lay: dict[str, 
               lambda f: f["family"], src, spec)
         if grouped:
             _split(model, grouped[together[0]], combined, wide[0]["t"]["batch"])
-    if fetch(model, pooled[0], "fit/batch_size.sql")[0][0] == 0:
+    if fetch(model, pooled[0], "fit/counts.sql#batch_rows")[0][0] == 0:
         flow.refuse_empty(src, spec)
     problems: list[tuple] = []
     for part in pooled:
@@ -300,7 +300,7 @@ def after_forget(model: ModelContext, lay: dict[str, Any], class_type: str,
             grouped = bool(part["t"].get("groups"))
             run(model, part, "update/forget_cleanup.sql",
                 keep=plain(keep) if keep and not grouped else None, class_type=class_type)
-    if fetch(model, lay["pooled"][0], "fit/class_count.sql")[0][0] == 0:
+    if fetch(model, lay["pooled"][0], "fit/counts.sql#class_count")[0][0] == 0:
         raise InvalidDataError(
             f"forgetting this batch would leave model {model.name!r} without any rows; "
             "drop() the model instead"

@@ -23,7 +23,7 @@ the transaction's block ends.
 >>> con = duckdb.connect()
 >>> _ = con.execute("CREATE TABLE t AS SELECT i % 2 AS y, i * 1.0 AS x FROM range(6) r(i)")
 >>> model = sqlnb.NaiveBayes("demo", con=con).fit("t", "y")
->>> model.pipeline.fetch("fit/class_count.sql")
+>>> model.pipeline.fetch("fit/counts.sql#class_count")
 [(2,)]
 """
 
@@ -510,7 +510,7 @@ class Pipeline:
                  value_column=ident("value"), by_name=False, distinct_rows=False,
                  weight=None if weight is None else ident(weight),
                  binarize=self.family.params.get("binarize"))
-        if self.fetch("fit/batch_size.sql")[0][0] == 0:
+        if self.fetch("fit/counts.sql#batch_rows")[0][0] == 0:
             raise EmptyInputError("there are no labelled rows in the batch")
         self.check("fit/batch_checks_sparse.sql", needs_non_negative=self.family.has_batch_checks)
 
@@ -607,7 +607,7 @@ class Pipeline:
                       known: int | None = None) -> int:
         """A model needs ``needed`` classes (two for most families); returns how many
         (``known``: counted already)."""
-        n_classes = self.fetch_planned("fit/class_count.sql")[0][0] if known is None else known
+        n_classes = self.fetch_planned("fit/counts.sql#class_count")[0][0] if known is None else known
         if n_classes < needed:
             raise InvalidDataError(
                 f"{what} needs at least {needed} classes; the target has {n_classes}"

@@ -354,7 +354,7 @@ def _read_analyzer(model: ModelContext) -> tuple[str, dict[str, Any], int] | Non
     # looked up in the catalog first: a failed read would abort an open transaction
     if not model.engine.relations([f"{model.name}_analyzer".lower()], []):
         return None
-    rows = pipeline_of(model).fetch("text/read_analyzer.sql", what="rows")
+    rows = pipeline_of(model).fetch("text/model_tables.sql#analyzer")
     if not rows:
         return None
     kind, options, n_documents = rows[0]
@@ -399,7 +399,7 @@ def check_re2(model: ModelContext, token_pattern: str) -> None:
     (DuckDB's RE2: no look-around, no back-references; Spark's are Java's)."""
     pattern, _ = translate_pattern(token_pattern)
     try:
-        model.engine.fetch(model.engine.render("text/regex_check.sql"),
+        model.engine.fetch(model.engine.render("text/source_checks.sql#regex_check"),
                            [model.dialect.regex(pattern)])
     except model.engine.invalid_argument_errors as exc:
         raise InvalidParameterError(
@@ -515,7 +515,7 @@ class TermFit:
         model is then left unfinished, for the caller to drop)."""
         analyzer, stored, forgetting = self.analyzer, self.stored, self.sign < 0
         flow = pipeline_of(model)
-        n_documents = flow.fetch("text/count_documents.sql", **context)[0][0]
+        n_documents = flow.fetch("text/source_checks.sql#count_documents", **context)[0][0]
         if n_documents == 0:
             raise EmptyInputError("there are no labelled documents to "
                                   + ("forget" if forgetting else "fit"))
@@ -529,7 +529,7 @@ class TermFit:
                   and (stored is not None or not analyzer.prunes_by_df(n_documents)))
         labels = None
         if chunks:
-            found = flow.fetch("text/class_labels.sql", limit=WIDE_CLASSES + 1, **context)
+            found = flow.fetch("text/source_checks.sql#class_labels", limit=WIDE_CLASSES + 1, **context)
             if len(found) <= WIDE_CLASSES:
                 labels = [model.dialect.lit(row[0], self.target_type) for row in found]
         if stored is None or from_terms:
@@ -538,7 +538,7 @@ class TermFit:
             low, high = analyzer.doc_bounds(n_documents)
             flow.run("text/vocabulary.sql", min_count=low, max_count=high,
                      max_features=analyzer.max_features, n_documents=n_documents, **context)
-            if flow.fetch("text/vocabulary_size.sql")[0][0] == 0:
+            if flow.fetch("text/model_tables.sql#vocabulary_size")[0][0] == 0:
                 raise InvalidDataError(
                     "After pruning, no terms remain. Try a lower min_df or a higher "
                     "max_df." if analyzer.prunes_by_df(n_documents) else
@@ -550,7 +550,7 @@ class TermFit:
             vocabulary_documents = stored[2]
         flow.run("text/batch_text.sql", from_terms=from_terms, **context)
         flow.run("text/merge_terms.sql", sign=self.sign)
-        flow.run("text/drop_terms.sql")
+        flow.run("text/model_tables.sql#drop_terms")
         if forgetting and not _after_forget(model, self.target_type, may_empty):
             return False
         # the analyzer first: the scoring macros written by finish() read it
@@ -653,7 +653,7 @@ def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
     flow = pipeline_of(model)
     table = model.dialect.ident(_groups_table(model))
     known = {tuple(values): index for index, *values in
-             model.fetch("text/read_groups.sql", table=table, groups=groups)}
+             model.fetch("text/model_tables.sql#groups", table=table, groups=groups)}
     batch = [tuple(row) for row in flow.fetch("text/group_values.sql", groups=groups,
                                                **context)]
     unseen = [row for row in batch if row not in known]
@@ -712,7 +712,7 @@ def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
     for a class the group never saw)."""
     groups = [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
               for name, sql_type in model.spec.groups]
-    rows = model.fetch("text/read_groups.sql", table=model.dialect.ident(_groups_table(model)),
+    rows = model.fetch("text/model_tables.sql#groups", table=model.dialect.ident(_groups_table(model)),
                        groups=groups)
     pooled = {label: index for index, label, _ in
               pipeline_of(model).fetch("catalog/read_params.sql#classes")}
@@ -768,7 +768,7 @@ def _after_forget(model: ModelContext, class_type: str, may_empty: bool = False)
             f"cannot forget more than model {model.name!r} learned: {cells}"
         )
     pipeline_of(model).run("update/forget_cleanup.sql", keep=None, class_type=class_type)
-    if pipeline_of(model).fetch("fit/class_count.sql")[0][0] == 0:
+    if pipeline_of(model).fetch("fit/counts.sql#class_count")[0][0] == 0:
         if may_empty:
             return False
         raise InvalidDataError(
@@ -834,7 +834,7 @@ def fit_long(model: ModelContext, entries: Any, target: str, *, labels: Any, wei
                 pipeline_of(model).stage(fresh=False, terms=True)  # no transactions
             pipeline_of(model).run("text/insert_long_features.sql", alpha=alpha, **context)
             pipeline_of(model).run("fit/batch_sparse.sql", **context)
-            if pipeline_of(model).fetch("fit/batch_size.sql")[0][0] == 0:
+            if pipeline_of(model).fetch("fit/counts.sql#batch_rows")[0][0] == 0:
                 raise EmptyInputError("there are no labelled documents to fit")
             duplicated = pipeline_of(model).fetch("text/duplicate_labels.sql", **context)
             if duplicated[0][0]:
@@ -850,7 +850,7 @@ def fit_long(model: ModelContext, entries: Any, target: str, *, labels: Any, wei
             pipeline_of(model).run("text/merge_terms.sql")
             pipeline_of(model).finish([{"name": columns.feature, "type": "VARCHAR"}], target,
                               target_type, weight, scoring_macros=False, kind={"input": "long"})
-            n_documents = pipeline_of(model).fetch("text/documents_fitted.sql")[0][0]
+            n_documents = pipeline_of(model).fetch("text/model_tables.sql#documents_fitted")[0][0]
             pipeline_of(model).run("text/write_analyzer.sql", input="long",
                        options_json=json.dumps(asdict(columns)), n_documents=n_documents)
 
@@ -970,13 +970,13 @@ def _merge_within(result: ModelContext, sources: list[ModelContext], plan: dict[
     if input_kind == "text":
         flow.run("text/merged_vocabulary.sql")
         flow.run("text/insert_vocabulary.sql", alpha=alpha)
-        flow.run("text/drop_terms.sql")
+        flow.run("text/model_tables.sql#drop_terms")
     else:
         flow.run("text/insert_long_features.sql", alpha=alpha, entries=flow.tables["batch"],
                  feature=result.dialect.ident("feature"))
     flow.run("text/merge_terms.sql")
     if input_kind == "long":
-        n_documents = flow.fetch("text/documents_fitted.sql")[0][0]
+        n_documents = flow.fetch("text/model_tables.sql#documents_fitted")[0][0]
     flow.run("text/write_analyzer.sql", input=input_kind,
              options_json=json.dumps(plan["options"]), n_documents=n_documents)
     flow.finish(meta["features"], meta["target"], meta["target_type"], None,
@@ -1008,7 +1008,7 @@ def merge_groups(result: ModelContext, sources: list[ModelContext],
     model the merge of the pooled ones. ``result`` keeps its groups' numbers when it is
     one of the sources; a new result numbers them in sorted order."""
     maps = [{tuple(values): index for index, *values in source.fetch(
-        "text/read_groups.sql", table=source.dialect.ident(_groups_table(source)),
+        "text/model_tables.sql#groups", table=source.dialect.ident(_groups_table(source)),
         groups=groups)} for source in sources]
     own = next((m for s, m in zip(sources, maps) if same_tables(s, result)), None)
     every = dict(own or {})
@@ -1054,7 +1054,7 @@ def _read_stored(model: ModelContext) -> tuple[str, dict[str, Any], int]:
     """A term model's (input kind, options, n_documents), read from its own tables (those
     of an attached database too)."""
     try:
-        rows = pipeline_of(model).fetch("text/read_analyzer.sql", what="rows")
+        rows = pipeline_of(model).fetch("text/model_tables.sql#analyzer")
     except model.engine.missing_relation_errors:
         rows = []
     if not rows:

@@ -149,9 +149,9 @@ class PlannedScripts:
                     continue
                 name = f"__sqlnb_planned_{os.getpid()}_{next(_counter)}"
                 # a statement may end in a comment: the newline keeps PREPARE's text whole
-                con.execute(render("score/prepare.sql", name=name, statement=text + "\n"))
-                self._names.append((name, render("score/deallocate.sql", name=name)))
-                run = render("score/execute_prepared.sql", name=name)
+                con.execute(render("score/prepared.sql#prepare", name=name, statement=text + "\n"))
+                self._names.append((name, render("score/prepared.sql#deallocate", name=name)))
+                run = render("score/prepared.sql#execute", name=name)
                 planned.append((name, text, run, False))
                 cursor = con.execute(run)
         except BaseException:

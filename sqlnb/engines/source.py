@@ -237,7 +237,7 @@ class PreparedStatements:
     >>> import duckdb, pyarrow as pa
     >>> from sqlnb.templates import render
     >>> con, statements = duckdb.connect(), PreparedStatements()
-    >>> rows = lambda source: render("fit/batch_size.sql", t={"batch": source})
+    >>> rows = lambda source: render("fit/counts.sql#batch_rows", t={"batch": source})
     >>> statements.run(con, "rows", pa.table({"x": [1, 2]}), rows).to_pydict()
     {'count_star()': [2]}
     >>> statements.run(con, "rows", pa.table({"x": [5]}), rows).to_pydict()
@@ -291,19 +291,19 @@ class PreparedStatements:
         slot.table = table
         con.register(name, slot)
         try:
-            con.execute(render("score/prepare.sql", name=name,
+            con.execute(render("score/prepared.sql#prepare", name=name,
                                statement=statement(_from_clause(name=name))))
         except BaseException:
             con.unregister(name)
             raise
         finally:
             slot.table = None
-        self._names.append((name, render("score/deallocate.sql", name=name)))
+        self._names.append((name, render("score/prepared.sql#deallocate", name=name)))
         if self._finalizer is None:
             # never from another thread: see planned.Cleanup
             self._finalizer = weakref.finalize(self, _free_later, cleanup_for(con), con,
                                                self._names)
-        return _Planned(name, slot, render("score/execute_prepared.sql", name=name))
+        return _Planned(name, slot, render("score/prepared.sql#execute", name=name))
 
     def _free(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
         freed = [entry for entry in self._names if entry[0] == name]

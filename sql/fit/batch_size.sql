@@ -1,2 +1,0 @@
--- Number of rows in the batch table (classes, or class x category cells).
-SELECT count(*) FROM {{ t.batch }}

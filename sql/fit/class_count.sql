@@ -1,2 +1,0 @@
--- Number of classes the model knows.
-SELECT count(*) FROM {{ t.class_stats }}

@@ -1,2 +1,0 @@
-{#- Free a statement planned by score/prepare.sql. -#}
-DEALLOCATE PREPARE {{ name | ident }}

@@ -1,2 +1,0 @@
--- Number of terms in the vocabulary.
-SELECT count(*) FROM {{ t.vocabulary }}
