@@ -113,7 +113,8 @@ def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
         out = []
         for term in terms:
             keys = term.get("sorted_categories")
-            if keys is None or len(keys) <= limit or term["name"] not in shared:
+            elided = term.get("elided", False)
+            if not elided and (keys is None or len(keys) <= limit or term["name"] not in shared):
                 out.append(term)
                 continue
             found = lookups.get(term["name"])
@@ -121,10 +122,13 @@ def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
                 name = f"__sqlnb_lookup_{len(lookups)}"
                 found = lookups[term["name"]] = {
                     "name": name, "column": term["column"], "key": dialect.ident(name + "_key"),
-                    "keys": json.dumps(list(keys), ensure_ascii=False),
-                    "coefs": [None] * len(classes),
-                    "values": [dialect.ident(f"{name}_c{i}") for i in range(len(classes))]}
-            found["coefs"][j] = term["sorted_coefs"]
+                    "values": [dialect.ident(f"{name}_c{i}") for i in range(len(classes))],
+                    # categories left in the database: joined from the parameter view
+                    "view": {**term["kept"], "classes": [c["index"] for c in classes]}
+                    if elided else None,
+                    "keys": None if elided else json.dumps(list(keys), ensure_ascii=False),
+                    "coefs": [None] * len(classes)}
+            found["coefs"][j] = None if elided else term["sorted_coefs"]
             out.append({**term, "lookup": {"key": found["key"], "value": found["values"][j]}})
         return out
 
@@ -139,6 +143,52 @@ def joined_lookups(classes: list[dict[str, Any]], dialect: Dialect,
             c = with_chunks(c)
         result.append(c)
     return result, list(lookups.values())
+
+
+def with_categories(model: ModelContext, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``classes`` whose terms of features left in the database (``elided``, see
+    :func:`terms_read`) carry their categories, read from where they are kept: for the
+    statements that inline every parameter (``to_sql``, another dialect's)."""
+    wanted: dict[tuple[str, str], dict[str, Any]] = {}
+    for c in classes:
+        for term in [*c["terms"], *(t for part in c.get("parts") or [] for t in part["c"]["terms"])]:
+            if term.get("elided"):
+                wanted[(term["kept"]["feature_params"], term["name"])] = term
+    if not wanted:
+        return classes
+    filled: dict[tuple[str, str], dict[int, tuple[tuple[Any, ...], list[float]]]] = {}
+    for key, term in wanted.items():
+        by_class: dict[int, list[tuple[Any, float]]] = {}
+        for index, category, coef in model.fetch(
+                "catalog/read_params.sql#categories", t=term["kept"], feature=term["name"],
+                family_template=term["kept"]["template"]):
+            by_class.setdefault(index, []).append((category, float(coef)))
+        shared = tuple(category for category, _ in next(iter(by_class.values())))
+        filled[key] = {index: (shared if tuple(k for k, _ in pairs) == shared
+                               else tuple(k for k, _ in pairs), [v for _, v in pairs])
+                       for index, pairs in by_class.items()}
+
+    def fill(terms: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+        out = []
+        for term in terms:
+            if term.get("elided"):
+                keys, coefs = filled[(term["kept"]["feature_params"], term["name"])][index]
+                term = {**term, "elided": False, "categories": list(zip(keys, coefs)),
+                        "sorted_categories": keys, "sorted_coefs": coefs}
+            out.append(term)
+        return out
+
+    result = []
+    for c in classes:
+        c = {**c, "terms": fill(c["terms"], c["index"])}
+        if c.get("parts"):
+            c["parts"] = [{**part, "c": {**part["c"], "terms": fill(part["c"]["terms"], c["index"])}}
+                          for part in c["parts"]]
+            c["chunks"] = [c]
+        else:
+            c = with_chunks(c)
+        result.append(c)
+    return result
 
 
 def coded_positions(classes: list[dict[str, Any]], dialect: Dialect,
@@ -260,6 +310,23 @@ def read_parameters(model: ModelContext) -> dict[str, Any]:
     return remembered(model, _read_parameters)
 
 
+def terms_read(model: ModelContext, family: Any) -> tuple[str, dict[str, Any]]:
+    """The read of a family's scoring terms, and its arguments: the categories of a feature
+    of more than ``INLINE_MAX_CATEGORIES`` stay in the database where the engine can join
+    them (not for per-group models, whose group tables read the pooled categories)."""
+    if family.per_category and model.dialect.joins_lookups and not model.spec.grouped:
+        return "catalog/read_params.sql#terms_elided", {"limit": INLINE_MAX_CATEGORIES}
+    return "catalog/read_params.sql#terms", {}
+
+
+def where_kept(tables: dict[str, Any], feature: str, family: Any) -> dict[str, Any]:
+    """Where a term's parameters are kept (the views a feature whose categories were left in
+    the database is joined from, or read back for a statement that inlines them)."""
+    return {"kept": {"feature_params": tables["feature_params"],
+                     "class_params": tables["class_params"], "feature": feature,
+                     "template": family.template}}
+
+
 def _read_parameters(model: ModelContext) -> dict[str, Any]:
     meta = model.meta
     dialect = model.dialect
@@ -268,10 +335,12 @@ def _read_parameters(model: ModelContext) -> dict[str, Any]:
     classes = flow.fetch("catalog/read_params.sql#classes")
     constants = dict(flow.fetch("catalog/read_params.sql#constants"))
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
-    names, rows = flow.fetch_with_names("catalog/read_params.sql#terms")
+    template, extra = terms_read(model, model.family)
+    names, rows = flow.fetch_with_names(template, **extra)
     terms = model.family.read_terms(rows, names[3:], lambda feature: {
         "column": dialect.ident(feature), "family": model.family.name,
-        "guard": dialect.kind(types.get(feature)) == "float"})
+        "guard": dialect.kind(types.get(feature)) == "float",
+        **where_kept(model.tables, feature, model.family)})
     compiled_classes = []
     for class_index, label, _ in classes:
         class_terms = sorted(terms[class_index].values(), key=lambda t: order[t["name"]])
@@ -498,7 +567,7 @@ def functions_sql(model: ModelContext) -> str:
 
 def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str] | None = None,
                 top: int | None = None, row: int | None = None,
-                dialect: Dialect | None = None) -> str:
+                dialect: Dialect | None = None, inlined: bool = False) -> str:
     """The statement explaining ``source_sql`` (``reports/explain.sql``): each feature's term of each
     class's joint log-likelihood per row, or with ``top`` the ``top`` features that most
     favour the prediction over the runner-up; ``row``: that input row only. Every
@@ -512,8 +581,10 @@ def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str]
     group_table = group_parameter_table(model, columns=columns or None)
     # a feature of many categories reads its terms from a joined relation, as predict's
     # statement does (an expression naming 50,000 categories takes DuckDB a second to plan)
-    compiled, lookups = joined_lookups(
-        compiled_classes(model, columns=columns, dialect=dialect), dialect)
+    compiled = compiled_classes(model, columns=columns, dialect=dialect)
+    if inlined or dialect is not model.dialect:  # (``inlined``: to_sql's, reading no table)
+        compiled = with_categories(model, compiled)
+    compiled, lookups = joined_lookups(compiled, dialect)
     classes = [_explained_class(model, c, group_table) for c in compiled]
     cleaned = _clean_once(dialect, classes)
     features = [{"name": f["name"], "column": columns.get(f["name"], dialect.ident(f["name"]))}
@@ -649,7 +720,7 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
     if target is not model.dialect:
         check_translatable(model, target, output)
     if output == "explain":
-        return explain_sql(model, source, top=top, dialect=target)
+        return explain_sql(model, source, top=top, dialect=target, inlined=True)
     return scoring_sql(model, source, output, prediction=prediction,
                        output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
 
@@ -709,8 +780,8 @@ def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction
     if dialect is not model.dialect and columns is None:
         columns = {name: dialect.ident(name) for name in model.features_}
     group_table = group_parameter_table(model, columns=columns, dialect=dialect)
-    classes = compiled_classes(model, output_prefix=output_prefix, columns=columns,
-                               dialect=dialect)
+    classes = with_categories(model, compiled_classes(
+        model, output_prefix=output_prefix, columns=columns, dialect=dialect))
     lookups: list[dict[str, Any]] = []
     if group_table is None:
         classes, lookups = joined_lookups(classes, dialect)

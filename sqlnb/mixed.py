@@ -359,11 +359,13 @@ def wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict
 def _terms(model: ModelContext, part: dict[str, Any],
            types: dict[str, str]) -> dict[int, dict[str, dict[str, Any]]]:
     """Each class's scoring terms of one part, read from the part's parameter view."""
+    template, extra = compiler.terms_read(model, part["sub"])
     names, rows = model.engine.fetch_with_names(
-        model.engine.render("catalog/read_params.sql#terms", **_context(model, part)))
+        model.engine.render(template, **_context(model, part, **extra)))
     return part["sub"].read_terms(rows, names[3:], lambda feature: {
         "column": model.dialect.ident(feature), "family": part["family"],
-        "guard": model.dialect.kind(types[feature]) == "float"})
+        "guard": model.dialect.kind(types[feature]) == "float",
+        **compiler.where_kept(part["t"], feature, part["sub"])})
 
 
 def compile_mixed(model: ModelContext) -> dict[str, Any]:

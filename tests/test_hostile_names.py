@@ -132,6 +132,16 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     sqlnb.NaiveBayes(name, con=con, family="auto").fit(
         wide, "y", features=[column + str(i) for i in range(60)] + ["c"]
     ).predict_proba(wide).fetchall()
+    # a feature of more categories than a statement names: joined from the parameter view,
+    # and read back for to_sql
+    many = con.sql("SELECT 'v' || i AS " + sqlnb.engines.dialects.DUCKDB.ident(column)
+                   + ", i % 2 AS y FROM range(" + str(sqlnb.compiler.INLINE_MAX_CATEGORIES + 5)
+                   + ") r(i)")
+    by_view = sqlnb.NaiveBayes(name, con=con, family="categorical").fit(many, "y",
+                                                                       features=[column])
+    by_view.predict_proba(many).fetchall()
+    by_view.explain(many, top=1).fetchall()
+    con.execute(by_view.to_sql(sqlnb.engines.dialects.DUCKDB.ident(table))).fetchall()
     text_model = sqlnb.NaiveBayes(name, con=con, family="multinomial")
     text_model.fit(table, "y", text="body", tfidf=True)
     text_model.partial_fit(table, "y", text="body")

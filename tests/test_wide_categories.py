@@ -67,8 +67,11 @@ def test_the_wide_feature_is_joined_and_the_narrow_one_inline(fitted) -> None:
     sql = model.score_sql('"test"', "proba", ["big", "small"])
     assert "__sqlnb_lookup_0" in sql and "__sqlnb_lookup_1" not in sql
     assert "__sqlnb_gather" in sql  # the narrow one: positions gathered in one list
-    # the statement names no category of the wide feature (they are one JSON constant)
-    assert "'b00017'" not in sql
+    # the statement names no category of the wide feature: it joins them where the model
+    # keeps them, and the scoring terms never read them (nor do the macros)
+    assert "'b00017'" not in sql and '"wide_feature_params"' in sql
+    terms = model.context.parameters()["compiled"][0]["terms"]
+    assert [len(term["categories"]) for term in terms] == [0, 5]
 
 
 def test_predict_matches_categorical_nb(fitted, data) -> None:

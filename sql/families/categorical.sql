@@ -206,6 +206,31 @@ FROM {{ t.feature_params }} AS p
 JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 {% endmacro %}
 
+{#- read_params, but a feature of more than `limit` categories gives only its unseen row
+    (category NULL) and `elided` true: its categories stay in the database, where the
+    scoring statement joins them (compiler.joined_lookups), not in the statement's text. -#}
+{% macro read_params_elided(t, limit) %}
+WITH sizes AS (
+    SELECT feature, count(DISTINCT category) > {{ limit | lit }} AS elided
+    FROM {{ t.feature_params }}
+    GROUP BY feature
+)
+SELECT c.class_index, p.feature, p.category, p.log_prob AS coef, z.elided
+FROM {{ t.feature_params }} AS p
+JOIN {{ t.class_params }} AS c USING (class)
+JOIN sizes AS z USING (feature)
+WHERE p.category IS NULL OR NOT z.elided
+{% endmacro %}
+
+{#- One elided feature's categories and each class's coefficient (class index order). -#}
+{% macro read_categories(t, feature) %}
+SELECT c.class_index, p.category, p.log_prob
+FROM {{ t.feature_params }} AS p
+JOIN {{ t.class_params }} AS c USING (class)
+WHERE p.feature = {{ feature | lit }} AND p.category IS NOT NULL
+ORDER BY 1, 2
+{% endmacro %}
+
 {% macro class_constant(t) %}
 SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% endmacro %}

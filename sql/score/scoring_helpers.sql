@@ -20,11 +20,24 @@
 {% macro lookup_joins(lookups) %}
 {% for l in lookups %}
     LEFT JOIN (
+    {% if l.view %}
+        -- the feature's categories where the model keeps them (its parameter view)
+        SELECT
+            p.category AS {{ l.key }},
+        {% for value in l['values'] %}
+            max(p.log_prob) FILTER (WHERE c.class_index = {{ l.view.classes[loop.index0] }}) AS {{ value }}{{ "," if not loop.last }}
+        {% endfor %}
+        FROM {{ l.view.feature_params }} AS p
+        JOIN {{ l.view.class_params }} AS c USING (class)
+        WHERE p.feature = {{ l.view.feature | lit }} AND p.category IS NOT NULL
+        GROUP BY p.category
+    {% else %}
         SELECT
             unnest(CAST(json({{ l['keys'] | lit }}) AS VARCHAR[])) AS {{ l.key }},
         {% for coefs in l.coefs %}
             unnest({{ coefs | doubles }}) AS {{ l['values'][loop.index0] }}{{ "," if not loop.last }}
         {% endfor %}
+    {% endif %}
     ) AS {{ l.name | ident }} ON {{ l.key }} = {{ sql.as_text(l.column) }}
 {% endfor %}
 {% endmacro %}

@@ -69,13 +69,19 @@ class Categorical(Discrete):
         # one row per class, feature and category: the loop of Family.read_terms and
         # fill_term, written out (a wide model has hundreds of thousands of rows)
         terms: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-        for class_index, feature, category, coef, *_ in rows:
+        # (read_params_elided: a feature of many categories gives its unseen row only, and
+        # says so; its categories are joined from the parameter view where it is scored)
+        # (extra_names name the columns from the coefficient on)
+        elided_at = list(extra_names).index("elided") - 1 if "elided" in extra_names else None
+        for class_index, feature, category, coef, *rest in rows:
             by_feature = terms[class_index]
             term = by_feature.get(feature)
             if term is None:
                 term = by_feature[feature] = {"name": feature,
                                               **(describe(feature) if describe else {}),
                                               "categories": []}
+                if elided_at is not None and rest[elided_at]:
+                    term["elided"] = True
             if category is None:  # the row of a category never seen at fit
                 term["unseen"] = coef
             else:
