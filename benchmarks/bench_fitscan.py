@@ -95,8 +95,8 @@ def table_of(times: dict[str, list[float]], unit: float = 1.0, suffix: str = "s"
     return lines
 
 
-def dense(rows: int, repeats: int, out: list[str]) -> None:
-    path = common.dense(rows)
+def dense(rows: int, repeats: int, out: list[str], path: Path | None = None) -> None:
+    path = path or common.dense(rows)
     columns = [c for c in common.parquet_columns(path) if c != "y"]
     con = common.connect()
     floor_sql = common.render("moments_by_class.sql", target="y", columns=columns, path=str(path))
@@ -120,7 +120,7 @@ def dense(rows: int, repeats: int, out: list[str]) -> None:
                           "sqlnb fit": fit, "scikit-learn GaussianNB.fit (PyArrow -> NumPy)":
                           sklearn}, repeats)
     floor, ours = (statistics.median(v) for v in list(times.values())[:2])
-    out += [f"### dense fit ({rows:,} x {len(columns)}, 5 classes, Parquet)", ""]
+    out += [f"### dense fit ({path.name}: {len(columns)} features, Parquet)", ""]
     out += table_of(times)
     out += ["", (f"sqlnb fit / floor: **{ours / floor:.2f}x**; statements per fit: {statements}; "
             f"scans of the source: {scans} ({joined} with per-class shifts)"), ""]
@@ -194,12 +194,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cases", nargs="+", default=["dense", "tiny", "small_batches"])
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--path", type=Path, default=None,
+                        help="the dense case's Parquet file (y and x0...; default: generated)")
     args = parser.parse_args()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     out = [(f"DuckDB {duckdb.__version__}, Python {sys.version.split()[0]}, "
            f"{os.cpu_count()} cores, load at start {load}"), ""]
     if "dense" in args.cases:
-        dense(args.rows, args.repeats, out)
+        dense(args.rows, args.repeats, out, args.path)
     if "tiny" in args.cases:
         tiny(args.repeats, out)
     if "small_batches" in args.cases:

@@ -191,3 +191,28 @@ def test_rows_without_a_target_are_counted_without_another_scan(given, tmp_path)
     kept = np.arange(50) % 7 != 0
     oracle = GaussianNB().fit(X[kept], y[kept])
     np.testing.assert_allclose(model.to_sklearn().theta_, oracle.theta_, rtol=1e-12)
+
+
+def test_a_small_fit_and_update_run_few_statements():
+    # a refit of 1,000 x 20 rows from Arrow: the checks of the call, one catalog look at the
+    # names the model owns, its tables, the pilot, the scan, its probe, the insert into the
+    # statistics, the parameter views, their checks and the metadata row; an update of a
+    # model that exists: its checks, the metadata read, scan, probe, upsert, checks and
+    # metadata row. The answers are scikit-learn's.
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 3, 3000)
+    X = rng.normal(size=(3000, 20)) + y[:, None] * 3.0
+    engine = CountingEngine(duckdb.connect())
+    model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False)
+    model.fit(table(X[:1000], y[:1000]), "y")
+    engine.statements.clear()
+    model.fit(table(X[:1000], y[:1000]), "y")
+    assert len(engine.statements) <= 22, len(engine.statements)
+    model.partial_fit(table(X[1000:2000], y[1000:2000]), "y")
+    engine.statements.clear()
+    model.partial_fit(table(X[2000:], y[2000:]), "y")
+    assert len(engine.statements) <= 11, len(engine.statements)
+    oracle = GaussianNB().fit(X, y)
+    ours = model.to_sklearn()
+    np.testing.assert_allclose(ours.theta_, oracle.theta_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours.var_, oracle.var_, rtol=1e-9)

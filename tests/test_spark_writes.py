@@ -73,8 +73,9 @@ def test_a_spark_write_costs_few_statements_and_answers_as_scikit_learn(
         # the drops and the scoring functions; the first predict after it reuses what the
         # write compiled the functions from: the version stamp, the source's columns and
         # the scoring statement
-        assert counts["fit"] <= 50 and counts["refit"] <= 60, counts
-        assert counts["partial_fit"] <= 48 and counts["predict"] <= 3, counts
+        # (a fit inserts its batch into the new version's empty tables: no join, no swap)
+        assert counts["fit"] <= 42 and counts["refit"] <= 52, counts
+        assert counts["partial_fit"] <= 40 and counts["predict"] <= 3, counts
 
         reference = estimator().fit(X, Y)
         got = predicted[[f"proba_{c}" for c in reference.classes_]].to_numpy()
