@@ -182,12 +182,18 @@ bounds AS (
 {% if part.shape == 'categories' %}
 , batch_{{ i }} AS (
 {% if category_sets %}
-{% for f in part.features %}
-    SELECT __sqlnb_all, __sqlnb_class, {{ f.name | lit }} AS feature, {{ f.alias }}_x AS key, __sqlnb_rows AS value
-    FROM batch
-    WHERE {{ f.alias }}_set = 0 AND {{ f.alias }}_x IS NOT NULL
-{{ "    UNION ALL" if not loop.last }}
-{% endfor %}
+    -- a row of one feature's grouping set is a count of one of its categories (read in
+    -- one pass: Spark would scan the source again for every read of `batch`)
+    SELECT * FROM (
+        SELECT
+            __sqlnb_all,
+            __sqlnb_class,
+            CASE{% for f in part.features %} WHEN {{ f.alias }}_set = 0 THEN {{ f.name | lit }}{% endfor %} END AS feature,
+            CASE{% for f in part.features %} WHEN {{ f.alias }}_set = 0 THEN {{ f.alias }}_x{% endfor %} END AS key,
+            __sqlnb_rows AS value
+        FROM batch
+    ) AS cells
+    WHERE feature IS NOT NULL AND key IS NOT NULL
 {% else %}
     SELECT x.__sqlnb_all, x.__sqlnb_class, x.f.feature_index, x.f.feature, unnest(x.f.cells, recursive := true)
     FROM (
