@@ -69,7 +69,7 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     model.explain(table).fetchall()
     model.explain(table, top=1, row=3).fetchall()
     model.drift(table).fetchall()
-    model.drift(table, by_class=True).fetchall()
+    model.drift(table, by_class=True, bins=5).fetchall()
     sqlnb.diagnostics.class_priors(model)
     sqlnb.diagnostics.feature_distribution(model, column)
     sqlnb.diagnostics.model_reliability(model, table, "y", bins=3)

@@ -9,7 +9,8 @@
    `category_sets`: count categories by one grouping set per categorical feature (engines
    without DuckDB's histogram and lists of structs) rather than a histogram each. The
    batch's moments are sums (count, sum, sum of squares) in the one aggregate, a Gaussian
-   feature's taken around the model's mean as the fit takes them around a shift. Methods:
+   feature's taken around its origin (near the data) as the fit takes them around a
+   shift; without bins the scan reads the source alone. Methods:
    - gaussian_kl: KL(batch || model) of two normal laws from the means and variances (each
      variance plus var_smoothing x the largest of the model's, as the model smooths); its
      `psi` over `quantiles`: k bins of equal probability under the model's normal law, the
@@ -110,10 +111,6 @@ bounds AS (
         count({{ f.alias }}_d) AS {{ f.alias }}_n,
         sum({{ f.alias }}_d) AS {{ f.alias }}_s1,
         sum({{ f.alias }}_d * {{ f.alias }}_d) AS {{ f.alias }}_s2,
-{% if target %}
-        sum({{ f.alias }}_own_d) AS {{ f.alias }}_own_s1,
-        sum({{ f.alias }}_own_d * {{ f.alias }}_own_d) AS {{ f.alias }}_own_s2,
-{% endif %}
 {% for z in quantiles %}
         count_if({{ f.alias }}_z < {{ z | lit }}) AS {{ f.alias }}_below_{{ loop.index }},
 {% if target %}
@@ -129,8 +126,9 @@ bounds AS (
 {% endfor %}
         count(*) AS __sqlnb_rows
     FROM (
-        -- each value read once; a Gaussian feature's taken from the model's pooled mean
-        -- (`_d`) and its class's (`_own_d`): sums around the mean keep their digits
+        -- each value read once; a Gaussian feature's taken from its origin (`_d`: the
+        -- first fit's mean, near the data, so the sums keep their digits) and, for the
+        -- PSI bins, standardised under the model's pooled law (`_z`) and its class's
         SELECT
 {% if target %}
             __sqlnb_source.{{ target }} AS __sqlnb_target,
@@ -140,13 +138,10 @@ bounds AS (
 {% if part.method == 'psi' and part.shape == 'categories' %}
             {{ sql.as_text(f.column) }} AS {{ f.alias }}_x,
 {% elif part.method == 'gaussian_kl' %}
-            {{ num(f) }} - pooled.{{ f.alias }}_at AS {{ f.alias }}_d,
+            {{ num(f) }} - {{ f.origin | lit }} AS {{ f.alias }}_d,
 {% if quantiles %}
             ({{ num(f) }} - pooled.{{ f.alias }}_at) / pooled.{{ f.alias }}_sd AS {{ f.alias }}_z,
-{% endif %}
 {% if target %}
-            {{ num(f) }} - own.{{ f.alias }}_at AS {{ f.alias }}_own_d,
-{% if quantiles %}
             ({{ num(f) }} - own.{{ f.alias }}_at) / own.{{ f.alias }}_sd AS {{ f.alias }}_own_z,
 {% endif %}
 {% endif %}
@@ -160,9 +155,11 @@ bounds AS (
 {% endfor %}
             1 AS __sqlnb_one
         FROM {{ source }} AS __sqlnb_source
+{% if quantiles and gaussian %}
         CROSS JOIN (SELECT * FROM bounds WHERE __sqlnb_all = 1) AS pooled
 {% if target %}
         LEFT JOIN (SELECT * FROM bounds WHERE __sqlnb_all = 0) AS own ON own.__sqlnb_class = __sqlnb_source.{{ target }}
+{% endif %}
 {% endif %}
     )
 {% if category_sets %}
@@ -185,12 +182,18 @@ bounds AS (
 {% if part.shape == 'categories' %}
 , batch_{{ i }} AS (
 {% if category_sets %}
-{% for f in part.features %}
-    SELECT __sqlnb_all, __sqlnb_class, {{ f.name | lit }} AS feature, {{ f.alias }}_x AS key, __sqlnb_rows AS value
-    FROM batch
-    WHERE {{ f.alias }}_set = 0 AND {{ f.alias }}_x IS NOT NULL
-{{ "    UNION ALL" if not loop.last }}
-{% endfor %}
+    -- a row of one feature's grouping set is a count of one of its categories (read in
+    -- one pass: Spark would scan the source again for every read of `batch`)
+    SELECT * FROM (
+        SELECT
+            __sqlnb_all,
+            __sqlnb_class,
+            CASE{% for f in part.features %} WHEN {{ f.alias }}_set = 0 THEN {{ f.name | lit }}{% endfor %} END AS feature,
+            CASE{% for f in part.features %} WHEN {{ f.alias }}_set = 0 THEN {{ f.alias }}_x{% endfor %} END AS key,
+            __sqlnb_rows AS value
+        FROM batch
+    ) AS cells
+    WHERE feature IS NOT NULL AND key IS NOT NULL
 {% else %}
     SELECT x.__sqlnb_all, x.__sqlnb_class, x.f.feature_index, x.f.feature, unnest(x.f.cells, recursive := true)
     FROM (
@@ -256,13 +259,8 @@ bounds AS (
 {% set out.name = out.name + [f.name | lit] %}
 {% set out.origin = out.origin + [f.origin | lit] %}
 {% set out.n = out.n + [f.alias ~ '_n'] %}
-{% if target and part.method == 'gaussian_kl' %}
-{% set out.s1 = out.s1 + ['CASE WHEN __sqlnb_all = 1 THEN ' ~ f.alias ~ '_s1 ELSE ' ~ f.alias ~ '_own_s1 END'] %}
-{% set out.s2 = out.s2 + ['CASE WHEN __sqlnb_all = 1 THEN ' ~ f.alias ~ '_s2 ELSE ' ~ f.alias ~ '_own_s2 END'] %}
-{% else %}
 {% set out.s1 = out.s1 + [f.alias ~ '_s1'] %}
 {% set out.s2 = out.s2 + [f.alias ~ '_s2'] %}
-{% endif %}
 {% endfor %}
 {% set columns = namespace(list=[('feature_index', out.index), ('feature', out.name), ('origin', out.origin), ('n', out.n), ('s1', out.s1), ('s2', out.s2)]) %}
 {% if part.method == 'gaussian_kl' %}
@@ -282,7 +280,7 @@ bounds AS (
     SELECT __sqlnb_all, __sqlnb_class, {{ sql.unpivot(columns.list) }}
     FROM totals
 ), moments_{{ i }} AS (
-    -- the batch's mean and variance from its sums ({{ "around the model's mean" if part.method == 'gaussian_kl' else "of the values" }})
+    -- the batch's mean and variance from its sums ({{ "around the origin" if part.method == 'gaussian_kl' else "of the values" }})
     SELECT
         b.feature_index,
         b.feature,
@@ -290,7 +288,7 @@ bounds AS (
         b.__sqlnb_class AS class,
         CAST(b.n AS BIGINT) AS batch_count,
 {% if part.method == 'gaussian_kl' %}
-        (b.origin + m.relative_mean) + b.s1 / nullif(b.n, 0) AS batch_mean,
+        b.origin + b.s1 / nullif(b.n, 0) AS batch_mean,
 {% else %}
         b.s1 / nullif(b.n, 0) AS batch_mean,
 {% endif %}
