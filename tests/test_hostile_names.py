@@ -64,6 +64,12 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         arrays.predict_proba(rows.slice(0, 2)).fetchall()
         # more than one vector of rows: whether DuckDB keeps their order is asked
         arrays.predict_proba(pa.concat_tables([rows] * 100)).fetchall()
+    # a class the pilot's first rows miss, far from the others: its sums are taken again
+    # around its own mean
+    late = con.sql("SELECT CASE WHEN i < 2100 THEN 0 ELSE 1 END AS y, CASE WHEN i < 2100 "
+                   "THEN CAST(i % 3 AS DOUBLE) ELSE 1e9 + i % 3 END AS "
+                   + sqlnb.engines.dialects.DUCKDB.ident(column) + " FROM range(2200) r(i)")
+    sqlnb.NaiveBayes(name, con=con).fit(late, "y", features=[column])
     model = sqlnb.NaiveBayes(name, con=con).fit(table, "y", features=features)
     model.top_features(2).fetchall()
     model.explain(table).fetchall()
@@ -79,6 +85,11 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     model.fit_sql(table, "y", features=features)
     model.create_macros()
     model.partial_fit(table, "y", features=features, classes=labels)
+    model.forget(table, "y", features=features)
+    with pytest.raises(sqlnb.errors.InvalidDataError):  # it would leave no row
+        model.forget(table, "y", features=features)
+    # the same scan after a rolled-back update: its batch table is made again
+    model.partial_fit(table, "y", features=features)
     model.forget(table, "y", features=features)
     # new hyperparameters for the stored model: its per-feature options are refreshed
     sqlnb.NaiveBayes(name, con=con, var_smoothing=1e-3).partial_fit(table, "y",
