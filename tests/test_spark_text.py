@@ -23,7 +23,7 @@ import sqlnb
 import sqlnb.text
 from sqlnb.engines.base import DUCKDB_ONLY
 from sqlnb.engines.dialects import SPARK
-from sqlnb.errors import InvalidParameterError, UnsupportedError
+from sqlnb.errors import InvalidDataError, InvalidParameterError, UnsupportedError
 
 pytest.importorskip("pyspark.sql")
 
@@ -268,3 +268,16 @@ def test_long_input_fits_updates_and_scores_on_spark_as_on_duckdb(spark, duck):
     whole.fit_long("entries", "label", labels="labels", document="doc", feature="term")
     assert_same(rows(model.predict_proba(spark.createDataFrame(entries))),
                 rows(whole.predict_proba("entries")), start=1)
+
+
+def test_a_failed_refit_leaves_the_spark_text_model_answering(spark, frames):
+    train, test = frames
+    model = sqlnb.NaiveBayes(name("sa"), con=spark, family="multinomial")
+    model.fit(train, "label", text="body")
+    before = rows(model.predict_proba(test))
+    only_stop_words = spark.createDataFrame(pd.DataFrame({"body": ["the and", "of the"],
+                                                          "label": ["ham", "spam"]}))
+    with pytest.raises(InvalidDataError, match="empty vocabulary"):
+        model.fit(only_stop_words, "label", text="body", stop_words="english")
+    # the vocabulary and analyzer are versioned with the statistics: all of the old model
+    assert rows(sqlnb.load(spark, model.name).predict_proba(test)) == before
