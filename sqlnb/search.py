@@ -433,7 +433,7 @@ def _held_out(scratch: ModelContext, cv: int | str, extra: list[tuple[str, str]]
         extra += [("TABLE", name) for name in names.values()]
         features = scratch.engine.table(names["feature_list"])
         scratch.engine.execute(scratch.engine.render(
-            "catalog/table_versions.sql", what="copy", table=context["t"]["features"],
+            "catalog/versions.sql#copy", table=context["t"]["features"],
             into=features))
         context = {**context, "t": {**context["t"], "features": features,
                                     "class_stats": scratch.engine.table(names["classes"]),
