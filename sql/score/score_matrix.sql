@@ -9,19 +9,7 @@
 {% set jll = '__sqlnb_jll' %}
 {% set joint = terms.matrix_joint(terms.row_values(features, false, binarize), weights, shift, kind, false) %}
 {% if output == 'predict' %}
-SELECT
-    {% if keep %}*,{% endif %}
-    -- argmax; ties go to the first class in sorted order
-    list_transform([{{ joint }}], lambda {{ jll }}: {{ step.list_argmax(classes, jll) }})[1] AS {{ prediction }}
-FROM {{ source }}
-{% else %}
-SELECT
-    {% if keep %}* EXCLUDE ({{ jll }}),{% endif %}
-{{ step.list_outputs(classes, output, jll) }}
-FROM (
-    SELECT
-        {% if keep %}*,{% endif %}
-        {{ joint }} AS {{ jll }}
-    FROM {{ source }}
-)
+{#- argmax; ties go to the first class in sorted order -#}
+{% set joint = 'list_transform([' ~ joint ~ '], lambda ' ~ jll ~ ': ' ~ step.list_argmax(classes, jll) ~ ')[1]' %}
 {% endif %}
+{{ step.list_statement(joint, source, keep, classes, output, jll, prediction) }}

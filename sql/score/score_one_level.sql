@@ -66,19 +66,4 @@ CASE WHEN list_contains({{ x }}, 'NaN'::DOUBLE) THEN {{ careful_list }} ELSE {{ 
 {% set value = classes_list %}
 {% endif %}
 {% set scored = 'list_transform([' ~ row ~ '], lambda ' ~ x ~ ': ' ~ value ~ ')[1]' %}
-{% if output == 'predict' %}
-SELECT
-    {% if keep %}*,{% endif %}
-    {{ scored }} AS {{ prediction }}
-FROM {{ source }}
-{% else %}
-SELECT
-    {% if keep %}* EXCLUDE ({{ jll }}),{% endif %}
-{{ step.list_outputs(classes, output, jll) }}
-FROM (
-    SELECT
-        {% if keep %}*,{% endif %}
-        {{ scored }} AS {{ jll }}
-    FROM {{ source }}
-)
-{% endif %}
+{{ step.list_statement(scored, source, keep, classes, output, jll, prediction) }}

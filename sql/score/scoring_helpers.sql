@@ -162,3 +162,25 @@ list_max({{ jll }}) + ln(list_sum(list_transform({{ jll }}, lambda v: exp(v - li
     AS {{ c.output }}{{ "," if not loop.last }}
 {% endfor %}
 {%- endmacro %}
+
+{#- A statement scoring each row of `source` by one list expression: `scored` is the label
+    itself for `predict`, else the classes' list of joint log-likelihoods, which
+    `list_outputs` turns into the output columns. -#}
+{% macro list_statement(scored, source, keep, classes, output, jll, prediction) -%}
+{% if output == 'predict' %}
+SELECT
+    {% if keep %}*,{% endif %}
+    {{ scored }} AS {{ prediction }}
+FROM {{ source }}
+{% else %}
+SELECT
+    {% if keep %}* EXCLUDE ({{ jll }}),{% endif %}
+{{ list_outputs(classes, output, jll) }}
+FROM (
+    SELECT
+        {% if keep %}*,{% endif %}
+        {{ scored }} AS {{ jll }}
+    FROM {{ source }}
+)
+{% endif %}
+{%- endmacro %}
