@@ -36,7 +36,7 @@ import math
 import numbers
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import compiler, ownership, scoring
+from . import compiler, scoring
 from .engines.dialects import DUCKDB, Dialect
 from .errors import (
     InvalidDataError,
@@ -62,13 +62,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .context import ModelContext
 
 INTEGER_CHOICES = ("gaussian", "poisson", "categorical")
-
-def drop_parts(model: ModelContext) -> None:
-    """Release the per-family relations of an earlier mixed model of this name (and, for a
-    mixed model replacing a single-family one, the single-family ones)."""
-    ownership.release(model, [f"{model.name}_feature_params", f"{model.name}_feature_stats"]
-                      + ownership.names(model.name, "parts"))
-
 
 # The family of each kind of column type (see ``Dialect.kind``); integers are a setting.
 KIND_FAMILIES = {"float": "gaussian", "decimal": "gaussian", "bool": "bernoulli",

@@ -439,7 +439,9 @@ def fit_within(model: ModelContext, src: Source, spec: dict[str, Any]) -> None:
     ownership.claim(model, ownership.names(model.name, "base", "macros"))
     grouping.drop_groups(model)
     features = spec["features"]
-    mixed.drop_parts(model)  # of an earlier mixed model
+    # an earlier mixed model's per-family relations (the model's own tables and parameter
+    # views are replaced by create, which keeps a staged write's until its switch)
+    ownership.release(model, ownership.names(model.name, "parts"))
     flow = pipeline_of(model)
     flow.create(spec["target_type"])
     flow.run("fit/insert_features.sql", features=features)

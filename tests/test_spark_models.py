@@ -246,6 +246,20 @@ def test_a_partial_fit_that_fails_midway_leaves_the_spark_model_as_it_was(spark,
                 if t.name.endswith("__next") or t.name.startswith("sm_failed_class_params__")]
 
 
+def test_a_refit_that_fails_leaves_the_spark_model_as_it_was(spark, rows):
+    """A fit of a model that exists stages every table and parameter view of the new one:
+    refused after its scan, the old model still answers, through sqlnb.load too."""
+    model = sqlnb.NaiveBayes("sm_refit", con=spark, family="multinomial").fit(
+        rows, "y", features=FEATURES)
+    before = _sorted(model.predict_proba(rows).collect())
+    bad = rows.union(spark.createDataFrame([(99, 1, -5, 0, "a", 1.0)], SCHEMA))
+    with pytest.raises(InvalidDataError, match="negative"):
+        sqlnb.NaiveBayes("sm_refit", con=spark, family="multinomial").fit(
+            bad, "y", features=FEATURES)
+    assert _sorted(model.predict_proba(rows).collect()) == before
+    assert _sorted(sqlnb.load(spark, "sm_refit").predict_proba(rows).collect()) == before
+
+
 def test_models_live_in_the_database_their_engine_names(spark, rows):
     """Two models called ``twin`` in two databases: each its own tables and functions."""
     for database in ("sd_one", "sd_two"):
