@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import scoring
 from .context import as_context, relation_name
-from .engines.dialects import Dialect, dialect_named
+from .engines.dialects import Dialect, Expression, dialect_named
 from .errors import InvalidParameterError, UnsupportedError
 from .families import FAMILIES
 from .grouping import group_parameter_table
@@ -468,13 +468,14 @@ def labelled_classes(model: ModelContext) -> list[dict[str, Any]]:
     return classes
 
 
-def macros_sql(model: ModelContext, *, arrays: bool) -> str:
+def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -> str:
     """The statement (re)creating the model's scoring macros (``score/scoring_macros.sql``).
 
     ``arrays``: macros whose text names the features and classes but no fitted number;
     they read the parameters from ``<name>_scoring_params`` at each call (families with an
     ``array_kind``). Otherwise every parameter is a literal of the macros' text. Engines
-    whose dialect stores SQL functions instead (Spark) get :func:`functions_sql`'s."""
+    whose dialect stores SQL functions instead (Spark) get :func:`functions_sql`'s.
+    ``joint_only``: only ``<name>_joint_log_likelihood``, the macro the others call."""
     if model.dialect.stored_scoring == "functions":
         return functions_sql(model)
     text = None if arrays else model.parameters().get("text")
@@ -536,7 +537,7 @@ def macros_sql(model: ModelContext, *, arrays: bool) -> str:
     return model.render(
         "score/scoring_macros.sql", classes=classes, m=quoted,
         key_clash=_key_clash_message(model.name, clash) if clash else None,
-        model_comment=comment_text(model.name), **form)
+        joint_only=joint_only, model_comment=comment_text(model.name), **form)
 
 
 def functions_sql(model: ModelContext) -> str:
@@ -567,24 +568,32 @@ def functions_sql(model: ModelContext) -> str:
 
 def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str] | None = None,
                 top: int | None = None, row: int | None = None,
-                dialect: Dialect | None = None, inlined: bool = False) -> str:
+                dialect: Dialect | None = None, inlined: bool = False,
+                from_view: bool = False) -> str:
     """The statement explaining ``source_sql`` (``reports/explain.sql``): each feature's term of each
     class's joint log-likelihood per row, or with ``top`` the ``top`` features that most
     favour the prediction over the runner-up; ``row``: that input row only. Every
-    parameter is inlined, so the same text serves ``explain``, ``to_sql(output="explain")``
-    and the ``<name>_explain`` macro. ``columns`` maps feature names to the SQL that reads
-    them; ``dialect`` (default: the engine's) is the SQL it is written in."""
+    parameter is inlined, so the same text serves ``explain`` and ``to_sql(output="explain")``;
+    with ``from_view`` the parameters are columns of the one-row view
+    ``<name>_explain_params`` instead (the ``<name>_explain`` macro of a model
+    :func:`explain_reads_view` covers, which a write that keeps the classes, features and
+    hyperparameters need not re-create). ``columns`` maps feature names to the SQL that
+    reads them; ``dialect`` (default: the engine's) is the SQL it is written in."""
     dialect = dialect or model.dialect
     if dialect is not model.dialect and columns is None:
         columns = {name: dialect.ident(name) for name in model.features_}
     columns = columns or {}
     group_table = group_parameter_table(model, columns=columns or None)
-    # a feature of many categories reads its terms from a joined relation, as predict's
-    # statement does (an expression naming 50,000 categories takes DuckDB a second to plan)
-    compiled = compiled_classes(model, columns=columns, dialect=dialect)
-    if inlined or dialect is not model.dialect:  # (``inlined``: to_sql's, reading no table)
-        compiled = with_categories(model, compiled)
-    compiled, lookups = joined_lookups(compiled, dialect)
+    lookups: list[dict[str, Any]] = []
+    if from_view:
+        compiled = _view_classes(model, columns)
+    else:
+        # a feature of many categories reads its terms from a joined relation, as predict's
+        # statement does (an expression naming 50,000 categories takes DuckDB a second to plan)
+        compiled = compiled_classes(model, columns=columns, dialect=dialect)
+        if inlined or dialect is not model.dialect:  # (``inlined``: to_sql's, reading no table)
+            compiled = with_categories(model, compiled)
+        compiled, lookups = joined_lookups(compiled, dialect)
     classes = [_explained_class(model, c, group_table) for c in compiled]
     cleaned = _clean_once(dialect, classes)
     features = [{"name": f["name"], "column": columns.get(f["name"], dialect.ident(f["name"]))}
@@ -595,15 +604,17 @@ def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str]
                                  row=row, cleaned=cleaned, group_table=group_table,
                                  lookups=lookups,
                                  top=None if top is None else min(top, len(features)),
+                                 params=model.tables["explain_params"] if from_view else None,
                                  model_comment=comment_text(model.name)))
 
 
 def explain_macro_sql(model: ModelContext) -> str | None:
     """The statement (re)creating the table macro ``<name>_explain(relation)``: ``explain``'s
-    statement over ``query_table(relation)``, parameters inlined (``SELECT * FROM
-    churn_explain('customers')``). None where there is none: engines that store functions
-    (Spark), text and long-input models, per-group family="auto" models (which explain
-    does not cover yet)."""
+    statement over ``query_table(relation)`` (``SELECT * FROM churn_explain('customers')``),
+    its parameters read from the view ``<name>_explain_params`` where
+    :func:`explain_reads_view` (create the view first: :func:`explain_params_sql`), else
+    inlined. None where there is none: engines that store functions (Spark), text and
+    long-input models, per-group family="auto" models (which explain does not cover yet)."""
     if (model.dialect.stored_scoring != "macros" or model.stored_input()
             or model.parameters().get("text")
             or (model.spec.grouped and model.family.composite)):
@@ -611,7 +622,66 @@ def explain_macro_sql(model: ModelContext) -> str | None:
     return model.engine.render(
         "reports/explain_macro.sql", model=model.name,
         name=model.dialect.ident(macro_names(model.name)["explain"]),
-        body=explain_sql(model, "query_table(relation)"))
+        body=explain_sql(model, "query_table(relation)", from_view=explain_reads_view(model)))
+
+
+def explain_reads_view(model: ModelContext) -> bool:
+    """Whether the model's explain macro reads its parameters from the view
+    ``<name>_explain_params``: a model of one family over columns whose parameters are a few
+    numbers per class and feature (no categories, no groups), on DuckDB."""
+    family = model.family
+    return (model.dialect.stored_scoring == "macros" and not family.composite
+            and not family.per_category and not model.spec.grouped
+            and not model.stored_input())
+
+
+EXPLAIN_PARAMS = "priors"  # the name reports/explain.sql gives the row of the view
+
+
+def _slot(*pieces: Any) -> str:
+    """A column of ``<name>_explain_params``: ``__sqlnb_p_<class>[_<feature>_<parameter>]``."""
+    return "__sqlnb_p_" + "_".join(str(p) for p in pieces)
+
+
+def explain_params_sql(model: ModelContext) -> str:
+    """The statement (re)creating the view ``<name>_explain_params`` (one row: each class's
+    constant and each class's, feature's and scoring parameter's value, as columns) that
+    the explain macro of a model :func:`explain_reads_view` covers reads."""
+    classes = [index for index, _, _ in model.fetch("catalog/read_params.sql#classes")]
+    parameters = model.family.scoring_parameters
+    ident = model.dialect.ident
+    constants = [{"class_index": i, "alias": ident(_slot(i))} for i in classes]
+    terms = [{"class_index": i, "feature": f["name"], "position": k,
+              "alias": ident(_slot(i, j, name))}
+             for i in classes for j, f in enumerate(model.meta["features"])
+             for k, name in enumerate(parameters)]
+    return model.render("reports/explain_params.sql", constants=constants, terms=terms,
+                        parameters=parameters, model_comment=comment_text(model.name))
+
+
+def _view_classes(model: ModelContext, columns: dict[str, str]) -> list[dict[str, Any]]:
+    """The model's classes as ``reports/explain.sql`` reads them, each parameter an
+    ``Expression`` naming its column of ``<name>_explain_params`` (the family's templates
+    render them unchanged, as they render a per-group model's joined parameters)."""
+    dialect = model.dialect
+    family = model.family
+
+    def column(*pieces: Any) -> Expression:
+        return Expression(dialect.column(EXPLAIN_PARAMS, _slot(*pieces)))
+
+    classes = []
+    for c in labelled_classes(model):
+        i = c["index"]
+        terms = []
+        for j, f in enumerate(model.meta["features"]):
+            name = f["name"]
+            term = {"name": name, "column": columns.get(name, dialect.ident(name)),
+                    "family": family.name, "guard": dialect.kind(f["type"]) == "float"}
+            term.update({p: column(i, j, p) for p in family.scoring_parameters})
+            terms.append(term)
+        classes.append({"index": i, "label": c["label"], "constant": column(i),
+                        "terms": terms})
+    return classes
 
 
 def _clean_once(dialect: Dialect, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -58,6 +58,8 @@ RELATIONS = {
     "terms": "__sqlnb_terms_{name}",
     # the parameters the scoring macros read (see sqlnb/macros.py)
     "scoring_params": "{name}_scoring_params",
+    # the one-row view of the parameters the explain macro reads (see sqlnb/macros.py)
+    "explain_params": "{name}_explain_params",
 }
 # The roles users and SQL clients see (``NaiveBayes.table_names``).
 USER_ROLES = ("meta", "class_stats", "features", "feature_stats", "class_params",
@@ -93,6 +95,7 @@ class StoredState:
     spec: tuple[dict[str, Any], ModelSpec] | None = None
     meta_kind: str | None = None  # the kind of relation holding the metadata
     scoring_params_kind: str | None = None  # of the view the scoring macros read
+    explain_params_kind: str | None = None  # of the view the explain macro reads
     owned_relations: set[str] | None = None
     claimed_relations: list[str] | None = None
     pipeline: Any = None  # the model's cached sqlnb.pipeline.Pipeline (pipeline.of)
@@ -202,10 +205,13 @@ class ModelContext:
         # the kind of relation holding it (ownership reads its record from a table), and
         # of the parameter view the scoring macros read (asked in the same look)
         params_name = relation_name(self.name, "scoring_params")
-        kinds = (self.engine.relations([meta_name.lower(), params_name.lower()], [])
+        explain_name = relation_name(self.name, "explain_params")
+        kinds = (self.engine.relations([meta_name.lower(), params_name.lower(),
+                                        explain_name.lower()], [])
                  if local else {})
         self.state.meta_kind = kinds.get(meta_name.lower())
         self.state.scoring_params_kind = kinds.get(params_name.lower())
+        self.state.explain_params_kind = kinds.get(explain_name.lower())
         if local and self.state.meta_kind is None and "next_meta" not in self.tables:
             # asked of the catalog: a failed read would abort a transaction (a staged
             # write's new version is read through its tables, which the catalog lacks)

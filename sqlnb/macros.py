@@ -20,7 +20,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import ownership, scoring
-from .compiler import explain_macro_sql, macro_names, macros_sql, params_table_name
+from .compiler import (
+    explain_macro_sql,
+    explain_params_sql,
+    explain_reads_view,
+    macro_names,
+    macros_sql,
+    params_table_name,
+)
+from .context import relation_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import ModelContext
@@ -36,18 +44,24 @@ __all__ = [
 
 
 def create_macros(model: ModelContext, view: bool = True) -> None:
-    """(Re)create the model's scoring macros (and, unless not ``view``, the parameter view
-    beside them, which the macros read where the weight matrix does not apply).
+    """(Re)create the model's scoring macros (and, unless not ``view``, the parameter views
+    beside them: ``<name>_scoring_params``, which the macros read where the weight matrix
+    does not apply, and ``<name>_explain_params``, which the explain macro reads where
+    :func:`sqlnb.compiler.explain_reads_view`).
 
     Called at the end of every write, inside its transaction, so the macros (which hold
     the parameters, see :func:`sqlnb.scoring.weight_matrix`) always agree with the
-    statistics tables: both commit or roll back together. ``view=False``: the view is
-    there and current (the write changed no class, feature or hyperparameter).
+    statistics tables: both commit or roll back together. ``view=False``: the views are
+    there and current (the write changed no class, feature or hyperparameter), so only
+    the joint log-likelihood macro, which holds the numbers, is written again (the others
+    call it by name, and the explain macro reads its view).
     """
     model.invalidate()
     try:
         name = params_table_name(model.name)
+        explain_name = relation_name(model.name, "explain_params")
         arrays = _arrays(model)
+        reads_view = explain_reads_view(model)
         if not view:
             pass
         elif arrays:  # the parameters as rows of the view <name>_scoring_params
@@ -57,8 +71,12 @@ def create_macros(model: ModelContext, view: bool = True) -> None:
             model.run("score/scoring_params.sql", kind=model.family.array_kind)
         else:
             ownership.release(model, [name])
-        model.engine.execute(macros_sql(model, arrays=arrays))
-        explain = explain_macro_sql(model)
+        if view and reads_view:
+            model.engine.execute(explain_params_sql(model))
+        elif view:
+            ownership.release(model, [explain_name])
+        model.engine.execute(macros_sql(model, arrays=arrays, joint_only=not view))
+        explain = explain_macro_sql(model) if view or not reads_view else None
         if explain:
             model.engine.execute(explain)
     finally:
@@ -84,11 +102,14 @@ def create_functions(model: ModelContext, text: str) -> None:
 
 
 def read_current_view(model: ModelContext) -> bool:
-    """Whether ``model``'s parameter view ``<name>_scoring_params`` is there, as the look
-    at the catalog that came with its metadata read found (so an update that changes no
-    class, feature or hyperparameter leaves it as it is: it reads the new statistics; the
-    macros, which hold the parameters, are re-created all the same)."""
-    return _arrays(model) and model.state.scoring_params_kind == "VIEW"
+    """Whether ``model``'s parameter views are there (``<name>_scoring_params``, and
+    ``<name>_explain_params`` where the explain macro reads it), as the look at the catalog
+    that came with its metadata read found: then an update that changes no class, feature
+    or hyperparameter leaves them and the macros that only read them as they are (they read
+    the new statistics); the joint log-likelihood macro, which holds the parameters, is
+    re-created all the same."""
+    return (_arrays(model) and model.state.scoring_params_kind == "VIEW"
+            and (model.state.explain_params_kind == "VIEW" or not explain_reads_view(model)))
 
 
 def _arrays(model: ModelContext) -> bool:
@@ -101,4 +122,5 @@ def drop_macros(model: ModelContext) -> None:
     """Remove the scoring macros the model owns (a long-input model has none), and the
     parameter view they read."""
     ownership.release(model, [*macro_names(model.name).values(),
-                              params_table_name(model.name)])
+                              params_table_name(model.name),
+                              relation_name(model.name, "explain_params")])

@@ -33,8 +33,9 @@ GROUP_ROLES = ("group_columns", "group_class_stats", "group_feature_stats",
                "group_class_params", "group_feature_params")
 MACRO_SUFFIXES = ("joint_log_likelihood", "predict", "predict_proba", "predict_log_proba",
                   "score", "explain")
-# the table the scoring macros read their parameters from (created and dropped with them)
-MACRO_TABLES = ("scoring_params",)
+# the views the scoring and explain macros read their parameters from (created and dropped
+# with them)
+MACRO_TABLES = ("scoring_params", "explain_params")
 
 
 def names(model_name: str, *kinds: str) -> list[str]:

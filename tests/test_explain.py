@@ -337,6 +337,50 @@ def test_macro_and_to_sql_are_the_same_explanation():
         model.to_sql("rows", output="predict", top=2)
 
 
+def macro_explained(con, name, source, classes):
+    """<name>_explain(source) as an array (row, class, feature) and the log prior per class."""
+    rows = con.sql(f"SELECT * FROM {name}_explain('{source}')").fetchall()
+    terms = np.empty((len(rows) // (len(classes) * N_FEATURES), len(classes), N_FEATURES))
+    priors = {}
+    for row, label, feature, log_likelihood, log_prior in rows:
+        terms[row, classes.index(label), NAMES.index(feature)] = log_likelihood
+        priors[label] = log_prior
+    return terms, np.array([priors[c] for c in classes])
+
+
+@pytest.mark.parametrize("family", ["gaussian", "multinomial", "complement", "bernoulli",
+                                    "poisson"])
+def test_the_explain_macro_reads_the_parameter_views(family, tmp_path):
+    """The explain macro of a model of one numeric family reads its parameters from a view
+    over the statistics: an update by another connection that adds no class is seen by a
+    plain SQL client's macro, which the update did not re-create."""
+    X, y, _ = family_data(family, seed=11)
+    half = N_ROWS // 2
+    con = duckdb.connect(str(tmp_path / "models.duckdb"))
+    for table, rows in (("first_rows", X[:half]), ("rows", X)):
+        con.register("rows_frame", frame(rows))
+        con.execute(f"CREATE TABLE {table} AS SELECT * FROM rows_frame")
+    writer = con.cursor()
+    model = sqlnb.NaiveBayes("m", con=writer, family=family).fit(frame(X[:half], y[:half]), "y")
+    client = con.cursor()
+    text = "SELECT macro_definition FROM duckdb_functions() WHERE function_name = 'm_explain'"
+    before = client.execute(text).fetchall()
+    terms, priors = macro_explained(client, "m", "first_rows", [0, 1, 2])
+    expected_terms, expected_priors = reference_terms(family, X[:half], y[:half], np.ones(half))
+    np.testing.assert_allclose(terms, expected_terms, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(priors, expected_priors, rtol=1e-9, atol=1e-9)
+    model.partial_fit(frame(X[half:], y[half:]), "y")
+    assert client.execute(text).fetchall() == before  # not re-created ...
+    terms, priors = macro_explained(client, "m", "rows", [0, 1, 2])
+    expected_terms, expected_priors = reference_terms(family, X, y, np.ones(N_ROWS))
+    np.testing.assert_allclose(terms, expected_terms, rtol=1e-9, atol=1e-9)  # ... yet current
+    np.testing.assert_allclose(priors, expected_priors, rtol=1e-9, atol=1e-9)
+    same = model.explain("rows").order("row_number, class, feature").fetchall()
+    got = client.sql("SELECT * FROM m_explain('rows') ORDER BY row_number, class, feature").fetchall()
+    assert [r[:3] for r in got] == [r[:3] for r in same]
+    np.testing.assert_allclose([r[3:] for r in got], [r[3:] for r in same], rtol=1e-12, atol=1e-12)
+
+
 def test_macro_of_a_mixed_and_a_per_group_model():
     rng = np.random.default_rng(8)
     y = rng.integers(0, 2, N_ROWS)

@@ -12,7 +12,9 @@
    x class x feature). `features`: the name and SQL of each feature, in order. `cleaned`:
    numeric features read once per row with NaN as NULL (`alias`), which the terms read.
    `lookups`: the relations of the features of many categories, joined to the rows (their
-   terms read them; see compiler.joined_lookups). #}
+   terms read them; see compiler.joined_lookups). `params`: the one-row view of the
+   parameters (reports/explain_params.sql) that the constants and terms read as columns of
+   `priors`, or none (they are literals). #}
 {% from 'families/common.sql' import num %}
 {% from 'score/scoring_helpers.sql' import lookup_joins %}
 {% macro share(entry) -%}
@@ -58,9 +60,16 @@ WITH numbered AS (
 {% endif %}
 ), priors AS (
     SELECT
+{% if params %}
+        -- the parameters' row, which the terms read (`priors.<column>`)
+        *,
+{% endif %}
 {% for c in classes %}
         {{ entries_prior(c.constant, c.entries) }} AS {{ ('__sqlnb_prior_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
 {% endfor %}
+{% if params %}
+    FROM {{ params }} AS priors
+{% endif %}
 {% if group_table %}
 ), group_parameters ({{ group_table.columns | join(", ") }}) AS (
     -- one model per group: a row of parameters each (NULL for a class the group never saw)

@@ -1,6 +1,8 @@
 -- Scoring macros of model {{ model_comment | comment }} ({{ family_name | comment }} naive Bayes, DuckDB only).
 -- Each takes a row (the table alias in `SELECT churn_predict(t) FROM customers t`) and
 -- embeds the parameters the model had when sqlnb (re)created it at the end of a fit.
+{# `joint_only`: only the joint log-likelihood macro (the others call it by name: a write
+    that changes no class, feature or hyperparameter re-creates it alone). #}
 {% import family_template as family %}
 {% from 'score/scoring_helpers.sql' import chunked, lookup_joins %}
 {% import 'score/scoring_helpers.sql' as step %}
@@ -137,6 +139,7 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS [
 ];
 {% endif %}
 
+{% if not joint_only %}
 CREATE OR REPLACE MACRO {{ m.predict }}(r) AS
     -- the class with the largest joint log-likelihood; ties go to the first class in sorted order
     list_transform([{{ m.joint }}(r)], lambda jll:
@@ -225,4 +228,5 @@ CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
 CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
     SELECT *, {{ m.predict }}(__sqlnb_row) AS prediction
     FROM query_table(relation) AS __sqlnb_row;
+{% endif %}
 {% endif %}
