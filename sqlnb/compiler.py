@@ -500,10 +500,13 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
         meta_features = model.meta["features"]
         features = [{"name": f["name"], "double": False,
                      "column": model.dialect.field(ROW_ONCE, f["name"])} for f in meta_features]
+        # the score table macro reads the relation's columns themselves
+        table_features = [{**f, "column": model.dialect.ident(f["name"])} for f in features]
         form = {"row": ROW_ONCE, "row_once": True, "grouped_model": False,
                 "group_table": None, "params_table": True,
                 "params_table_name": params_table_name(model.name),
-                "features": features, "kind": model.family.array_kind,
+                "features": features, "table_features": table_features,
+                "kind": model.family.array_kind,
                 "any_float": any(model.dialect.kind(f["type"]) == "float"
                                  for f in meta_features),
                 "binarize": scoring.binarize_threshold(model),

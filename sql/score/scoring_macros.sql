@@ -7,6 +7,24 @@
 {% from 'score/scoring_helpers.sql' import chunked, lookup_joins %}
 {% import 'score/scoring_helpers.sql' as step %}
 {% import 'score/array_terms.sql' as terms %}
+{#- The weight matrix's joint log-likelihoods of one row whose `features` are read by their
+    `column` (a field of the macro's row, or a column of the scored relation). -#}
+{% macro matrix_row_joint(features) -%}
+{% set names %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
+{% set v = '__sqlnb_v' %}
+{#- a NaN is missing: the careful form tests it where it reads the list (no binarize, which
+    would read it first) -#}
+{% set nan_in_place = missing != 'error' and any_float and binarize is none %}
+list_transform([{{ terms.row_values(features, any_float and not nan_in_place, binarize) }}], lambda {{ v }}:
+{% if missing == 'error' %}
+        CASE WHEN list_contains(list_transform({{ v }}, lambda v: v IS NULL), true)
+        THEN error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(list_transform({{ v }}, lambda v: v IS NULL), true)])
+        ELSE {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, false) }} END
+{% else %}
+        {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, true, nan_in_place) }}
+{% endif %}
+    )[1]
+{%- endmacro %}
 {% if text is defined and text %}
 {% import 'text/analyzer.sql' as analyzer %}
 {% from 'families/counts.sql' import value %}
@@ -66,21 +84,11 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
 
 );
 {% elif matrix is defined and matrix %}
-{% set names %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
-{% set v = '__sqlnb_v' %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- the fitted parameters are written here, one row of weights per class (every write
-    -- of the model re-creates the macros in its transaction): each class's joint
+    -- of the model re-creates the macro in its transaction): each class's joint
     -- log-likelihood is one inner product with the row's list, short to plan at each call
-    list_transform([r], lambda {{ row | ident }}: list_transform([{{ terms.row_values(features, any_float, binarize) }}], lambda {{ v }}:
-{% if missing == 'error' %}
-        CASE WHEN list_contains(list_transform({{ v }}, lambda v: v IS NULL), true)
-        THEN error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(list_transform({{ v }}, lambda v: v IS NULL), true)])
-        ELSE {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, false) }} END
-{% else %}
-        {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, true) }}
-{% endif %}
-    )[1])[1];
+    list_transform([r], lambda {{ row | ident }}: {{ matrix_row_joint(features) }})[1];
 {% elif params_table is defined and params_table %}
 {% set c = {'constant': '__sqlnb_c.constant', 'full_constant': '__sqlnb_c.full_constant',
             'scale': '__sqlnb_c.scale', 'target': '__sqlnb_c.target',
@@ -224,6 +232,12 @@ CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
         {{ step.list_argmax(classes, '__sqlnb_jll') }} AS prediction
     FROM joint
     ORDER BY __sqlnb_doc;
+{% elif matrix is defined and matrix %}
+-- (the weight matrix over the relation's columns, with no row passed to a macro: about what
+-- the same statement costs written out, half a call of <name>_predict on one row)
+{% set jll = '__sqlnb_jll' %}
+CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
+    {{ step.list_statement('list_transform([' ~ matrix_row_joint(table_features) ~ '], lambda ' ~ jll ~ ': ' ~ step.list_argmax(classes, jll) ~ ')[1]', 'query_table(relation)', true, classes, 'predict', jll, 'prediction') }};
 {% else %}
 CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
     SELECT *, {{ m.predict }}(__sqlnb_row) AS prediction
