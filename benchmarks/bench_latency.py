@@ -79,6 +79,7 @@ def main() -> None:
     # the shape of the macro's body, planned at each call as the macro is, with no macro
     shape_table = plain_statement(model, "one_row", 1)
     macro = render("macro_latency.sql", macro=f"{MODEL}_predict", table="one_row")
+    score_macro = render("table_macro_latency.sql", macro=f"{MODEL}_score", table="one_row")
     steps = {
         "one row: floor, SELECT * of the Arrow row": lambda: con.sql(
             render("select_all.sql", table="digits_one")).fetchall(),
@@ -89,6 +90,7 @@ def main() -> None:
         "one row: floor, SELECT * of the row as a DuckDB table": lambda: con.execute(
             render("select_all.sql", table="one_row")).fetchall(),
         "one row: SQL macro": lambda: con.execute(macro).fetchall(),
+        "one row: table macro <name>_score": lambda: con.execute(score_macro).fetchall(),
         "one row: the macro's expression, plain statement": lambda: con.execute(
             shape_table).fetchall(),
         "all rows: floor, SELECT * of the Arrow table": lambda: con.sql(
@@ -107,6 +109,7 @@ def main() -> None:
     expected = [r[-1] for r in model.predict(every).fetchall()]
     assert [r[0] for r in con.execute("EXECUTE shape_all").fetchall()] == expected
     assert con.execute(macro).fetchall()[0][0] == expected[0]
+    assert con.execute(score_macro).fetchall()[0][-1] == expected[0]
     times: dict[str, list[float]] = {name: [] for name in steps}
     for step in steps.values():
         for _ in range(3):
@@ -123,11 +126,12 @@ def main() -> None:
         "one row: plain statement / floor": medians[names[2]] / medians[names[0]],
         "one row: facade / floor": medians[names[3]] / medians[names[0]],
         "one row: macro / table floor": medians[names[5]] / medians[names[4]],
-        "one row: plain statement of the macro's shape / table floor": medians[names[6]] / medians[names[4]],
-        "all rows: predict / floor": medians[names[8]] / medians[names[7]],
-        "all rows: plain statement / floor": medians[names[9]] / medians[names[7]],
-        "no row: one-row statement / floor": medians[names[11]] / medians[names[10]],
-        "no row: all-rows statement / floor": medians[names[12]] / medians[names[10]],
+        "one row: table macro <name>_score / table floor": medians[names[6]] / medians[names[4]],
+        "one row: plain statement of the macro's shape / table floor": medians[names[7]] / medians[names[4]],
+        "all rows: predict / floor": medians[names[9]] / medians[names[8]],
+        "all rows: plain statement / floor": medians[names[10]] / medians[names[8]],
+        "no row: one-row statement / floor": medians[names[12]] / medians[names[11]],
+        "no row: all-rows statement / floor": medians[names[13]] / medians[names[11]],
     }
     print(json.dumps({
         "duckdb": duckdb.__version__, "numpy": np.__version__, "calls": args.calls,

@@ -95,17 +95,11 @@ list_transform({{ columns }}, lambda v: coalesce(v, {{ nan }}))
     The row becomes `z = [1] + x' (+ x'^2, or + the sum of lgamma(x + 1)) (+ 1 where a
     value is missing, with `careful`)`, x' the row centred on the shift with a missing
     value as 0: each class's term is one inner product of its weights with `z`. -#}
-{% macro matrix_joint(x, weights, shift, kind, careful, nan=false) -%}
-{#- `nan` (with `careful`): `x` may also hold NaN, missing as NULL is (tested where the
-    list is read rather than by a lambda of its own: one level less to plan) -#}
-{% set value = 'coalesce(v - ' ~ shift ~ '[i], 0)' if shift is not none else 'coalesce(v, 0)' %}
-{% if nan %}{% set value = 'CASE WHEN isnan(v) THEN 0 ELSE ' ~ value ~ ' END' %}{% endif %}
-{% if shift is not none and careful -%}
-{% set centred = 'list_transform(' ~ x ~ ', lambda v, i: ' ~ value ~ ')' %}
-{%- elif shift is not none -%}
-{% set centred = 'list_transform(' ~ x ~ ', lambda v, i: v - ' ~ shift ~ '[i])' %}
+{% macro matrix_joint(x, weights, shift, kind, careful) -%}
+{% if shift is not none -%}
+{% set centred = 'list_transform(' ~ x ~ ', lambda v, i: ' ~ ('coalesce(v - ' ~ shift ~ '[i], 0)' if careful else 'v - ' ~ shift ~ '[i]') ~ ')' %}
 {%- elif careful -%}
-{% set centred = 'list_transform(' ~ x ~ ', lambda v: ' ~ value ~ ')' %}
+{% set centred = 'list_transform(' ~ x ~ ', lambda v: coalesce(v, 0))' %}
 {%- else -%}
 {% set centred = x %}
 {%- endif %}
@@ -117,6 +111,6 @@ list_transform({{ columns }}, lambda v: coalesce(v, {{ nan }}))
 {%- else -%}
 {% set z = 'list_concat([1.0], ' ~ x0 %}
 {%- endif %}
-{% if careful %}{% set z = z ~ ', list_transform(' ~ x ~ ', lambda v: CAST(' ~ ('v IS NULL OR isnan(v)' if nan else 'v IS NULL') ~ ' AS DOUBLE)))' %}{% else %}{% set z = z ~ ')' %}{% endif %}
+{% if careful %}{% set z = z ~ ', list_transform(' ~ x ~ ', lambda v: CAST(v IS NULL AS DOUBLE)))' %}{% else %}{% set z = z ~ ')' %}{% endif %}
 list_transform([{{ centred }}], lambda {{ x0 }}: list_transform([{{ z }}], lambda __sqlnb_z: list_transform({{ weights }}, lambda __sqlnb_w: list_inner_product(__sqlnb_w, __sqlnb_z)))[1])[1]
 {%- endmacro %}

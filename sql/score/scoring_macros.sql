@@ -12,16 +12,13 @@
 {% macro matrix_row_joint(features) -%}
 {% set names %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
 {% set v = '__sqlnb_v' %}
-{#- a NaN is missing: the careful form tests it where it reads the list (no binarize, which
-    would read it first) -#}
-{% set nan_in_place = missing != 'error' and any_float and binarize is none %}
-list_transform([{{ terms.row_values(features, any_float and not nan_in_place, binarize) }}], lambda {{ v }}:
+list_transform([{{ terms.row_values(features, any_float, binarize) }}], lambda {{ v }}:
 {% if missing == 'error' %}
         CASE WHEN list_contains(list_transform({{ v }}, lambda v: v IS NULL), true)
         THEN error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(list_transform({{ v }}, lambda v: v IS NULL), true)])
         ELSE {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, false) }} END
 {% else %}
-        {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, true, nan_in_place) }}
+        {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, true) }}
 {% endif %}
     )[1]
 {%- endmacro %}
