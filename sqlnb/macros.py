@@ -1,8 +1,9 @@
 """The scoring macros a model owns: created, refreshed and dropped with its writes.
 
 A fit creates in the model's database a few DuckDB macros that embed the fitted
-parameters or read them from the view ``<name>_scoring_params`` (over the statistics
-tables, so they are never stale), so any DuckDB client can score rows without sqlnb::
+parameters or read them from the views ``<name>_scoring_params`` and
+``<name>_explain_params`` (over the statistics tables, so they are never stale), so any
+DuckDB client can score rows without sqlnb::
 
     SELECT *, churn_predict(t) AS prediction FROM customers t;
     SELECT churn_predict_proba(p).yes FROM read_parquet('new/*.parquet') p;
