@@ -642,23 +642,21 @@ EXPLAIN_PARAMS = "priors"  # the name reports/explain.sql gives the row of the v
 
 
 def _slot(*pieces: Any) -> str:
-    """A column of ``<name>_explain_params``: ``__sqlnb_p_<class>[_<feature>_<parameter>]``."""
+    """A column of ``<name>_explain_params``: ``__sqlnb_p_<class>[_<parameter>]``."""
     return "__sqlnb_p_" + "_".join(str(p) for p in pieces)
 
 
 def explain_params_sql(model: ModelContext) -> str:
     """The statement (re)creating the view ``<name>_explain_params`` (one row: each class's
-    constant and each class's, feature's and scoring parameter's value, as columns) that
-    the explain macro of a model :func:`explain_reads_view` covers reads."""
+    constant, and per class and scoring parameter a list in feature order) that the
+    explain macro of a model :func:`explain_reads_view` covers reads."""
     classes = [index for index, _, _ in model.fetch("catalog/read_params.sql#classes")]
     parameters = model.family.scoring_parameters
     ident = model.dialect.ident
     constants = [{"class_index": i, "alias": ident(_slot(i))} for i in classes]
-    terms = [{"class_index": i, "feature": f["name"], "position": k,
-              "alias": ident(_slot(i, j, name))}
-             for i in classes for j, f in enumerate(model.meta["features"])
-             for k, name in enumerate(parameters)]
-    return model.render("reports/explain_params.sql", constants=constants, terms=terms,
+    lists = [{"class_index": i, "position": k, "alias": ident(_slot(i, name))}
+             for i in classes for k, name in enumerate(parameters)]
+    return model.render("reports/explain_params.sql", constants=constants, lists=lists,
                         parameters=parameters, model_comment=comment_text(model.name))
 
 
@@ -669,8 +667,9 @@ def _view_classes(model: ModelContext, columns: dict[str, str]) -> list[dict[str
     dialect = model.dialect
     family = model.family
 
-    def column(*pieces: Any) -> Expression:
-        return Expression(dialect.column(EXPLAIN_PARAMS, _slot(*pieces)))
+    def column(*pieces: Any, at: int | None = None) -> Expression:
+        name = dialect.column(EXPLAIN_PARAMS, _slot(*pieces))
+        return Expression(name if at is None else f"{name}[{at}]")
 
     classes = []
     for c in labelled_classes(model):
@@ -680,7 +679,7 @@ def _view_classes(model: ModelContext, columns: dict[str, str]) -> list[dict[str
             name = f["name"]
             term = {"name": name, "column": columns.get(name, dialect.ident(name)),
                     "family": family.name, "guard": dialect.kind(f["type"]) == "float"}
-            term.update({p: column(i, j, p) for p in family.scoring_parameters})
+            term.update({p: column(i, p, at=j + 1) for p in family.scoring_parameters})
             terms.append(term)
         classes.append({"index": i, "label": c["label"], "constant": column(i),
                         "terms": terms})

@@ -25,8 +25,10 @@
 {% import entry.template as family %}
 {{ share(entry) | trim }} + ({{ family.term_of(entry.term, entry.p) | trim }})
 {%- endmacro %}
+{#- (the shares are subtracted a hundred at a time: one subtraction per feature would nest
+    an expression past DuckDB's depth limit of 1,000 in a model of 1,000 features) -#}
 {% macro entries_prior(constant, entries) -%}
-{{ constant | lit }}{% for entry in entries %} - ({{ share(entry) | trim }}){% endfor %}
+{{ constant | lit }}{% for group in entries | batch(100) %} - ({% for entry in group %}({{ share(entry) | trim }}){{ " + " if not loop.last }}{% endfor %}){% endfor %}
 {%- endmacro %}
 {% macro class_term(c, i) -%}
 {% if group_table %}CASE WHEN {{ group_table.matched }} IS NULL THEN {{ entry_term(c.entries[i]) }} WHEN {{ c.group_constant | lit }} IS NOT NULL THEN {{ entry_term(c.group_entries[i]) }} END{% else %}{{ entry_term(c.entries[i]) }}{% endif %}

@@ -1,12 +1,12 @@
 -- The parameters the explain macro of model {{ model | comment }} reads: one row, a column
--- per class constant and per class, feature and scoring parameter (the macro's terms name
--- these columns, see sql/reports/explain.sql). A view over the parameter views, so it is
--- current after every write: one that keeps the classes, features and hyperparameters
--- leaves the view and the macro as they are.
-{# `constants`: per class its `class_index` and column `alias`; `terms`: per class, feature
-   and parameter its `class_index`, `feature` (name), the parameter's `position` among
-   `parameters` (the family's scoring parameters, the columns of its `read_params` after
-   the class index and the feature) and its `alias`. #}
+-- per class constant and, per class and scoring parameter, a list in the model's feature
+-- order (the macro's terms read these, see sql/reports/explain.sql). A view over the
+-- parameter views, so it is current after every write: one that keeps the classes,
+-- features and hyperparameters leaves the view and the macro as they are.
+{# `constants`: per class its `class_index` and column `alias`; `lists`: per class and
+   parameter its `class_index`, the parameter's `position` among `parameters` (the
+   family's scoring parameters, the columns of its `read_params` after the class index and
+   the feature) and its `alias`. #}
 {% import family_template as family %}
 CREATE OR REPLACE VIEW {{ t.explain_params }} AS
 SELECT *
@@ -21,10 +21,11 @@ FROM (
 ) AS __sqlnb_constants
 CROSS JOIN (
     SELECT
-{% for s in terms %}
-        any_value({{ ('__sqlnb_v' ~ s.position) | ident }}) FILTER (WHERE class_index = {{ s.class_index }} AND feature = {{ s.feature | lit }}) AS {{ s.alias }}{{ "," if not loop.last }}
+{% for s in lists %}
+        list({{ ('__sqlnb_v' ~ s.position) | ident }} ORDER BY f.feature_index) FILTER (WHERE class_index = {{ s.class_index }}) AS {{ s.alias }}{{ "," if not loop.last }}
 {% endfor %}
     FROM (
         {{ family.read_params(t) | trim }}
     ) AS __sqlnb_r (class_index, feature{% for n in parameters %}, {{ ('__sqlnb_v' ~ loop.index0) | ident }}{% endfor %})
-) AS __sqlnb_terms;
+    JOIN {{ t.features }} AS f USING (feature)
+) AS __sqlnb_lists;
