@@ -588,8 +588,10 @@ def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str]
     columns = columns or {}
     group_table = group_parameter_table(model, columns=columns or None)
     lookups: list[dict[str, Any]] = []
+    params = None
     if from_view:
-        compiled = _view_classes(model, columns)
+        compiled, unpacked = _view_classes(model, columns)
+        params = {"relation": model.tables["explain_params"], "columns": unpacked}
     else:
         # a feature of many categories reads its terms from a joined relation, as predict's
         # statement does (an expression naming 50,000 categories takes DuckDB a second to plan)
@@ -607,7 +609,7 @@ def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str]
                                  row=row, cleaned=cleaned, group_table=group_table,
                                  lookups=lookups,
                                  top=None if top is None else min(top, len(features)),
-                                 params=model.tables["explain_params"] if from_view else None,
+                                 params=params,
                                  model_comment=comment_text(model.name)))
 
 
@@ -660,18 +662,20 @@ def explain_params_sql(model: ModelContext) -> str:
                         parameters=parameters, model_comment=comment_text(model.name))
 
 
-def _view_classes(model: ModelContext, columns: dict[str, str]) -> list[dict[str, Any]]:
+def _view_classes(model: ModelContext, columns: dict[str, str]
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """The model's classes as ``reports/explain.sql`` reads them, each parameter an
-    ``Expression`` naming its column of ``<name>_explain_params`` (the family's templates
-    render them unchanged, as they render a per-group model's joined parameters)."""
+    ``Expression`` naming a column of the parameters' row (the family's templates render
+    them unchanged, as they render a per-group model's joined parameters), and those
+    columns: each a ``value`` read from a list of ``<name>_explain_params`` and its
+    ``alias`` (read once per statement: a term names its parameters several times)."""
     dialect = model.dialect
     family = model.family
 
-    def column(*pieces: Any, at: int | None = None) -> Expression:
-        name = dialect.column(EXPLAIN_PARAMS, _slot(*pieces))
-        return Expression(name if at is None else f"{name}[{at}]")
+    def column(*pieces: Any) -> Expression:
+        return Expression(dialect.column(EXPLAIN_PARAMS, _slot(*pieces)))
 
-    classes = []
+    classes, unpacked = [], []
     for c in labelled_classes(model):
         i = c["index"]
         terms = []
@@ -679,11 +683,14 @@ def _view_classes(model: ModelContext, columns: dict[str, str]) -> list[dict[str
             name = f["name"]
             term = {"name": name, "column": columns.get(name, dialect.ident(name)),
                     "family": family.name, "guard": dialect.kind(f["type"]) == "float"}
-            term.update({p: column(i, p, at=j + 1) for p in family.scoring_parameters})
+            for p in family.scoring_parameters:
+                unpacked.append({"value": f"{dialect.column('__sqlnb_lists', _slot(i, p))}[{j + 1}]",
+                                 "alias": dialect.ident(_slot(i, j, p))})
+                term[p] = column(i, j, p)
             terms.append(term)
         classes.append({"index": i, "label": c["label"], "constant": column(i),
                         "terms": terms})
-    return classes
+    return classes, unpacked
 
 
 def _clean_once(dialect: Dialect, classes: list[dict[str, Any]]) -> list[dict[str, Any]]:

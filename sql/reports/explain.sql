@@ -13,8 +13,9 @@
    numeric features read once per row with NaN as NULL (`alias`), which the terms read.
    `lookups`: the relations of the features of many categories, joined to the rows (their
    terms read them; see compiler.joined_lookups). `params`: the one-row view of the
-   parameters (reports/explain_params.sql) that the constants and terms read as columns of
-   `priors`, or none (they are literals). #}
+   parameters (reports/explain_params.sql, `relation`) whose lists are read into
+   `columns` (each a `value` and its `alias`) that the constants and terms read as columns
+   of `priors`, or none (they are literals). #}
 {% from 'families/common.sql' import num %}
 {% from 'score/scoring_helpers.sql' import lookup_joins %}
 {% macro share(entry) -%}
@@ -60,6 +61,15 @@ WITH numbered AS (
 ), chosen AS (
     SELECT * FROM numbered WHERE __sqlnb_row = {{ row | lit }}
 {% endif %}
+{% if params %}
+), __sqlnb_parameters AS (
+    -- the view's lists read once into a column per class, feature and parameter
+    SELECT
+        *{% for p in params.columns %},
+        {{ p.value }} AS {{ p.alias }}{% endfor %}
+
+    FROM {{ params.relation }} AS __sqlnb_lists
+{% endif %}
 ), priors AS (
     SELECT
 {% if params %}
@@ -70,7 +80,7 @@ WITH numbered AS (
         {{ entries_prior(c.constant, c.entries) }} AS {{ ('__sqlnb_prior_' ~ loop.index0) | ident }}{{ "," if not loop.last }}
 {% endfor %}
 {% if params %}
-    FROM {{ params }} AS priors
+    FROM __sqlnb_parameters AS priors
 {% endif %}
 {% if group_table %}
 ), group_parameters ({{ group_table.columns | join(", ") }}) AS (
