@@ -635,7 +635,6 @@ class NaiveBayes:
         ``sql/reports/top_features.sql`` for each family's score (a ``family="auto"`` model ranks
         its parts' features together; a per-group model's are the pooled model's).
         """
-        require_duckdb(self.engine, "top_features")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
         _ = self.meta  # raises NotFittedError early
