@@ -631,7 +631,8 @@ class NaiveBayes:
 
     def top_features(self, k: int = 10) -> duckdb.DuckDBPyRelation:
         """Per class, the ``k`` features that most raise its log-likelihood against the
-        other classes: a relation (class, rank, feature, category, score); see
+        other classes: a relation (class, rank, feature, category, score; a DataFrame on
+        Spark); see
         ``sql/reports/top_features.sql`` for each family's score (a ``family="auto"`` model ranks
         its parts' features together; a per-group model's are the pooled model's).
         """

@@ -309,3 +309,14 @@ def test_per_group_text_models_on_spark_answer_as_on_duckdb(spark, duck):
     groups = [r[0] for r in rows(spark.sql(
         f"SELECT shop FROM {model.name}_text_groups ORDER BY shop"))]
     assert groups == ["a", "b"]
+    # merge: shop c comes from the other model alone
+    other = sqlnb.NaiveBayes(name("sg"), con=spark, family="multinomial").fit(
+        s_c, "label", text="body", group_by="shop")
+    model.merge(other)
+    on_duckdb.merge(sqlnb.NaiveBayes("sg_c", con=duck, family="multinomial").fit(
+        "shop_c", "label", text="body", group_by="shop"))
+    assert_same(rows(model.predict_proba(s_test)), rows(on_duckdb.predict_proba("grouped_test")),
+                start=3)
+    groups = [r[0] for r in rows(spark.sql(
+        f"SELECT shop FROM {model.name}_text_groups ORDER BY shop"))]
+    assert groups == ["a", "b", "c"]
