@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any
 from . import compiler, grouping, mixed, text
 from . import scoring as scoring_strategies
 from .context import as_context
-from .engines.base import require_duckdb
 from .engines.source import Source
 from .errors import InvalidParameterError, UnknownColumnError, UnsupportedError
 from .pipeline import pipeline_of
@@ -64,7 +63,6 @@ def explain(model: ModelContext, source: Any, top: int | None = None,
     _ = model.meta  # raises NotFittedError early
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
     if model.stored_input() and model.stored_input()[0] == "text":
-        require_duckdb(model.engine, "explain and drift of text models")
         if model.spec.groups:
             raise UnsupportedError(
                 "explain is not available for per-group text models yet: explain the "
@@ -204,7 +202,6 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
     scan). See docs/explain.md for the thresholds practitioners use.
     """
     if model.stored_input() and model.stored_input()[0] == "text" and not by_class:
-        require_duckdb(model.engine, "explain and drift of text models")
         return _drift_text(model, source)
     if bins is not None and (isinstance(bins, bool) or not isinstance(bins, int) or bins < 2):
         raise InvalidParameterError(

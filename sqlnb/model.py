@@ -631,11 +631,11 @@ class NaiveBayes:
 
     def top_features(self, k: int = 10) -> duckdb.DuckDBPyRelation:
         """Per class, the ``k`` features that most raise its log-likelihood against the
-        other classes: a relation (class, rank, feature, category, score); see
+        other classes: a relation (class, rank, feature, category, score; a DataFrame on
+        Spark); see
         ``sql/reports/top_features.sql`` for each family's score (a ``family="auto"`` model ranks
         its parts' features together; a per-group model's are the pooled model's).
         """
-        require_duckdb(self.engine, "top_features")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidParameterError(f"k must be a positive integer, got {k!r}")
         _ = self.meta  # raises NotFittedError early

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import numbers
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,6 @@ import duckdb
 
 from . import grouping, ownership
 from .context import as_context
-from .engines.base import require_duckdb
 from .engines.source import Source
 from .errors import (
     EmptyInputError,
@@ -417,8 +417,6 @@ def fit_text(model: ModelContext, source: Any, target: str, column: str | None, 
     fits one text model per group besides the pooled one (see :func:`fit_groups`)."""
     forgetting = sign < 0
     what = "forgetting text" if forgetting else "fitting a text model"
-    if group_by is not None:
-        require_duckdb(model.engine, "per-group text models")
     model.engine.refuse_open_transaction(what)
     _check_family(model, "a text model")
     alpha = _scalar_alpha(model)
@@ -601,6 +599,30 @@ def _groups_table(model: ModelContext) -> str:
     return f"{model.name}_text_groups"
 
 
+def _groups_target(model: ModelContext,
+                   after: Callable[[bool], None] | None = None) -> tuple[str, bool]:
+    """Where a write puts the table of a per-group text model's groups: its quoted name and
+    whether the statement replaces the table there. An engine without transactions writes
+    a new version, which readers see when the write's block ends, with the new versions of
+    the models of the groups (see ``Pipeline.stage``); ``after(switched)`` runs then, after
+    the switches of every model the write stages from here on."""
+    name = _groups_table(model)
+    if model.engine.capabilities.transactions:
+        return model.dialect.ident(name), True
+    version = model.engine.stage([name], after or (lambda switched: None))
+    return model.engine.version_table(name, version), False
+
+
+def _write_groups(model: ModelContext, groups: list[dict[str, Any]], rows: list[list[Any]],
+                  target: tuple[str, bool] | None = None) -> None:
+    """Write the table of a per-group text model's groups (``rows``: index, then the
+    group values as SQL literals) inside the caller's transaction, at ``target`` (from
+    :func:`_groups_target`; by default where it says now)."""
+    table, replace = target or _groups_target(model)
+    model.run("text/write_groups.sql", table=table, groups=groups, rows=rows,
+              replace=replace)
+
+
 def fit_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
                groups: list[dict[str, Any]]) -> None:
     """A per-group text model, inside the caller's transaction: the pooled model over
@@ -638,8 +660,7 @@ def fit_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
             raise InvalidDataError(f"in the group {shown}: {exc}") from None
         finally:
             ownership.done(sub)
-    model.run("text/write_groups.sql", table=model.dialect.ident(_groups_table(model)),
-              groups=groups, rows=rows)
+    _write_groups(model, groups, rows)
 
 
 def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
@@ -673,6 +694,15 @@ def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
     own = ownership.names(model.name, "base", "text", "macros") + [_groups_table(model)]
     ownership.claim(model, own + names(sorted(every.values())))
     emptied = []
+    # Without transactions, the model of a group the write empties is staged like the
+    # others and switched to with them: it is dropped after that.
+    dropped_after: list[str] = []
+
+    def drop_emptied(switched: bool) -> None:
+        if switched and dropped_after:
+            ownership.release(model, dropped_after)
+
+    target = _groups_target(model, drop_emptied)
     for row in batch:
         sub = model.renamed(group_model_name(model.name, every[row]))
         literals = [model.dialect.lit(v, g["type"]) for g, v in zip(groups, row)]
@@ -697,9 +727,12 @@ def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
             "fit it again without group_by, or drop() it"
         )
     dropped = names(sorted(every[row] for row in emptied))
-    ownership.release(model, dropped)
+    if model.engine.capabilities.transactions:
+        ownership.release(model, dropped)
+    else:
+        dropped_after.extend(dropped)
     ownership.forgo(model, dropped)
-    model.run("text/write_groups.sql", table=table, groups=groups, rows=[
+    _write_groups(model, groups, target=target, rows=[
         [index, *(model.dialect.lit(v, g["type"]) for g, v in zip(groups, row))]
         for row, index in sorted(left.items(), key=lambda item: item[1])])
     fit.run(model, context, kind={"groups": [[g["name"], g["type"]] for g in groups]},
@@ -1037,10 +1070,9 @@ def merge_groups(result: ModelContext, sources: list[ModelContext],
             raise InvalidParameterError(f"in the group {shown}: {exc}") from None
         finally:
             ownership.done(target)
-    result.run("text/write_groups.sql", table=result.dialect.ident(_groups_table(result)),
-               groups=groups, rows=[
-                   [index, *(result.dialect.lit(v, g["type"]) for g, v in zip(groups, row))]
-                   for row, index in sorted(every.items(), key=lambda item: item[1])])
+    _write_groups(result, groups, [
+        [index, *(result.dialect.lit(v, g["type"]) for g, v in zip(groups, row))]
+        for row, index in sorted(every.items(), key=lambda item: item[1])])
     _merge_within(result, sources, _merge_checks(result, sources), scoring_macros=False,
                   kind={"groups": [[g["name"], g["type"]] for g in groups]})
 

@@ -1,7 +1,10 @@
-"""explain on Spark: the template of sql/reports/explain.sql in the Spark dialect, against the same
-model's explanation on DuckDB (1e-9). Every Spark test shares the session of conftest.py."""
+"""explain, drift and top_features on Spark: the templates of sql/reports/ (and sql/text/ for
+text models) in the Spark dialect, against the same model's on DuckDB (1e-9). Every Spark
+test shares the session of conftest.py."""
 
 from __future__ import annotations
+
+import itertools
 
 import duckdb
 import numpy as np
@@ -98,3 +101,119 @@ def test_drift_on_spark_is_duckdbs(spark, rows, duck, family):
             if family == "categorical":
                 assert any(r[11] for r in expected)  # the top categories were compared
                 assert all(r[2] == "psi" for r in expected)
+
+
+MIXED_ROWS = [(i, float(i % 5) + 0.5 * (i % 2), ["u", "v", "w"][i % 3], "a" if i % 2 else "b")
+              for i in range(12)]
+
+
+def _final_plan(frame) -> str:
+    """The physical plan the last action of ``frame`` ran (adaptive execution's final plan:
+    a stage computed once and read again shows as ``ReusedExchange``, without its scan)."""
+    plan = frame._jdf.queryExecution().executedPlan().toString()
+    return plan.split("== Initial Plan ==")[0]
+
+
+def test_drift_of_a_mixed_model_on_spark_scans_the_source_once(spark):
+    """A family="auto" model's drift reads the batch's aggregate from two places (its
+    Gaussian part and its categorical part's counts): Spark computes it once, one scan of
+    the source, and the rows are DuckDB's."""
+    frame = spark.createDataFrame(MIXED_ROWS, "id bigint, x double, c string, y string")
+    model = sqlnb.NaiveBayes("dr_mixed", con=spark, family="auto").fit(
+        frame, "y", features=["x", "c"])
+    assert model.families_ == {"x": "gaussian", "c": "categorical"}
+    duck = duckdb.connect()
+    duck.register("frame", pd.DataFrame(MIXED_ROWS, columns=["id", "x", "c", "y"]))
+    duck.execute("CREATE TABLE t AS SELECT * FROM frame")
+    oracle = sqlnb.NaiveBayes("d", con=duck, family="auto").fit("t", "y", features=["x", "c"])
+    for by_class, bins in ((False, None), (True, 4)):
+        drift = model.drift(frame, by_class=by_class, bins=bins)
+        got = drift.collect()
+        plan = _final_plan(drift)
+        assert "isFinalPlan=true" in plan
+        assert plan.count("Scan ExistingRDD") == 1, plan
+        expected = oracle.drift("t", by_class=by_class, bins=bins).fetchall()
+        _same([_tops(r) for r in got], [_tops(r) for r in expected], keys=3)
+        assert {r[2] for r in expected} == {"gaussian_kl", "psi"}
+
+
+DOCS = pd.DataFrame({
+    "body": ["cheap pills now, now!", "meeting at noon", "cheap meeting pills",
+             "lunch at noon in the office", "buy cheap pills now", "office party at noon",
+             "nothing known here"],
+    "label": ["spam", "ham", "spam", "ham", "spam", "ham", "ham"],
+})
+
+
+@pytest.mark.parametrize(("family", "options"), [
+    ("multinomial", {}),
+    ("bernoulli", {"ngram_range": (1, 2)}),
+    ("complement", {"tfidf": True, "stop_words": "english"}),
+])
+def test_text_explain_and_drift_on_spark_are_duckdbs(spark, family, options):
+    """A text model on Spark is explained per document, class and known term, and its
+    drift is the PSI of the batch's token shares: both as the same model's on DuckDB, and
+    log_prior + the terms of a document and class is Spark's predict_joint_log_proba."""
+    frame = spark.createDataFrame(DOCS).coalesce(1)
+    model = sqlnb.NaiveBayes(f"ex_text_{family}", con=spark, family=family).fit(
+        frame, "label", text="body", **options)
+    duck = duckdb.connect()
+    duck.register("docs", DOCS)
+    oracle = sqlnb.NaiveBayes("d", con=duck, family=family).fit(
+        "docs", "label", text="body", **options)
+
+    got = model.explain(frame).orderBy("row_number", "class", "feature").collect()
+    expected = oracle.explain("docs").order("row_number, class, feature").fetchall()
+    _same(got, expected, keys=3)
+    sums, priors = {}, {}
+    for row, label, _, log_likelihood, log_prior in got:
+        sums[row, label] = sums.get((row, label), 0.0) + log_likelihood
+        priors[label] = log_prior
+    joint = model.predict_joint_log_proba(frame).collect()
+    classes = model.classes_
+    assert len(joint) == len(DOCS)
+    for row, scored in enumerate(joint):
+        for c, label in enumerate(classes):
+            assert priors[label] + sums.get((row, label), 0.0) == pytest.approx(
+                scored[-len(classes) + c], rel=1e-9, abs=1e-9)
+
+    got = model.explain(frame, top=2).collect()
+    expected = oracle.explain("docs", top=2).fetchall()
+    _same(got, expected, keys=3)
+    assert {r[0] for r in model.explain(frame, row=2).collect()} == {2}
+
+    shifted = DOCS.assign(body=DOCS.body.str.replace("cheap", "office"))
+    duck.register("shifted", shifted)
+    for source, table in ((frame, "docs"), (spark.createDataFrame(shifted), "shifted")):
+        got = model.drift(source).collect()
+        expected = oracle.drift(table).fetchall()
+        _same([_tops(r) for r in got], [_tops(r) for r in expected], keys=3)
+    assert expected[0][3] > 0.01  # the shifted batch drifts
+
+
+@pytest.mark.parametrize("family", ["gaussian", "multinomial", "bernoulli", "categorical",
+                                    "complement", "auto"])
+def test_top_features_on_spark_are_duckdbs(spark, rows, duck, family):
+    frame = rows.selectExpr("id", "x0", "CAST(x1 AS DOUBLE) AS x1", "CAST(x2 AS STRING) AS x2",
+                            "y") if family == "auto" else rows
+    options = {"families": {"x0": "poisson"}} if family == "auto" else {}
+    model = sqlnb.NaiveBayes(f"tf_{family}", con=spark, family=family, **options).fit(
+        frame, "y", features=FEATURES)
+    if family == "auto":
+        duck.execute("CREATE OR REPLACE TABLE t AS SELECT id, x0, CAST(x1 AS DOUBLE) AS x1, "
+                     "CAST(x2 AS VARCHAR) AS x2, y FROM t")
+    oracle = sqlnb.NaiveBayes("d", con=duck, family=family, **options).fit(
+        "t", "y", features=FEATURES)
+    if family == "auto":
+        assert len(set(model.families_.values())) == 3
+    # every (class, feature, category) ranked (k above their number): the same scores to
+    # 1e-9 (scores equal up to rounding may be ranked either way round)
+    got = model.top_features(50).collect()
+    expected = {(r[0], r[2], r[3]): r[4] for r in oracle.top_features(50).fetchall()}
+    assert len(got) == len(expected) >= 3 * 3
+    for label, rank, feature, category, score in got:
+        assert score == pytest.approx(expected[label, feature, category], rel=1e-9, abs=1e-9)
+    for label in {r[0] for r in got}:
+        ranked = [r for r in got if r[0] == label]
+        assert [r[1] for r in ranked] == list(range(1, len(ranked) + 1))
+        assert all(a[4] >= b[4] - 1e-12 for a, b in itertools.pairwise(ranked))

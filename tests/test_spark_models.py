@@ -298,9 +298,7 @@ def test_a_model_name_spark_cannot_give_a_table_is_refused_before_any_write(spar
 def test_what_is_duckdb_only_says_so_on_spark_and_what_to_do_instead(spark, rows):
     model = sqlnb.NaiveBayes("sm_refused", con=spark, family="multinomial")
     calls = {
-        "per-group text models": lambda: model.fit(rows, "y", text="y", group_by="x0"),
         "sparse input": lambda: model.fit_sparse(rows, rows, "y", features=FEATURES),
-        "top_features": model.top_features,
         "search of text, family='auto' and per-group models": lambda: model.search(
             rows, "y", param_grid={"alpha": [1.0]}, cv="x0", text="y"),
     }

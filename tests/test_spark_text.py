@@ -21,9 +21,8 @@ from sklearn.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB
 
 import sqlnb
 import sqlnb.text
-from sqlnb.engines.base import DUCKDB_ONLY
 from sqlnb.engines.dialects import SPARK
-from sqlnb.errors import InvalidDataError, InvalidParameterError, UnsupportedError
+from sqlnb.errors import InvalidDataError, InvalidParameterError
 
 pytest.importorskip("pyspark.sql")
 
@@ -230,9 +229,6 @@ def test_java_spelling_of_token_patterns():
 def test_what_text_models_cannot_do_on_spark_is_refused_before_any_write(spark, frames):
     train, _ = frames
     model = sqlnb.NaiveBayes(name("sr"), con=spark, family="multinomial")
-    with pytest.raises(UnsupportedError, match="per-group text models is DuckDB-only") as refused:
-        model.fit(train, "label", text="body", group_by="label")
-    assert str(refused.value).split(": ", 1)[1] == DUCKDB_ONLY["per-group text models"]
     # valid in Python, not in Java's regular expressions (a conditional group)
     with pytest.raises(InvalidParameterError, match="not in Spark SQL's regular expressions"):
         model.fit(train, "label", text="body", token_pattern=r"(?:(a)|b)(?(1)x|y)")
@@ -281,3 +277,46 @@ def test_a_failed_refit_leaves_the_spark_text_model_answering(spark, frames):
         model.fit(only_stop_words, "label", text="body", stop_words="english")
     # the vocabulary and analyzer are versioned with the statistics: all of the old model
     assert rows(sqlnb.load(spark, model.name).predict_proba(test)) == before
+
+
+def test_per_group_text_models_on_spark_answer_as_on_duckdb(spark, duck):
+    """A text model per group (and the pooled one for other groups): fit, partial_fit
+    (a new group) and forget (a group emptied, scored by the pooled model again) on Spark,
+    each followed by predict_proba, against the same calls on DuckDB (1e-9)."""
+    frame = TRAIN.assign(shop=[["a", "b", None][i % 3] for i in range(len(TRAIN))])
+    first, shop_c = frame.iloc[:16], frame.iloc[16:].assign(shop="c")
+    test = TEST.assign(shop=[["a", "b", "c", "d"][i % 4] for i in range(len(TEST))])
+    for table, data in (("first", first), ("shop_c", shop_c), ("grouped_test", test)):
+        duck.register(f"{table}_df", data)
+        duck.execute(f"CREATE TABLE {table} AS SELECT * FROM {table}_df")
+    s_first, s_c, s_test = (spark.createDataFrame(f).coalesce(1) for f in (first, shop_c, test))
+    model = sqlnb.NaiveBayes(name("sg"), con=spark, family="multinomial")
+    on_duckdb = sqlnb.NaiveBayes("sg", con=duck, family="multinomial")
+    steps = [
+        (lambda m, src: m.fit(src, "label", text="body", group_by="shop"), s_first, "first"),
+        (lambda m, src: m.partial_fit(src, "label", text="body"), s_c, "shop_c"),
+        (lambda m, src: m.forget(src, "label", text="body"), s_c, "shop_c"),
+    ]
+    seen = []
+    for step, s_source, d_source in steps:
+        step(model, s_source)
+        step(on_duckdb, d_source)
+        got, expected = rows(model.predict_proba(s_test)), rows(
+            on_duckdb.predict_proba("grouped_test"))
+        assert_same(got, expected, start=3)  # body, label, shop, then the probabilities
+        seen.append([r[3:] for r in got])
+    assert seen[1] != seen[0] and seen[2] != seen[1]  # shop c's rows scored by its model
+    groups = [r[0] for r in rows(spark.sql(
+        f"SELECT shop FROM {model.name}_text_groups ORDER BY shop"))]
+    assert groups == ["a", "b"]
+    # merge: shop c comes from the other model alone
+    other = sqlnb.NaiveBayes(name("sg"), con=spark, family="multinomial").fit(
+        s_c, "label", text="body", group_by="shop")
+    model.merge(other)
+    on_duckdb.merge(sqlnb.NaiveBayes("sg_c", con=duck, family="multinomial").fit(
+        "shop_c", "label", text="body", group_by="shop"))
+    assert_same(rows(model.predict_proba(s_test)), rows(on_duckdb.predict_proba("grouped_test")),
+                start=3)
+    groups = [r[0] for r in rows(spark.sql(
+        f"SELECT shop FROM {model.name}_text_groups ORDER BY shop"))]
+    assert groups == ["a", "b", "c"]

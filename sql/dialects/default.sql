@@ -192,6 +192,11 @@ row_number() OVER () - 1
 {% macro materialized() -%}
 MATERIALIZED {% endmacro %}
 
+{#- Appended to the select list of an aggregate that ``materialized`` marks, where reading
+    the CTE twice would compute it twice: nothing here. -#}
+{% macro read_once() -%}
+{%- endmacro %}
+
 {#- Aggregate: the ``k`` (category, share) pairs of largest share over the rows with a
     share above 0, largest first (ties: categories in order, NULL last); NULL without one
     (drift's batch_top and model_top). -#}

@@ -180,9 +180,17 @@ ln({{ x }})
 row_number() OVER (ORDER BY monotonically_increasing_id()) - 1
 {%- endmacro %}
 
-{#- Spark decides itself whether a CTE read twice is computed once. -#}
+{#- Spark decides itself whether a CTE read twice is computed once: it inlines a
+    deterministic one at every read (each then scans its source), and computes a
+    non-deterministic one once, for all its reads. -#}
 {% macro materialized() -%}
 {% endmacro %}
+
+{#- An aggregate column that makes the CTE non-deterministic, so that Spark computes it
+    once however often it is read (see ``materialized``); no statement reads it. -#}
+{% macro read_once() -%}
+, rand() AS __sqlnb_read_once
+{%- endmacro %}
 
 {#- Spark sorts the collected structs by their fields: the share negated (largest first),
     then a NULL category last, then the category. -#}

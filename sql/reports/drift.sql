@@ -124,7 +124,7 @@ bounds AS (
 {% endif %}
 {% endfor %}
 {% endfor %}
-        count(*) AS __sqlnb_rows
+        count(*) AS __sqlnb_rows{{ sql.read_once() }}
     FROM (
         -- each value read once; a Gaussian feature's taken from its origin (`_d`: the
         -- first fit's mean, near the data, so the sums keep their digits) and, for the

@@ -17,7 +17,7 @@ WITH params AS (
 SELECT
     a.class_index,
     a.feature,
-    CAST(NULL AS VARCHAR) AS category,
+    CAST(NULL AS {{ sql.type("VARCHAR") }}) AS category,
     avg(0.5 * (ln(b.var / a.var) + (a.var + (a.theta - b.theta) * (a.theta - b.theta)) / b.var - 1)) AS score
 FROM params AS a
 JOIN params AS b ON b.feature = a.feature AND b.class_index <> a.class_index
@@ -29,7 +29,7 @@ JOIN params AS b
     ON b.feature = a.feature AND b.category = a.category AND b.class_index <> a.class_index
 GROUP BY a.class_index, a.feature, a.category
 {% else %}
-SELECT a.class_index, a.feature, CAST(NULL AS VARCHAR) AS category, any_value(a.coef) - avg(b.coef) AS score
+SELECT a.class_index, a.feature, CAST(NULL AS {{ sql.type("VARCHAR") }}) AS category, any_value(a.coef) - avg(b.coef) AS score
 FROM params AS a
 JOIN params AS b ON b.feature = a.feature AND b.class_index <> a.class_index
 GROUP BY a.class_index, a.feature

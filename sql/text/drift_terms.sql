@@ -9,7 +9,7 @@ WITH cells AS (
     -- one row per document and distinct term, with the term's count in the document
     SELECT cell.key AS term, cell.value AS n
     FROM (
-        SELECT unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram'))) AS cell
+        SELECT {{ sql.unnest(sql.histogram(analyzer.terms('tokens', a))) }} AS cell
         FROM (
             SELECT {{ analyzer.tokens(column, a) }} AS tokens
             FROM {{ source }}
@@ -46,8 +46,6 @@ SELECT
     CAST(sum(model_n) AS BIGINT) AS model_count,
     CAST(NULL AS DOUBLE) AS model_mean,
     CAST(NULL AS DOUBLE) AS model_spread,
-    (list({'category': category, 'share': batch_share} ORDER BY batch_share DESC, category)
-        FILTER (WHERE batch_share > 0))[1:{{ top_categories }}] AS batch_top,
-    (list({'category': category, 'share': model_share} ORDER BY model_share DESC, category)
-        FILTER (WHERE model_share > 0))[1:{{ top_categories }}] AS model_top
+    {{ sql.top_shares('category', 'batch_share', top_categories) }} AS batch_top,
+    {{ sql.top_shares('category', 'model_share', top_categories) }} AS model_top
 FROM shares

@@ -12,7 +12,7 @@
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
 WITH documents AS (
-    SELECT {{ column }}, row_number() OVER () - 1 AS __sqlnb_doc
+    SELECT {{ column }}, {{ sql.row_index() }} AS __sqlnb_doc
     FROM {{ source }}
 {% if row is not none %}
 ), chosen AS (
@@ -20,14 +20,7 @@ WITH documents AS (
 {% endif %}
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
-    SELECT __sqlnb_doc AS doc, cell.key AS term, cell.value AS count
-    FROM (
-        SELECT __sqlnb_doc, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram'))) AS cell
-        FROM (
-            SELECT __sqlnb_doc, {{ analyzer.tokens(column, a) }} AS tokens
-            FROM {{ 'documents' if row is none else 'chosen' }}
-        )
-    )
+    {{ analyzer.document_terms('documents' if row is none else 'chosen', '__sqlnb_doc', column, a) }}
 ), weighted AS (
     -- the vectorizer's output for the terms the model knows; the others are ignored
     SELECT

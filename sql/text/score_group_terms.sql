@@ -9,8 +9,8 @@
 {% from 'families/counts.sql' import value %}
 {% from 'score/scoring_helpers.sql' import outputs %}
 {% set models = [{'index': 0, 't': t, 'class_map': none}] + groups %}
-WITH documents AS MATERIALIZED (
-    SELECT *, row_number() OVER () AS __sqlnb_doc
+WITH documents AS {{ sql.materialized() }}(
+    SELECT *, {{ sql.row_id() }} AS __sqlnb_doc
     FROM {{ source }}
 ), routes AS (
     SELECT d.__sqlnb_doc AS doc, coalesce(g.__sqlnb_model, 0) AS model
@@ -67,8 +67,8 @@ WITH documents AS MATERIALIZED (
 {% endfor %}
     FROM parameters
     -- the class constants below were read with the metadata: refuse to mix two fits
-    WHERE (SELECT CASE WHEN max(fitted_at) = CAST({{ fitted_at | lit }} AS TIMESTAMP) THEN TRUE
-                       ELSE error('the model was refitted after this scoring relation was made: score again') END
+    WHERE (SELECT CASE WHEN max(fitted_at) = CAST({{ fitted_at | lit }} AS {{ sql.type('TIMESTAMP') }}) THEN TRUE
+                       ELSE {{ sql.raise_error("'the model was refitted after this scoring relation was made: score again'") }} END
            FROM {{ t.meta }})
     GROUP BY model, feature
 ), sums AS (

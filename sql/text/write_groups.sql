@@ -1,7 +1,8 @@
 -- The groups of per-group text model {{ model | comment }}: each group's values and the
 -- index i of its text model (<name>_text_group_<i>).
--- (The earlier relation of this name is released first: see sqlnb/ownership.py.)
-CREATE OR REPLACE TABLE {{ table }} AS
+{# `replace`: the table takes the place of the earlier one (else `table` is a new version
+   of it, see SparkEngine.versioned_together). #}
+CREATE {{ "OR REPLACE " if replace }}TABLE {{ table }} AS
 SELECT *
 FROM (VALUES
 {% for row in rows %}

@@ -236,13 +236,8 @@ def require_models(engine: Engine, what: str) -> None:
 
 # What models on engines without ``Capabilities.duckdb_only`` cannot do yet, and instead.
 DUCKDB_ONLY = {
-    "per-group text models": "fit one text model per group on a filtered view, or fit on "
-                             "DuckDB",
-    "explain and drift of text models": "fit the text model on a DuckDB connection to "
-                                        "explain it or measure its drift",
     "sparse input": "its batches and scoring are written with DuckDB's list types: pivot the "
                     "entries to columns, or fit on DuckDB",
-    "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
     "search of text, family='auto' and per-group models": "run the search on a DuckDB "
                                                           "connection, then fit the chosen "
                                                           "model on Spark",
