@@ -63,11 +63,6 @@ def explain(model: ModelContext, source: Any, top: int | None = None,
     _ = model.meta  # raises NotFittedError early
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
     if model.stored_input() and model.stored_input()[0] == "text":
-        if model.spec.groups:
-            raise UnsupportedError(
-                "explain is not available for per-group text models yet: explain the "
-                "group's rows with a text model fitted on them"
-            )
         return _explain_text(model, source, row, top)
     _refuse_unsupported(model, "explain" if top is None else "explain(top=k)", groups=True)
     src = model.engine.source(source)
@@ -109,12 +104,25 @@ def _drift_text(model: ModelContext, source: Any) -> Any:
 def _explain_text(model: ModelContext, source: Any, row: int | None, top: int | None) -> Any:
     """A text model's explanation: per document, class and known term, the term's part of
     the class's joint log-likelihood, or with ``top`` per document the known terms that most
-    favour its prediction (``sql/text/explain_terms.sql``)."""
+    favour its prediction (``sql/text/explain_terms.sql``). A per-group text model explains
+    each document by the model predict scores it with: its group's, the pooled one for a
+    group no fit saw or a NULL group column."""
     analyzer, src = _text_source(model, source)
+    compiled = model.parameters()
+    groups = {}
+    if compiled.get("text_groups"):
+        missing = [name for name, _ in model.spec.groups if name not in src.columns]
+        if missing:
+            model.engine.release(src)
+            raise UnknownColumnError(
+                f"the source lacks the group column(s) {missing} that model {model.name!r} "
+                "routes its rows by")
+        groups = {"groups": compiled["text_groups"],
+                  "group_columns": [model.dialect.ident(name) for name, _ in model.spec.groups]}
     sql = pipeline_of(model).render(
         "text/explain_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
-        a=analyzer.sql(), classes=model.parameters()["compiled"], row=row, top=top,
-        binarize=model.family.params.get("binarize"))
+        a=analyzer.sql(), classes=compiled["compiled"], row=row, top=top,
+        binarize=model.family.params.get("binarize"), **groups)
     return model.engine.lazy(src, sql)
 
 

@@ -11,12 +11,48 @@
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
+{% set grouped = groups is defined and groups %}
+{% set models = [{'index': 0, 't': t, 'class_map': none}] + (groups if grouped else []) %}
 WITH documents AS (
-    SELECT {{ column }}, {{ sql.row_index() }} AS __sqlnb_doc
+    SELECT {{ column }}{% if grouped %}{% for c in group_columns %}, {{ c }}{% endfor %}{% endif %}, {{ sql.row_index() }} AS __sqlnb_doc
     FROM {{ source }}
 {% if row is not none %}
 ), chosen AS (
     SELECT * FROM documents WHERE __sqlnb_doc = {{ row | lit }}
+{% endif %}
+{% if grouped %}
+), routes AS (
+    -- each document's model, as predict routes it (text/score_group_terms.sql): its
+    -- group's, the pooled model 0 for a group no fit saw or a NULL group column
+    SELECT d.__sqlnb_doc AS doc, coalesce(g.__sqlnb_model, 0) AS model
+    FROM {{ 'documents' if row is none else 'chosen' }} AS d
+    LEFT JOIN (VALUES
+{% for m in groups %}
+        ({{ m.index | lit }}{% for v in m["values"] %}, {{ v }}{% endfor %}){{ "," if not loop.last }}
+{% endfor %}
+    ) AS g(__sqlnb_model{% for c in group_columns %}, __sqlnb_g{{ loop.index0 }}{% endfor %})
+      ON {% for c in group_columns %}d.{{ c }} = g.__sqlnb_g{{ loop.index0 }}{{ " AND " if not loop.last }}{% endfor %}
+
+), vocabularies AS (
+{% for m in models %}
+    SELECT {{ m.index | lit }} AS model, term, idf FROM {{ m.t.vocabulary }}
+    {{ "UNION ALL" if not loop.last }}
+{% endfor %}
+), constants AS (
+    -- per model, the constant of each class it saw (a class a group never saw has no
+    -- terms there: its joint log-likelihood is -inf)
+    SELECT *
+    FROM (VALUES
+{% for c in classes %}
+        (0, {{ c.index | lit }}, CAST({{ c.constant | lit }} AS DOUBLE)),
+{% endfor %}
+{% for m in groups %}
+{% set outer = loop %}
+{% for index, constant in m.constants | dictsort %}
+        ({{ m.index | lit }}, {{ index | lit }}, CAST({{ constant | lit }} AS DOUBLE)){{ "," if not (outer.last and loop.last) }}
+{% endfor %}
+{% endfor %}
+    ) AS k(model, class_index, constant)
 {% endif %}
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
@@ -25,32 +61,72 @@ WITH documents AS (
     -- the vectorizer's output for the terms the model knows; the others are ignored
     SELECT
         c.doc,
+{% if grouped %}
+        r.model,
+{% endif %}
         c.term,
         {{ analyzer.normalised(analyzer.tf('c.count', a) ~ ' * v.idf', 'c.doc', a) }} AS x
     FROM cells AS c
+{% if grouped %}
+    JOIN routes AS r ON r.doc = c.doc
+    JOIN vocabularies AS v ON v.model = r.model AND v.term = c.term
+{% else %}
     JOIN {{ t.vocabulary }} AS v USING (term)
+{% endif %}
 ), coefficients AS (
+{% if grouped %}
+    -- every model's coefficients, numbered by the pooled model's class indexes
+{% for m in models %}
+    SELECT
+        {{ m.index | lit }} AS model,
+        feature,
+{% if m.class_map is none %}
+        class_index,
+{% else %}
+        CASE class_index{% for sub, pooled in m.class_map %} WHEN {{ sub | lit }} THEN {{ pooled | lit }}{% endfor %} END AS class_index,
+{% endif %}
+        coef
+    FROM (
+        {{ family.read_params(m.t) }}
+    )
+    {{ "UNION ALL" if not loop.last }}
+{% endfor %}
+{% else %}
     {{ family.read_params(t) | trim }}
+{% endif %}
 )
 {% set label %}CASE {index}{% for c in classes %} WHEN {{ c.index | lit }} THEN {{ c.label }}{% endfor %} END{% endset %}
-{% set constant %}CASE {index}{% for c in classes %} WHEN {{ c.index | lit }} THEN {{ c.constant | lit }}{% endfor %} END{% endset %}
+{% if grouped %}
+{% set constant = 'p.constant' %}
+{% set joined %}JOIN coefficients AS k ON k.model = w.model AND k.feature = w.term
+JOIN constants AS p ON p.model = w.model AND p.class_index = k.class_index{% endset %}
+{% else %}
+{% set constant %}CASE k.class_index{% for c in classes %} WHEN {{ c.index | lit }} THEN {{ c.constant | lit }}{% endfor %} END{% endset %}
+{% set joined %}JOIN coefficients AS k ON k.feature = w.term{% endset %}
+{% endif %}
 {% if not top %}
 SELECT
     w.doc AS row_number,
     {{ label | replace('{index}', 'k.class_index') }} AS class,
     w.term AS feature,
     {{ value({'column': 'w.x'}, binarize) }} * k.coef AS log_likelihood,
-    {{ constant | replace('{index}', 'k.class_index') }} AS log_prior
+    {{ constant }} AS log_prior
 FROM weighted AS w
-JOIN coefficients AS k ON k.feature = w.term
+{{ joined }}
 {% else %}
 , terms AS (
-    SELECT w.doc, k.class_index, w.term, w.x, {{ value({'column': 'w.x'}, binarize) }} * k.coef AS term_value
+    SELECT
+        w.doc,
+        k.class_index,
+        w.term,
+        w.x,
+        {{ value({'column': 'w.x'}, binarize) }} * k.coef AS term_value,
+        {{ constant }} AS log_prior
     FROM weighted AS w
-    JOIN coefficients AS k ON k.feature = w.term
+    {{ joined }}
 ), joint AS (
     -- a document's joint log-likelihood per class: the constant and its known terms
-    SELECT doc, class_index, {{ constant | replace('{index}', 'class_index') }} + sum(term_value) AS jll
+    SELECT doc, class_index, max(log_prior) + sum(term_value) AS jll
     FROM terms
     GROUP BY doc, class_index
 ), placed AS (
