@@ -15,7 +15,12 @@ import pandas as pd
 import pytest
 
 import sqlnb
-from sqlnb.errors import InvalidDataError, InvalidParameterError, UnsupportedError
+from sqlnb.errors import (
+    InvalidDataError,
+    InvalidParameterError,
+    UnknownColumnError,
+    UnsupportedError,
+)
 from tests.test_text import make_corpus, sklearn_pipeline
 
 TOL = {"rtol": 1e-9, "atol": 1e-9}
@@ -107,6 +112,118 @@ def test_each_group_scores_as_a_text_model_of_its_rows(con, corpus, family, opti
     assert metrics["accuracy"] == pytest.approx(accuracy, rel=1e-12)
 
 
+def routed_terms(family: str, options: dict, train: pd.DataFrame, test: pd.DataFrame,
+                 classes: list[str]) -> tuple[list[dict], np.ndarray]:
+    """scikit-learn's view of each test row under the model that scores it (its shop's,
+    the pooled one for another shop or none): per row, {(class, term): the term's part of
+    the class's joint log-likelihood}, and the joint log-likelihoods (-inf for a class the
+    shop never saw)."""
+    parts: list[dict] = [{} for _ in range(len(test))]
+    joint = np.full((len(test), len(classes)), -np.inf)
+
+    def fill(rows: pd.DataFrame, chosen: np.ndarray) -> None:
+        vectorizer, nb = sklearn_pipeline(family, options, {})
+        nb.fit(vectorizer.fit_transform(rows["body"]), rows["label"])
+        X = vectorizer.transform(test["body"][chosen]).tocsr()
+        if family == "bernoulli":  # present terms (binarize=0.0): log p - log(1 - p)
+            X.data = (X.data > 0).astype(float)
+            coef = nb.feature_log_prob_ - np.log1p(-np.exp(nb.feature_log_prob_))
+        else:
+            coef = nb.feature_log_prob_
+        terms = vectorizer.get_feature_names_out()
+        at = [classes.index(c) for c in nb.classes_]
+        joint[np.flatnonzero(chosen)[:, None], at] = nb.predict_joint_log_proba(X)
+        for i, r in enumerate(np.flatnonzero(chosen)):
+            row = X.getrow(i)
+            for j, x in zip(row.indices, row.data):
+                for c, label in enumerate(nb.classes_):
+                    parts[r][label, terms[j]] = x * coef[c, j]
+
+    shops = set(train["shop"].dropna())
+    fill(train, ~test["shop"].isin(shops).to_numpy())
+    for shop in shops:
+        fill(train[train["shop"] == shop], (test["shop"] == shop).to_numpy())
+    return parts, joint
+
+
+@pytest.mark.parametrize("family, options", [
+    ("multinomial", {}),
+    ("complement", {"tfidf": True, "ngram_range": (1, 2)}),
+    ("bernoulli", {"min_df": 2, "binary": True}),
+])
+def test_explain_each_row_by_the_model_that_scores_it(con, corpus, family, options):
+    """Each row is explained by its shop's model (the pooled one for an unseen shop or no
+    shop): its terms are scikit-learn's (the vectorizer value times the coefficient of
+    the model fitted on that shop's rows), log_prior + its terms is predict_joint_log_proba
+    for every class, and top=k ranks them as a NumPy reference does."""
+    load(con, corpus)
+    train, test = corpus
+    model = sqlnb.NaiveBayes("shops", con=con, family=family)
+    model.fit("train", "label", text="body", group_by="shop", **options)
+    classes = model.classes_
+    parts, joint = routed_terms(family, options, train, test, classes)
+    assert test["shop"].isna().any() and (test["shop"] == "unseen").any()
+
+    rows = model.explain("test").fetchall()
+    sums: dict = {}
+    priors: dict = {}
+    for row, label, feature, log_likelihood, log_prior in rows:
+        assert log_likelihood == pytest.approx(parts[row][label, feature], rel=1e-9, abs=1e-9)
+        sums[row, label] = sums.get((row, label), 0.0) + log_likelihood
+        priors.setdefault((row, label), log_prior)
+    assert {(r, f) for r, label, f, _, _ in rows} == {
+        (r, f) for r, found in enumerate(parts) for _, f in found}
+    got = model.predict_joint_log_proba("test").df().sort_values("row")
+    got = got[[f"jll_{c}" for c in classes]].to_numpy()
+    np.testing.assert_allclose(got, joint, **TOL)  # the scores explained are scikit-learn's
+    explained = {r for r, _ in sums}
+    routes = {"unseen": 0, "none": 0, "c": 0}
+    for r in explained:
+        shop = test["shop"].iloc[r]
+        key = "none" if pd.isna(shop) else shop if shop in routes else None
+        if key:
+            routes[key] += 1
+        for c, label in enumerate(classes):
+            if np.isinf(got[r, c]):  # a class the row's shop never saw: no terms
+                assert (r, label) not in sums and shop == "c"
+            else:
+                assert priors[r, label] + sums[r, label] == pytest.approx(
+                    got[r, c], rel=1e-9, abs=1e-9)
+    assert all(routes.values()), routes  # unseen, NULL and shop c rows all explained
+    assert len(explained) > len(test) * 0.8
+
+    k = 3
+    top = model.explain("test", top=k).fetchall()
+    by_row: dict = {}
+    for row, rank, feature, _, contribution, prediction, runner_up in top:
+        by_row.setdefault(row, []).append((rank, feature, contribution, prediction, runner_up))
+    assert set(by_row) == explained
+    for r, ranked in by_row.items():
+        order = np.argsort(-joint[r], kind="stable")
+        first, second = classes[order[0]], classes[order[1]]
+        if not np.isinf(joint[r, order[1]]) and joint[r, order[0]] - joint[r, order[1]] < 1e-9:
+            continue  # a tie that rounding may break either way
+        contributions = {f: v - parts[r].get((second, f), 0.0)
+                         for (label, f), v in parts[r].items() if label == first}
+        want = sorted(contributions.values(), reverse=True)[:k]
+        assert [rank for rank, *_ in ranked] == list(range(1, len(want) + 1))
+        np.testing.assert_allclose([c for _, _, c, _, _ in ranked], want, **TOL)
+        for _, feature, contribution, prediction, runner_up in ranked:
+            assert contribution == pytest.approx(contributions[feature], rel=1e-9, abs=1e-9)
+            assert (prediction, runner_up) == (first, second)
+
+    r = int(test.index.get_indexer([test[test["shop"] == "unseen"].index[0]])[0])
+    assert sorted(model.explain("test", row=r).fetchall()) == sorted(
+        x for x in rows if x[0] == r)
+    assert model.explain("test", row=r, top=k).fetchall() == [
+        x for x in sorted(top) if x[0] == r]
+    con.execute("CREATE TABLE no_shop_column AS SELECT body FROM test")
+    with pytest.raises(UnknownColumnError, match="shop"):
+        model.explain("no_shop_column")
+    drift = model.drift("test").fetchall()  # the pooled model's term shares
+    assert [d[0] for d in drift] == ["body"]
+
+
 def test_updates_add_groups_and_forgetting_a_group_drops_its_model(con, corpus):
     load(con, corpus)
     train, test = corpus
@@ -183,8 +300,7 @@ def test_what_per_group_text_models_refuse(con, corpus, tmp_path):
     before = scores(model, "test")
     for call, what in [(lambda: model.to_sql("test"), "to_sql"),
                        (model.create_macros, "scoring macros"),
-                       (lambda: model.export(tmp_path / "m"), "export"),
-                       (lambda: model.explain("test"), "explain")]:
+                       (lambda: model.export(tmp_path / "m"), "export")]:
         with pytest.raises(UnsupportedError, match=f"{what} (is|are) not available for "
                                                    "per-group text models"):
             call()
