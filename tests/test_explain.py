@@ -205,8 +205,8 @@ def test_refusals_say_what_to_do():
     grouped_docs = docs.assign(g=[0, 0, 1, 1])
     grouped_text = sqlnb.NaiveBayes("gtx", con=con, family="multinomial").fit(
         grouped_docs, "label", text="body", group_by="g")
-    with pytest.raises(UnsupportedError, match="per-group text"):
-        grouped_text.explain(grouped_docs)
+    with pytest.raises(UnknownColumnError, match="'g'"):
+        grouped_text.explain(docs, top=2)
     mixed = frame(X, y).assign(g=np.arange(N_ROWS) % 2, colour=np.where(y == 1, "a", "b"))
     grouped_mixed = sqlnb.NaiveBayes("gmx", con=con, family="auto").fit(
         mixed, "y", group_by="g")
