@@ -191,6 +191,43 @@ def test_text_explain_and_drift_on_spark_are_duckdbs(spark, family, options):
     assert expected[0][3] > 0.01  # the shifted batch drifts
 
 
+def test_per_group_text_explain_on_spark_is_duckdbs(spark):
+    """A per-group text model on Spark explains each document by its shop's model (the
+    pooled one for an unseen shop or none), as the same model on DuckDB does, and
+    log_prior + a document's terms is Spark's predict_joint_log_proba."""
+    train = DOCS.assign(shop=["a", "a", "b", "a", "b", "b", "a"])
+    test = pd.DataFrame({
+        "body": ["cheap pills at noon", "office party now", "meeting pills", "cheap lunch",
+                 "qqq zzz"],
+        "shop": ["a", "b", "elsewhere", None, "a"]})
+    model = sqlnb.NaiveBayes("ex_text_groups", con=spark, family="multinomial").fit(
+        spark.createDataFrame(train).coalesce(1), "label", text="body", group_by="shop")
+    frame = spark.createDataFrame(test, "body string, shop string").coalesce(1)
+    duck = duckdb.connect()
+    duck.register("train", train)
+    duck.register("test", test)
+    oracle = sqlnb.NaiveBayes("d", con=duck, family="multinomial").fit(
+        "train", "label", text="body", group_by="shop")
+
+    got = model.explain(frame).orderBy("row_number", "class", "feature").collect()
+    expected = oracle.explain("test").order("row_number, class, feature").fetchall()
+    _same(got, expected, keys=3)
+    assert {r[0] for r in got} == {0, 1, 2, 3}  # the last document has no known term
+    sums, priors = {}, {}
+    for row, label, _, log_likelihood, log_prior in got:
+        sums[row, label] = sums.get((row, label), 0.0) + log_likelihood
+        priors[row, label] = log_prior
+    joint = model.predict_joint_log_proba(frame).collect()
+    classes = model.classes_
+    for (row, label), total in sums.items():
+        scored = joint[row][-len(classes) + classes.index(label)]
+        assert priors[row, label] + total == pytest.approx(scored, rel=1e-9, abs=1e-9)
+    _same(model.explain(frame, top=2).collect(), oracle.explain("test", top=2).fetchall(),
+          keys=3)
+    _same(model.explain(frame, row=3).orderBy("class", "feature").collect(),
+          oracle.explain("test", row=3).order("class, feature").fetchall(), keys=3)
+
+
 @pytest.mark.parametrize("family", ["gaussian", "multinomial", "bernoulli", "categorical",
                                     "complement", "auto"])
 def test_top_features_on_spark_are_duckdbs(spark, rows, duck, family):
