@@ -1,13 +1,17 @@
 -- Explain documents with term model {{ model | comment }} ({{ family_name | comment }} naive Bayes):
 -- one row per document, class and known term, with the term's part of the class's joint
 -- log-likelihood, the same product of the vectorizer's value and the coefficient that
--- text/score_terms.sql sums per document.
+-- text/score_terms.sql sums per document (a per-group text model's: each document by the
+-- model text/score_group_terms.sql scores it with).
 {# The terms absent from a document add nothing but what the class constant already holds
    (Bernoulli: log(1 - p) of every term of the vocabulary, the present terms' coefficients
    taking theirs back), so `log_prior` is the class constant and a document without a
    known term has no rows. `row`: the one document explained (None: all). `top`: per
    document, the `top` known terms that most favour the predicted class over the runner-up
-   (None: every document x class x known term). #}
+   (None: every document x class x known term). `groups` (a per-group text model's, from
+   text.read_group_models) and `group_columns`: route each document to its group's model
+   (vocabulary, coefficients renumbered by the pooled model's classes, constants), model 0
+   (the pooled one) for a group no fit saw or a NULL group column. #}
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% from 'families/counts.sql' import value %}
