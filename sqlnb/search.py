@@ -407,10 +407,10 @@ def _held_out(scratch: ModelContext, cv: int | str, extra: list[tuple[str, str]]
     groups = grouping.read_groups(scratch)
     t = grouping.group_tables(scratch, groups)
     context = grouping.group_context(scratch, t)
-    folds = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql", what="folds", **context)]
+    folds = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql#folds", **context)]
     _check_folds(folds, cv, "rows")
     if len(groups) > 1:  # per-group models: each group is trained without each fold
-        lonely = pipeline_of(scratch).fetch("search/search_read.sql", what="single_fold_groups", **context)
+        lonely = pipeline_of(scratch).fetch("search/search_read.sql#single_fold_groups", **context)
         if lonely:
             raise EmptyInputError(
                 f"the labelled rows of group(s) {[tuple(g) for g in lonely]} all fall in one "
@@ -453,7 +453,7 @@ def _cross_validate(scratch: ModelContext, src: Source,
     dialect = scratch.dialect
     kind = scratch.family.statistics_shape  # moments, categories or counts
     # the pooled model's classes in class-index order (numpy.unique's)
-    labels = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql", what="labels",
+    labels = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql#labels",
                                                         pooled=scratch.tables)]
     for family in families:  # as a fit checks them (the views would give NULL priors)
         family.check_priors(len(labels))
@@ -470,7 +470,7 @@ def _cross_validate(scratch: ModelContext, src: Source,
     label_literals = [dialect.lit(label, target_type) for label in labels]
     # the held-out models' keys, (group..., fold), in order, as literals for the scoring
     keys = [tuple(row) for row in
-            pipeline_of(scratch).fetch("search/search_read.sql", what="keys", **context)]
+            pipeline_of(scratch).fetch("search/search_read.sql#keys", **context)]
     key_columns = [g["column"] for g in groups]
     # a hashed fold is never NULL; the user's fold and group columns may be
     nullable_keys = key_columns[:-1] if isinstance(cv, int) else key_columns
@@ -481,7 +481,7 @@ def _cross_validate(scratch: ModelContext, src: Source,
     key_literals = [[dialect.lit(value, sql_type) for value, sql_type in zip(key, key_types)]
                     for key in keys]
     # no missing value anywhere (the pooled statistics say so): no missing-value terms
-    complete = pipeline_of(scratch).fetch("search/search_read.sql", what="complete",
+    complete = pipeline_of(scratch).fetch("search/search_read.sql#complete",
                                       pooled=scratch.tables, n_features=len(features))[0][0]
     # (parameters as data need list lambdas and bound lists: DuckDB's)
     arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
@@ -556,11 +556,11 @@ def _cross_validate_mixed(model: ModelContext, src: Source, families: list[Any],
                 folds, groups, context = _held_out(scratch, cv)
                 if not by_part:  # the classes and keys: the same rows in every part
                     labels = [row[0] for row in pipeline_of(scratch).fetch(
-                        "search/search_read.sql", what="labels", pooled=scratch.tables)]
+                        "search/search_read.sql#labels", pooled=scratch.tables)]
                     for family in families:
                         family.check_priors(len(labels))
                     keys = [tuple(row) for row in pipeline_of(scratch).fetch(
-                        "search/search_read.sql", what="keys", **context)]
+                        "search/search_read.sql#keys", **context)]
                     target_type = scratch.meta["target_type"]
                     key_types = [g["type"] for g in groups]
                 specs = _feature_specs(columns, part_features, scratch.family.per_category)
@@ -663,19 +663,19 @@ def _candidate_models(scratch: ModelContext, families: list[Any], groups: list[d
             prior = families[g] if priors is None else priors[g]
             named.append({"t": t, "p": families[g].params, "priors": prior.prior_list(),
                           "fit_prior": prior.fit_prior()})
-        flow.run("search/search_params.sql", what="views", candidates=named, **context)
-        classes = flow.fetch("search/search_params.sql", what="classes", candidates=named, **context)
+        flow.run("search/search_params.sql#views", candidates=named, **context)
+        classes = flow.fetch("search/search_params.sql#classes", candidates=named, **context)
         constants: dict[int, dict[int, float]] = {}
         for position, class_index, constant in flow.fetch(
-                "search/search_params.sql", what="constants", candidates=named, **context):
+                "search/search_params.sql#constants", candidates=named, **context):
             constants.setdefault(position, {})[class_index] = constant
         log_priors: dict[tuple[int, int], float] = {}
         if priors is not None:
             log_priors = {(position, class_index): log_prior
                           for position, class_index, log_prior in flow.fetch(
-                              "search/search_params.sql", what="priors", candidates=named, **context)}
+                              "search/search_params.sql#priors", candidates=named, **context)}
         terms: dict[int, list[tuple]] = {}
-        for position, *row in flow.fetch("search/search_params.sql", what="terms",
+        for position, *row in flow.fetch("search/search_params.sql#terms",
                                           candidates=named, **context):
             terms.setdefault(position, []).append(tuple(row))
         for position, g in enumerate(members):
@@ -1028,15 +1028,15 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
         with model.engine.rolled_back("search"):
             ownership.claim(scratch, ownership.names(scratch.name, "base", "text"))
             # scan 1: every fold's per class and term statistics
-            flow.run("search/search_text.sql", what="statistics", **context)
-            flow.run("search/search_text.sql", what="training_classes", **context)
-            folds = [row[0] for row in flow.fetch("search/search_text.sql", what="folds", **context)]
+            flow.run("search/search_text.sql#statistics", **context)
+            flow.run("search/search_text.sql#training_classes", **context)
+            folds = [row[0] for row in flow.fetch("search/search_text.sql#folds", **context)]
             _check_folds(folds, cv, "documents")
-            documents = dict(flow.fetch("search/search_text.sql", what="training_documents",
+            documents = dict(flow.fetch("search/search_text.sql#training_documents",
                                         **context))
-            labels = [row[0] for row in flow.fetch("search/search_text.sql", what="labels",
+            labels = [row[0] for row in flow.fetch("search/search_text.sql#labels",
                                                    **context)]
-            flow.run("search/search_text.sql", what="scores_tables", **context)
+            flow.run("search/search_text.sql#scores_tables", **context)
             # candidates that prune the vocabulary alike share its tables
             runs: dict[tuple, list[int]] = {}
             for position, (_, a) in enumerate(settings):
@@ -1049,21 +1049,21 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
                     low, high = a.doc_bounds(documents[fold])
                     bounds.append({"fold": DUCKDB.lit(fold, fold_type), "low": low,
                                    "high": high})
-                flow.run("search/search_text.sql", what="vocabulary", bounds=bounds,
+                flow.run("search/search_text.sql#vocabulary", bounds=bounds,
                          max_features=a.max_features, **context)
-                empty = flow.fetch("search/search_text.sql", what="empty_vocabularies", **context)
+                empty = flow.fetch("search/search_text.sql#empty_vocabularies", **context)
                 if empty:
                     raise InvalidDataError(
                         f"the training documents of fold(s) {sorted(r[0] for r in empty)} "
                         "leave no terms after pruning: try a lower min_df or a higher max_df"
                     )
-                flow.run("search/search_text.sql", what="training_terms", **context)
+                flow.run("search/search_text.sql#training_terms", **context)
                 named = []
                 for position in members:  # the candidate's column in the scoring statement
                     f = settings[position][0]
                     named.append({"index": position, "alpha": f.alphas(1)[0], "p": f.params,
                                   "priors": f.prior_list(), "fit_prior": f.fit_prior()})
-                flow.run("search/search_text.sql", what="candidates", candidates=named, **context)
+                flow.run("search/search_text.sql#candidates", candidates=named, **context)
             label_literals = [DUCKDB.lit(label, target_type) for label in labels]
             rendered = [{"classes": [{"label": label,
                                       "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
