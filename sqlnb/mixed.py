@@ -89,6 +89,7 @@ class Mixed(Family):
 
     name = "auto"
     composite = True
+    layout_params = ("families", "integers", "max_categories", "value_columns")
     # what shapes the parts' statistics: an update or merge must keep them
     statistics_params = ("families", "integers", "binarize", "value_columns")
     numeric = False

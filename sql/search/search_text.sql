@@ -10,13 +10,13 @@
    statistic (the weighted sum of the term's values). #}
 {% macro statistics(t, source, target, weight, column, a, binarize) -%}
 {% set fold = t.groups[0].column %}
-CREATE TEMP TABLE {{ t.terms }} AS
-WITH documents AS MATERIALIZED (
+{{ sql.temp_table(t.terms) }}
+WITH documents AS {{ sql.materialized() }}(
     SELECT
         {{ fold }},
         class,
         weight,
-        list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram') AS histogram
+        {{ sql.histogram(analyzer.terms('tokens', a)) }} AS histogram
     FROM (
         SELECT
             {{ fold }},
@@ -30,7 +30,7 @@ WITH documents AS MATERIALIZED (
 SELECT
     {{ fold }},
     class,
-    CAST(NULL AS VARCHAR) AS term,
+    CAST(NULL AS {{ sql.type('VARCHAR') }}) AS term,
     count(*) AS docs,
     CAST(count(*) AS DOUBLE) AS count,
     sum(weight) AS value
@@ -45,7 +45,7 @@ SELECT
     CAST(sum(cell.value) AS DOUBLE) AS count,
     sum(weight * {{ value({'column': analyzer.tf('cell.value', a)}, binarize) }}) AS value
 FROM (
-    SELECT {{ fold }}, class, weight, unnest(map_entries(histogram)) AS cell
+    SELECT {{ fold }}, class, weight, {{ sql.unnest('histogram') }} AS cell
     FROM documents
 )
 GROUP BY ALL;
@@ -98,11 +98,12 @@ WITH pooled AS (
     FROM {{ t.terms }}
     WHERE term IS NOT NULL AND {{ fold }} IS NOT NULL
     GROUP BY ALL
-), bounds ({{ fold }}, low, high) AS (
-    VALUES
+), bounds AS (
+    SELECT * FROM (VALUES
 {% for b in bounds %}
         ({{ b.fold }}, {{ b.low | lit }}, {{ b.high | lit }}){{ "," if not loop.last }}
 {% endfor %}
+    ) AS b ({{ fold }}, low, high)
 ), training AS (
     SELECT k.{{ fold }}, p.term, p.df - coalesce(h.df, 0) AS df, p.count - coalesce(h.count, 0) AS count
     FROM pooled AS p
@@ -114,12 +115,17 @@ WITH pooled AS (
     JOIN bounds AS b ON b.{{ fold }} = v.{{ fold }}
     WHERE v.df > 0 AND v.df >= b.low AND v.df <= b.high
 )
+{% if max_features is none %}
 SELECT {{ fold }}, term
-FROM kept
-{% if max_features is not none %}
-QUALIFY row_number() OVER (PARTITION BY {{ fold }} ORDER BY {% if a.binary %}df{% else %}count{% endif %} DESC, term) <= {{ max_features | lit }}
+FROM kept;
+{% else %}
+SELECT {{ fold }}, term
+FROM (
+    SELECT {{ fold }}, term, row_number() OVER (PARTITION BY {{ fold }} ORDER BY {% if a.binary %}df{% else %}count{% endif %} DESC, term) AS __sqlnb_rank
+    FROM kept
+)
+WHERE __sqlnb_rank <= {{ max_features | lit }};
 {% endif %}
-;
 {%- endmacro %}
 
 {# Folds whose training documents leave no term. #}
@@ -165,20 +171,22 @@ FROM {{ t.vocabulary }};
 {# Every candidate's coefficients and constants per fold and class, for the scoring scan. #}
 {% macro scores_tables(t, coefficients, constants, fold_type, class_type) -%}
 {% set fold = t.groups[0].column %}
-CREATE TEMP TABLE {{ coefficients }} (
-    candidate INTEGER,
-    {{ fold }} {{ fold_type }},
-    class {{ class_type }},
-    term VARCHAR,
-    coef DOUBLE
-);
+{{ sql.temp_table(coefficients) }}
+SELECT
+    CAST(NULL AS {{ sql.type('INTEGER') }}) AS candidate,
+    CAST(NULL AS {{ fold_type }}) AS {{ fold }},
+    CAST(NULL AS {{ class_type }}) AS class,
+    CAST(NULL AS {{ sql.type('VARCHAR') }}) AS term,
+    CAST(NULL AS DOUBLE) AS coef
+WHERE 1 = 0;
 
-CREATE TEMP TABLE {{ constants }} (
-    candidate INTEGER,
-    {{ fold }} {{ fold_type }},
-    class {{ class_type }},
-    constant DOUBLE
-);
+{{ sql.temp_table(constants) }}
+SELECT
+    CAST(NULL AS {{ sql.type('INTEGER') }}) AS candidate,
+    CAST(NULL AS {{ fold_type }}) AS {{ fold }},
+    CAST(NULL AS {{ class_type }}) AS class,
+    CAST(NULL AS DOUBLE) AS constant
+WHERE 1 = 0;
 {%- endmacro %}
 
 {# Every candidate's per-fold parameters, one after the other: the family's parameter
@@ -188,7 +196,10 @@ CREATE TEMP TABLE {{ constants }} (
 {% set fold = t.groups[0].column %}
 {% import family_template as family %}
 {% for c in candidates %}
-UPDATE {{ t.features }} SET alpha = {{ c.alpha | lit }};
+DROP TABLE IF EXISTS {{ t.features }};
+CREATE TABLE {{ t.features }} AS
+SELECT DISTINCT term AS feature, CAST({{ c.alpha | lit }} AS DOUBLE) AS alpha
+FROM {{ t.vocabulary }};
 {% with p = c.p, priors = c.priors, fit_prior = c.fit_prior %}
 {% include 'score/params.sql' %}
 {% endwith %}

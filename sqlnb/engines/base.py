@@ -243,9 +243,6 @@ DUCKDB_ONLY = {
     "sparse input": "its batches and scoring are written with DuckDB's list types: pivot the "
                     "entries to columns, or fit on DuckDB",
     "top_features": "read the parameter views <name>_feature_params and <name>_class_params",
-    "search of text, family='auto' and per-group models": "run the search on a DuckDB "
-                                                          "connection, then fit the chosen "
-                                                          "model on Spark",
 }
 
 

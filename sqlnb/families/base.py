@@ -53,6 +53,8 @@ class Family:
     has_batch_checks: ClassVar[bool] = False
     min_classes: ClassVar[int] = 1
     composite: ClassVar[bool] = False     # one family per column (family="auto")
+    # the hyperparameters that decide which columns make each part (fixed for a search)
+    layout_params: ClassVar[tuple[str, ...]] = ()
     sparse_input: ClassVar[bool] = False  # fits sparse, text and long input (counts)
     per_category: ClassVar[bool] = False  # parameters per category value, not per feature
     count_sums: ClassVar[bool] = False    # a document's statistic is a sum of its counts
