@@ -168,6 +168,12 @@ class Mixed(Family):
         """The single-family object a part uses, with its share of the hyperparameters."""
         return make_family(family, **{k: self.params[k] for k in FAMILIES[family].part_params})
 
+    def parts_of(self, features: list[dict[str, Any]]
+                 ) -> list[tuple[str | None, Family, list[dict[str, Any]]]]:
+        """One part per family present, in ``PART_FAMILIES`` order, named after it."""
+        return [(name, self.part_family(name), [f for f in features if f.get("family") == name])
+                for name in PART_FAMILIES if any(f.get("family") == name for f in features)]
+
     def prior_list(self) -> list[float] | None:
         prior = self.params["class_prior"]
         return None if prior is None else as_float_list(prior, "class_prior")

@@ -369,6 +369,13 @@ def plain(values: Any) -> list[Any]:
 
 
 # ---------------------------------------------------------------------- fitting
+def start_fit(model: ModelContext) -> None:
+    """Before a fit: a model with a family per column takes its columns' families from the
+    new source, not from an earlier fit."""
+    if model.family.composite:
+        cast(Any, model.family).assigned = {}
+
+
 def input_spec(model: ModelContext, src: Source, target: str, features: list[str] | None,
                weight: str | None, group_by: str | list[str] | None = None
                ) -> dict[str, Any]:
@@ -472,6 +479,18 @@ def part_family(family: Family, part: str) -> Family:
 
 
 # ---------------------------------------------------------------------- reading a model
+def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
+              prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
+    """The scoring statement of a model over columns for a FROM-clause fragment: its parts
+    summed (a model of several families, whose wide parts are scored as their families
+    alone: :func:`sqlnb.mixed.score_sql`) or its one family's (:func:`sqlnb.compiler.score_sql`)."""
+    if model.family.composite:
+        return mixed.score_sql(model, source_sql, output, keep, prediction=prediction,
+                               columns=columns)
+    return compiler.score_sql(model, source_sql, output, keep, prediction=prediction,
+                              columns=columns)
+
+
 def read_parameters(model: ModelContext) -> dict[str, Any]:
     """The per-class scoring parameters, read now (see :mod:`sqlnb.compiler`)."""
     if model.stored_input():

@@ -57,6 +57,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from . import grouping, ownership
+from .context import RELATIONS
 from .engines.dialects import DUCKDB
 from .engines.source import Source
 from .errors import (
@@ -971,7 +972,13 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
     flow = pipeline_of(scratch)
     try:
         with _scratch_scope(scratch) as extra:
+            # (a text scratch model writes no metadata row that records its relations)
             extra += [("TABLE", name) for name in scores.values()]
+            extra += [(kind, RELATIONS[role].format(name=scratch.name))
+                      for kind, roles in (("VIEW", ("class_params", "feature_params")),
+                                          ("TABLE", ("terms", "class_stats", "vocabulary",
+                                                     "feature_stats", "features")))
+                      for role in roles]
             ownership.claim(scratch, ownership.names(scratch.name, "base", "text"))
             # scan 1: every fold's per class and term statistics
             flow.run("search/search_text.sql#statistics", **context)

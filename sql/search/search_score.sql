@@ -23,7 +23,7 @@
 {% from 'families/counts.sql' import value %}
 WITH text_documents AS {{ sql.materialized() }}(
     SELECT
-        row_number() OVER () AS __sqlnb_doc,
+        {{ sql.row_id() }} AS __sqlnb_doc,
         __sqlnb_fold,
         {{ target }} AS __sqlnb_y,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,

@@ -124,6 +124,13 @@ class Family:
         """Per-feature hyperparameters stored in the features table."""
         return [{"alpha": None, "coding": None, "min_categories": None} for _ in range(n_features)]
 
+    def parts_of(self, features: list[dict[str, Any]]
+                 ) -> list[tuple[str | None, Family, list[dict[str, Any]]]]:
+        """The parts a fitted model of this family keeps over ``features`` (as its metadata
+        lists them), each as (the name its relations carry, ``None`` for the model's own;
+        its family; its features): a model of one family is one part."""
+        return [(None, self, features)]
+
     def check_feature_type(self, name: str, sql_type: str, dialect: Dialect) -> None:
         if self.numeric and not dialect.is_numeric(sql_type):
             raise InvalidDataError(
