@@ -27,7 +27,6 @@ from .errors import (
     NotFittedError,
     UnknownColumnError,
 )
-from .families import PART_FAMILIES
 from .scoring import comment_text, with_chunks
 from .validation import check_names, is_key_type
 
@@ -149,13 +148,8 @@ def group_parameters(model: ModelContext, groups: list[dict[str, Any]],
 def group_parts(model: ModelContext, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The parts of a per-group model (one, or one per family of a ``family="auto"``
     model, in the order the pooled model has them): family, features and group tables."""
-    features = model.meta["features"]
-    if not model.family.composite:
-        return [{"sub": model.family, "features": features, "t": group_tables(model, groups)}]
-    return [{"sub": model.family.part_family(name),
-             "features": [f for f in features if f.get("family") == name],
-             "t": group_tables(model, groups, name)}
-            for name in PART_FAMILIES if any(f.get("family") == name for f in features)]
+    return [{"sub": sub, "features": features, "t": group_tables(model, groups, name)}
+            for name, sub, features in model.family.parts_of(model.meta["features"])]
 
 
 def group_models(model: ModelContext,

@@ -89,6 +89,7 @@ class Mixed(Family):
 
     name = "auto"
     composite = True
+    layout_params = ("families", "integers", "max_categories", "value_columns")
     # what shapes the parts' statistics: an update or merge must keep them
     statistics_params = ("families", "integers", "binarize", "value_columns")
     numeric = False
@@ -166,6 +167,12 @@ class Mixed(Family):
     def part_family(self, family: str) -> Family:
         """The single-family object a part uses, with its share of the hyperparameters."""
         return make_family(family, **{k: self.params[k] for k in FAMILIES[family].part_params})
+
+    def parts_of(self, features: list[dict[str, Any]]
+                 ) -> list[tuple[str | None, Family, list[dict[str, Any]]]]:
+        """One part per family present, in ``PART_FAMILIES`` order, named after it."""
+        return [(name, self.part_family(name), [f for f in features if f.get("family") == name])
+                for name in PART_FAMILIES if any(f.get("family") == name for f in features)]
 
     def prior_list(self) -> list[float] | None:
         prior = self.params["class_prior"]

@@ -26,7 +26,6 @@ from . import (
     grouping,
     incremental,
     macros,
-    mixed,
     ownership,
     parts,
     portable,
@@ -207,8 +206,7 @@ class NaiveBayes:
             return self
         self.engine.refuse_open_transaction("fit")  # before any read that could fail
         src = self.engine.source(source)
-        if self.family.composite:
-            self.family.assigned = {}  # the columns' families come from this source
+        parts.start_fit(self.context)  # the columns' families come from this source
         try:
             spec = parts.input_spec(self.context, src, target, features, weight, group_by)
             with self.engine.transaction("fit", checked=True):
@@ -444,11 +442,8 @@ class NaiveBayes:
         """The scoring statement for a FROM-clause fragment (used by ``predict*``).
 
         ``columns`` maps feature names to the SQL expressions that read them."""
-        if self.family.composite:  # its wide parts are scored as their families alone
-            return mixed.score_sql(self.context, source_sql, output, keep, prediction=prediction,
-                                   columns=columns)
-        return compiler.score_sql(self.context, source_sql, output, keep, prediction=prediction,
-                                  columns=columns)
+        return parts.score_sql(self.context, source_sql, output, keep, prediction=prediction,
+                               columns=columns)
 
     def scored(self, source: Any, output: str, keep_input: bool = True,
                arrow: bool = False) -> Any:

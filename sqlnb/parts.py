@@ -26,7 +26,7 @@ The caller runs it inside one ``engine.transaction``: a failure leaves the previ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import compiler, grouping, mixed, ownership, text
 from .context import ModelContext, Readers
@@ -36,12 +36,14 @@ from .errors import (
     UnknownColumnError,
     describe_problems,
 )
+from .families import PART_FAMILIES, Family
 from .missing import scan_batch
 from .pipeline import feature_origins, pipeline_of, refuse
 from .spec import jsonable
 from .validation import check_label_type, check_names, check_weight_type, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .engines.dialects import Dialect
     from .engines.source import Source
 
 
@@ -367,6 +369,13 @@ def plain(values: Any) -> list[Any]:
 
 
 # ---------------------------------------------------------------------- fitting
+def start_fit(model: ModelContext) -> None:
+    """Before a fit: a model with a family per column takes its columns' families from the
+    new source, not from an earlier fit."""
+    if model.family.composite:
+        cast(Any, model.family).assigned = {}
+
+
 def input_spec(model: ModelContext, src: Source, target: str, features: list[str] | None,
                weight: str | None, group_by: str | list[str] | None = None
                ) -> dict[str, Any]:
@@ -450,7 +459,38 @@ def fit_within(model: ModelContext, src: Source, spec: dict[str, Any]) -> None:
     flow.finish(features, spec["target"], spec["target_type"], spec["weight"], fresh=True)
 
 
+# ---------------------------------------------------------------------- parts of columns
+def column_parts(family: Family, columns: dict[str, str], features: list[str],
+                 dialect: Dialect) -> list[tuple[str, list[str]]]:
+    """The parts a model of ``family`` makes of the feature ``columns`` (name → type), as
+    (the part's family name, its features) in the parts' order: one part of the model's
+    own family, or with a family per column (``family="auto"``) one per family present."""
+    if not family.composite:
+        return [(family.name, list(features))]
+    family_of = cast(Any, family).assign({name: columns[name] for name in features}, dialect)
+    return [(name, [f for f in features if family_of[f] == name]) for name in PART_FAMILIES
+            if name in family_of.values()]
+
+
+def part_family(family: Family, part: str) -> Family:
+    """The family of the part ``part`` (a family name) of a model of ``family``: its share of
+    the hyperparameters, or the model's own family for a model of one part."""
+    return cast(Any, family).part_family(part) if family.composite else family
+
+
 # ---------------------------------------------------------------------- reading a model
+def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
+              prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
+    """The scoring statement of a model over columns for a FROM-clause fragment: its parts
+    summed (a model of several families, whose wide parts are scored as their families
+    alone: :func:`sqlnb.mixed.score_sql`) or its one family's (:func:`sqlnb.compiler.score_sql`)."""
+    if model.family.composite:
+        return mixed.score_sql(model, source_sql, output, keep, prediction=prediction,
+                               columns=columns)
+    return compiler.score_sql(model, source_sql, output, keep, prediction=prediction,
+                              columns=columns)
+
+
 def read_parameters(model: ModelContext) -> dict[str, Any]:
     """The per-class scoring parameters, read now (see :mod:`sqlnb.compiler`)."""
     if model.stored_input():

@@ -57,9 +57,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from . import grouping, ownership
-from .engines.base import require_duckdb
+from .context import RELATIONS
 from .engines.dialects import DUCKDB
-from .engines.source import Source, resolve
+from .engines.source import Source
 from .errors import (
     EmptyInputError,
     InvalidDataError,
@@ -67,8 +67,8 @@ from .errors import (
     UnknownColumnError,
     UnsupportedError,
 )
-from .families import PART_FAMILIES, Family, make_family
-from .parts import fit_within, input_spec
+from .families import Family, make_family
+from .parts import column_parts, fit_within, input_spec, part_family
 from .pipeline import pipeline_of
 from .scoring import with_chunks
 from .spec import jsonable
@@ -88,9 +88,6 @@ FOLD = "__sqlnb_fold"
 # Hyperparameters that change the statistics, not only the parameter views: a search over
 # them costs its two scans once per distinct value.
 STATISTICS_PARAMETERS = ("binarize", "missing")
-# A mixed model's hyperparameters that decide which columns make each part and how they
-# are read: fixed for a search.
-MIXED_FIXED = ("families", "integers", "max_categories", "value_columns")
 # The Gaussian scoring expands each squared deviation around a centre shared by every
 # class and fold; past this many half-variances between a class mean and the centre the
 # expansion would cost digits, and the compiled form (exact squared deviations) is used.
@@ -185,7 +182,7 @@ def _check_candidates(model: ModelContext, candidates: list[dict[str, Any]], n_f
                     f"{name} naive Bayes has no hyperparameter {key!r}; it takes "
                     f"{', '.join(model.family.defaults)}"
                 )
-            if model.family.composite and key in MIXED_FIXED:
+            if key in model.family.layout_params:
                 raise InvalidParameterError(
                     f"a search of a mixed model cannot vary {key!r}, which decides the "
                     "parts' columns and statistics: set it on the model and search the "
@@ -254,7 +251,7 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
     model.engine.refuse_open_transaction("search")
     rolls_back = model.engine.capabilities.transactions
     if not rolls_back:
-        _refuse_on_spark(model, text, group_by, cv)
+        _refuse_on_spark(model, cv)
     if text is not None:
         return _search_text(model, source, target, text, weight, candidates, cv, scorers,
                             single, refit, refit_metric, text_options)
@@ -292,29 +289,9 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
         # candidates that share the statistics share their two scans: one pair of scans
         # per distinct value of the hyperparameters that change the statistics
         for setting, members in _statistics_groups(candidates).items():
-            if model.family.composite:
-                scored = _cross_validate_mixed(
-                    model, fold_src, [families[g] for g in members], setting, cv, target,
-                    weight, columns, features, "neg_log_loss" in scorers, group_names)
-                for g, (_, scores) in zip(members, scored):
-                    splits[g] = (g, scores)
-                continue
-            scratch = _scratch(model, _scratch_name(model), **dict(setting))
-            try:
-                # the fold is the last group column, after the user's groups
-                spec = input_spec(scratch, fold_src, target, features, weight,
-                                  [*group_names, FOLD])
-                # the scratch model lives in a transaction that is always rolled back, or
-                # (no transactions) is dropped at the end
-                with _scratch_scope(scratch) as extra:
-                    # scan 1: each fold's statistics and the pooled ones
-                    with model.engine.transaction("search"):
-                        fit_within(scratch, fold_src, spec)
-                    scored = _cross_validate(scratch, fold_src, [families[g] for g in members],
-                                             cv, target, weight, columns, features,
-                                             "neg_log_loss" in scorers, extra)
-            finally:
-                ownership.done(scratch)
+            scored = _cross_validate(model, fold_src, [families[g] for g in members], setting,
+                                     cv, target, weight, columns, features,
+                                     "neg_log_loss" in scorers, group_names)
             for g, (_, scores) in zip(members, scored):
                 splits[g] = (g, scores)
     finally:
@@ -328,11 +305,8 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
                     {"features": features, "weight": weight, "group_by": group_by})
 
 
-def _refuse_on_spark(model: ModelContext, text: str | None, group_by: Any,
-                     cv: int | str) -> None:
+def _refuse_on_spark(model: ModelContext, cv: int | str) -> None:
     """What a search on an engine without transactions (Spark) does not do yet."""
-    if text is not None or model.family.composite or group_by is not None:
-        require_duckdb(model.engine, "search of text, family='auto' and per-group models")
     if not isinstance(cv, str):
         raise UnsupportedError(
             f"cv={cv!r}: on {model.dialect.title}, cv must name a fold column (the folds "
@@ -407,10 +381,10 @@ def _held_out(scratch: ModelContext, cv: int | str, extra: list[tuple[str, str]]
     groups = grouping.read_groups(scratch)
     t = grouping.group_tables(scratch, groups)
     context = grouping.group_context(scratch, t)
-    folds = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql", what="folds", **context)]
+    folds = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql#folds", **context)]
     _check_folds(folds, cv, "rows")
     if len(groups) > 1:  # per-group models: each group is trained without each fold
-        lonely = pipeline_of(scratch).fetch("search/search_read.sql", what="single_fold_groups", **context)
+        lonely = pipeline_of(scratch).fetch("search/search_read.sql#single_fold_groups", **context)
         if lonely:
             raise EmptyInputError(
                 f"the labelled rows of group(s) {[tuple(g) for g in lonely]} all fall in one "
@@ -441,36 +415,72 @@ def _held_out(scratch: ModelContext, cv: int | str, extra: list[tuple[str, str]]
     return folds, groups, context
 
 
-def _cross_validate(scratch: ModelContext, src: Source,
-                    families: list[Any], cv: int | str, target: str, weight: str | None,
-                    columns: dict[str, str], features: list[str], log_loss: bool,
-                    extra: list[tuple[str, str]] | None = None
+def _cross_validate(model: ModelContext, src: Source, families: list[Any], setting: tuple,
+                    cv: int | str, target: str, weight: str | None, columns: dict[str, str],
+                    features: list[str], log_loss: bool, group_names: list[str]
                     ) -> list[tuple[int, list[tuple]]]:
-    """Held-out statistics, every candidate's per-fold parameters, then the scoring scan:
-    per candidate, its split scores in fold order (``log_loss``: whether to compute the
-    probabilities that ``neg_log_loss`` needs)."""
-    folds, groups, context = _held_out(scratch, cv, extra)
-    dialect = scratch.dialect
-    kind = scratch.family.statistics_shape  # moments, categories or counts
-    # the pooled model's classes in class-index order (numpy.unique's)
-    labels = [row[0] for row in pipeline_of(scratch).fetch("search/search_read.sql", what="labels",
-                                                        pooled=scratch.tables)]
-    for family in families:  # as a fit checks them (the views would give NULL priors)
-        family.check_priors(len(labels))
-    target_type = scratch.meta["target_type"]
-    key_types = [g["type"] for g in groups]
-    specs = _feature_specs(columns, features, scratch.family.per_category, dialect)
-    # per candidate: each fold's held-out class models, by label
-    models = _candidate_models(scratch, families, groups, context, specs, len(features),
-                               extra=extra)
+    """The candidates that share the statistics (``setting``): each part of the model (its
+    family over some columns, :func:`sqlnb.parts.column_parts`) gets the held-out statistics
+    and every candidate's parameters of a scratch model of its family (one statistics scan
+    per part); each candidate's class model per fold is the parts' sum, as a fitted model
+    of parts is scored, and one scoring scan scores every candidate. Per candidate, its
+    split scores in fold order (``log_loss``: whether to compute the probabilities that
+    ``neg_log_loss`` needs)."""
+    dialect = model.dialect
+    base = make_family(model.family.name, **{**model.family.params, **dict(setting)})
+    parts = column_parts(base, columns, features, dialect)
+    several = len(parts) > 1
+    # per part: its family, its features and, per candidate, the class models by key
+    by_part: list[tuple[Family, list[str], list[dict[tuple, dict[Any, dict[str, Any]]]]]] = []
+    complete = False
+    for part, part_features in parts:
+        sub = part_family(base, part)
+        name = f"{_scratch_name(model)}_{part}" if several else _scratch_name(model)
+        scratch = model.renamed(name, family=sub, sql_macros=False, scoring="auto")
+        try:
+            # the fold is the last group column, after the user's groups (each part keyed
+            # alike)
+            spec = input_spec(scratch, src, target, part_features, weight,
+                              [*group_names, FOLD])
+            # the scratch model lives in a transaction that is always rolled back, or (no
+            # transactions) is dropped at the end
+            with _scratch_scope(scratch) as extra:
+                # scan 1: each fold's statistics and the pooled ones
+                with model.engine.transaction("search"):
+                    fit_within(scratch, src, spec)
+                folds, groups, context = _held_out(scratch, cv, extra)
+                flow = pipeline_of(scratch)
+                if not by_part:  # the classes and keys: the same rows in every part
+                    # the pooled model's classes in class-index order (numpy.unique's)
+                    labels = [row[0] for row in flow.fetch("search/search_read.sql#labels",
+                                                           pooled=scratch.tables)]
+                    for family in families:  # as a fit checks them
+                        family.check_priors(len(labels))
+                    # the held-out models' keys, (group..., fold), in order
+                    keys = [tuple(row) for row in flow.fetch("search/search_read.sql#keys",
+                                                             **context)]
+                    target_type = scratch.meta["target_type"]
+                    key_types = [g["type"] for g in groups]
+                if not several:
+                    # no missing value anywhere (the pooled statistics say so): no
+                    # missing-value terms in the parameters as data
+                    complete = flow.fetch("search/search_read.sql#complete",
+                                          pooled=scratch.tables,
+                                          n_features=len(part_features))[0][0]
+                specs = _feature_specs(columns, part_features, sub.per_category, dialect)
+                # (several parts: each part's constant carries the log prior, read too)
+                by_part.append((sub, part_features, _candidate_models(
+                    scratch, [part_family(f, part) for f in families], groups, context,
+                    specs, len(part_features), priors=families if several else None,
+                    extra=extra)))
+        finally:
+            ownership.done(scratch)
+    label_literals = [dialect.lit(label, target_type) for label in labels]
+    shape = {name: sub.statistics_shape for sub, names, _ in by_part for name in names}
     # floating-point columns of the numeric families: NaN becomes NULL (missing)
     cleaned = [{"column": dialect.ident(name), "double": columns[name].upper() == "DOUBLE",
-                "guard": dialect.kind(columns[name]) == "float" and kind != "categories"}
-               for name in features]
-    label_literals = [dialect.lit(label, target_type) for label in labels]
-    # the held-out models' keys, (group..., fold), in order, as literals for the scoring
-    keys = [tuple(row) for row in
-            pipeline_of(scratch).fetch("search/search_read.sql", what="keys", **context)]
+                "guard": dialect.kind(columns[name]) == "float"
+                and shape[name] != "categories"} for name in features]
     key_columns = [g["column"] for g in groups]
     # a hashed fold is never NULL; the user's fold and group columns may be
     nullable_keys = key_columns[:-1] if isinstance(cv, int) else key_columns
@@ -480,13 +490,18 @@ def _cross_validate(scratch: ModelContext, src: Source,
         type(key[0]) is int for key in keys)
     key_literals = [[dialect.lit(value, sql_type) for value, sql_type in zip(key, key_types)]
                     for key in keys]
-    # no missing value anywhere (the pooled statistics say so): no missing-value terms
-    complete = pipeline_of(scratch).fetch("search/search_read.sql", what="complete",
-                                      pooled=scratch.tables, n_features=len(features))[0][0]
-    # (parameters as data need list lambdas and bound lists: DuckDB's)
-    arrays = _array_parameters(scratch.family, [{k: m.get(k, {}) for k in keys} for m in models],
+    context = {"model": model.name, "family_name": base.name, "family_template": base.template,
+               "source": src.sql, "target": dialect.ident(target), "features": cleaned,
+               "weight": dialect.ident(weight) if weight else None, "eps": EPS,
+               "labels": label_literals, "log_loss": log_loss, "keys": key_literals,
+               "key_columns": key_columns, "nullable_keys": nullable_keys,
+               "consecutive": consecutive}
+    # one part: its parameters as data where the family allows (list lambdas and bound
+    # lists: DuckDB's)
+    arrays = _array_parameters(by_part[0][0], [{k: m.get(k, {}) for k in keys}
+                                               for m in by_part[0][2]],
                                labels, complete, len(features)) \
-        if scratch.engine.capabilities.list_lambdas else None
+        if not several and model.engine.capabilities.list_lambdas else None
     if arrays is not None:
         candidates = [{"classes": [{"label": label, "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
                                     **lists}
@@ -495,123 +510,50 @@ def _cross_validate(scratch: ModelContext, src: Source,
                        "max": DUCKDB.ident(f"__sqlnb_max_{g}")}
                       for g, classes in enumerate(arrays["candidates"])]
         # scan 2, parameters as data: each row's fold picks its held-out parameters
-        rows = scratch.engine.connection.execute(render(
-            "search/search_score.sql", **pipeline_of(scratch).context(
-                source=src.sql, target=DUCKDB.ident(target), features=cleaned,
-                weight=DUCKDB.ident(weight) if weight else None, candidates=candidates,
-                eps=EPS, arrays=arrays, complete=complete, keys=key_literals,
-                key_columns=key_columns, nullable_keys=nullable_keys, consecutive=consecutive,
-                any_float=any(f["guard"] for f in cleaned) and not complete,
-                labels=label_literals, log_loss=log_loss)),
+        rows = model.engine.connection.execute(render(
+            "search/search_score.sql", **context, candidates=candidates, arrays=arrays,
+            complete=complete,
+            any_float=any(f["guard"] for f in cleaned) and not complete),
             arrays["values"]).fetchall()
-    else:
-        rendered = []
-        for g, (family, by_fold) in enumerate(zip(families, models)):
-            classes = []
-            for i, label in enumerate(labels):
-                per_fold = []
-                for position, key in enumerate(keys, start=1):
-                    class_model = by_fold.get(key, {}).get(label)
-                    if class_model is not None:
-                        per_fold.append({"position": position, "model": with_chunks(
-                            _scoring_terms(class_model, dialect))})
-                classes.append({"label": label_literals[i], "folds": per_fold,
-                                "jll": dialect.ident(f"__sqlnb_jll_{g}_{i}")})
-            rendered.append({"classes": classes, "p": family.params,
-                             "max": dialect.ident(f"__sqlnb_max_{g}")})
-        # scan 2: every row by its fold's held-out model, for every candidate
-        rows = pipeline_of(scratch).fetch(
-            "search/search_score.sql", source=src.sql, target=dialect.ident(target),
-            features=cleaned, weight=dialect.ident(weight) if weight else None,
-            candidates=rendered, eps=EPS,
-            arrays=None, labels=label_literals, log_loss=log_loss, keys=key_literals,
-            key_columns=key_columns, nullable_keys=nullable_keys, consecutive=consecutive)
-    return _splits(rows, folds, len(families))
-
-
-def _cross_validate_mixed(model: ModelContext, src: Source, families: list[Any],
-                          setting: tuple, cv: int | str, target: str, weight: str | None,
-                          columns: dict[str, str], features: list[str], log_loss: bool,
-                          group_names: list[str]) -> list[tuple[int, list[tuple]]]:
-    """A mixed model's search: each part (the columns of one family) gets the held-out
-    statistics and every candidate's parameters of a scratch model of its family (one
-    statistics scan per part); each candidate's class model per fold is the parts' sum,
-    as :func:`sqlnb.mixed.compile_mixed` composes a fitted mixed model, and one scoring
-    scan scores every candidate."""
-    base = make_family(model.family.name, **{**model.family.params, **dict(setting)})
-    family_of = base.assign({name: columns[name] for name in features})
-    parts = [name for name in PART_FAMILIES if name in family_of.values()]
-    by_part = []  # per part: its family name and, per candidate, the class models by key
-    for part in parts:
-        part_features = [f for f in features if family_of[f] == part]
-        scratch = model.renamed(f"__sqlnb_search_{model.name}_{part}",
-                                family=make_family(part, **base.part_family(part).params),
-                                sql_macros=False, scoring="auto")
-        try:
-            # (per group: the fold is the last group column, each part keyed alike)
-            spec = input_spec(scratch, src, target, part_features, weight,
-                              [*group_names, FOLD])
-            with model.engine.rolled_back("search"):
-                fit_within(scratch, src, spec)
-                folds, groups, context = _held_out(scratch, cv)
-                if not by_part:  # the classes and keys: the same rows in every part
-                    labels = [row[0] for row in pipeline_of(scratch).fetch(
-                        "search/search_read.sql", what="labels", pooled=scratch.tables)]
-                    for family in families:
-                        family.check_priors(len(labels))
-                    keys = [tuple(row) for row in pipeline_of(scratch).fetch(
-                        "search/search_read.sql", what="keys", **context)]
-                    target_type = scratch.meta["target_type"]
-                    key_types = [g["type"] for g in groups]
-                specs = _feature_specs(columns, part_features, scratch.family.per_category)
-                by_part.append((part, _candidate_models(
-                    scratch, [f.part_family(part) for f in families], groups, context, specs,
-                    len(part_features), priors=families)))
-        finally:
-            ownership.done(scratch)
-    label_literals = [DUCKDB.lit(label, target_type) for label in labels]
+        return _splits(rows, folds, len(families))
     rendered = []
     for g, family in enumerate(families):
         classes = []
         for i, label in enumerate(labels):
             per_fold = []
             for position, key in enumerate(keys, start=1):
-                class_models = [models[g].get(key, {}).get(label) for _, models in by_part]
+                class_models = [models[g].get(key, {}).get(label) for _, _, models in by_part]
                 if class_models[0] is None:  # the fold's training rows lack the class
                     continue
-                # each part's constant carries the log prior once: keep one of them
-                combined: dict[str, Any] = {
-                    "constant": math.fsum(m["constant"] for m in class_models)
-                    - (len(parts) - 1) * class_models[0]["log_prior"],
-                    "parts": [{"template": family.part_family(part).template,
-                               "p": family.part_family(part).params,
-                               "c": {"constant": 0.0,
-                                     "terms": _scoring_terms(m)["terms"]}}
-                              for (part, _), m in zip(by_part, class_models)]}
-                combined["chunks"] = [combined]  # the parts are one sum
-                per_fold.append({"position": position, "model": combined})
+                per_fold.append({"position": position,
+                                 "model": _class_model(family, parts, class_models, dialect)})
             classes.append({"label": label_literals[i], "folds": per_fold,
-                            "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}")})
+                            "jll": dialect.ident(f"__sqlnb_jll_{g}_{i}")})
         rendered.append({"classes": classes, "p": family.params,
-                         "max": DUCKDB.ident(f"__sqlnb_max_{g}")})
-    # floating-point columns of the numeric parts: NaN becomes NULL (missing)
-    shape = {part: base.part_family(part).statistics_shape for part in parts}
-    cleaned = [{"column": DUCKDB.ident(name), "double": columns[name].upper() == "DOUBLE",
-                "guard": DUCKDB.kind(columns[name]) == "float"
-                and shape[family_of[name]] != "categories"} for name in features]
-    key_columns = [g["column"] for g in groups]
-    consecutive = keys == [(k,) for k in range(len(keys))] and all(
-        type(key[0]) is int for key in keys)
-    rows = model.engine.fetch(render(
-        "search/search_score.sql", model=model.name, family_name=model.family.name,
-        family_template=model.family.template, source=src.sql, target=DUCKDB.ident(target),
-        features=cleaned, weight=DUCKDB.ident(weight) if weight else None,
-        candidates=rendered, eps=EPS, arrays=None, labels=label_literals, log_loss=log_loss,
-        keys=[[DUCKDB.lit(v, t) for v, t in zip(key, key_types)] for key in keys],
-        key_columns=key_columns,
-        nullable_keys=key_columns[:-1] if isinstance(cv, int) else key_columns,
-        consecutive=consecutive))
+                         "max": dialect.ident(f"__sqlnb_max_{g}")})
+    # scan 2: every row by its fold's held-out model, for every candidate
+    rows = model.engine.fetch(model.engine.render(
+        "search/search_score.sql", **context, candidates=rendered, arrays=None))
     return _splits(rows, folds, len(families))
+
+
+def _class_model(family: Family, parts: list[tuple[str, list[str]]],
+                 class_models: list[Any], dialect: Any) -> dict[str, Any]:
+    """One fold's held-out model of a class for the compiled scoring statement: the parts'
+    class models summed, as :func:`sqlnb.mixed.compile_mixed` composes a fitted model of
+    several parts (a model of one part is its class model)."""
+    if len(parts) == 1:
+        return with_chunks(_scoring_terms(class_models[0], dialect))
+    # each part's constant carries the log prior once: keep one of them
+    combined: dict[str, Any] = {
+        "constant": math.fsum(m["constant"] for m in class_models)
+        - (len(parts) - 1) * class_models[0]["log_prior"],
+        "parts": [{"template": part_family(family, part).template,
+                   "p": part_family(family, part).params,
+                   "c": {"constant": 0.0, "terms": _scoring_terms(m, dialect)["terms"]}}
+                  for (part, _), m in zip(parts, class_models)]}
+    combined["chunks"] = [combined]  # the parts are one sum
+    return combined
 
 
 def _splits(rows: list[tuple], folds: list[Any], n_candidates: int
@@ -663,19 +605,19 @@ def _candidate_models(scratch: ModelContext, families: list[Any], groups: list[d
             prior = families[g] if priors is None else priors[g]
             named.append({"t": t, "p": families[g].params, "priors": prior.prior_list(),
                           "fit_prior": prior.fit_prior()})
-        flow.run("search/search_params.sql", what="views", candidates=named, **context)
-        classes = flow.fetch("search/search_params.sql", what="classes", candidates=named, **context)
+        flow.run("search/search_params.sql#views", candidates=named, **context)
+        classes = flow.fetch("search/search_params.sql#classes", candidates=named, **context)
         constants: dict[int, dict[int, float]] = {}
         for position, class_index, constant in flow.fetch(
-                "search/search_params.sql", what="constants", candidates=named, **context):
+                "search/search_params.sql#constants", candidates=named, **context):
             constants.setdefault(position, {})[class_index] = constant
         log_priors: dict[tuple[int, int], float] = {}
         if priors is not None:
             log_priors = {(position, class_index): log_prior
                           for position, class_index, log_prior in flow.fetch(
-                              "search/search_params.sql", what="priors", candidates=named, **context)}
+                              "search/search_params.sql#priors", candidates=named, **context)}
         terms: dict[int, list[tuple]] = {}
-        for position, *row in flow.fetch("search/search_params.sql", what="terms",
+        for position, *row in flow.fetch("search/search_params.sql#terms",
                                           candidates=named, **context):
             terms.setdefault(position, []).append(tuple(row))
         for position, g in enumerate(members):
@@ -944,7 +886,8 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
             f"not {model.family.name}"
         )
     settings = _text_candidates(model, candidates, column, text_options)
-    src = resolve(model.engine.connection, source)
+    dialect = model.dialect
+    src = model.engine.source(source)
     try:
         columns = src.columns
         if FOLD in columns:
@@ -961,21 +904,22 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
         if isinstance(cv, str) and cv in (target, column, weight):
             raise InvalidParameterError(
                 f"the fold column {cv!r} cannot also be the target, text or weight column")
-        if DUCKDB.kind(columns[column]) != "text":
+        if dialect.kind(columns[column]) != "text":
             raise InvalidDataError(
                 f"text column {column!r} has type {columns[column]}, not VARCHAR")
         target_type = columns[target]
-        check_label_type(target, target_type, DUCKDB)
+        check_label_type(target, target_type, dialect)
         if weight is not None:
-            check_weight_type(weight, columns[weight], DUCKDB)
-            check_weights(model.engine, src.sql, DUCKDB.ident(target), weight,
-                          DUCKDB.ident(weight))
+            check_weight_type(weight, columns[weight], dialect)
+            check_weights(model.engine, src.sql, dialect.ident(target), weight,
+                          dialect.ident(weight))
         fold_type = columns[cv] if isinstance(cv, str) else "INTEGER"
         fold_src = Source(
-            sql=render("search/search_folds.sql", source=src.sql,
-                       n_folds=cv if isinstance(cv, int) else None,
-                       fold_column=DUCKDB.ident(cv) if isinstance(cv, str) else None,
-                       hashed=[DUCKDB.ident(c) for c in (target, column, weight) if c]).strip(),
+            sql=model.engine.render(
+                "search/search_folds.sql", source=src.sql,
+                n_folds=cv if isinstance(cv, int) else None,
+                fold_column=dialect.ident(cv) if isinstance(cv, str) else None,
+                hashed=[dialect.ident(c) for c in (target, column, weight) if c]).strip(),
             columns={**columns, FOLD: fold_type})
         # candidates that count the same terms share their two scans
         groups: dict[tuple, list[int]] = {}
@@ -993,7 +937,7 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
             for g, (_, scores) in zip(members, scored):
                 splits[g] = (g, scores)
     finally:
-        src.release(model.engine.connection)
+        model.engine.release(src)
     result = _search_result(model, candidates, splits, scorers, single, refit_metric,
                             len(folds))
     if refit is False:
@@ -1012,31 +956,40 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
     """The two scans of the candidates that count the same terms: the folds, and per
     candidate its split scores in fold order."""
     family, analyzer = settings[0]
-    scratch = _scratch(model, f"__sqlnb_search_{model.name}",
+    dialect = model.dialect
+    scratch = _scratch(model, _scratch_name(model),
                        **{k: v for k, v in family.params.items() if k == "binarize"})
-    t = {**scratch.tables, "groups": [{"column": DUCKDB.ident(FOLD), "type": fold_type}]}
+    t = {**scratch.tables, "groups": [{"column": dialect.ident(FOLD), "type": fold_type}]}
+    # (the every candidate's coefficients and constants: dropped with the scratch model)
+    scores = {role: f"{scratch.name}_{role}" for role in ("coefficients", "constants")}
     context: dict[str, Any] = {
-        "t": t, "source": src.sql, "target": DUCKDB.ident(target),
-        "weight": DUCKDB.ident(weight) if weight else None, "column": DUCKDB.ident(column),
+        "t": t, "source": src.sql, "target": dialect.ident(target),
+        "weight": dialect.ident(weight) if weight else None, "column": dialect.ident(column),
         "a": analyzer.sql(), "binarize": family.params.get("binarize"),
         "class_type": target_type, "fold_type": fold_type,
-        "coefficients": DUCKDB.ident(f"__sqlnb_search_{model.name}_coefficients"),
-        "constants": DUCKDB.ident(f"__sqlnb_search_{model.name}_constants"),
+        **{role: model.engine.table(name) for role, name in scores.items()},
     }
     flow = pipeline_of(scratch)
     try:
-        with model.engine.rolled_back("search"):
+        with _scratch_scope(scratch) as extra:
+            # (a text scratch model writes no metadata row that records its relations)
+            extra += [("TABLE", name) for name in scores.values()]
+            extra += [(kind, RELATIONS[role].format(name=scratch.name))
+                      for kind, roles in (("VIEW", ("class_params", "feature_params")),
+                                          ("TABLE", ("terms", "class_stats", "vocabulary",
+                                                     "feature_stats", "features")))
+                      for role in roles]
             ownership.claim(scratch, ownership.names(scratch.name, "base", "text"))
             # scan 1: every fold's per class and term statistics
-            flow.run("search/search_text.sql", what="statistics", **context)
-            flow.run("search/search_text.sql", what="training_classes", **context)
-            folds = [row[0] for row in flow.fetch("search/search_text.sql", what="folds", **context)]
+            flow.run("search/search_text.sql#statistics", **context)
+            flow.run("search/search_text.sql#training_classes", **context)
+            folds = [row[0] for row in flow.fetch("search/search_text.sql#folds", **context)]
             _check_folds(folds, cv, "documents")
-            documents = dict(flow.fetch("search/search_text.sql", what="training_documents",
+            documents = dict(flow.fetch("search/search_text.sql#training_documents",
                                         **context))
-            labels = [row[0] for row in flow.fetch("search/search_text.sql", what="labels",
+            labels = [row[0] for row in flow.fetch("search/search_text.sql#labels",
                                                    **context)]
-            flow.run("search/search_text.sql", what="scores_tables", **context)
+            flow.run("search/search_text.sql#scores_tables", **context)
             # candidates that prune the vocabulary alike share its tables
             runs: dict[tuple, list[int]] = {}
             for position, (_, a) in enumerate(settings):
@@ -1047,38 +1000,38 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
                 bounds = []
                 for fold in folds:
                     low, high = a.doc_bounds(documents[fold])
-                    bounds.append({"fold": DUCKDB.lit(fold, fold_type), "low": low,
+                    bounds.append({"fold": dialect.lit(fold, fold_type), "low": low,
                                    "high": high})
-                flow.run("search/search_text.sql", what="vocabulary", bounds=bounds,
+                flow.run("search/search_text.sql#vocabulary", bounds=bounds,
                          max_features=a.max_features, **context)
-                empty = flow.fetch("search/search_text.sql", what="empty_vocabularies", **context)
+                empty = flow.fetch("search/search_text.sql#empty_vocabularies", **context)
                 if empty:
                     raise InvalidDataError(
                         f"the training documents of fold(s) {sorted(r[0] for r in empty)} "
                         "leave no terms after pruning: try a lower min_df or a higher max_df"
                     )
-                flow.run("search/search_text.sql", what="training_terms", **context)
+                flow.run("search/search_text.sql#training_terms", **context)
                 named = []
                 for position in members:  # the candidate's column in the scoring statement
                     f = settings[position][0]
                     named.append({"index": position, "alpha": f.alphas(1)[0], "p": f.params,
                                   "priors": f.prior_list(), "fit_prior": f.fit_prior()})
-                flow.run("search/search_text.sql", what="candidates", candidates=named, **context)
-            label_literals = [DUCKDB.lit(label, target_type) for label in labels]
+                flow.run("search/search_text.sql#candidates", candidates=named, **context)
+            label_literals = [dialect.lit(label, target_type) for label in labels]
             rendered = [{"classes": [{"label": label,
-                                      "jll": DUCKDB.ident(f"__sqlnb_jll_{g}_{i}"),
-                                      "coef": DUCKDB.ident(f"__sqlnb_coef_{g}_{i}"),
-                                      "constant": DUCKDB.ident(f"__sqlnb_constant_{g}_{i}"),
-                                      "sum": DUCKDB.ident(f"__sqlnb_sum_{g}_{i}")}
+                                      "jll": dialect.ident(f"__sqlnb_jll_{g}_{i}"),
+                                      "coef": dialect.ident(f"__sqlnb_coef_{g}_{i}"),
+                                      "constant": dialect.ident(f"__sqlnb_constant_{g}_{i}"),
+                                      "sum": dialect.ident(f"__sqlnb_sum_{g}_{i}")}
                                      for i, label in enumerate(label_literals)],
-                         "max": DUCKDB.ident(f"__sqlnb_max_{g}")}
+                         "max": dialect.ident(f"__sqlnb_max_{g}")}
                         for g in range(len(settings))]
             # scan 2: every document by its fold's model, for every candidate
             rows = flow.fetch(
-                "search/search_score.sql", source=src.sql, target=DUCKDB.ident(target),
-                weight=DUCKDB.ident(weight) if weight else None, candidates=rendered, eps=EPS,
+                "search/search_score.sql", source=src.sql, target=dialect.ident(target),
+                weight=dialect.ident(weight) if weight else None, candidates=rendered, eps=EPS,
                 arrays=None, labels=label_literals, log_loss=log_loss,
-                text={"column": DUCKDB.ident(column), "a": analyzer.sql(),
+                text={"column": dialect.ident(column), "a": analyzer.sql(),
                       "binarize": family.params.get("binarize"),
                       "coefficients": context["coefficients"],
                       "constants": context["constants"]})

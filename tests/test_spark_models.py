@@ -299,8 +299,6 @@ def test_what_is_duckdb_only_says_so_on_spark_and_what_to_do_instead(spark, rows
     model = sqlnb.NaiveBayes("sm_refused", con=spark, family="multinomial")
     calls = {
         "sparse input": lambda: model.fit_sparse(rows, rows, "y", features=FEATURES),
-        "search of text, family='auto' and per-group models": lambda: model.search(
-            rows, "y", param_grid={"alpha": [1.0]}, cv="x0", text="y"),
     }
     for feature, call in calls.items():
         with pytest.raises(UnsupportedError, match=f"{feature} is DuckDB-only") as refused:

@@ -33,7 +33,7 @@ CREATE TABLE {{ t.feature_stats }} (
 SELECT
 {% if t.get('groups') %}
     -- per-group rows and, in the same scan, the pooled model's rows (group NULL)
-    GROUPING({% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %}) > 0 AS __sqlnb_pooled,
+    GROUPING({{ t.groups[0].column }}) > 0 AS __sqlnb_pooled,
 {% for g in t.groups %}
     {{ g.column }},
 {% endfor %}

@@ -13,8 +13,9 @@ INSERT INTO {{ t.batch }}
 {% else %}
 SELECT
 {% if t.get('groups') %}
-    -- per-group rows and, in the same scan, the pooled model's rows (group NULL)
-    GROUPING({% for g in t.groups %}{{ g.column }}{{ ", " if not loop.last }}{% endfor %}) > 0 AS __sqlnb_pooled,
+    -- per-group rows and, in the same scan, the pooled model's rows (group NULL; the first
+    -- group column tells the two grouping sets apart: Spark's GROUPING takes one column)
+    GROUPING({{ t.groups[0].column }}) > 0 AS __sqlnb_pooled,
 {% for g in t.groups %}
     {{ g.column }},
 {% endfor %}

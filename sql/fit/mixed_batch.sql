@@ -7,7 +7,7 @@
 {{ sql.temp_table(t.batch) }}
 SELECT
 {% if t.get('groups') %}
-    GROUPING({% for g in t.groups %}__src.{{ g.column }}{{ ", " if not loop.last }}{% endfor %}) > 0 AS __sqlnb_pooled,
+    GROUPING(__src.{{ t.groups[0].column }}) > 0 AS __sqlnb_pooled,
 {% for g in t.groups %}
     __src.{{ g.column }} AS {{ g.column }},
 {% endfor %}

@@ -21,9 +21,9 @@
     ignored, as the fold's CountVectorizer ignores it. #}
 {% import 'text/analyzer.sql' as analyzer %}
 {% from 'families/counts.sql' import value %}
-WITH text_documents AS MATERIALIZED (
+WITH text_documents AS {{ sql.materialized() }}(
     SELECT
-        row_number() OVER () AS __sqlnb_doc,
+        {{ sql.row_id() }} AS __sqlnb_doc,
         __sqlnb_fold,
         {{ target }} AS __sqlnb_y,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
@@ -33,7 +33,7 @@ WITH text_documents AS MATERIALIZED (
 ), document_terms AS (
     SELECT __sqlnb_doc, __sqlnb_fold, cell.key AS term, cell.value AS count
     FROM (
-        SELECT __sqlnb_doc, __sqlnb_fold, unnest(map_entries(list_aggr({{ analyzer.terms('__sqlnb_tokens', text.a) }}, 'histogram'))) AS cell
+        SELECT __sqlnb_doc, __sqlnb_fold, {{ sql.unnest(sql.histogram(analyzer.terms('__sqlnb_tokens', text.a))) }} AS cell
         FROM text_documents
     )
 ), term_coefficients AS (

@@ -1,20 +1,22 @@
--- The cross-validation of text model {{ model | comment }}: each fold's model is fitted on the
--- documents outside the fold, with a vocabulary of its own (CountVectorizer is refitted on
--- every training set), built from the statistics of one scan of the documents.
+{#- The cross-validation of a text model: each fold's model is fitted on the documents
+    outside the fold, with a vocabulary of its own (CountVectorizer is refitted on every
+    training set), built from the statistics of one scan of the documents. `t` is the
+    scratch model's tables, keyed by the fold (`t.groups[0]`). -#}
 {% import 'text/analyzer.sql' as analyzer %}
 {% from 'families/counts.sql' import value %}
+
+{# One scan: per fold and class the documents and their weight (term NULL), and per fold,
+   class and term the documents that contain the term, its occurrences and the family's
+   statistic (the weighted sum of the term's values). #}
+{% macro statistics(t, source, target, weight, column, a, binarize) -%}
 {% set fold = t.groups[0].column %}
-{% if what == 'statistics' %}
--- One scan: per fold and class the documents and their weight (term NULL), and per fold,
--- class and term the documents that contain the term, its occurrences and the family's
--- statistic (the weighted sum of the term's values).
-CREATE TEMP TABLE {{ t.terms }} AS
-WITH documents AS MATERIALIZED (
+{{ sql.temp_table(t.terms) }}
+WITH documents AS {{ sql.materialized() }}(
     SELECT
         {{ fold }},
         class,
         weight,
-        list_aggr({{ analyzer.terms('tokens', a) }}, 'histogram') AS histogram
+        {{ sql.histogram(analyzer.terms('tokens', a)) }} AS histogram
     FROM (
         SELECT
             {{ fold }},
@@ -28,7 +30,7 @@ WITH documents AS MATERIALIZED (
 SELECT
     {{ fold }},
     class,
-    CAST(NULL AS VARCHAR) AS term,
+    CAST(NULL AS {{ sql.type('VARCHAR') }}) AS term,
     count(*) AS docs,
     CAST(count(*) AS DOUBLE) AS count,
     sum(weight) AS value
@@ -43,13 +45,16 @@ SELECT
     CAST(sum(cell.value) AS DOUBLE) AS count,
     sum(weight * {{ value({'column': analyzer.tf('cell.value', a)}, binarize) }}) AS value
 FROM (
-    SELECT {{ fold }}, class, weight, unnest(map_entries(histogram)) AS cell
+    SELECT {{ fold }}, class, weight, {{ sql.unnest('histogram') }} AS cell
     FROM documents
 )
 GROUP BY ALL;
-{% elif what == 'training_classes' %}
--- Per fold, each class's documents and weight outside the fold (classes with none left
--- out: that fold's model does not know them). Rows without a fold only ever train.
+{%- endmacro %}
+
+{# Per fold, each class's documents and weight outside the fold (classes with none left
+   out: that fold's model does not know them). Rows without a fold only ever train. #}
+{% macro training_classes(t) -%}
+{% set fold = t.groups[0].column %}
 CREATE TABLE {{ t.class_stats }} AS
 WITH pooled AS (
     SELECT class, sum(docs) AS n, sum(value) AS weight
@@ -66,13 +71,19 @@ FROM pooled AS p
 CROSS JOIN (SELECT DISTINCT {{ fold }} FROM held) AS k
 LEFT JOIN held AS h ON h.{{ fold }} = k.{{ fold }} AND h.class = p.class
 WHERE p.n - coalesce(h.n, 0) > 0;
-{% elif what == 'training_documents' %}
--- Per fold, the documents it trains on (for min_df and max_df given as proportions).
+{%- endmacro %}
+
+{# Per fold, the documents it trains on (for min_df and max_df given as proportions). #}
+{% macro training_documents(t) -%}
+{% set fold = t.groups[0].column %}
 SELECT {{ fold }}, sum(n) FROM {{ t.class_stats }} GROUP BY ALL ORDER BY 1
-{% elif what == 'vocabulary' %}
--- Per fold, its vocabulary as CountVectorizer builds it from the training documents: the
--- terms they contain whose document frequency is within the fold's [low, high], then the
--- max_features most frequent (ties: alphabetical). (An earlier pruning's tables go first.)
+{%- endmacro %}
+
+{# Per fold, its vocabulary as CountVectorizer builds it from the training documents: the
+   terms they contain whose document frequency is within the fold's [low, high], then the
+   max_features most frequent (ties: alphabetical). (An earlier pruning's tables go first.) #}
+{% macro vocabulary(t, bounds, max_features, a) -%}
+{% set fold = t.groups[0].column %}
 DROP TABLE IF EXISTS {{ t.vocabulary }};
 DROP TABLE IF EXISTS {{ t.feature_stats }};
 DROP TABLE IF EXISTS {{ t.features }};
@@ -87,11 +98,12 @@ WITH pooled AS (
     FROM {{ t.terms }}
     WHERE term IS NOT NULL AND {{ fold }} IS NOT NULL
     GROUP BY ALL
-), bounds ({{ fold }}, low, high) AS (
-    VALUES
+), bounds AS (
+    SELECT * FROM (VALUES
 {% for b in bounds %}
         ({{ b.fold }}, {{ b.low | lit }}, {{ b.high | lit }}){{ "," if not loop.last }}
 {% endfor %}
+    ) AS b ({{ fold }}, low, high)
 ), training AS (
     SELECT k.{{ fold }}, p.term, p.df - coalesce(h.df, 0) AS df, p.count - coalesce(h.count, 0) AS count
     FROM pooled AS p
@@ -103,20 +115,31 @@ WITH pooled AS (
     JOIN bounds AS b ON b.{{ fold }} = v.{{ fold }}
     WHERE v.df > 0 AND v.df >= b.low AND v.df <= b.high
 )
+{% if max_features is none %}
 SELECT {{ fold }}, term
-FROM kept
-{% if max_features is not none %}
-QUALIFY row_number() OVER (PARTITION BY {{ fold }} ORDER BY {% if a.binary %}df{% else %}count{% endif %} DESC, term) <= {{ max_features | lit }}
+FROM kept;
+{% else %}
+SELECT {{ fold }}, term
+FROM (
+    SELECT {{ fold }}, term, row_number() OVER (PARTITION BY {{ fold }} ORDER BY {% if a.binary %}df{% else %}count{% endif %} DESC, term) AS __sqlnb_rank
+    FROM kept
+)
+WHERE __sqlnb_rank <= {{ max_features | lit }};
 {% endif %}
-;
-{% elif what == 'empty_vocabularies' %}
--- Folds whose training documents leave no term.
+{%- endmacro %}
+
+{# Folds whose training documents leave no term. #}
+{% macro empty_vocabularies(t) -%}
+{% set fold = t.groups[0].column %}
 SELECT {{ fold }} FROM {{ t.class_stats }}
 EXCEPT
 SELECT {{ fold }} FROM {{ t.vocabulary }}
-{% elif what == 'training_terms' %}
--- Per fold, class and vocabulary term, the statistics of the documents outside the fold
--- (zero where the class never used the term): the per-group shape of a term model.
+{%- endmacro %}
+
+{# Per fold, class and vocabulary term, the statistics of the documents outside the fold
+   (zero where the class never used the term): the per-group shape of a term model. #}
+{% macro training_terms(t) -%}
+{% set fold = t.groups[0].column %}
 CREATE TABLE {{ t.feature_stats }} AS
 WITH pooled AS (
     SELECT class, term, sum(docs) AS n, sum(value) AS value
@@ -143,30 +166,40 @@ LEFT JOIN held AS h ON h.{{ fold }} = c.{{ fold }} AND h.class = c.class AND h.t
 CREATE TABLE {{ t.features }} AS
 SELECT DISTINCT term AS feature, CAST(NULL AS DOUBLE) AS alpha
 FROM {{ t.vocabulary }};
+{%- endmacro %}
 
-{% elif what == 'scores_tables' %}
--- Every candidate's coefficients and constants per fold and class, for the scoring scan.
-CREATE TEMP TABLE {{ coefficients }} (
-    candidate INTEGER,
-    {{ fold }} {{ fold_type }},
-    class {{ class_type }},
-    term VARCHAR,
-    coef DOUBLE
-);
+{# Every candidate's coefficients and constants per fold and class, for the scoring scan. #}
+{% macro scores_tables(t, coefficients, constants, fold_type, class_type) -%}
+{% set fold = t.groups[0].column %}
+{{ sql.temp_table(coefficients) }}
+SELECT
+    CAST(NULL AS {{ sql.type('INTEGER') }}) AS candidate,
+    CAST(NULL AS {{ fold_type }}) AS {{ fold }},
+    CAST(NULL AS {{ class_type }}) AS class,
+    CAST(NULL AS {{ sql.type('VARCHAR') }}) AS term,
+    CAST(NULL AS DOUBLE) AS coef
+WHERE 1 = 0;
 
-CREATE TEMP TABLE {{ constants }} (
-    candidate INTEGER,
-    {{ fold }} {{ fold_type }},
-    class {{ class_type }},
-    constant DOUBLE
-);
-{% elif what == 'candidates' %}
--- Every candidate's per-fold parameters, one after the other: the family's parameter
--- views over the held-out statistics, kept as (fold, class, term) coefficients and
--- (fold, class) constants.
+{{ sql.temp_table(constants) }}
+SELECT
+    CAST(NULL AS {{ sql.type('INTEGER') }}) AS candidate,
+    CAST(NULL AS {{ fold_type }}) AS {{ fold }},
+    CAST(NULL AS {{ class_type }}) AS class,
+    CAST(NULL AS DOUBLE) AS constant
+WHERE 1 = 0;
+{%- endmacro %}
+
+{# Every candidate's per-fold parameters, one after the other: the family's parameter
+   views over the held-out statistics, kept as (fold, class, term) coefficients and
+   (fold, class) constants. #}
+{% macro candidates(t, candidates, coefficients, constants, family_template, model) -%}
+{% set fold = t.groups[0].column %}
 {% import family_template as family %}
 {% for c in candidates %}
-UPDATE {{ t.features }} SET alpha = {{ c.alpha | lit }};
+DROP TABLE IF EXISTS {{ t.features }};
+CREATE TABLE {{ t.features }} AS
+SELECT DISTINCT term AS feature, CAST({{ c.alpha | lit }} AS DOUBLE) AS alpha
+FROM {{ t.vocabulary }};
 {% with p = c.p, priors = c.priors, fit_prior = c.fit_prior %}
 {% include 'score/params.sql' %}
 {% endwith %}
@@ -180,10 +213,16 @@ SELECT {{ c.index | lit }}, c.{{ fold }}, c.class, k.constant
 FROM ({{ family.class_constant(t) }}) AS k
 JOIN {{ t.class_params }} AS c USING (class_index);
 {% endfor %}
-{% elif what == 'labels' %}
--- the classes of every labelled document, in sorted order
+{%- endmacro %}
+
+{# the classes of every labelled document, in sorted order #}
+{% macro labels(t) -%}
+{% set fold = t.groups[0].column %}
 SELECT DISTINCT class FROM {{ t.terms }} ORDER BY 1
-{% elif what == 'folds' %}
--- the folds that have labelled documents, in order
+{%- endmacro %}
+
+{# the folds that have labelled documents, in order #}
+{% macro folds(t) -%}
+{% set fold = t.groups[0].column %}
 SELECT DISTINCT {{ fold }} FROM {{ t.class_stats }} ORDER BY 1
-{% endif %}
+{%- endmacro %}

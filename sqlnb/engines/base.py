@@ -238,9 +238,6 @@ def require_models(engine: Engine, what: str) -> None:
 DUCKDB_ONLY = {
     "sparse input": "its batches and scoring are written with DuckDB's list types: pivot the "
                     "entries to columns, or fit on DuckDB",
-    "search of text, family='auto' and per-group models": "run the search on a DuckDB "
-                                                          "connection, then fit the chosen "
-                                                          "model on Spark",
 }
 
 

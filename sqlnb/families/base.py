@@ -53,6 +53,8 @@ class Family:
     has_batch_checks: ClassVar[bool] = False
     min_classes: ClassVar[int] = 1
     composite: ClassVar[bool] = False     # one family per column (family="auto")
+    # the hyperparameters that decide which columns make each part (fixed for a search)
+    layout_params: ClassVar[tuple[str, ...]] = ()
     sparse_input: ClassVar[bool] = False  # fits sparse, text and long input (counts)
     per_category: ClassVar[bool] = False  # parameters per category value, not per feature
     count_sums: ClassVar[bool] = False    # a document's statistic is a sum of its counts
@@ -121,6 +123,13 @@ class Family:
     def feature_options(self, n_features: int) -> list[dict[str, Any]]:
         """Per-feature hyperparameters stored in the features table."""
         return [{"alpha": None, "coding": None, "min_categories": None} for _ in range(n_features)]
+
+    def parts_of(self, features: list[dict[str, Any]]
+                 ) -> list[tuple[str | None, Family, list[dict[str, Any]]]]:
+        """The parts a fitted model of this family keeps over ``features`` (as its metadata
+        lists them), each as (the name its relations carry, ``None`` for the model's own;
+        its family; its features): a model of one family is one part."""
+        return [(None, self, features)]
 
     def check_feature_type(self, name: str, sql_type: str, dialect: Dialect) -> None:
         if self.numeric and not dialect.is_numeric(sql_type):
