@@ -635,9 +635,8 @@ def explain_reads_view(model: ModelContext) -> bool:
     ``<name>_explain_params``: a model of one family over columns whose parameters are a few
     numbers per class and feature (no categories, no groups), on DuckDB."""
     family = model.family
-    return (model.dialect.stored_scoring == "macros" and not family.composite
-            and not family.per_category and not model.spec.grouped
-            and not model.stored_input())
+    return (model.dialect.stored_scoring == "macros" and model.one_column_part()
+            and not family.per_category)
 
 
 EXPLAIN_PARAMS = "priors"  # the name reports/explain.sql gives the row of the view

@@ -260,6 +260,11 @@ class ModelContext:
             self.state.term_input = self.readers.stored_input(self) or ()
         return self.state.term_input or None
 
+    def one_column_part(self) -> bool:
+        """Whether the model is one part: one family over its columns as they are (not
+        ``family="auto"``, no group key, no text or long input)."""
+        return not (self.family.composite or self.spec.grouped or self.stored_input())
+
     def parameters(self) -> dict[str, Any]:
         """Read the (small) parameter views once, for the per-class scoring expressions.
 
