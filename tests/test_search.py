@@ -359,7 +359,8 @@ def test_search_leaves_only_the_model_in_the_database():
              .fetchall()}
     assert names == {f"m_{role}" for role in ("meta", "class_stats", "features",
                                                "feature_stats", "class_params",
-                                               "feature_params", "scoring_params")} | {"frame"}
+                                               "feature_params", "scoring_params",
+                                               "explain_params")} | {"frame"}
 
 
 BAD_SEARCHES = [
