@@ -70,8 +70,9 @@ def versioned_roles(terms: bool) -> tuple[str, ...]:
 # Those an update's upsert writes the new version of directly (the templates of the
 # upserts, whose statements read no table they write but the one they upsert into); any
 # other statement of the write first has them copied (Pipeline.settle_copies).
-PENDING_ROLES = ("class_stats", "feature_stats")
-WRITES_VERSIONS = frozenset({"update/merge.sql", "update/merge_model.sql"})
+PENDING_ROLES = ("class_stats", "feature_stats", "features")
+WRITES_VERSIONS = frozenset({"update/merge.sql", "update/merge_model.sql",
+                             "update/update_features.sql"})
 
 
 class NewVersion(str):
@@ -184,10 +185,14 @@ class Pipeline:
                 self.tables["next_" + role] = scratch
                 del self._pending[role]
 
-    def settle_copies(self) -> None:
+    def settle_copies(self, *, carry: bool = False) -> None:
         """The tables of a staged update that no statement changed: copied to the new
-        version as they are (the switch needs every table of the version)."""
+        version as they are, or (``carry``: the write's statements are done) kept as the
+        version readers have where the engine can."""
         for role, (target, scratch) in list(self._pending.items()):
+            if carry and self.engine.carry(f"{self.name}_{role}"):
+                del self._pending[role]
+                continue
             self.engine.execute(self.engine.render(
                 "catalog/versions.sql#copy", table=self.stable[role], into=target))
             self.tables[role], self.tables["next_" + role] = target, scratch
@@ -230,7 +235,7 @@ class Pipeline:
                                                    "feature_params")} if staged else set()
         ownership.release(self.owner, [name for name in ownership.names(self.name, "base", "text")
                                        if name not in kept])
-        self.run("fit/create_model.sql", class_type=class_type)
+        self.run("fit/create_model.sql", class_type=class_type, meta_later=staged)
         if text:
             ownership.release(self.owner, [name for name in ownership.names(self.name, "text")
                                            + [f"{self.name}_feature_stats",
@@ -263,7 +268,7 @@ class Pipeline:
                 self.tables["next_" + role] = NewVersion(target)
                 self._pending[role] = (target, scratch)
                 continue
-            if not fresh:
+            if not fresh and role != "meta":  # (write_meta creates the new metadata)
                 self.engine.execute(self.engine.render(
                     "catalog/versions.sql#copy", table=self.stable[role], into=target))
             self.tables[role] = target
@@ -565,7 +570,7 @@ class Pipeline:
         are the batch's (counted by the scan: no count of the statistics).
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
-        self.settle_copies()
+        self.settle_copies(carry=True)
         if self._keeps_batch():
             self.run_planned("update/drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
         else:
@@ -589,7 +594,8 @@ class Pipeline:
             # the functions' text from the new version's parameters, read now (the staged
             # tables, one view deep); written after the switch
             self._functions_after_switch = (
-                macros.functions_text(self.staged_context(), self.owner)
+                macros.functions_text(self.staged_context(), self.owner,
+                                      kept_shape=not structural and not fresh)
                 if self.sql_macros and scoring_macros else False)
         elif self.sql_macros and scoring_macros:
             # the macros hold the parameters: re-created at every write (the view they
@@ -624,6 +630,7 @@ class Pipeline:
         (self.run_planned if has_columns else self.run)(
             "catalog/write_meta.sql",
             has_columns=has_columns,
+            create=self.staged(),
             schema_version=SCHEMA_VERSION,
             params_json=json.dumps(jsonable(self.family.params)),
             target=target,

@@ -100,6 +100,11 @@ isfinite({{ x }})
 DELETE FROM {{ table }}
 {%- endmacro %}
 
+{#- The start of a statement creating ``table`` from the query that follows it. -#}
+{% macro create_table_as(table) -%}
+CREATE TABLE {{ table }} AS
+{%- endmacro %}
+
 {#- Add a column an older layout of a table lacks; one statement, ending with ";". -#}
 {% macro add_column(table, column, type) -%}
 ALTER TABLE {{ table }} ADD COLUMN IF NOT EXISTS {{ column }} {{ type }};

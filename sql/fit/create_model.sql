@@ -1,6 +1,8 @@
 -- Create the (empty) tables of model {{ model | comment }} (earlier ones are released
 -- first: see sqlnb/ownership.py).
 {% import family_template as family %}
+{#- `meta_later`: a staged write creates its metadata table with the row (write_meta.sql) -#}
+{% if not meta_later | default(false) %}
 
 CREATE TABLE {{ t.meta }} (
     schema_version {{ sql.type('INTEGER') }} NOT NULL,
@@ -17,6 +19,7 @@ CREATE TABLE {{ t.meta }} (
     spec           {{ sql.type('VARCHAR') }},            -- JSON: input kind, parts, group columns (schema 2)
     relations      {{ sql.type('VARCHAR') }}             -- JSON list of the relations the model owns
 );
+{% endif %}
 
 CREATE TABLE {{ t.class_stats }} (
     class  {{ class_type }} NOT NULL,

@@ -74,18 +74,40 @@ class SparkEngine(Engine):
         self._known: tuple[dict[str, str], set[str]] | None = None
         self._known_functions: set[str] | None = None
         self._keeps_catalog = False
+        self._carried: set[str] | None = None  # the tables a staged write carries over
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str) -> None:
         """Run a script: Spark takes one statement per call, so it is split at the
         semicolons that end statements (not those inside literals, names or comments)."""
         for statement in split_statements(sql):
+            if self._absent(statement):
+                continue  # dropping what the write's catalog knows is not there
             try:
                 self.connection.sql(statement)
             except BaseException:
                 self._forget_catalog()
                 raise
             self._note(statement)
+
+    def _absent(self, statement: str) -> bool:
+        """Whether ``statement`` is a ``DROP … IF EXISTS`` of a table, view or function of
+        the engine's database that the catalog a write keeps (see :meth:`_note`) does not
+        have: a statement with nothing to do, left out."""
+        if self._known is None or not self._keeps_catalog:
+            return False
+        text = _CODE_START.sub("", statement)
+        found = _CATALOG_CHANGE.match(text)
+        if (found is None or found.group("verb").upper() != "DROP"
+                or not re.search(r"\bIF\s+EXISTS\b", text[:found.start("names")], re.IGNORECASE)):
+            return False
+        names = _names_in(found.group("names"))
+        if len(names) != 1 or (names[0][0] or "").lower() != self.database.lower():
+            return False
+        name = names[0][1].lower()
+        if found.group("kind").upper() == "FUNCTION":
+            return self._known_functions is not None and name not in self._known_functions
+        return name not in self._known[0]
 
     def _forget_catalog(self) -> None:
         self._known, self._known_functions = None, None
@@ -168,7 +190,9 @@ class SparkEngine(Engine):
             frame = self._frame(obj)
             registered = f"__sqlnb_source_{os.getpid()}_{next(_spark_names)}"
             frame.createOrReplaceTempView(registered)
-            sql = self.dialect.ident(registered)
+            # the view's columns are the frame's: no statement to ask them
+            return Source(sql=self.dialect.ident(registered), columns=dict(frame.dtypes),
+                          registered=registered)
         try:
             query = self.render("catalog/versions.sql#columns", table=sql)
             columns = dict(self.connection.sql(query).dtypes)
@@ -409,13 +433,22 @@ class SparkEngine(Engine):
         """
         switch = names[-1]
         current = self.current_version(switch)
-        stale = {name: [(v, t) for v, t in self._version_tables(name)
-                        if v != current or t.lower().endswith(_NEXT_SUFFIX)] for name in names}
-        for tables in stale.values():  # a failed or killed earlier write's tables
+        # each view reads the newest version of its table up to the switch's (a table an
+        # earlier write carried over keeps its older number); the others are a failed or
+        # killed earlier write's
+        found = {name: self._version_tables(name) for name in names}
+        live = {name: max((v for v, t in tables if not t.lower().endswith(_NEXT_SUFFIX)
+                           and current is not None and v <= current), default=None)
+                for name, tables in found.items()}
+        stale = {name: [(v, t) for v, t in tables if v != live[name]
+                        or t.lower().endswith(_NEXT_SUFFIX)] for name, tables in found.items()}
+        for tables in stale.values():
             for _, table in tables:
                 self.execute(self.render("catalog/versions.sql#drop", table=self.table(table)))
         new = max([current or 0, *(v for vs in stale.values() for v, _ in vs)]) + 1
         targets = {name: self.version_table(name, new) for name in names}
+        carried: set[str] = set()
+        self._carried = carried
         try:
             yield targets
         except BaseException:
@@ -423,13 +456,27 @@ class SparkEngine(Engine):
                 for target in targets.values():
                     self.execute(self.render("catalog/versions.sql#drop", table=target))
             raise
+        finally:
+            self._carried = None
         # the switch: one statement, so readers of the view see the old or the new version
-        for name in [switch, *names[:-1]]:
+        switched = [name for name in [switch, *names[:-1]] if name not in carried]
+        for name in switched:
             self.execute(self.render("catalog/versions.sql#switch", view=self.table(name),
                                      table=targets[name]))
-        if current is not None:
-            for name in names:
-                self.execute(self.render("catalog/versions.sql#drop", table=self.version_table(name, current)))
+        for name in names:
+            if name in switched and live[name] is not None:
+                self.execute(self.render("catalog/versions.sql#drop",
+                                         table=self.version_table(name, live[name])))
+
+    def carry(self, name: str) -> bool:
+        """Inside :meth:`stage`'s write: keep the table ``name`` as its view reads it now (the
+        write did not change it) instead of a new version; False where it cannot be carried
+        (a name the write does not stage, or a new model's)."""
+        carried = self._carried
+        if carried is None or name.lower() not in self._catalog()[1]:
+            return False
+        carried.add(name)
+        return True
 
     def drop_stale_views(self, names: list[str]) -> None:
         """Drop the views ``<name>__v<k>`` of ``names`` that a killed writer left behind
