@@ -83,6 +83,13 @@ class NewVersion(str):
     creates_version = True
 
 
+class ScratchView(str):
+    """The quoted name of a staged write's parameter view over its new version: a view of
+    the session only (``sql.create_view``), replaced by the next write, never dropped."""
+
+    temporary = True
+
+
 class Pipeline:
     """The fit flow of one model: its engine, family and relations (``tables``, quoted).
 
@@ -274,7 +281,8 @@ class Pipeline:
             self.tables[role] = target
             self.tables["next_" + role] = scratch
         for role in ("class_params", "feature_params"):
-            self.tables[role] = self.engine.version_table(f"{self.name}_{role}", version)
+            self.tables[role] = ScratchView(self.engine.dialect.ident(
+                f"__sqlnb_staged_{self.name}_{role}"))
         return True
 
     def staged(self) -> bool:
@@ -288,19 +296,14 @@ class Pipeline:
 
     def _staged_write_done(self, switched: bool) -> None:
         """After a staged write: the names readers use again; the parameter views over
-        them (re)created if the write was switched to; the scratch views dropped."""
-        staged = "next_meta" in self.tables  # else staging failed before it changed them
+        them (re)created if the write was switched to (the scratch ones are the session's)."""
         self._pending.clear()
-        scratch = [self.tables[role] for role in ("class_params", "feature_params")
-                   if staged]
         self.tables.clear()
         self.tables.update(self.stable)
         context, self._params_context = self._params_context, None
         functions, self._functions_after_switch = self._functions_after_switch, None
         if switched and context is not None:
             self.run("score/params.sql", **context)
-        for view in scratch:
-            self.engine.execute(self.engine.render("catalog/versions.sql#drop_view", table=view))
         if switched and functions is not None:
             # the scoring functions embed the parameters of the version readers now see
             if isinstance(functions, str):
