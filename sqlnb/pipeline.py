@@ -177,10 +177,10 @@ class Pipeline:
         """``sql`` (of ``template``), or if it names a table of a staged update that is
         not copied yet (and is not one of the upserts that write its new version), that
         table copied first and the statement rendered ``again``."""
-        if not self._pending or template in WRITES_VERSIONS or not any(
-                self.stable[role] in sql for role in self._pending):
+        named = [role for role in self._pending if self.stable[role] in sql]
+        if not named or template in WRITES_VERSIONS:
             return sql
-        self.settle_copies()
+        self.settle_copies(roles=named)
         return again()
 
     def _settle(self, sql: str) -> None:
@@ -192,11 +192,13 @@ class Pipeline:
                 self.tables["next_" + role] = scratch
                 del self._pending[role]
 
-    def settle_copies(self, *, carry: bool = False) -> None:
-        """The tables of a staged update that no statement changed: copied to the new
-        version as they are, or (``carry``: the write's statements are done) kept as the
-        version readers have where the engine can."""
+    def settle_copies(self, *, carry: bool = False, roles: list[str] | None = None) -> None:
+        """The tables of a staged update that no statement changed (of ``roles``, if
+        given): copied to the new version as they are, or (``carry``: the write's
+        statements are done) kept as the version readers have where the engine can."""
         for role, (target, scratch) in list(self._pending.items()):
+            if roles is not None and role not in roles:
+                continue
             if carry and self.engine.carry(f"{self.name}_{role}"):
                 del self._pending[role]
                 continue
@@ -232,9 +234,11 @@ class Pipeline:
         refuse(self.fetch(template, **context))
 
     # ------------------------------------------------------------------ 1. create
-    def create(self, class_type: str, *, text: bool = False) -> None:
+    def create(self, class_type: str, *, text: bool = False,
+               features: list[dict[str, Any]] | None = None) -> None:
         """Create the model's (empty) tables, releasing its earlier ones (and an earlier
-        text model's); ``text`` adds the tables of a term model."""
+        text model's); ``text`` adds the tables of a term model. ``features``: the
+        features table gets their rows (a staged write creates it with them)."""
         staged = self.stage(fresh=True, terms=text)
         # staged: the current version's tables and parameter views stay until the switch
         # (the views are replaced after it): a failed write leaves the model answering
@@ -242,7 +246,11 @@ class Pipeline:
                                                    "feature_params")} if staged else set()
         ownership.release(self.owner, [name for name in ownership.names(self.name, "base", "text")
                                        if name not in kept])
-        self.run("fit/create_model.sql", class_type=class_type, meta_later=staged)
+        later = staged and features is not None
+        self.run("fit/create_model.sql", class_type=class_type, meta_later=staged,
+                 features_later=later)
+        if features is not None:
+            self.run("fit/insert_features.sql", features=features, create=later)
         if text:
             ownership.release(self.owner, [name for name in ownership.names(self.name, "text")
                                            + [f"{self.name}_feature_stats",
