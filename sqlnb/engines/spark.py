@@ -492,10 +492,11 @@ class SparkEngine(Engine):
         for name in switched:
             self.execute(self.render("catalog/versions.sql#switch", view=self.table(name),
                                      table=targets[name]))
-        for name in names:
-            if name in switched and live[name] is not None:
+        for name in switched:
+            old = live[name]
+            if old is not None:
                 self.execute(self.render("catalog/versions.sql#drop",
-                                         table=self.version_table(name, live[name])))
+                                         table=self.version_table(name, old)))
 
     def carry(self, name: str) -> bool:
         """Inside :meth:`stage`'s write: keep the table ``name`` as its view reads it now (the
