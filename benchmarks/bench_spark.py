@@ -167,7 +167,7 @@ from pyspark.ml.feature import VectorAssembler
 from pyspark.sql import SparkSession
 import sqlnb
 from sqlnb.engines.spark import SparkEngine
-master, data, warehouse, repeat, n_features = sys.argv[1:6]
+master, data, warehouse, repeat, n_features, families = sys.argv[1:7]
 repeat, n_features = int(repeat), int(n_features)
 spark = (SparkSession.builder.master(master).config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false")
@@ -205,7 +205,7 @@ raw = spark.read.parquet(data)
 binary = raw.selectExpr(*[f"CAST({n} > 0 AS DOUBLE) AS {n}" for n in names], "y", "label")
 raw.limit(1000).write.mode("overwrite").saveAsTable("bench_batch")
 binary.limit(1000).write.mode("overwrite").saveAsTable("bench_batch_binary")
-for family in ("gaussian", "multinomial", "bernoulli", "complement"):
+for family in families.split(","):
     frame = binary if family == "bernoulli" else raw
     batch = "bench_batch_binary" if family == "bernoulli" else "bench_batch"
     rows = {}
@@ -250,7 +250,8 @@ def mllib(args: argparse.Namespace, tmp: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(root)}
     out = subprocess.run(
         [sys.executable, "-c", MLLIB_CHILD, args.master, str(data),
-         str(pathlib.Path(tmp) / "warehouse"), str(args.repeat), str(args.features)],
+         str(pathlib.Path(tmp) / "warehouse"), str(args.repeat), str(args.features),
+         args.families],
         capture_output=True, text=True, check=True, env=env).stdout
     found: dict[str, dict[str, float]] = {}
     for line in out.splitlines():
@@ -282,6 +283,8 @@ def main() -> None:
                         help="fit and predict a model on Spark beside DuckDB")
     parser.add_argument("--mllib", action="store_true",
                         help="sqlnb's families on Spark beside MLlib's NaiveBayes")
+    parser.add_argument("--families", default="gaussian,multinomial,bernoulli,complement",
+                        help="--mllib: the families to run (comma-separated)")
     parser.add_argument("--scale", action="store_true",
                         help="fits of generated rows on Spark, with peak driver memory")
     args = parser.parse_args()

@@ -543,10 +543,12 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
         joint_only=joint_only, model_comment=comment_text(model.name), **form)
 
 
-def functions_sql(model: ModelContext) -> str:
+def functions_sql(model: ModelContext, *, joint_only: bool = False) -> str:
     """The statements (re)creating the model's scoring functions in Spark SQL
     (``score/scoring_functions.sql``): each takes the row's features as a STRUCT, every
-    parameter a literal of its text, in the engine's database."""
+    parameter a literal of its text, in the engine's database. The joint log-likelihood
+    function alone holds the parameters (the others call it): ``joint_only`` re-creates
+    just it (a write that kept the classes and features)."""
     classes = compiled_classes(model, row=ROW)
     keys = [c["key"].lower() for c in classes]
     clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
@@ -565,7 +567,7 @@ def functions_sql(model: ModelContext) -> str:
     return model.render(
         "score/scoring_functions.sql", classes=classes, m=quoted, row=dialect.ident(ROW),
         fields=fields, label_type=dialect.type_name(model.meta["target_type"]),
-        key_clash=message,
+        key_clash=message, joint_only=joint_only,
         model_comment=comment_text(model.name))
 
 

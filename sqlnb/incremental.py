@@ -351,8 +351,7 @@ def _prepare(model: ModelContext, features: list[dict[str, Any]], stored: dict |
     if stored is not None:
         pipeline_of(model).stage(fresh=False)  # engines without transactions: a new version
     if stored is None:
-        pipeline_of(model).create(class_type)
-        pipeline_of(model).run("fit/insert_features.sql", features=features)
+        pipeline_of(model).create(class_type, features=features)
     elif refreshed:
         pipeline_of(model).run("update/update_features.sql", features=features)
     if classes is not None:

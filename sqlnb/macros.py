@@ -25,6 +25,7 @@ from .compiler import (
     explain_macro_sql,
     explain_params_sql,
     explain_reads_view,
+    functions_sql,
     macro_names,
     macros_sql,
     params_table_name,
@@ -85,15 +86,26 @@ def create_macros(model: ModelContext, view: bool = True) -> None:
         model.invalidate()
 
 
-def functions_text(staged: ModelContext, owner: ModelContext) -> str:
+def functions_text(staged: ModelContext, owner: ModelContext, *, kept_shape: bool = False) -> str:
     """The statements of the model's stored scoring functions (engines that store
     functions, whose text embeds every parameter), compiled from the parameters of
     ``staged``, the model's context over a staged write's new version, before the switch
     (see ``Pipeline.finish``). What was read is kept for ``owner``'s first use after the
-    write (``ModelContext.keep_after_write``); :func:`create_functions` writes the text."""
-    text = macros_sql(staged, arrays=False)
+    write (``ModelContext.keep_after_write``); :func:`create_functions` writes the text.
+    ``kept_shape``: the write kept the model's classes and features, so where the
+    functions are all there only the one holding the parameters is re-created."""
+    joint_only = kept_shape and _functions_present(owner)
+    text = functions_sql(staged, joint_only=joint_only)
     owner.keep_after_write(staged)
     return text
+
+
+def _functions_present(model: ModelContext) -> bool:
+    """Whether every scoring function of the model is in its database (one look at the
+    catalog's functions)."""
+    functions = [name for role, name in macro_names(model.name).items()
+                 if role in ("joint", "predict", "predict_proba", "predict_log_proba")]
+    return len(ownership.existing(model, functions)) == len(functions)
 
 
 def create_functions(model: ModelContext, text: str) -> None:

@@ -194,6 +194,7 @@ class NaiveBayes:
         ``text_options`` are scikit-learn's ``CountVectorizer`` options (and, with
         ``tfidf=True``, ``TfidfVectorizer``'s). See :mod:`sqlnb.text`.
         """
+        self.engine.refuse_open_transaction("fit")  # before any read that could fail
         refuse_newer(self.context)
         if text is not None or text_options:
             if text is None or features is not None:
@@ -204,7 +205,6 @@ class NaiveBayes:
             fit_text(self.context, source, target, text, weight=weight, options=text_options,
                      partial=False, group_by=group_by)
             return self
-        self.engine.refuse_open_transaction("fit")  # before any read that could fail
         src = self.engine.source(source)
         parts.start_fit(self.context)  # the columns' families come from this source
         try:

@@ -70,8 +70,9 @@ def versioned_roles(terms: bool) -> tuple[str, ...]:
 # Those an update's upsert writes the new version of directly (the templates of the
 # upserts, whose statements read no table they write but the one they upsert into); any
 # other statement of the write first has them copied (Pipeline.settle_copies).
-PENDING_ROLES = ("class_stats", "feature_stats")
-WRITES_VERSIONS = frozenset({"update/merge.sql", "update/merge_model.sql"})
+PENDING_ROLES = ("class_stats", "feature_stats", "features")
+WRITES_VERSIONS = frozenset({"update/merge.sql", "update/merge_model.sql",
+                             "update/update_features.sql"})
 
 
 class NewVersion(str):
@@ -80,6 +81,13 @@ class NewVersion(str):
     current one in that statement (``creates_version``), with no copy before it."""
 
     creates_version = True
+
+
+class ScratchView(str):
+    """The quoted name of a staged write's parameter view over its new version: a view of
+    the session only (``sql.create_view``), replaced by the next write, never dropped."""
+
+    temporary = True
 
 
 class Pipeline:
@@ -169,10 +177,10 @@ class Pipeline:
         """``sql`` (of ``template``), or if it names a table of a staged update that is
         not copied yet (and is not one of the upserts that write its new version), that
         table copied first and the statement rendered ``again``."""
-        if not self._pending or template in WRITES_VERSIONS or not any(
-                self.stable[role] in sql for role in self._pending):
+        named = [role for role in self._pending if self.stable[role] in sql]
+        if not named or template in WRITES_VERSIONS:
             return sql
-        self.settle_copies()
+        self.settle_copies(roles=named)
         return again()
 
     def _settle(self, sql: str) -> None:
@@ -184,10 +192,16 @@ class Pipeline:
                 self.tables["next_" + role] = scratch
                 del self._pending[role]
 
-    def settle_copies(self) -> None:
-        """The tables of a staged update that no statement changed: copied to the new
-        version as they are (the switch needs every table of the version)."""
+    def settle_copies(self, *, carry: bool = False, roles: list[str] | None = None) -> None:
+        """The tables of a staged update that no statement changed (of ``roles``, if
+        given): copied to the new version as they are, or (``carry``: the write's
+        statements are done) kept as the version readers have where the engine can."""
         for role, (target, scratch) in list(self._pending.items()):
+            if roles is not None and role not in roles:
+                continue
+            if carry and self.engine.carry(f"{self.name}_{role}"):
+                del self._pending[role]
+                continue
             self.engine.execute(self.engine.render(
                 "catalog/versions.sql#copy", table=self.stable[role], into=target))
             self.tables[role], self.tables["next_" + role] = target, scratch
@@ -220,9 +234,11 @@ class Pipeline:
         refuse(self.fetch(template, **context))
 
     # ------------------------------------------------------------------ 1. create
-    def create(self, class_type: str, *, text: bool = False) -> None:
+    def create(self, class_type: str, *, text: bool = False,
+               features: list[dict[str, Any]] | None = None) -> None:
         """Create the model's (empty) tables, releasing its earlier ones (and an earlier
-        text model's); ``text`` adds the tables of a term model."""
+        text model's); ``text`` adds the tables of a term model. ``features``: the
+        features table gets their rows (a staged write creates it with them)."""
         staged = self.stage(fresh=True, terms=text)
         # staged: the current version's tables and parameter views stay until the switch
         # (the views are replaced after it): a failed write leaves the model answering
@@ -230,7 +246,11 @@ class Pipeline:
                                                    "feature_params")} if staged else set()
         ownership.release(self.owner, [name for name in ownership.names(self.name, "base", "text")
                                        if name not in kept])
-        self.run("fit/create_model.sql", class_type=class_type)
+        later = staged and features is not None
+        self.run("fit/create_model.sql", class_type=class_type, meta_later=staged,
+                 features_later=later)
+        if features is not None:
+            self.run("fit/insert_features.sql", features=features, create=later)
         if text:
             ownership.release(self.owner, [name for name in ownership.names(self.name, "text")
                                            + [f"{self.name}_feature_stats",
@@ -263,13 +283,14 @@ class Pipeline:
                 self.tables["next_" + role] = NewVersion(target)
                 self._pending[role] = (target, scratch)
                 continue
-            if not fresh:
+            if not fresh and role != "meta":  # (write_meta creates the new metadata)
                 self.engine.execute(self.engine.render(
                     "catalog/versions.sql#copy", table=self.stable[role], into=target))
             self.tables[role] = target
             self.tables["next_" + role] = scratch
         for role in ("class_params", "feature_params"):
-            self.tables[role] = self.engine.version_table(f"{self.name}_{role}", version)
+            self.tables[role] = ScratchView(self.engine.dialect.ident(
+                f"__sqlnb_staged_{self.name}_{role}"))
         return True
 
     def staged(self) -> bool:
@@ -283,19 +304,14 @@ class Pipeline:
 
     def _staged_write_done(self, switched: bool) -> None:
         """After a staged write: the names readers use again; the parameter views over
-        them (re)created if the write was switched to; the scratch views dropped."""
-        staged = "next_meta" in self.tables  # else staging failed before it changed them
+        them (re)created if the write was switched to (the scratch ones are the session's)."""
         self._pending.clear()
-        scratch = [self.tables[role] for role in ("class_params", "feature_params")
-                   if staged]
         self.tables.clear()
         self.tables.update(self.stable)
         context, self._params_context = self._params_context, None
         functions, self._functions_after_switch = self._functions_after_switch, None
         if switched and context is not None:
             self.run("score/params.sql", **context)
-        for view in scratch:
-            self.engine.execute(self.engine.render("catalog/versions.sql#drop_view", table=view))
         if switched and functions is not None:
             # the scoring functions embed the parameters of the version readers now see
             if isinstance(functions, str):
@@ -565,7 +581,7 @@ class Pipeline:
         are the batch's (counted by the scan: no count of the statistics).
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
-        self.settle_copies()
+        self.settle_copies(carry=True)
         if self._keeps_batch():
             self.run_planned("update/drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
         else:
@@ -589,7 +605,8 @@ class Pipeline:
             # the functions' text from the new version's parameters, read now (the staged
             # tables, one view deep); written after the switch
             self._functions_after_switch = (
-                macros.functions_text(self.staged_context(), self.owner)
+                macros.functions_text(self.staged_context(), self.owner,
+                                      kept_shape=not structural and not fresh)
                 if self.sql_macros and scoring_macros else False)
         elif self.sql_macros and scoring_macros:
             # the macros hold the parameters: re-created at every write (the view they
@@ -624,6 +641,7 @@ class Pipeline:
         (self.run_planned if has_columns else self.run)(
             "catalog/write_meta.sql",
             has_columns=has_columns,
+            create=self.staged(),
             schema_version=SCHEMA_VERSION,
             params_json=json.dumps(jsonable(self.family.params)),
             target=target,

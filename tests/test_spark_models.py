@@ -241,7 +241,13 @@ def test_a_partial_fit_that_fails_midway_leaves_the_spark_model_as_it_was(spark,
     spark.sql("CREATE TABLE sm_failed_class_stats__v2__next AS SELECT 1 AS x")
     spark.sql("CREATE VIEW sm_failed_class_params__v7 AS SELECT 1 AS x")  # a scratch view
     model.partial_fit(rows.where("id < 3"), "y")
-    assert [model.engine.versions(name) for name in names] == [[8]] * 4
+    # (an update leaves the features as they are: their view still reads version 1)
+    assert [model.engine.versions(name) for name in names] == [[8], [8], [1], [8]]
+    # and the model answers as scikit-learn's fitted on both batches
+    reference = MultinomialNB().fit(np.vstack([X, X[:3]]), np.concatenate([Y, Y[:3]]))
+    got = model.predict_proba(rows).toPandas().sort_values("id")
+    np.testing.assert_allclose(got[[f"proba_{c}" for c in reference.classes_]].to_numpy(),
+                               reference.predict_proba(X), rtol=0, atol=1e-9)
     assert not [t.name for t in spark.catalog.listTables()
                 if t.name.endswith("__next") or t.name.startswith("sm_failed_class_params__")]
 

@@ -100,6 +100,18 @@ isfinite({{ x }})
 DELETE FROM {{ table }}
 {%- endmacro %}
 
+{#- The start of a statement (re)creating the view ``name`` as the query that follows it; a
+    name marked ``temporary`` (a staged write's scratch parameter views) gets a view of
+    the session only. -#}
+{% macro create_view(name) -%}
+CREATE OR REPLACE {% if name.temporary is defined and name.temporary %}TEMPORARY {% endif %}VIEW {{ name }} AS
+{%- endmacro %}
+
+{#- The start of a statement creating ``table`` from the query that follows it. -#}
+{% macro create_table_as(table) -%}
+CREATE TABLE {{ table }} AS
+{%- endmacro %}
+
 {#- Add a column an older layout of a table lacks; one statement, ending with ";". -#}
 {% macro add_column(table, column, type) -%}
 ALTER TABLE {{ table }} ADD COLUMN IF NOT EXISTS {{ column }} {{ type }};

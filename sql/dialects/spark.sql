@@ -111,6 +111,10 @@ LATERAL VIEW explode(sequence(CAST(0 AS BIGINT), CAST({{ size }} AS BIGINT) - 1)
 TRUNCATE TABLE {{ table }}
 {%- endmacro %}
 
+{% macro create_table_as(table) -%}
+CREATE TABLE {{ table }} USING parquet AS
+{%- endmacro %}
+
 {#- A model on Spark is never of an older layout. -#}
 {% macro add_column(table, column, type) -%}
 {%- endmacro %}

@@ -17,7 +17,7 @@
 {% macro checks(t, features) %}{{ counts.nan_check(t) }}{% endmacro %}
 
 {% macro feature_params(t, p) %}
-CREATE OR REPLACE VIEW {{ t.feature_params }} AS
+{{ sql.create_view(t.feature_params) }}
 WITH smoothed AS (
     SELECT
         {{ by_group(t, 's.') }}s.class,

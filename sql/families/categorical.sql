@@ -146,7 +146,7 @@ SELECT NULL AS feature, NULL AS problem WHERE FALSE
 {% endmacro %}
 
 {% macro feature_params(t, p) %}
-CREATE OR REPLACE VIEW {{ t.feature_params }} AS
+{{ sql.create_view(t.feature_params) }}
 WITH observed AS (
     SELECT DISTINCT {{ by_group(t) }}feature, category FROM {{ t.feature_stats }}
 ), domain AS (

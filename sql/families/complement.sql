@@ -16,7 +16,7 @@
 {% macro checks(t, features) %}{{ counts.nan_check(t) }}{% endmacro %}
 
 {% macro feature_params(t, p) %}
-CREATE OR REPLACE VIEW {{ t.feature_params }} AS
+{{ sql.create_view(t.feature_params) }}
 WITH complement AS (
     SELECT
         {{ by_group(t, 's.') }}s.class,

@@ -372,7 +372,7 @@ CASE WHEN {{ spread }} + {{ epsilon }} = 0 AND {{ overall }} = 0 THEN 1.0 ELSE {
 {%- endmacro %}
 
 {% macro feature_params(t, p) %}
-CREATE OR REPLACE VIEW {{ t.feature_params }} AS
+{{ sql.create_view(t.feature_params) }}
 {{ moments(t) }}, smoothing AS (
     SELECT {{ by_group(t) }}{{ p.var_smoothing | lit }} * max(variance) AS epsilon
     FROM pooled

@@ -16,7 +16,7 @@
 {% macro feature_params(t, p) %}
 -- Each class's total is a GROUP BY joined back, not a window: DuckDB's window over the
 -- class x feature rows costs about twice as much (the view is read at every predict).
-CREATE OR REPLACE VIEW {{ t.feature_params }} AS
+{{ sql.create_view(t.feature_params) }}
 WITH smoothed AS (
     SELECT {{ by_group(t, 's.') }}s.class, s.feature, s.count + f.alpha AS count
     FROM {{ t.feature_stats }} AS s

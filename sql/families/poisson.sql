@@ -43,7 +43,7 @@ WHERE rate IS NULL OR NOT {{ sql.is_finite('rate') }} OR rate <= 0
 {% endmacro %}
 
 {% macro feature_params(t, p) %}
-CREATE OR REPLACE VIEW {{ t.feature_params }} AS
+{{ sql.create_view(t.feature_params) }}
 WITH rates AS (
     SELECT
         {{ by_group(t, 's.') }}s.class,

@@ -1,6 +1,9 @@
 -- Create the (empty) tables of model {{ model | comment }} (earlier ones are released
 -- first: see sqlnb/ownership.py).
 {% import family_template as family %}
+{#- `meta_later`, `features_later`: a staged write creates its metadata table with its
+    row (write_meta.sql) and its features table with theirs (insert_features.sql) -#}
+{% if not meta_later | default(false) %}
 
 CREATE TABLE {{ t.meta }} (
     schema_version {{ sql.type('INTEGER') }} NOT NULL,
@@ -17,6 +20,7 @@ CREATE TABLE {{ t.meta }} (
     spec           {{ sql.type('VARCHAR') }},            -- JSON: input kind, parts, group columns (schema 2)
     relations      {{ sql.type('VARCHAR') }}             -- JSON list of the relations the model owns
 );
+{% endif %}
 
 CREATE TABLE {{ t.class_stats }} (
     class  {{ class_type }} NOT NULL,
@@ -25,6 +29,7 @@ CREATE TABLE {{ t.class_stats }} (
     weight DOUBLE NOT NULL{{ sql.primary_key(['class']) }}
 );
 
+{% if not features_later | default(false) %}
 CREATE TABLE {{ t.features }} (
     feature_index  {{ sql.type('INTEGER') }} NOT NULL,
     feature        {{ sql.type('VARCHAR') }} NOT NULL,
@@ -34,5 +39,6 @@ CREATE TABLE {{ t.features }} (
     -- categorical: lower bound on the number of categories
     min_categories BIGINT{{ sql.primary_key(['feature']) }}
 );
+{% endif %}
 
 {{ family.stats_table(t, class_type) }}

@@ -2,7 +2,7 @@
 -- so they always agree with the statistics.
 {% import family_template as family %}
 {% from 'families/common.sql' import list_of, by_group, partition_by_group %}
-CREATE OR REPLACE VIEW {{ t.class_params }} AS
+{{ sql.create_view(t.class_params) }}
 SELECT
     {{ by_group(t) }}class,
     CAST(row_number() OVER (ORDER BY {{ by_group(t) }}class) - 1 AS INTEGER) AS class_index,

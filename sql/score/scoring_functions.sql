@@ -18,6 +18,8 @@ RETURN array(
 {% endfor %}
 );
 
+{% if not joint_only | default(false) %}
+{#- (the others read no parameter: unchanged while the classes and features are) -#}
 CREATE OR REPLACE FUNCTION {{ m.predict }}({{ row }} {{ row_type }})
 RETURNS {{ label_type }}
 -- the class with the largest joint log-likelihood; ties go to the first class in sorted order
@@ -50,4 +52,5 @@ RETURN transform(array({{ m.joint }}({{ row }})), jll ->
         ))[0])[0];
 
 {% endfor %}
+{% endif %}
 {% endif %}

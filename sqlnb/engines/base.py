@@ -180,6 +180,11 @@ class Engine:
     def drop_stale_views(self, names: list[str]) -> None:
         """Drop the scratch views a killed writer left (engines that write versions)."""
 
+    def carry(self, name: str) -> bool:
+        """A staged write keeps the table ``name`` as it is instead of writing a new version
+        of it (engines that write versions); False: it must be copied."""
+        return False
+
     def column_list(self, table: str) -> list[str]:
         """The column names of the (quoted) relation ``table``, in order; nothing runs."""
         return list(self.relation(self.render("catalog/versions.sql#columns", table=table)).columns)

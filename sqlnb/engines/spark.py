@@ -69,17 +69,23 @@ class SparkEngine(Engine):
         self.unreadable_errors = (AnalysisException,)
         self.invalid_argument_errors = (PySparkException,)
         self._writes: contextlib.ExitStack | None = None  # the versions a write stages
-        # during a write: the catalog as first read ((tables, views), functions), kept
+        # during a write: the catalog as first read (the names of tables and views, those
+        # of views, read only if asked, functions), kept
         # current through the DDL the write itself runs (see _note), so it is read once
-        self._known: tuple[dict[str, str], set[str]] | None = None
+        self._known: dict[str, str] | None = None
+        self._known_views: set[str] | None = None
         self._known_functions: set[str] | None = None
         self._keeps_catalog = False
+        self._carried: set[str] | None = None  # the tables a staged write carries over
+        self._prelude = False  # a writer's reads before its write keep the catalog
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str) -> None:
         """Run a script: Spark takes one statement per call, so it is split at the
         semicolons that end statements (not those inside literals, names or comments)."""
         for statement in split_statements(sql):
+            if self._absent(statement):
+                continue  # dropping what the write's catalog knows is not there
             try:
                 self.connection.sql(statement)
             except BaseException:
@@ -87,8 +93,27 @@ class SparkEngine(Engine):
                 raise
             self._note(statement)
 
+    def _absent(self, statement: str) -> bool:
+        """Whether ``statement`` is a ``DROP … IF EXISTS`` of a table, view or function of
+        the engine's database that the catalog a write keeps (see :meth:`_note`) does not
+        have: a statement with nothing to do, left out."""
+        if self._known is None or not self._keeps_catalog:
+            return False
+        text = _CODE_START.sub("", statement)
+        found = _CATALOG_CHANGE.match(text)
+        if (found is None or found.group("verb").upper() != "DROP"
+                or not re.search(r"\bIF\s+EXISTS\b", text[:found.start("names")], re.IGNORECASE)):
+            return False
+        names = _names_in(found.group("names"))
+        if len(names) != 1 or (names[0][0] or "").lower() != self.database.lower():
+            return False
+        name = names[0][1].lower()
+        if found.group("kind").upper() == "FUNCTION":
+            return self._known_functions is not None and name not in self._known_functions
+        return name not in self._known
+
     def _forget_catalog(self) -> None:
-        self._known, self._known_functions = None, None
+        self._known, self._known_views, self._known_functions = None, None, None
 
     def _note(self, statement: str) -> None:
         """Keep the catalog a write read current through ``statement`` (one it ran): a
@@ -100,6 +125,9 @@ class SparkEngine(Engine):
         if _NO_CATALOG_CHANGE.match(text):
             return
         found = _CATALOG_CHANGE.match(text)
+        if found is not None and re.search(r"\bTEMPORARY\b", text[:found.start("kind")],
+                                           re.IGNORECASE):
+            return  # a view or function of the session: none of the database's
         names = [] if found is None else _names_in(found.group("names"))
         if found is None or any(db is None for db, _ in names):
             self._forget_catalog()  # (a name without its database: the session's current)
@@ -115,7 +143,9 @@ class SparkEngine(Engine):
             return
         if self._known is None:
             return
-        tables, views = self._known
+        tables, views = self._known, self._known_views
+        if views is None:
+            views = set()  # (not read: nothing to keep current)
         if verb == "CREATE":
             tables[lowered[0]] = names[0][1]
             if kind == "VIEW":
@@ -168,7 +198,9 @@ class SparkEngine(Engine):
             frame = self._frame(obj)
             registered = f"__sqlnb_source_{os.getpid()}_{next(_spark_names)}"
             frame.createOrReplaceTempView(registered)
-            sql = self.dialect.ident(registered)
+            # the view's columns are the frame's: no statement to ask them
+            return Source(sql=self.dialect.ident(registered), columns=dict(frame.dtypes),
+                          registered=registered)
         try:
             query = self.render("catalog/versions.sql#columns", table=sql)
             columns = dict(self.connection.sql(query).dtypes)
@@ -234,6 +266,9 @@ class SparkEngine(Engine):
         return result
 
     def release(self, source: Source) -> None:
+        if self._prelude and self._writes is None:  # a writer gave up before its write
+            self._prelude = self._keeps_catalog = False
+            self._forget_catalog()
         if source.registered is not None:
             self.connection.catalog.dropTempView(source.registered)
             source.registered = None
@@ -243,7 +278,13 @@ class SparkEngine(Engine):
         return False  # Spark SQL has no transactions
 
     def refuse_open_transaction(self, what: str = "this call", *, scratch: bool = False) -> None:
-        """Nothing to refuse: a Spark session never has a transaction open."""
+        """Nothing to refuse: a Spark session never has a transaction open. A writer calls
+        this before its first read: the catalog it reads from here on is kept for its
+        write (:meth:`transaction`), so it is read once per write, not once before and
+        once inside it."""
+        if self._writes is None:
+            self._forget_catalog()
+            self._keeps_catalog = self._prelude = True
 
     @contextlib.contextmanager
     def transaction(self, what: str = "this call", *, join: bool = False,
@@ -254,7 +295,9 @@ class SparkEngine(Engine):
         if self._writes is not None:
             yield
             return
-        self._forget_catalog()
+        if not self._prelude:  # (else kept from the writer's reads just before)
+            self._forget_catalog()
+        self._prelude = False
         self._keeps_catalog = True
         try:
             with contextlib.ExitStack() as writes:
@@ -289,14 +332,14 @@ class SparkEngine(Engine):
         """As for DuckDB, from the catalog: a view switched between table versions is
         ``VERSIONED``; a SQL function of the database (the scoring functions, asked only
         of ``macro_names``) is ``FUNCTION``."""
-        tables, views = self._catalog()
+        tables = self._catalog()
         functions = self._functions() if macro_names else set()
         found: dict[str, str] = {}
         for name in names:
-            if name in views:
-                found[name] = "VERSIONED" if self._version_tables(name, tables) else "VIEW"
+            if name in tables and self._version_tables(name, tables):
+                found[name] = "VERSIONED"  # (the views over versions; no need to ask)
             elif name in tables:
-                found[name] = "TABLE"
+                found[name] = "VIEW" if name in self._views() else "TABLE"
             elif name in macro_names and name in functions:
                 found[name] = "FUNCTION"
         return found
@@ -318,21 +361,31 @@ class SparkEngine(Engine):
             self._known_functions = set(found)
         return found
 
-    def _catalog(self) -> tuple[dict[str, str], set[str]]:
-        """The names in the engine's database (lowercased: as written) and those of views,
-        temporary ones included: two cheap statements (``Catalog.listTables`` reads every
-        table's metadata), run once per write (which then keeps them current, see
-        :meth:`_note`)."""
+    def _catalog(self) -> dict[str, str]:
+        """The names of the tables and views in the engine's database (lowercased: as
+        written), temporary views included: one cheap statement (``Catalog.listTables``
+        reads every table's metadata), run once per write (which then keeps it current,
+        see :meth:`_note`)."""
         if self._known is not None:
             return self._known
         database = self.dialect.ident(self.database)
         tables = {row[1].lower(): row[1] for row in self.connection.sql(
             self.render("catalog/versions.sql#tables", database=database)).collect()}
+        if self._keeps_catalog:
+            self._known = tables
+        return tables
+
+    def _views(self) -> set[str]:
+        """Those of :meth:`_catalog`'s names that are views: read only when a name is
+        asked whose kind its versions do not tell (kept as the catalog is)."""
+        if self._known_views is not None:
+            return self._known_views
+        database = self.dialect.ident(self.database)
         views = {row[1].lower() for row in self.connection.sql(
             self.render("catalog/versions.sql#views", database=database)).collect()}
-        if self._keeps_catalog:
-            self._known = (tables, views)
-        return tables, views
+        if self._keeps_catalog and self._known is not None:
+            self._known_views = views
+        return views
 
     def column_names(self, table: str) -> set[str]:
         query = self.render("catalog/versions.sql#columns", table=self.table(table))
@@ -355,7 +408,7 @@ class SparkEngine(Engine):
     # ------------------------------------------------------------------ versions
     def current_version(self, name: str) -> int | None:
         """The version the view ``name`` reads (``name__v<k>``), or None if there is none."""
-        if name.lower() not in self._catalog()[1]:
+        if name.lower() not in self._catalog() or not self._version_tables(name):
             return None
         versions = [v for v, t in self._version_tables(name)
                     if not t.lower().endswith(_NEXT_SUFFIX)]
@@ -378,7 +431,7 @@ class SparkEngine(Engine):
         if read already."""
         prefix = (name + _VERSION_SUFFIX).lower()
         found = []
-        for lower, table in (self._catalog()[0] if tables is None else tables).items():
+        for lower, table in (self._catalog() if tables is None else tables).items():
             rest = lower[len(prefix):].removesuffix(_NEXT_SUFFIX)
             if lower.startswith(prefix) and rest.isdigit():
                 found.append((int(rest), table))
@@ -409,13 +462,22 @@ class SparkEngine(Engine):
         """
         switch = names[-1]
         current = self.current_version(switch)
-        stale = {name: [(v, t) for v, t in self._version_tables(name)
-                        if v != current or t.lower().endswith(_NEXT_SUFFIX)] for name in names}
-        for tables in stale.values():  # a failed or killed earlier write's tables
+        # each view reads the newest version of its table up to the switch's (a table an
+        # earlier write carried over keeps its older number); the others are a failed or
+        # killed earlier write's
+        found = {name: self._version_tables(name) for name in names}
+        live = {name: max((v for v, t in tables if not t.lower().endswith(_NEXT_SUFFIX)
+                           and current is not None and v <= current), default=None)
+                for name, tables in found.items()}
+        stale = {name: [(v, t) for v, t in tables if v != live[name]
+                        or t.lower().endswith(_NEXT_SUFFIX)] for name, tables in found.items()}
+        for tables in stale.values():
             for _, table in tables:
                 self.execute(self.render("catalog/versions.sql#drop", table=self.table(table)))
         new = max([current or 0, *(v for vs in stale.values() for v, _ in vs)]) + 1
         targets = {name: self.version_table(name, new) for name in names}
+        carried: set[str] = set()
+        self._carried = carried
         try:
             yield targets
         except BaseException:
@@ -423,19 +485,34 @@ class SparkEngine(Engine):
                 for target in targets.values():
                     self.execute(self.render("catalog/versions.sql#drop", table=target))
             raise
+        finally:
+            self._carried = None
         # the switch: one statement, so readers of the view see the old or the new version
-        for name in [switch, *names[:-1]]:
+        switched = [name for name in [switch, *names[:-1]] if name not in carried]
+        for name in switched:
             self.execute(self.render("catalog/versions.sql#switch", view=self.table(name),
                                      table=targets[name]))
-        if current is not None:
-            for name in names:
-                self.execute(self.render("catalog/versions.sql#drop", table=self.version_table(name, current)))
+        for name in switched:
+            old = live[name]
+            if old is not None:
+                self.execute(self.render("catalog/versions.sql#drop",
+                                         table=self.version_table(name, old)))
+
+    def carry(self, name: str) -> bool:
+        """Inside :meth:`stage`'s write: keep the table ``name`` as its view reads it now (the
+        write did not change it) instead of a new version; False where it cannot be carried
+        (a name the write does not stage, or a new model's)."""
+        carried = self._carried
+        if carried is None or name.lower() not in self._catalog():
+            return False
+        carried.add(name)
+        return True
 
     def drop_stale_views(self, names: list[str]) -> None:
         """Drop the views ``<name>__v<k>`` of ``names`` that a killed writer left behind
         (a staged write's scratch parameter views, see ``Pipeline.stage``)."""
         prefixes = [(name + _VERSION_SUFFIX).lower() for name in names]
-        for view in sorted(self._catalog()[1]):
+        for view in sorted(self._catalog()):
             if any(view.startswith(p) and view[len(p):].isdigit() for p in prefixes):
                 self.execute(self.render("catalog/versions.sql#drop_view", table=self.table(view)))
 
