@@ -103,7 +103,8 @@ def test_updating_a_schema_1_model_records_the_relations_it_owns(saved):
                                            "class_params", "feature_params")]
         + [f"m_gaussian_{macro}" for macro in ("joint_log_likelihood", "predict",
                                                "predict_proba", "predict_log_proba", "score",
-                                               "explain", "scoring_params")])
+                                               "explain", "scoring_params",
+                                               "explain_params")])
 
 
 def test_dropping_a_schema_1_model_leaves_the_other_saved_models(saved):
