@@ -14,6 +14,7 @@
    (the pooled one) for a group no fit saw or a NULL group column. #}
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
+{% import 'text/group_models.sql' as gm %}
 {% from 'families/counts.sql' import value %}
 {% set grouped = groups is defined and groups %}
 {% set models = [{'index': 0, 't': t, 'class_map': none}] + (groups if grouped else []) %}
@@ -26,22 +27,10 @@ WITH documents AS (
 {% endif %}
 {% if grouped %}
 ), routes AS (
-    -- each document's model, as predict routes it (text/score_group_terms.sql): its
-    -- group's, the pooled model 0 for a group no fit saw or a NULL group column
-    SELECT d.__sqlnb_doc AS doc, coalesce(g.__sqlnb_model, 0) AS model
-    FROM {{ 'documents' if row is none else 'chosen' }} AS d
-    LEFT JOIN (VALUES
-{% for m in groups %}
-        ({{ m.index | lit }}{% for v in m["values"] %}, {{ v }}{% endfor %}){{ "," if not loop.last }}
-{% endfor %}
-    ) AS g(__sqlnb_model{% for c in group_columns %}, __sqlnb_g{{ loop.index0 }}{% endfor %})
-      ON {% for c in group_columns %}d.{{ c }} = g.__sqlnb_g{{ loop.index0 }}{{ " AND " if not loop.last }}{% endfor %}
-
+    -- as predict routes it (text/score_group_terms.sql)
+{{ gm.routes('documents' if row is none else 'chosen', groups, group_columns) }}
 ), vocabularies AS (
-{% for m in models %}
-    SELECT {{ m.index | lit }} AS model, term, idf FROM {{ m.t.vocabulary }}
-    {{ "UNION ALL" if not loop.last }}
-{% endfor %}
+{{ gm.vocabularies(models) }}
 ), constants AS (
     -- per model, the constant of each class it saw (a class a group never saw has no
     -- terms there: its joint log-likelihood is -inf)
@@ -79,22 +68,7 @@ WITH documents AS (
 {% endif %}
 ), coefficients AS (
 {% if grouped %}
-    -- every model's coefficients, numbered by the pooled model's class indexes
-{% for m in models %}
-    SELECT
-        {{ m.index | lit }} AS model,
-        feature,
-{% if m.class_map is none %}
-        class_index,
-{% else %}
-        CASE class_index{% for sub, pooled in m.class_map %} WHEN {{ sub | lit }} THEN {{ pooled | lit }}{% endfor %} END AS class_index,
-{% endif %}
-        coef
-    FROM (
-        {{ family.read_params(m.t) }}
-    )
-    {{ "UNION ALL" if not loop.last }}
-{% endfor %}
+{{ gm.coefficients(models, family) }}
 {% else %}
     {{ family.read_params(t) | trim }}
 {% endif %}

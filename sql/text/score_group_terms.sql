@@ -6,6 +6,7 @@
 -- coefficients of their model, summed per document, and {{ output | comment }}.
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
+{% import 'text/group_models.sql' as gm %}
 {% from 'families/counts.sql' import value %}
 {% from 'score/scoring_helpers.sql' import outputs %}
 {% set models = [{'index': 0, 't': t, 'class_map': none}] + groups %}
@@ -13,23 +14,12 @@ WITH documents AS {{ sql.materialized() }}(
     SELECT *, {{ sql.row_id() }} AS __sqlnb_doc
     FROM {{ source }}
 ), routes AS (
-    SELECT d.__sqlnb_doc AS doc, coalesce(g.__sqlnb_model, 0) AS model
-    FROM documents AS d
-    LEFT JOIN (VALUES
-{% for m in groups %}
-        ({{ m.index | lit }}{% for v in m["values"] %}, {{ v }}{% endfor %}){{ "," if not loop.last }}
-{% endfor %}
-    ) AS g(__sqlnb_model{% for c in group_columns %}, __sqlnb_g{{ loop.index0 }}{% endfor %})
-      ON {% for c in group_columns %}d.{{ c }} = g.__sqlnb_g{{ loop.index0 }}{{ " AND " if not loop.last }}{% endfor %}
-
+{{ gm.routes('documents', groups, group_columns) }}
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
     {{ analyzer.document_terms('documents', '__sqlnb_doc', column, a) }}
 ), vocabularies AS (
-{% for m in models %}
-    SELECT {{ m.index | lit }} AS model, term, idf FROM {{ m.t.vocabulary }}
-    {{ "UNION ALL" if not loop.last }}
-{% endfor %}
+{{ gm.vocabularies(models) }}
 ), weighted AS (
     -- the vectorizer of the row's model; the terms it does not know are ignored
     SELECT
@@ -41,22 +31,7 @@ WITH documents AS {{ sql.materialized() }}(
     JOIN routes AS r ON r.doc = c.doc
     JOIN vocabularies AS v ON v.model = r.model AND v.term = c.term
 ), parameters AS (
-    -- every model's coefficients, numbered by the pooled model's class indexes
-{% for m in models %}
-    SELECT
-        {{ m.index | lit }} AS model,
-        feature,
-{% if m.class_map is none %}
-        class_index,
-{% else %}
-        CASE class_index{% for sub, pooled in m.class_map %} WHEN {{ sub | lit }} THEN {{ pooled | lit }}{% endfor %} END AS class_index,
-{% endif %}
-        coef
-    FROM (
-        {{ family.read_params(m.t) }}
-    )
-    {{ "UNION ALL" if not loop.last }}
-{% endfor %}
+{{ gm.coefficients(models, family) }}
 ), coefficients AS (
     -- one row per model and term, one coefficient column per class
     SELECT
