@@ -621,10 +621,9 @@ def explain_macro_sql(model: ModelContext) -> str | None:
     its parameters read from the view ``<name>_explain_params`` where
     :func:`explain_reads_view` (create the view first: :func:`explain_params_sql`), else
     inlined. None where there is none: engines that store functions (Spark), text and
-    long-input models, per-group family="auto" models (which explain does not cover yet)."""
+    long-input models."""
     if (model.dialect.stored_scoring != "macros" or model.stored_input()
-            or model.parameters().get("text")
-            or (model.spec.grouped and model.family.composite)):
+            or model.parameters().get("text")):
         return None
     return model.engine.render(
         "reports/explain_macro.sql", model=model.name,
@@ -729,9 +728,15 @@ def _explained_class(model: ModelContext, c: dict[str, Any],
     if group_table is not None:
         group_model = group_table["models"][c["index"]]
         explained["group_constant"] = group_model["constant"]
+        if group_model.get("parts"):  # family="auto": the group's parts, as the pooled ones
+            group_pieces = [(part["template"], part["p"], term)
+                            for part in group_model["parts"] for term in part["c"]["terms"]]
+        else:
+            group_pieces = [(model.family.template, model.family.params, term)
+                            for term in group_model["terms"]]
         explained["group_entries"] = [
-            {"template": model.family.template, "p": model.family.params, "term": term}
-            for term in group_model["terms"]]
+            {"template": template, "p": p, "term": term} for template, p, term in
+            sorted(group_pieces, key=lambda e: order[e[2]["name"]])]
     return explained
 
 

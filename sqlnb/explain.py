@@ -64,7 +64,7 @@ def explain(model: ModelContext, source: Any, top: int | None = None,
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
     if model.stored_input() and model.stored_input()[0] == "text":
         return _explain_text(model, source, row, top)
-    _refuse_unsupported(model, "explain" if top is None else "explain(top=k)", groups=True)
+    _refuse_unsupported(model, "explain" if top is None else "explain(top=k)")
     src = model.engine.source(source)
     try:
         columns = _checked_columns(model, src)
@@ -148,19 +148,14 @@ def row_breakdown(model: Any, source: Any, row: int = 0) -> dict[str, Any]:
             "total": prior + math.fsum(c for _, _, c in features)}
 
 
-def _refuse_unsupported(model: ModelContext, what: str, groups: bool = False) -> None:
-    """Long-input models (and text models, and per-group ones unless ``groups``) are not
+def _refuse_unsupported(model: ModelContext, what: str) -> None:
+    """Long-input models (and text models where ``what`` does not cover them) are not
     covered yet: say so."""
     if model.stored_input():
         raise UnsupportedError(
             f"{what} is not available for long-input models, nor drift per class for text "
             "models, yet: fit a model on count columns (one per term), or call drift(source) "
             "for a text model's term shares"
-        )
-    if model.spec.grouped and (not groups or model.family.composite):
-        raise UnsupportedError(
-            f"{what} is not available for per-group (group_by) models yet: fit a model on "
-            "the group's rows (a filtered source) and call it on that model"
         )
 
 
@@ -216,7 +211,7 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
             f"bins must be an integer of 2 or more (or None: no PSI for Gaussian features), "
             f"got {bins!r}")
     _ = model.meta  # raises NotFittedError early
-    _refuse_unsupported(model, "drift", groups=True)  # per-group: the pooled statistics
+    _refuse_unsupported(model, "drift")  # a per-group model: its pooled statistics
     scoring_strategies.refresh(model)
     src = model.engine.source(source)
     try:

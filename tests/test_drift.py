@@ -331,3 +331,44 @@ def test_categories_counted_by_grouping_sets_as_by_histograms(monkeypatch, by_cl
     colour = {r[1]: r for r in by_sets if r[0] == "colour"}
     # every red became green, a category the model never saw: the NULL bin
     assert colour[None][11][0] == {"category": None, "share": np.mean(data.colour == "red")}
+
+
+def test_per_group_mixed_model_is_compared_with_its_pooled_statistics():
+    """A per-group family="auto" model's drift: each part against what the model learned
+    of every group's rows together, held to NumPy on those rows; a shifted column ranks
+    first."""
+    rng = np.random.default_rng(6)
+    g = np.arange(N_ROWS) % 3
+    y = rng.integers(0, 2, N_ROWS)
+    data = pd.DataFrame({
+        "height": rng.normal(size=N_ROWS) + y * g,
+        "width": 2.0 * rng.normal(size=N_ROWS) + 1.0,
+        "colour": rng.choice(["red", "green", "blue"], N_ROWS, p=[0.5, 0.3, 0.2]),
+        "visits": rng.poisson(2.0 + g).astype(np.int64),
+        "g": g, "y": y})
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("pgm", con=con, family="auto", integers="poisson").fit(
+        data, "y", group_by="g")
+    same = drift_of(model, data)
+    assert {f: r[2] for f, r in same.items()} == {
+        "height": "gaussian_kl", "width": "gaussian_kl", "colour": "psi",
+        "visits": "poisson_kl"}
+    assert all(0 <= r[3] <= 1e-9 for r in same.values())
+    moved = data.assign(width=data.width + data.width.std(ddof=0),
+                        visits=data.visits + 1, colour=np.where(g == 0, "red", data.colour))
+    batch = moved[moved.g != 2]  # a batch of two groups only
+    found = drift_of(model, batch)
+    assert max(found, key=lambda f: found[f][3]) == "width"
+    epsilon = 1e-9 * data[["height", "width"]].var(ddof=0).max()
+    for feature in ("height", "width"):
+        x, ref = batch[feature].to_numpy(), data[feature].to_numpy()
+        vb, vm = x.var() + epsilon, ref.var() + epsilon
+        expected = 0.5 * (np.log(vm / vb) + (vb + (x.mean() - ref.mean()) ** 2) / vm - 1)
+        assert found[feature][3] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+        assert (found[feature][5], found[feature][8]) == (len(batch), N_ROWS)
+    lb, lm = batch.visits.mean(), data.visits.mean()
+    assert found["visits"][3] == pytest.approx(lb * np.log(lb / lm) - lb + lm, rel=1e-9)
+    shares = [(np.mean(batch.colour == c), np.mean(data.colour == c))
+              for c in ("red", "green", "blue")]
+    assert found["colour"][3] == pytest.approx(
+        sum((b - m) * np.log(max(b, 1e-4) / max(m, 1e-4)) for b, m in shares), rel=1e-9)

@@ -15,7 +15,7 @@ from scipy.special import gammaln
 from sklearn import naive_bayes as reference
 
 import sqlnb
-from sqlnb.errors import InvalidParameterError, UnknownColumnError, UnsupportedError
+from sqlnb.errors import InvalidParameterError, UnknownColumnError
 
 N_ROWS, N_FEATURES = 60, 4
 NAMES = [f"f{i}" for i in range(N_FEATURES)]
@@ -211,8 +211,8 @@ def test_refusals_say_what_to_do():
     grouped_mixed = sqlnb.NaiveBayes("gmx", con=con, family="auto").fit(
         mixed, "y", group_by="g")
     for call in (grouped_mixed.explain, grouped_mixed.drift):
-        with pytest.raises(UnsupportedError, match="per-group"):
-            call(mixed)
+        with pytest.raises(UnknownColumnError, match="'g'"):
+            call(mixed.drop(columns="g"))
 
 
 DOCS = pd.DataFrame({
@@ -303,6 +303,150 @@ def test_per_group_model_identity(family):
     top = model.explain(test, top=1).fetchall()
     predictions = [r[-1] for r in model.predict(test).fetchall()]
     assert [r[5] for r in top] == predictions
+
+
+COLOURS = ["blue", "green", "red"]
+
+
+def grouped_mixed_rows(seed=4):
+    """A table for a per-group family="auto" model: two Gaussian columns, a categorical,
+    a count (Poisson with integers="poisson") and a boolean (Bernoulli); three groups, the
+    third never seeing class 2, every group seeing every colour."""
+    rng = np.random.default_rng(seed)
+    g = np.arange(N_ROWS) % 3
+    y = rng.integers(0, 3, N_ROWS)
+    y = np.where(g == 2, np.minimum(y, 1), y)
+    codes = (rng.integers(0, 2, N_ROWS) + y) % 3
+    codes[:9] = np.arange(9) // 3  # each group has each colour
+    return pd.DataFrame({
+        "height": rng.normal(size=N_ROWS) + y * (1 + g),
+        "width": 2.0 * rng.normal(size=N_ROWS) - y,
+        "colour": np.array(COLOURS)[codes],
+        "visits": rng.poisson(1.0 + y + g).astype(np.int64),
+        "member": rng.random(N_ROWS) < 0.3 + 0.2 * y,
+        "g": g, "y": y})
+
+
+MIXED_NAMES = ["height", "width", "colour", "visits", "member"]
+
+
+def mixed_reference(train):
+    """Per class (label -> index) of ``train`` the terms of the joint log-likelihood of a
+    row of each feature, as a function of the rows, and the log priors: scikit-learn's
+    GaussianNB (the two Gaussian columns), CategoricalNB and BernoulliNB fitted on these
+    rows, and the Poisson rate in closed form (alpha = 1)."""
+    classes = np.unique(train.y)
+    gauss = reference.GaussianNB().fit(train[["height", "width"]], train.y)
+    cat = reference.CategoricalNB().fit(
+        train[["colour"]].map(COLOURS.index).to_numpy(), train.y)
+    bern = reference.BernoulliNB().fit(train[["member"]].to_numpy(dtype=float), train.y)
+    counts = train.visits.to_numpy(dtype=float)
+    rate = np.array([(counts[train.y == c].sum() + 1.0) / ((train.y == c).sum() + 1.0)
+                     for c in classes])
+
+    def terms(X):
+        x = X[["height", "width"]].to_numpy()[:, None, :]
+        gaussian = (-0.5 * np.log(2 * np.pi * gauss.var_)[None]
+                    - (x - gauss.theta_[None]) ** 2 / (2 * gauss.var_[None]))
+        colour = cat.feature_log_prob_[0][:, X.colour.map(COLOURS.index).to_numpy()].T
+        visits = X.visits.to_numpy(dtype=float)[:, None]
+        poisson = visits * np.log(rate)[None] - rate[None] - gammaln(visits + 1)
+        b = X.member.to_numpy(dtype=float)[:, None]
+        p = bern.feature_log_prob_[:, 0][None]
+        member = b * p + (1 - b) * np.log1p(-np.exp(p))
+        return np.stack([gaussian[:, :, 0], gaussian[:, :, 1], colour, poisson, member], axis=2)
+
+    return {label: i for i, label in enumerate(classes)}, terms, gauss.class_prior_
+
+
+def test_per_group_mixed_model_against_scikit_learn_per_group():
+    """A per-group family="auto" model explains each row with its group's model: each term
+    and log prior equal scikit-learn's models fitted on the group's rows (the pooled rows
+    for a group unseen at fit or a NULL group, as predict routes them); a class the group
+    never saw has NULL terms; log_prior + the terms is predict_joint_log_proba; top=k and
+    row= agree with the reference's ranking."""
+    train = grouped_mixed_rows()
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("gm", con=con, family="auto", integers="poisson").fit(
+        train, "y", group_by="g")
+    assert model.families_ == {"height": "gaussian", "width": "gaussian",
+                               "colour": "categorical", "visits": "poisson",
+                               "member": "bernoulli"}
+    test = grouped_mixed_rows(seed=9).drop(columns="y").astype({"g": "float64"})
+    test.loc[:3, "g"] = 7.0  # a group the fit never saw
+    test.loc[4, "g"] = np.nan  # NULL: the pooled model too
+    fits = {g: mixed_reference(train[train.g == g]) for g in range(3)}
+    pooled = mixed_reference(train)
+    n_classes = len(model.classes_)
+    expected = np.full((N_ROWS, n_classes, len(MIXED_NAMES)), np.nan)
+    expected_priors = np.full((N_ROWS, n_classes), np.nan)
+    for r, g in enumerate(test.g):
+        index, terms, priors = fits.get(g, pooled)
+        row_terms = terms(test.iloc[[r]])[0]
+        for label, i in index.items():
+            expected[r, model.classes_.index(label)] = row_terms[i]
+            expected_priors[r, model.classes_.index(label)] = np.log(priors[i])
+    rows = model.explain(test).fetchall()
+    assert len(rows) == N_ROWS * n_classes * len(MIXED_NAMES)
+    got = np.full_like(expected, -1.0)
+    got_priors = np.full_like(expected_priors, -1.0)
+    for row, label, feature, log_likelihood, log_prior in rows:
+        c = model.classes_.index(label)
+        got[row, c, MIXED_NAMES.index(feature)] = np.nan if log_likelihood is None \
+            else log_likelihood
+        got_priors[row, c] = np.nan if log_prior is None else log_prior
+    assert np.isnan(expected).sum() > 0  # group 2 lacks class 2
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)  # NaN where NULL
+    np.testing.assert_allclose(got_priors, expected_priors, rtol=1e-9, atol=1e-9)
+    joint = np.array([[np.nan if v is None else v for v in r[-n_classes:]]
+                      for r in model.predict_joint_log_proba(test).fetchall()])
+    np.testing.assert_allclose(got_priors + got.sum(axis=2), joint, rtol=0, atol=1e-9)
+
+    top = model.explain(test, top=2).fetchall()
+    jll = np.where(np.isnan(joint), -np.inf, joint)
+    assert [(r[0], r[1]) for r in top] == [(i, rank) for i in range(N_ROWS) for rank in (1, 2)]
+    for row, rank, feature, value, contribution, prediction, runner_up in top:
+        first, second = sorted(range(n_classes), key=lambda c: (-jll[row, c], c))[:2]
+        diff = expected[row, first] - expected[row, second]
+        f = sorted(range(len(MIXED_NAMES)), key=lambda j: (-diff[j], j))[rank - 1]
+        assert (feature, prediction, runner_up) == (
+            MIXED_NAMES[f], model.classes_[first], model.classes_[second])
+        assert value == str(test[feature].iloc[row]).lower() or float(value) == pytest.approx(
+            float(test[feature].iloc[row]))
+        assert contribution == pytest.approx(diff[f], abs=1e-9)
+    predictions = [r[-1] for r in model.predict(test).fetchall()]
+    assert [r[5] for r in top if r[1] == 1] == predictions
+    for r in (0, 4, 20):  # an unseen group, a NULL group, a known group
+        assert model.explain(test, row=r).order("class, feature").fetchall() == \
+            model.explain(test).filter(f"row_number = {r}").order("class, feature").fetchall()
+        assert model.explain(test, top=2, row=r).fetchall() == [t for t in top if t[0] == r]
+
+
+def test_macro_and_to_sql_of_a_per_group_mixed_model():
+    """The <name>_explain macro and to_sql(output='explain') of a per-group family="auto"
+    model give explain's rows (NULL terms of a class a group never saw included)."""
+    train = grouped_mixed_rows()
+    test = grouped_mixed_rows(seed=9).drop(columns="y").astype({"g": "float64"})
+    test.loc[:3, "g"] = 7.0
+    test.loc[4, "g"] = np.nan
+    con = duckdb.connect()
+    con.register("rows_frame", test)
+    con.execute("CREATE TABLE rows AS SELECT * FROM rows_frame")
+    model = sqlnb.NaiveBayes("gm", con=con, family="auto").fit(train, "y", group_by="g")
+    order = "ORDER BY row_number, class, feature"
+    expected = model.explain("rows").order("row_number, class, feature").fetchall()
+    assert any(r[3] is None for r in expected)
+    for got in (con.sql(f"SELECT * FROM gm_explain('rows') {order}").fetchall(),
+                con.sql(f"SELECT * FROM ({model.to_sql('rows', output='explain')}) {order}")
+                .fetchall()):
+        assert len(got) == len(expected) == N_ROWS * len(model.classes_) * len(MIXED_NAMES)
+        for a, b in zip(got, expected):
+            assert a[:3] == b[:3]
+            for u, v in zip(a[3:], b[3:]):
+                assert (u is None) == (v is None)
+                assert u is None or u == pytest.approx(v, rel=1e-12, abs=1e-12)
+    assert con.sql(model.to_sql("rows", output="explain", top=2)).fetchall() == \
+        model.explain("rows", top=2).fetchall()
 
 
 def test_macro_and_to_sql_are_the_same_explanation():

@@ -254,3 +254,39 @@ def test_top_features_on_spark_are_duckdbs(spark, rows, duck, family):
         ranked = [r for r in got if r[0] == label]
         assert [r[1] for r in ranked] == list(range(1, len(ranked) + 1))
         assert all(a[4] >= b[4] - 1e-12 for a, b in itertools.pairwise(ranked))
+
+
+def test_per_group_mixed_explain_and_drift_on_spark_are_duckdbs(spark):
+    """A per-group family="auto" model on Spark explains each row by its group's parts (the
+    pooled ones for an unseen or NULL group) and measures drift against its pooled
+    statistics, as the same model on DuckDB does."""
+    rng = np.random.default_rng(5)
+    y = np.array(["a", "b", "c"] * 8)
+    g = np.arange(24) % 2
+    y[(g == 1) & (y == "c")] = "b"  # group 1 never sees class c
+    train = pd.DataFrame({"height": rng.normal(size=24) + (y == "b"),
+                          "colour": rng.choice(["red", "blue"], 24),
+                          "visits": rng.poisson(2.0, 24).astype(np.int64), "g": g, "y": y})
+    test = train.drop(columns="y").astype({"g": "float64"})
+    test.loc[:2, "g"] = 5.0  # unseen
+    test.loc[3, "g"] = np.nan  # NULL
+    schema = "height double, colour string, visits bigint, g double"
+    model = sqlnb.NaiveBayes("ex_group_auto", con=spark, family="auto",
+                             integers="poisson").fit(
+        spark.createDataFrame(train).coalesce(1), "y", group_by="g")
+    frame = spark.createDataFrame(test, schema).coalesce(1)
+    duck = duckdb.connect()
+    duck.register("train", train)
+    duck.register("test", test)
+    oracle = sqlnb.NaiveBayes("d", con=duck, family="auto", integers="poisson").fit(
+        "train", "y", group_by="g")
+    got = model.explain(frame).orderBy("row_number", "class", "feature").collect()
+    expected = oracle.explain("test").order("row_number, class, feature").fetchall()
+    assert any(r[3] is None for r in expected)  # group 1's class c
+    _same(got, expected, keys=3)
+    _same([(r[0], r[1], r[2], r[4], r[5], r[6]) for r in model.explain(frame, top=2).collect()],
+          [(r[0], r[1], r[2], r[4], r[5], r[6]) for r in oracle.explain("test", top=2).fetchall()],
+          keys=3)
+    got = [r[:11] for r in model.drift(frame).collect()]
+    expected = [r[:11] for r in oracle.drift("test").fetchall()]
+    _same(got, expected, keys=3)
