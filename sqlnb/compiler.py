@@ -620,7 +620,7 @@ def explain_macro_sql(model: ModelContext) -> str | None:
     statement over ``query_table(relation)`` (``SELECT * FROM churn_explain('customers')``),
     its parameters read from the view ``<name>_explain_params`` where
     :func:`explain_reads_view` (create the view first: :func:`explain_params_sql`), else
-    inlined (a text model's: :func:`text_explain_sql`, its vocabulary inlined). None where
+    inlined (a text model's: :func:`text_explain_sql`, reading its tables). None where
     there is none: engines that store functions (Spark), long-input and per-group text
     models, per-group family="auto" models (which explain does not cover yet)."""
     text = model.parameters().get("text") and not model.parameters().get("text_groups")
@@ -631,7 +631,7 @@ def explain_macro_sql(model: ModelContext) -> str | None:
     return model.engine.render(
         "reports/explain_macro.sql", model=model.name,
         name=model.dialect.ident(macro_names(model.name)["explain"]),
-        body=(text_explain_sql(model, source) if text
+        body=(text_explain_sql(model, source, inlined=False) if text
               else explain_sql(model, source, from_view=explain_reads_view(model))))
 
 
@@ -941,14 +941,16 @@ def _inlined_vocabulary(model: ModelContext) -> tuple[str, int]:
 
 
 def text_explain_sql(model: ModelContext, source_sql: str, *, top: int | None = None,
-                     dialect: Dialect | None = None) -> str:
+                     dialect: Dialect | None = None, inlined: bool = True) -> str:
     """A text model's explain statement (``text/explain_terms.sql``) over ``source_sql``
-    with its vocabulary, idf and coefficients inlined, so it reads no sqlnb table:
-    ``to_sql(output="explain")``'s and the ``<name>_explain`` macro's. ``dialect``
-    (default: the model engine's) is the SQL it is written in."""
+    with its vocabulary, idf and coefficients inlined, so it reads no sqlnb table
+    (``to_sql(output="explain")``'s), or unless ``inlined`` read from the model's tables
+    when it runs (the ``<name>_explain`` macro's, re-created at every write for its class
+    constants: no vocabulary to read and write again). ``dialect`` (default: the model
+    engine's) is the SQL it is written in."""
     compiled = model.parameters()
     dialect = dialect or model.dialect
-    parameters, _ = _inlined_vocabulary(model)
+    parameters = _inlined_vocabulary(model)[0] if inlined else None
     target_type = model.meta["target_type"]
     classes = [{**c, "label": dialect.lit(c["label_value"], target_type)}
                for c in compiled["compiled"]]
