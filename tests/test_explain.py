@@ -493,3 +493,22 @@ def test_per_group_text_to_sql_explain_is_refused():
         docs, "label", text="body", group_by="g")
     with pytest.raises(UnsupportedError, match="per-group text"):
         model.to_sql("docs", output="explain")
+
+
+def test_a_text_model_does_not_take_a_users_explain_macro():
+    """<name>_explain is one of the names a text model claims: a macro of the user's by
+    that name stops the fit (NameConflictError) and stays as it was; drop() removes the
+    model's own."""
+    from sqlnb.errors import NameConflictError
+
+    con = duckdb.connect()
+    con.execute("CREATE MACRO tx_explain(relation) AS TABLE SELECT 42 AS mine")
+    with pytest.raises(NameConflictError, match="tx_explain"):
+        sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(DOCS, "label", text="body")
+    assert con.execute("SELECT * FROM tx_explain('anything')").fetchall() == [(42,)]
+    model = sqlnb.NaiveBayes("ty", con=con, family="multinomial").fit(
+        DOCS, "label", text="body")
+    listed = "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'ty_explain'"
+    assert con.execute(listed).fetchone() == (1,)
+    model.drop()
+    assert con.execute(listed).fetchone() == (0,)
