@@ -620,15 +620,18 @@ def explain_macro_sql(model: ModelContext) -> str | None:
     statement over ``query_table(relation)`` (``SELECT * FROM churn_explain('customers')``),
     its parameters read from the view ``<name>_explain_params`` where
     :func:`explain_reads_view` (create the view first: :func:`explain_params_sql`), else
-    inlined. None where there is none: engines that store functions (Spark), text and
-    long-input models."""
-    if (model.dialect.stored_scoring != "macros" or model.stored_input()
-            or model.parameters().get("text")):
+    inlined (a text model's: :func:`text_explain_sql`, reading its tables). None where
+    there is none: engines that store functions (Spark), long-input and per-group text
+    models."""
+    text = model.parameters().get("text") and not model.parameters().get("text_groups")
+    if model.dialect.stored_scoring != "macros" or (model.stored_input() and not text):
         return None
+    source = "query_table(relation)"
     return model.engine.render(
         "reports/explain_macro.sql", model=model.name,
         name=model.dialect.ident(macro_names(model.name)["explain"]),
-        body=explain_sql(model, "query_table(relation)", from_view=explain_reads_view(model)))
+        body=(text_explain_sql(model, source, inlined=False) if text
+              else explain_sql(model, source, from_view=explain_reads_view(model))))
 
 
 def explain_reads_view(model: ModelContext) -> bool:
@@ -782,11 +785,6 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
     if BARE_QUERY.match(source):
         source = "(" + source.rstrip("; \t\r\n") + "\n)"  # (after a trailing -- comment)
     compiled = model.parameters()
-    if output == "explain" and (compiled.get("text") or model.stored_input()):
-        raise UnsupportedError(
-            "to_sql(output='explain') covers models over columns: explain a text model with "
-            "model.explain(source)"
-        )
     if compiled.get("text_groups"):
         raise UnsupportedError(
             "to_sql is not available for per-group text models (the statement would carry "
@@ -795,6 +793,8 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
     if compiled.get("text"):
         if target is not model.dialect:
             check_translatable(model, target, output, features=False)
+        if output == "explain":
+            return text_explain_sql(model, source, top=top, dialect=target)
         return text_scoring_sql(model, source, output, prediction=prediction,
                                 output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
     if model.stored_input():
@@ -902,13 +902,7 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
     SQL it is written in."""
     compiled = model.parameters()
     dialect = dialect or model.dialect
-    rows = model.fetch("text/inline_terms.sql")
-    n_classes = len(compiled["compiled"])
-    parameters = json.dumps({
-        "term": [term for term, _, _ in rows],
-        "idf": [_json_number(idf) for _, idf, _ in rows],
-        "coef": [[_json_number(coefs[i]) for _, _, coefs in rows] for i in range(n_classes)],
-    }, ensure_ascii=False, allow_nan=False)
+    parameters, n_terms = _inlined_vocabulary(model)
     classes = []
     target_type = model.meta["target_type"]
     for c in compiled["compiled"]:
@@ -932,10 +926,47 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
         group_table=None,
         text={**text, "column": dialect.ident(text["column"]), "parameters": parameters},
         prediction=dialect.ident(prediction),
-        n_features=len(rows),
+        n_features=n_terms,
         fitted_at=str(compiled["fitted_at"])[:19],
         version=_version(),
     ))
+
+
+def _inlined_vocabulary(model: ModelContext) -> tuple[str, int]:
+    """A text model's vocabulary as the JSON literal its inlined statements read (each
+    term, its idf and its coefficient per class, every digit kept), and its size."""
+    rows = model.fetch("text/inline_terms.sql")
+    n_classes = len(model.parameters()["compiled"])
+    parameters = json.dumps({
+        "term": [term for term, _, _ in rows],
+        "idf": [_json_number(idf) for _, idf, _ in rows],
+        "coef": [[_json_number(coefs[i]) for _, _, coefs in rows] for i in range(n_classes)],
+    }, ensure_ascii=False, allow_nan=False)
+    return parameters, len(rows)
+
+
+def text_explain_sql(model: ModelContext, source_sql: str, *, top: int | None = None,
+                     dialect: Dialect | None = None, inlined: bool = True) -> str:
+    """A text model's explain statement (``text/explain_terms.sql``) over ``source_sql``
+    with its vocabulary, idf and coefficients inlined, so it reads no sqlnb table
+    (``to_sql(output="explain")``'s), or unless ``inlined`` read from the model's tables
+    when it runs (the ``<name>_explain`` macro's, re-created at every write for its class
+    constants: no vocabulary to read and write again). ``dialect`` (default: the model
+    engine's) is the SQL it is written in."""
+    compiled = model.parameters()
+    dialect = dialect or model.dialect
+    parameters = _inlined_vocabulary(model)[0] if inlined else None
+    target_type = model.meta["target_type"]
+    classes = [{**c, "label": dialect.lit(c["label_value"], target_type)}
+               for c in compiled["compiled"]]
+    text = compiled["text"]
+    return render(
+        "text/explain_terms.sql", dialect=dialect,
+        **model.template_context(
+            source=source_sql, column=dialect.ident(text["column"]), a=text["a"],
+            classes=classes, row=None, top=top, binarize=text["binarize"],
+            inlined=parameters,
+            coef_columns=[dialect.ident(f"__sqlnb_coef_{c['index']}") for c in classes]))
 
 
 def grouped_text_sql(model: ModelContext, source_sql: str, output: str, *,

@@ -15,7 +15,7 @@ from scipy.special import gammaln
 from sklearn import naive_bayes as reference
 
 import sqlnb
-from sqlnb.errors import InvalidParameterError, UnknownColumnError
+from sqlnb.errors import InvalidParameterError, UnknownColumnError, UnsupportedError
 
 N_ROWS, N_FEATURES = 60, 4
 NAMES = [f"f{i}" for i in range(N_FEATURES)]
@@ -581,3 +581,78 @@ def test_text_top_k_agrees_with_numpy(family):
         assert float(got[3]) == want[3]
         assert got[4] == pytest.approx(want[4], abs=1e-9)
         assert got[5:] == want[5:]
+
+
+@pytest.mark.parametrize(("family", "options"), [
+    ("multinomial", {}),
+    ("complement", {"tfidf": True}),
+    ("bernoulli", {"ngram_range": (1, 2)}),
+])
+def test_text_to_sql_and_macro_are_the_same_explanation(family, options, tmp_path):
+    """A text model's to_sql(output='explain') (its vocabulary inlined) and its
+    <name>_explain(relation) macro, run by a plain DuckDB client, list explain's rows; the
+    macro follows a partial_fit, and a write without macros drops it."""
+    con = duckdb.connect(str(tmp_path / "models.duckdb"))
+    con.register("docs_frame", DOCS)
+    con.execute("CREATE TABLE docs AS SELECT * FROM docs_frame")
+    model = sqlnb.NaiveBayes("tx", con=con.cursor(), family=family).fit(
+        "docs", "label", text="body", **options)
+    client = con.cursor()
+
+    def same(got, expected, keys):
+        assert len(got) == len(expected) > 0
+        for a, b in zip(got, expected):
+            assert a[:keys] == b[:keys]
+            for x, y in zip(a[keys:], b[keys:]):
+                if isinstance(y, float):
+                    assert x == pytest.approx(y, rel=1e-12, abs=1e-12)
+                else:
+                    assert x == y
+
+    order = "ORDER BY row_number, class, feature"
+    expected = model.explain("docs").order("row_number, class, feature").fetchall()
+    bare = duckdb.connect()  # no sqlnb table there: the statement reads the source only
+    bare.register("docs", DOCS)
+    statement = model.to_sql("docs", output="explain")
+    same(bare.sql(f"SELECT * FROM ({statement}) {order}").fetchall(), expected, keys=3)
+    same(client.sql(f"SELECT * FROM tx_explain('docs') {order}").fetchall(), expected, keys=3)
+    top = bare.sql(model.to_sql("docs", output="explain", top=2)).fetchall()
+    same(top, model.explain("docs", top=2).fetchall(), keys=3)
+
+    more = DOCS.assign(label=DOCS.label.map({"spam": "ham", "ham": "spam"}))
+    model.partial_fit(more, "label", text="body")  # the macro follows the statistics
+    moved = model.explain("docs").order("row_number, class, feature").fetchall()
+    assert [r[3] for r in moved] != [r[3] for r in expected]
+    same(client.sql(f"SELECT * FROM tx_explain('docs') {order}").fetchall(), moved, keys=3)
+
+    sqlnb.NaiveBayes("tx", con=con.cursor(), family=family, sql_macros=False).partial_fit(
+        DOCS, "label", text="body")
+    listed = "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'tx_explain'"
+    assert client.execute(listed).fetchone() == (0,)  # a write without macros drops it
+
+
+def test_per_group_text_to_sql_explain_is_refused():
+    docs = DOCS.assign(g=np.arange(len(DOCS)) % 2)
+    model = sqlnb.NaiveBayes("gtx", con=duckdb.connect(), family="multinomial").fit(
+        docs, "label", text="body", group_by="g")
+    with pytest.raises(UnsupportedError, match="per-group text"):
+        model.to_sql("docs", output="explain")
+
+
+def test_a_text_model_does_not_take_a_users_explain_macro():
+    """<name>_explain is one of the names a text model claims: a macro of the user's by
+    that name stops the fit (NameConflictError) and stays as it was; drop() removes the
+    model's own."""
+    from sqlnb.errors import NameConflictError
+
+    con = duckdb.connect()
+    con.execute("CREATE MACRO tx_explain(relation) AS TABLE SELECT 42 AS mine")
+    with pytest.raises(NameConflictError, match="tx_explain"):
+        sqlnb.NaiveBayes("tx", con=con, family="multinomial").fit(DOCS, "label", text="body")
+    assert con.execute("SELECT * FROM tx_explain('anything')").fetchall() == [(42,)]
+    model = sqlnb.NaiveBayes("ty", con=con, family="multinomial").fit(
+        DOCS, "label", text="body")
+    listed = "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'ty_explain'"
+    assert con.execute(listed).fetchone() == (1,)
+    model.drop()
+    assert con.execute(listed).fetchone() == (0,)

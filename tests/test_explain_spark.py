@@ -191,6 +191,29 @@ def test_text_explain_and_drift_on_spark_are_duckdbs(spark, family, options):
     assert expected[0][3] > 0.01  # the shifted batch drifts
 
 
+@pytest.mark.parametrize(("family", "options"), [
+    ("multinomial", {}),
+    ("complement", {"tfidf": True}),
+])
+def test_text_to_sql_explain_in_spark_sql_is_duckdbs(spark, family, options):
+    """A DuckDB text model's explanation written in Spark SQL (its vocabulary inlined),
+    run there: DuckDB's explain, every term and the top 2 per document."""
+    duck = duckdb.connect()
+    duck.register("docs", DOCS)
+    oracle = sqlnb.NaiveBayes("d", con=duck, family=family).fit(
+        "docs", "label", text="body", **options)
+    spark.createDataFrame(DOCS).coalesce(1).createOrReplaceTempView("explain_docs")
+    got = spark.sql(oracle.to_sql("explain_docs", output="explain", dialect="spark")) \
+        .orderBy("row_number", "class", "feature").collect()
+    expected = oracle.explain("docs").order("row_number, class, feature").fetchall()
+    _same(got, expected, keys=3)
+    got = spark.sql(oracle.to_sql("explain_docs", output="explain", top=2,
+                                  dialect="spark")).collect()
+    expected = oracle.explain("docs", top=2).fetchall()
+    _same([(*r[:3], float(r[3]), *r[4:]) for r in got],
+          [(*r[:3], float(r[3]), *r[4:]) for r in expected], keys=3)
+
+
 def test_per_group_text_explain_on_spark_is_duckdbs(spark):
     """A per-group text model on Spark explains each document by its shop's model (the
     pooled one for an unseen shop or none), as the same model on DuckDB does, and

@@ -175,6 +175,10 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     quoted = sqlnb.engines.dialects.DUCKDB.ident
     con.execute(text_model.to_sql(quoted(table), output="proba")).fetchall()
     con.execute(f"SELECT {quoted(name + '_predict_proba')}(r) FROM {quoted(table)} r").fetchall()
+    con.execute(text_model.to_sql(quoted(table), output="explain", top=2)).fetchall()
+    explained = con.execute(f"SELECT * FROM {quoted(name + '_explain')}(?)",
+                            [quoted(table)]).fetchall()
+    assert sorted(explained) == sorted(text_model.explain(table).fetchall())
     sqlnb.NaiveBayes(name, con=con, family="bernoulli").search(  # each fold's vocabulary
         table, "y", text="body", cv="k", scoring=["accuracy", "neg_log_loss"],
         param_grid={"alpha": [0.5, 1.0], "max_features": [None, 2]}, refit=False)

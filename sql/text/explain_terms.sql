@@ -11,12 +11,16 @@
    (None: every document x class x known term). `groups` (a per-group text model's, from
    text.read_group_models) and `group_columns`: route each document to its group's model
    (vocabulary, coefficients renumbered by the pooled model's classes, constants), model 0
-   (the pooled one) for a group no fit saw or a NULL group column. #}
+   (the pooled one) for a group no fit saw or a NULL group column. `inlined` (to_sql's and
+   the <name>_explain macro's): the vocabulary as the JSON literal of
+   score/standalone_score.sql (each term's idf and coefficient per class), so the statement
+   reads no sqlnb table; `coef_columns`: the name of each class's coefficient column. #}
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% import 'text/group_models.sql' as gm %}
 {% from 'families/counts.sql' import value %}
 {% set grouped = groups is defined and groups %}
+{% set inlined = inlined | default(none) %}
 {% set models = [{'index': 0, 't': t, 'class_map': none}] + (groups if grouped else []) %}
 WITH documents AS (
     SELECT {{ column }}{% if grouped %}{% for c in group_columns %}, {{ c }}{% endfor %}{% endif %}, {{ sql.row_index() }} AS __sqlnb_doc
@@ -47,6 +51,11 @@ WITH documents AS (
 {% endfor %}
     ) AS k(model, class_index, constant)
 {% endif %}
+{% if inlined %}
+), inlined_terms AS (
+    -- the vocabulary: each term's idf and its coefficient in each class, inlined
+    {{ sql.inlined_terms(inlined, coef_columns) | trim }}
+{% endif %}
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
     {{ analyzer.document_terms('documents' if row is none else 'chosen', '__sqlnb_doc', column, a) }}
@@ -64,11 +73,17 @@ WITH documents AS (
     JOIN routes AS r ON r.doc = c.doc
     JOIN vocabularies AS v ON v.model = r.model AND v.term = c.term
 {% else %}
-    JOIN {{ t.vocabulary }} AS v USING (term)
+    JOIN {{ 'inlined_terms' if inlined else t.vocabulary }} AS v USING (term)
 {% endif %}
 ), coefficients AS (
 {% if grouped %}
 {{ gm.coefficients(models, family) }}
+{% elif inlined %}
+{% for c in classes %}
+    SELECT term AS feature, {{ c.index | lit }} AS class_index, {{ coef_columns[loop.index0] }} AS coef
+    FROM inlined_terms
+    {{ "UNION ALL" if not loop.last }}
+{% endfor %}
 {% else %}
     {{ family.read_params(t) | trim }}
 {% endif %}
