@@ -207,6 +207,15 @@ class Pipeline:
             self.tables[role], self.tables["next_" + role] = target, scratch
             del self._pending[role]
 
+    def keep_unwritten(self) -> None:
+        """A staged write that stops before its metadata (the model of a group that a
+        forget empties, dropped after the switch): the tables it did not write stay as
+        readers have them, so the switch has a version of each."""
+        if not self.staged():
+            return
+        self.settle_copies(carry=True)
+        self.engine.carry(f"{self.name}_meta")
+
     def fetch(self, template: str, **context: Any) -> list[tuple]:
         return self.engine.fetch(self.render(template, **context))
 

@@ -550,6 +550,7 @@ class TermFit:
         flow.run("text/merge_terms.sql", sign=self.sign)
         flow.run("text/model_tables.sql#drop_terms")
         if forgetting and not _after_forget(model, self.target_type, may_empty):
+            flow.keep_unwritten()
             return False
         # the analyzer first: the scoring macros written by finish() read it
         flow.run("text/write_analyzer.sql", input="text", options_json=analyzer.to_json(),
