@@ -547,8 +547,10 @@ def functions_sql(model: ModelContext, *, joint_only: bool = False) -> str:
     """The statements (re)creating the model's scoring functions in Spark SQL
     (``score/scoring_functions.sql``): each takes the row's features as a STRUCT, every
     parameter a literal of its text, in the engine's database. The joint log-likelihood
-    function alone holds the parameters (the others call it): ``joint_only`` re-creates
-    just it (a write that kept the classes and features)."""
+    function and ``<name>_explain`` (explain's rows of the row: an array of (class,
+    feature, log_likelihood, log_prior), per-group models excepted) hold the parameters
+    (the others call the joint one): ``joint_only`` re-creates just those two (a write
+    that kept the classes and features)."""
     classes = compiled_classes(model, row=ROW)
     keys = [c["key"].lower() for c in classes]
     clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
@@ -564,8 +566,13 @@ def functions_sql(model: ModelContext, *, joint_only: bool = False) -> str:
               for f in model.meta["features"]]
     quoted = {role: model.engine.table(function)
               for role, function in macro_names(model.name).items()}
+    explained = []
+    if not model.parameters().get("groups"):  # a per-group model's rows need their group's
+        explained = [{**_explained_class(model, c, None), "comment": c["comment"]}
+                     for c in with_categories(model, classes)]
     return model.render(
         "score/scoring_functions.sql", classes=classes, m=quoted, row=dialect.ident(ROW),
+        explained=explained,
         fields=fields, label_type=dialect.type_name(model.meta["target_type"]),
         key_clash=message, joint_only=joint_only,
         model_comment=comment_text(model.name))

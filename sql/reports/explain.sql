@@ -18,19 +18,7 @@
    of `priors`, or none (they are literals). #}
 {% from 'families/common.sql' import num %}
 {% from 'score/scoring_helpers.sql' import lookup_joins %}
-{% macro share(entry) -%}
-{% import entry.template as family %}
-{% if family.share_of is defined %}{{ family.share_of(entry.term) | trim }}{% else %}0{% endif %}
-{%- endmacro %}
-{% macro entry_term(entry) -%}
-{% import entry.template as family %}
-{{ share(entry) | trim }} + ({{ family.term_of(entry.term, entry.p) | trim }})
-{%- endmacro %}
-{#- (the shares are subtracted a hundred at a time: one subtraction per feature would nest
-    an expression past DuckDB's depth limit of 1,000 in a model of 1,000 features) -#}
-{% macro entries_prior(constant, entries) -%}
-{{ constant | lit }}{% for group in entries | batch(100) %} - ({% for entry in group %}({{ share(entry) | trim }}){{ " + " if not loop.last }}{% endfor %}){% endfor %}
-{%- endmacro %}
+{% from 'reports/explain_terms.sql' import entry_term, entries_prior %}
 {% macro class_term(c, i) -%}
 {% if group_table %}CASE WHEN {{ group_table.matched }} IS NULL THEN {{ entry_term(c.entries[i]) }} WHEN {{ c.group_constant | lit }} IS NOT NULL THEN {{ entry_term(c.group_entries[i]) }} END{% else %}{{ entry_term(c.entries[i]) }}{% endif %}
 {%- endmacro %}

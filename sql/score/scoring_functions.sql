@@ -3,6 +3,7 @@
     the joint log-likelihood function, and bind its array once through a lambda. -#}
 {% import family_template as family %}
 {% from 'score/scoring_helpers.sql' import chunked %}
+{% from 'reports/explain_terms.sql' import entry_term, entries_prior %}
 {% set row_type %}STRUCT<{% for f in fields %}{{ f.name }}: {{ f.type }}{{ ", " if not loop.last }}{% endfor %}>{% endset %}
 -- Scoring functions of model {{ model_comment | comment }} ({{ family_name | comment }} naive Bayes, Spark SQL).
 -- Each takes the row's features as one STRUCT, matched by field name:
@@ -17,6 +18,34 @@ RETURN array(
     {{ chunked(family, c, p) | trim }}{{ "," if not loop.last }}
 {% endfor %}
 );
+
+{#- explain's rows of the row, one per class and feature (class order, then the model's
+    feature order), from the same family terms as reports/explain.sql: parameters inlined,
+    so it is re-created with the joint function. Each class's log prior is computed once
+    (bound through a lambda). None (`explained` empty): a model explain's rows need more
+    than a row's fields for (per-group), whose function an earlier write may have left. -#}
+{% if explained %}
+CREATE OR REPLACE FUNCTION {{ m.explain }}({{ row }} {{ row_type }})
+RETURNS ARRAY<STRUCT<{{ 'class' | ident }}: {{ label_type }}, feature: STRING, log_likelihood: DOUBLE, log_prior: DOUBLE>>
+RETURN transform(array(array(
+{% for c in explained %}
+    -- class {{ c.comment | comment }}: its log prior
+    CAST({{ entries_prior(c.constant, c.entries) }} AS DOUBLE){{ "," if not loop.last }}
+{% endfor %}
+    )), log_priors -> array(
+{% for c in explained %}
+{% set position = loop.index0 %}
+{% set last_class = loop.last %}
+{% for entry in c.entries %}
+        named_struct('class', {{ c.label }}, 'feature', {{ entry.term.name | lit }},
+            'log_likelihood', CAST({{ entry_term(entry) }} AS DOUBLE),
+            'log_prior', log_priors[{{ position }}]){{ "," if not (last_class and loop.last) }}
+{% endfor %}
+{% endfor %}
+    ))[0];
+{% else %}
+DROP FUNCTION IF EXISTS {{ m.explain }};
+{% endif %}
 
 {% if not joint_only | default(false) %}
 {#- (the others read no parameter: unchanged while the classes and features are) -#}
