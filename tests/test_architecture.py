@@ -264,7 +264,6 @@ KIND_BRANCHES_LEFT = {
     "diagnostics.py": (1, "a mixed model's summaries per part"),
     "explain.py": (7, "explain and drift read text, mixed and grouped parameters their own way"),
     "grouping.py": (1, "a per-group mixed model's class model sums its parts (a one-part mixed model too)"),
-    "incremental.py": (8, "updates of text and mixed models take their own steps"),
     "model.py": (1, "predict of a text model scores its terms (text.score_terms)"),
     "portable.py": (10, "the exchange format writes a section per part kind"),
     "scoring.py": (4, "the in-process and array strategies serve single-family models only"),
