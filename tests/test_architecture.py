@@ -266,7 +266,6 @@ KIND_BRANCHES_LEFT = {
     "grouping.py": (1, "a per-group mixed model's class model sums its parts (a one-part mixed model too)"),
     "model.py": (1, "predict of a text model scores its terms (text.score_terms)"),
     "portable.py": (10, "the exchange format writes a section per part kind"),
-    "scoring.py": (4, "the in-process and array strategies serve single-family models only"),
     "metrics.py": (1, "evaluate scores text rows without coercing feature columns"),
     "text.py": (2, "a text model reads its analyzer from the stored input"),
 }
