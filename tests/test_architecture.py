@@ -259,7 +259,6 @@ KIND_DESCRIPTIONS = {"parts.py", "spec.py", "context.py", "families"}
 # still there. The list only shrinks: a module that loses a branch must lower its number
 # (and one that drops to zero leaves the list), and no module gains one.
 KIND_BRANCHES_LEFT = {
-    "attributes.py": (2, "scikit-learn's fitted attributes differ per kind"),
     "compiler.py": (5, "the scoring statement's shape per kind (text terms, parts, groups)"),
     "diagnostics.py": (1, "a mixed model's summaries per part"),
     "explain.py": (7, "explain and drift read text, mixed and grouped parameters their own way"),
