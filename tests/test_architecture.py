@@ -260,7 +260,6 @@ KIND_DESCRIPTIONS = {"parts.py", "spec.py", "context.py", "families"}
 # (and one that drops to zero leaves the list), and no module gains one.
 KIND_BRANCHES_LEFT = {
     "compiler.py": (5, "the scoring statement's shape per kind (text terms, parts, groups)"),
-    "diagnostics.py": (1, "a mixed model's summaries per part"),
     "explain.py": (7, "explain and drift read text, mixed and grouped parameters their own way"),
     "grouping.py": (1, "a per-group mixed model's class model sums its parts (a one-part mixed model too)"),
     "model.py": (1, "predict of a text model scores its terms (text.score_terms)"),
