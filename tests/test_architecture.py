@@ -261,7 +261,6 @@ KIND_DESCRIPTIONS = {"parts.py", "spec.py", "context.py", "families"}
 KIND_BRANCHES_LEFT = {
     "compiler.py": (5, "the scoring statement's shape per kind (text terms, parts, groups)"),
     "explain.py": (7, "explain and drift read text, mixed and grouped parameters their own way"),
-    "grouping.py": (1, "a per-group mixed model's class model sums its parts (a one-part mixed model too)"),
     "model.py": (1, "predict of a text model scores its terms (text.score_terms)"),
     "portable.py": (10, "the exchange format writes a section per part kind"),
     "metrics.py": (1, "evaluate scores text rows without coercing feature columns"),
