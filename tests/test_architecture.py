@@ -261,9 +261,7 @@ KIND_DESCRIPTIONS = {"parts.py", "spec.py", "context.py", "families"}
 KIND_BRANCHES_LEFT = {
     "compiler.py": (5, "the scoring statement's shape per kind (text terms, parts, groups)"),
     "explain.py": (7, "explain and drift read text, mixed and grouped parameters their own way"),
-    "model.py": (1, "predict of a text model scores its terms (text.score_terms)"),
     "portable.py": (10, "the exchange format writes a section per part kind"),
-    "metrics.py": (1, "evaluate scores text rows without coercing feature columns"),
     "text.py": (2, "a text model reads its analyzer from the stored input"),
 }
 
