@@ -104,13 +104,13 @@ def to_sklearn(model: ModelContext) -> Any:
 
     meta = model.meta
     estimator_name = model.family.sklearn_estimator
-    if model.family.composite or estimator_name is None:
+    if estimator_name is None:  # a family per column has none either
         covered = "gaussian, multinomial, complement, bernoulli and categorical"
         raise InvalidParameterError(
             f"to_sklearn covers the {covered} families; model {model.name!r} is "
             f"{meta['family']!r}"
         )
-    if model.stored_input():
+    if model.reads_terms:
         raise InvalidParameterError(
             f"model {model.name!r} is a text or long-input model: scikit-learn has no "
             "estimator that holds its vocabulary; score it with sqlnb"

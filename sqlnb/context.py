@@ -265,6 +265,29 @@ class ModelContext:
         ``family="auto"``, no group key, no text or long input)."""
         return not (self.family.composite or self.spec.grouped or self.stored_input())
 
+    @property
+    def reads_terms(self) -> bool:
+        """Whether the model's features are terms derived from its input (text or long
+        input: one part over a vocabulary, updated by the term updates and scored by a
+        join of each row's terms) rather than columns read as they are."""
+        return bool(self.stored_input())
+
+    def writes_in_parts(self, groups: Any = None, *, stored: bool = True) -> bool:
+        """Whether a write of the model over columns runs the parts flow
+        (:func:`sqlnb.parts.write`) rather than the pipeline's own steps for one family:
+        with a family per column, with ``groups`` (the write's group columns, if any) or,
+        when ``stored`` (the model is fitted), with the groups the stored model has."""
+        return bool(groups) or self.family.composite or (stored and self.spec.grouped)
+
+    def feature_params_name(self, feature: str) -> str:
+        """The (unquoted) name of the parameter view holding ``feature``'s parameters: the
+        model's ``feature_params`` for a feature of the model's own family, else the view
+        of the part of the feature's family (``<name>_<family>_params``)."""
+        family = self.families_[feature]
+        if family == self.meta["family"]:
+            return relation_name(self.name, "feature_params")
+        return f"{self.name}_{family}_params"
+
     def parameters(self) -> dict[str, Any]:
         """Read the (small) parameter views once, for the per-class scoring expressions.
 

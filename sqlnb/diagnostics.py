@@ -105,12 +105,10 @@ def feature_distribution(model: NaiveBayes, feature: str) -> dict[str, Any]:
     described_by = family_class.described_by if family_class is not None else None
     if described_by is None:
         raise InvalidParameterError(f"cannot describe a feature of family {family!r}")
-    # a mixed model keeps one parameter view per part family
-    view = f"{family}_params" if model.spec.composite else "feature_params"
     shape, value, label = described_by
     keys, found = model.engine.fetch_with_names(model.engine.render(
         "reports/feature_distribution.sql", model=model.name, feature=feature, shape=shape,
-        value=value, params=model.engine.table(f"{model.name}_{view}"),
+        value=value, params=model.engine.table(model.context.feature_params_name(feature)),
         class_params=model.engine.table(f"{model.name}_class_params")))
     rows = [dict(zip(keys, row)) for row in found]
     if not rows:  # a text model's parameters are per term, not per column

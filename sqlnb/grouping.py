@@ -147,8 +147,10 @@ def group_parameters(model: ModelContext, groups: list[dict[str, Any]],
 
 def group_parts(model: ModelContext, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The parts of a per-group model (one, or one per family of a ``family="auto"``
-    model, in the order the pooled model has them): family, features and group tables."""
-    return [{"sub": sub, "features": features, "t": group_tables(model, groups, name)}
+    model, in the order the pooled model has them): family, features, group tables and
+    the name the part's relations carry (``None``: the model is its one part)."""
+    return [{"sub": sub, "features": features, "t": group_tables(model, groups, name),
+             "name": name}
             for name, sub, features in model.family.parts_of(model.meta["features"])]
 
 
@@ -248,7 +250,7 @@ def group_parameter_table(model: ModelContext, row: str | None = None,
             part_models.append({"template": part["sub"].template, "p": part["sub"].params,
                                 "c": {"constant": 0.0, "terms": terms}})
         constant = column(slot(class_index, "constant"))
-        if model.family.composite:
+        if parts[0]["name"] is not None:  # parts of their own (a model of one part too)
             class_model = {"constant": constant, "terms": [], "parts": part_models}
             class_model["chunks"] = [class_model]  # the parts are summed as one
         else:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from . import macros, mixed, ownership, parts
+from . import macros, ownership, parts
 from .context import as_context
 from .engines.dialects import Dialect
 from .engines.source import Source
@@ -192,7 +192,7 @@ def merge_statistics(result: ModelContext, sources: list[ModelContext], *,
     spec = sources[0].meta
     # the features' entries (with their Gaussian origins) the result keeps
     features = result.meta["features"] if accumulate else spec["features"]
-    if result.family.composite or sources[0].spec.grouped:
+    if result.writes_in_parts(sources[0].spec.groups, stored=False):
         _merge_parts(result, sources, accumulate=accumulate)
         return
     flow = pipeline_of(result)
@@ -245,7 +245,7 @@ def _merge_parts(result: ModelContext, sources: list[ModelContext], *, accumulat
 def check_updatable(model: ModelContext) -> None:
     """Text and long-input models have updates of their own (``partial_fit(text=...)``,
     ``partial_fit_long``)."""
-    if model.stored_input():
+    if model.reads_terms:
         raise InvalidParameterError(
             "this is a text or long-input model: update it with partial_fit(..., text=...) "
             "or partial_fit_long, unlearn documents with forget(..., text=...)"
@@ -268,7 +268,7 @@ def _update(model: ModelContext, source: Any, target: str, features: list[str] |
             check_updatable(model)
             if stored is None and sign < 0:
                 raise NotFittedError(f"model {model.name!r} has not learned anything to forget")
-            grouped = group_by is not None or (stored is not None and model.spec.grouped)
+            in_parts = model.writes_in_parts(group_by is not None, stored=stored is not None)
             # a small Arrow batch goes in the engine's write slot: the scan's text (and
             # plan) is then the same at every call; a table name's is too
             slotted = engine.write_slot(source)
@@ -276,7 +276,7 @@ def _update(model: ModelContext, source: Any, target: str, features: list[str] |
             flow = pipeline_of(model)
             # (models of parts scan their batches as a fit does: sqlnb.parts)
             planned = (engine.keeps_plans and (slotted is not None or _names_a_table(src))
-                       and not (grouped or model.family.composite))
+                       and not in_parts)
             flow.start_update(slot_key, keep_batch=planned)
             try:
                 _update_within(model, src, target, features, weight, classes, sign,
@@ -306,7 +306,7 @@ def _update_within(model: ModelContext, src: Source, target: str, features: list
         origins = feature_origins(stored["features"])
         for f in spec["features"]:
             f["origin"] = origins[f["name"]]
-    if spec.get("groups") or model.family.composite:  # a model of parts: the same flow
+    if model.writes_in_parts(spec.get("groups"), stored=False):  # the parts' flow
         parts.write(model, src, spec, sign=sign, stored=stored, classes=classes,
                     keep_classes=keep_classes)
         return
@@ -400,8 +400,7 @@ def _batch_spec(model: ModelContext, src: Source, target: str, features: list[st
             )
         features = names  # the model's order
         group_by = _stored_groups(model, group_by)
-        if model.family.composite:  # the columns' families are the first fit's
-            model.family.assigned = {f["name"]: f["family"] for f in stored["features"]}
+        model.family.resume(stored["features"])  # what the first fit decided per column
     spec = parts.input_spec(model, src, target, features, weight, group_by)
     if stored is not None:
         _check_target_type(model, stored["target_type"], spec["target_type"])
@@ -411,15 +410,8 @@ def _batch_spec(model: ModelContext, src: Source, target: str, features: list[st
                     f"group column {old[0]!r} of model {model.name!r} has type {old[1]}; "
                     f"the batch's is {new['type']}"
                 )
-        if model.family.composite:
-            mixed.check_assignment(model, stored["features"], spec["features"])
-        elif model.family.per_category:
-            for old, new in zip(stored["features"], spec["features"]):
-                if not _same_coding(old["type"], new["type"], model.dialect):
-                    raise InvalidDataError(
-                        f"feature {old['name']!r} was {old['type']} in model {model.name!r} "
-                        f"but is {new['type']} in the batch"
-                    )
+        model.family.check_batch_columns(model.name, stored["features"], spec["features"],
+                                         model.dialect)
     return spec
 
 
@@ -464,12 +456,6 @@ def _check_target_type(model: ModelContext, stored: str, batch: str) -> None:
         raise InvalidDataError(
             f"the target of model {model.name!r} has type {stored}; the batch's target is {batch}"
         )
-
-
-def _same_coding(stored: str, batch: str, dialect: Dialect) -> bool:
-    """Categorical values are compared as text: integer codes, or the very same type."""
-    both_integer = dialect.kind(stored) == "integer" == dialect.kind(batch)
-    return both_integer or stored.upper() == batch.upper()
 
 
 def _plain(values: Any) -> list[Any]:

@@ -84,7 +84,7 @@ def evaluate_model(model: ModelContext, source: Any, target: str | None = None) 
         prefix = "__sqlnb_proba_"
         scored = scoring_sql(model, src.sql, "predict_proba", prediction=prediction,
                              output_prefix=prefix,
-                             columns=None if model.stored_input() else coerced_columns(model, src))
+                             columns=None if model.reads_terms else coerced_columns(model, src))
         probas = [{"label": c["label"], "column": d.ident(f"{prefix}{c['label_value']}")}
                   for c in model.parameters()["compiled"]]
         return _metrics(engine, d.ident("scored"), scored, d.ident(target),

@@ -51,6 +51,7 @@ from .families import (
     UNSEEN_MODES,
     Family,
     as_float_list,
+    check_coding,
     make_family,
 )
 from .macros import create_macros
@@ -211,6 +212,26 @@ class Mixed(Family):
         self.assigned = {}
         return {name: self.family_of(name, sql_type, dialect) for name, sql_type in types.items()}
 
+    def resume(self, stored: list[dict[str, Any]]) -> None:
+        """The columns' families are the first fit's."""
+        self.assigned = {f["name"]: f["family"] for f in stored}
+
+    def check_batch_columns(self, model_name: str, stored: list[dict[str, Any]],
+                            batch: list[dict[str, Any]], dialect: Dialect) -> None:
+        """A batch of an update must give every column the family the first fit gave it
+        (its type may not move it to another part) and, for a categorical column, the same
+        coding."""
+        for old, new in zip(stored, batch):
+            now = self.family_of(new["name"], new["type"], dialect, as_fitted=False)
+            if now != old["family"]:
+                raise InvalidDataError(
+                    f"column {old['name']!r} of model {model_name!r} is {old['type']} "
+                    f"({old['family']}) but {new['type']} in the batch, which family='auto' "
+                    f"would model as {now}: cast it back to {old['type']}"
+                )
+            if FAMILIES[now].per_category:
+                check_coding(model_name, old, new, dialect)
+
 
 FAMILIES[Mixed.name] = Mixed
 
@@ -269,28 +290,6 @@ def batch_parts(model: ModelContext, features: list[dict[str, Any]],
             if part["sub"].per_category:
                 f["coding"] = part["sub"].coding(f["name"], f["type"], model.dialect)
     return parts
-
-
-def check_assignment(model: ModelContext, stored: list[dict[str, Any]],
-                     batch: list[dict[str, Any]]) -> None:
-    """A batch of an update must give every column the family the first fit gave it (its
-    type may not move it to another part) and, for a categorical column, the same coding."""
-    family: Mixed = model.family
-    for old, new in zip(stored, batch):
-        now = family.family_of(new["name"], new["type"], model.dialect, as_fitted=False)
-        if now != old["family"]:
-            raise InvalidDataError(
-                f"column {old['name']!r} of model {model.name!r} is {old['type']} "
-                f"({old['family']}) but {new['type']} in the batch, which family='auto' "
-                f"would model as {now}: cast it back to {old['type']}"
-            )
-        both_codes = model.dialect.kind(old["type"]) == "integer" == model.dialect.kind(new["type"])
-        if FAMILIES[now].per_category and not (both_codes
-                                               or old["type"].upper() == new["type"].upper()):
-            raise InvalidDataError(
-                f"feature {old['name']!r} was {old['type']} in model {model.name!r} "
-                f"but is {new['type']} in the batch"
-            )
 
 
 def parts_of(model: ModelContext, features: list[dict[str, Any]]) -> list[dict[str, Any]]:

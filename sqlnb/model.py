@@ -453,7 +453,7 @@ class NaiveBayes:
         table itself (the scikit-learn facade reads it without a relation around it)."""
         scoring_strategies.refresh(self.context)  # another cursor may have refitted the model
         self.parameters()  # metadata and parameters, read together
-        if self.context.stored_input():
+        if self.context.reads_terms:  # scored by a join of each row's terms
             from .text import score_terms
             return score_terms(self.context, source, output, OUTPUTS[output])
         # a small Arrow table is first looked at without registering it: the arrays

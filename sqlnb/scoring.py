@@ -115,7 +115,7 @@ def covered(model: ModelContext) -> bool:
     functions, which the engine's capabilities say)."""
     # the metadata row says whether there are groups: no need to read the parameters
     return (model.engine.capabilities.list_lambdas and model.family.array_kind is not None
-            and not model.spec.grouped and not model.stored_input())
+            and model.one_column_part())
 
 
 def binarize_threshold(model: ModelContext) -> float | None:
@@ -702,7 +702,7 @@ def in_process(model: ModelContext) -> dict[str, Any] | None:
 def _in_process(model: ModelContext, compiled: dict[str, Any]) -> dict[str, Any] | None:
     import numpy as np
 
-    if compiled.get("groups") or model.stored_input() or model.family.composite:
+    if compiled.get("groups") or not model.one_column_part():
         return None
     classes = compiled["compiled"]
     if not classes:

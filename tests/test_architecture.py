@@ -259,16 +259,9 @@ KIND_DESCRIPTIONS = {"parts.py", "spec.py", "context.py", "families"}
 # still there. The list only shrinks: a module that loses a branch must lower its number
 # (and one that drops to zero leaves the list), and no module gains one.
 KIND_BRANCHES_LEFT = {
-    "attributes.py": (2, "scikit-learn's fitted attributes differ per kind"),
     "compiler.py": (5, "the scoring statement's shape per kind (text terms, parts, groups)"),
-    "diagnostics.py": (1, "a mixed model's summaries per part"),
     "explain.py": (7, "explain and drift read text, mixed and grouped parameters their own way"),
-    "grouping.py": (1, "a per-group mixed model's class model sums its parts (a one-part mixed model too)"),
-    "incremental.py": (8, "updates of text and mixed models take their own steps"),
-    "model.py": (1, "predict of a text model scores its terms (text.score_terms)"),
     "portable.py": (10, "the exchange format writes a section per part kind"),
-    "scoring.py": (4, "the in-process and array strategies serve single-family models only"),
-    "metrics.py": (1, "evaluate scores text rows without coercing feature columns"),
     "text.py": (2, "a text model reads its analyzer from the stored input"),
 }
 

@@ -375,6 +375,43 @@ def test_a_batch_with_a_missing_column_or_new_types_changes_nothing():
     assert snapshot(con, "m") == before
 
 
+def test_a_batch_whose_column_types_change_a_columns_reading_changes_nothing():
+    """A categorical column keeps its coding (integer codes or the very type), and a
+    family="auto" column the family its first fit gave it."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT i % 2 AS y, (i % 3)::VARCHAR AS k, i * 0.5 AS x "
+                "FROM range(12) r(i)")
+    con.execute("CREATE TABLE codes AS SELECT i % 2 AS y, i % 3 AS k, i * 0.5 AS x "
+                "FROM range(6) r(i)")
+    con.execute("CREATE TABLE counts AS SELECT i % 2 AS y, (i % 3)::VARCHAR AS k, i AS x "
+                "FROM range(6) r(i)")
+    categorical = sqlnb.NaiveBayes("m", con=con, family="categorical").fit(
+        "t", "y", features=["k"])
+    before = snapshot(con, "m")
+    with pytest.raises(InvalidDataError, match="feature 'k' was VARCHAR in model 'm' but is "
+                       "BIGINT in the batch"):
+        categorical.partial_fit("codes", "y", features=["k"])
+    assert snapshot(con, "m") == before
+    auto = sqlnb.NaiveBayes("a", con=con, family="auto", integers="poisson",
+                             families={"k": "categorical"}).fit("t", "y")
+
+    def parts_snapshot() -> list:
+        return [con.sql(f'SELECT * FROM "a_{role}" ORDER BY ALL').fetchall()
+                for role in ("meta", "class_stats", "gaussian_stats", "categorical_stats")]
+
+    before = parts_snapshot()
+    with pytest.raises(InvalidDataError, match="column 'x' of model 'a' is DECIMAL.* "
+                       "\\(gaussian\\) but BIGINT in the batch, which family='auto' would "
+                       "model as poisson"):
+        auto.partial_fit("counts", "y")
+    with pytest.raises(InvalidDataError, match="feature 'k' was VARCHAR in model 'a' but is "
+                       "BIGINT in the batch"):
+        auto.partial_fit("codes", "y")
+    assert parts_snapshot() == before
+    auto.partial_fit("t", "y")  # the same types continue
+    assert con.sql('SELECT sum(n) FROM "a_class_stats"').fetchall()[0][0] == 24
+
+
 def test_a_statement_failing_inside_the_upsert_rolls_everything_back():
     con = duckdb.connect()
     con.execute("CREATE TABLE first AS SELECT CAST(range % 2 AS INTEGER) AS y, "

@@ -23,6 +23,7 @@ from .base import (
     UNSEEN_MODES,
     Family,
     as_float_list,
+    check_coding,
 )
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -64,4 +65,4 @@ def make_family(name: str, **params: Any) -> Family:
         ) from None
     return cls(**params)
 
-__all__ = ['ALPHA_MIN', 'COMMON_CONSTRAINTS', 'DISCRETE_DEFAULTS', 'FAMILIES', 'MAX_CATEGORIES', 'MISSING_MODES', 'NON_NEGATIVE', 'PART_FAMILIES', 'UNSEEN_MODES', 'Bernoulli', 'Categorical', 'Complement', 'Discrete', 'Family', 'Gaussian', 'Multinomial', 'Poisson', 'as_float_list', 'fill_term', 'for_sklearn_estimator', 'make_family']
+__all__ = ['ALPHA_MIN', 'COMMON_CONSTRAINTS', 'DISCRETE_DEFAULTS', 'FAMILIES', 'MAX_CATEGORIES', 'MISSING_MODES', 'NON_NEGATIVE', 'PART_FAMILIES', 'UNSEEN_MODES', 'Bernoulli', 'Categorical', 'Complement', 'Discrete', 'Family', 'Gaussian', 'Multinomial', 'Poisson', 'as_float_list', 'check_coding', 'fill_term', 'for_sklearn_estimator', 'make_family']

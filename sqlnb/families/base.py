@@ -131,6 +131,19 @@ class Family:
         its family; its features): a model of one family is one part."""
         return [(None, self, features)]
 
+    def resume(self, stored: list[dict[str, Any]]) -> None:
+        """Before an update: take up what the first fit decided per column, as the
+        ``stored`` features record it (nothing for one family over every column)."""
+
+    def check_batch_columns(self, model_name: str, stored: list[dict[str, Any]],
+                            batch: list[dict[str, Any]], dialect: Dialect) -> None:
+        """Refuse an update's ``batch`` features whose types the ``stored`` ones cannot
+        continue: a family with parameters per category compares values as text, so a
+        column's coding must stay (see :func:`check_coding`)."""
+        if self.per_category:
+            for old, new in zip(stored, batch):
+                check_coding(model_name, old, new, dialect)
+
     def check_feature_type(self, name: str, sql_type: str, dialect: Dialect) -> None:
         if self.numeric and not dialect.is_numeric(sql_type):
             raise InvalidDataError(
@@ -179,6 +192,18 @@ class Family:
                 f"{len(priors)} priors were given for {n_classes} classes: "
                 "the number of priors must match the number of classes"
             )
+
+
+def check_coding(model_name: str, old: dict[str, Any], new: dict[str, Any],
+                 dialect: Dialect) -> None:
+    """Categorical values are compared as text: a feature's batch type must be an integer
+    code as the stored one is, or the very same type."""
+    both_integer = dialect.kind(old["type"]) == "integer" == dialect.kind(new["type"])
+    if not (both_integer or old["type"].upper() == new["type"].upper()):
+        raise InvalidDataError(
+            f"feature {old['name']!r} was {old['type']} in model {model_name!r} "
+            f"but is {new['type']} in the batch"
+        )
 
 
 def as_float_list(value: Any, what: str) -> list[float]:
