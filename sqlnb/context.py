@@ -332,14 +332,18 @@ def as_context(model: Any) -> ModelContext:
     return model if isinstance(model, ModelContext) else model.context
 
 
-def refuse_newer(context: ModelContext) -> None:
-    """A model of this name written by a newer sqlnb is not overwritten either."""
+def refuse_newer(context: ModelContext) -> dict[str, Any] | None:
+    """A model of this name written by a newer sqlnb is not overwritten either. Returns the
+    metadata row read (None: no model's), which a write reading it inside its transaction
+    gives :func:`sqlnb.ownership.claim` (no second look at the catalog)."""
     context.state.meta = None
+    meta = None
     try:
-        _ = context.meta
+        meta = context.meta
     except NotFittedError:
         pass
     except IncompatibleModelError as exc:
         if exc.newer:
             raise
     context.state.meta = None
+    return meta
