@@ -60,6 +60,9 @@ def create_macros(model: ModelContext, view: bool = True) -> None:
     """
     model.invalidate()
     try:
+        # the parameters first: their read (in the write's transaction) reads the metadata
+        # row the write just wrote, which everything below then takes from the cache
+        model.parameters()
         name = params_table_name(model.name)
         explain_name = relation_name(model.name, "explain_params")
         arrays = _arrays(model)
