@@ -589,11 +589,13 @@ class NaiveBayes:
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
         self.engine.refuse_open_transaction("create_macros")
-        _ = self.meta  # raises NotFittedError early
+        meta = self.meta  # raises NotFittedError early
         try:
             with self.engine.transaction("create_macros"):
                 ownership.claim(self.context, ownership.names(self.name, "macros"))
                 macros.create_macros(self.context)
+                # a model written without macros did not record their names: now it owns them
+                ownership.record_claims(self.context, meta)
         finally:
             ownership.done(self.context)
 

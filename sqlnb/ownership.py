@@ -152,6 +152,20 @@ def written(model: ModelContext, *kinds: str) -> list[str]:
     return names(model.name, *kinds, *(("macros",) if macros else ()))
 
 
+def record_claims(model: ModelContext, meta: dict[str, Any]) -> None:
+    """After a call that claimed names and made those relations without rewriting the
+    metadata row (``meta``, read before it): the names its record lacks are added to it,
+    so the model owns them (a schema-1 row has no record: its kind implies them)."""
+    if meta.get("relations") is None:
+        return
+    recorded = list(json.loads(meta["relations"]))
+    known = {name.lower() for name in recorded}
+    missing = [name for name in model.state.claimed_relations or []
+               if name.lower() not in known]
+    if missing:
+        model.run("catalog/record_relations.sql", relations_json=json.dumps(recorded + missing))
+
+
 def forgo(model: ModelContext, dropped: list[str]) -> None:
     """During a write: names it claimed but has since dropped are not recorded as owned."""
     gone = {name.lower() for name in dropped}

@@ -348,6 +348,7 @@ class Pipeline:
         labels = [row[-1] for row in rows]
         literal = (class_type is not None
                    and self.engine.dialect.kind(class_type) in ("integer", "text", "bool")
+                   and any(c is not None for c in labels)
                    and all(isinstance(c, (int, str)) for c in labels if c is not None))
         for i, f in enumerate(features):
             classes = [row[3 * i:3 * i + 3] for row in rows

@@ -262,3 +262,20 @@ def test_macro_names_are_claimed_only_by_writes_that_make_macros():
         sqlnb.NaiveBayes("m", con=con).fit(data, "y")
     sqlnb.NaiveBayes("m", con=con, sql_macros=False).fit(data, "y").drop()
     assert con.execute("SELECT m_predict(1)").fetchall() == [("mine",)]
+
+
+def test_macros_made_after_a_write_without_them_are_owned_and_dropped():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 200)
+    data = table(rng.normal(size=(200, 2)) + y[:, None], y)
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, sql_macros=False).fit(data, "y")
+    model.create_macros()
+    row = pa.table({"x0": [0.5], "x1": [1.5]})
+    assert con.execute("SELECT m_predict({'x0': 0.5, 'x1': 1.5})").fetchone()[0] == \
+        model.predict(row).fetchall()[0][-1]
+    assert "m_predict" in con.execute("SELECT relations FROM m_meta").fetchone()[0]
+    model.drop()
+    left = "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'm\\_%' ESCAPE '\\'"
+    assert con.execute(left).fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchone()[0] == 0
