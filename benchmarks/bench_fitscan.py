@@ -17,6 +17,7 @@ with the load average and versions. Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -69,6 +70,10 @@ class CountingEngine(DuckDBEngine):
     def fetch_planned(self, sql, *a, **k):
         CountingEngine.count += 1
         return super().fetch_planned(sql, *a, **k)
+
+
+# the medians of the cases run, for --json
+SUMMARY: dict[str, dict[str, float]] = {}
 
 
 def timed(step) -> float:
@@ -151,6 +156,9 @@ def tiny(repeats: int, out: list[str]) -> None:
     out += ["### tiny fit (1,000 x 20, Arrow table, sql_macros=False)", ""]
     out += table_of(times, 1e-3, "ms")
     out += ["", f"statements per fit: {statements}", ""]
+    SUMMARY["tiny"] = {"fit_ms": statistics.median(times["sqlnb fit"]) * 1e3,
+                       "sklearn_ms": statistics.median(times["scikit-learn GaussianNB.fit"]) * 1e3,
+                       "statements": statements}
 
 
 def small_batches(repeats: int, out: list[str]) -> None:
@@ -182,6 +190,8 @@ def small_batches(repeats: int, out: list[str]) -> None:
     times = side_by_side({"DuckDB INSERT loop": inserts, "sqlnb partial_fit loop": updates},
                          repeats)
     insert_time, ours = (statistics.median(v) for v in times.values())
+    SUMMARY["small_batches"] = {"insert_s": insert_time, "partial_fit_s": ours,
+                                "ratio": ours / insert_time, "statements": statements}
     out += ["### small batches (40 x 2,000 x 20, Arrow, macros on)", ""]
     out += table_of(times)
     out += ["", (f"partial_fit loop / INSERT loop: **{ours / insert_time:.2f}x**; "
@@ -194,6 +204,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cases", nargs="+", default=["dense", "tiny", "small_batches"])
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--json", action="store_true",
+                        help="print the medians as one JSON line at the end")
     parser.add_argument("--path", type=Path, default=None,
                         help="the dense case's Parquet file (y and x0...; default: generated)")
     args = parser.parse_args()
@@ -212,6 +224,8 @@ def main() -> None:
     if args.output:
         with open(args.output, "a") as f:
             f.write(text + "\n\n")
+    if args.json:
+        print(json.dumps({"duckdb": duckdb.__version__, **SUMMARY}))
 
 
 if __name__ == "__main__":

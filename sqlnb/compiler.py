@@ -454,13 +454,16 @@ def compiled_classes(model: ModelContext, row: str | None = None,
     return classes
 
 
-def labelled_classes(model: ModelContext) -> list[dict[str, Any]]:
+def labelled_classes(model: ModelContext, rows: list[tuple] | None = None) -> list[dict[str, Any]]:
     """The model's classes in their index order, each with its label as a literal
     (``label``) and as text (``key``): all that macros reading their parameters from the
-    view need of them. One small read (the fitted parameters are not compiled)."""
+    view need of them. One small read (the fitted parameters are not compiled), unless
+    ``rows`` gives its answer (the ``classes`` of :meth:`ModelContext.parameters`)."""
     target_type = model.meta["target_type"]
     classes = []
-    for index, label, _ in model.fetch("catalog/read_params.sql#classes"):
+    if rows is None:
+        rows = model.fetch("catalog/read_params.sql#classes")
+    for index, label, _ in rows:
         key = str(label)
         classes.append({"index": index, "label_value": label, "key": key,
                         "label": model.dialect.lit(label, target_type),
@@ -496,7 +499,7 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
                 "text": {**text, "column": model.dialect.field(ROW, text["column"]),
                          "source_column": model.dialect.ident(text["column"])}}
     elif arrays:
-        classes = labelled_classes(model)
+        classes = labelled_classes(model, model.parameters()["classes"])
         meta_features = model.meta["features"]
         features = [{"name": f["name"], "double": False,
                      "column": model.dialect.field(ROW_ONCE, f["name"])} for f in meta_features]

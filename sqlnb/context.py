@@ -102,6 +102,10 @@ class StoredState:
     pipeline_key: tuple | None = None
     # what a staged write read of its new version (meta, parameters), for the next use
     after_write: tuple[dict[str, Any], dict[str, Any]] | None = None
+    # set while a write re-creates the scoring macros in its transaction (the metadata
+    # table is there, as written or read by it): the metadata is read again without a
+    # look at the catalog (the kinds above stay as read)
+    meta_written: bool = False
 
 
 @dataclass(frozen=True)
@@ -206,13 +210,15 @@ class ModelContext:
         # of the parameter view the scoring macros read (asked in the same look)
         params_name = relation_name(self.name, "scoring_params")
         explain_name = relation_name(self.name, "explain_params")
-        kinds = (self.engine.relations([meta_name.lower(), params_name.lower(),
-                                        explain_name.lower()], [])
-                 if local else {})
-        self.state.meta_kind = kinds.get(meta_name.lower())
-        self.state.scoring_params_kind = kinds.get(params_name.lower())
-        self.state.explain_params_kind = kinds.get(explain_name.lower())
-        if local and self.state.meta_kind is None and "next_meta" not in self.tables:
+        if not self.state.meta_written:
+            kinds = (self.engine.relations([meta_name.lower(), params_name.lower(),
+                                            explain_name.lower()], [])
+                     if local else {})
+            self.state.meta_kind = kinds.get(meta_name.lower())
+            self.state.scoring_params_kind = kinds.get(params_name.lower())
+            self.state.explain_params_kind = kinds.get(explain_name.lower())
+        if (local and self.state.meta_kind is None and "next_meta" not in self.tables
+                and not self.state.meta_written):
             # asked of the catalog: a failed read would abort a transaction (a staged
             # write's new version is read through its tables, which the catalog lacks)
             pass
@@ -355,14 +361,18 @@ def as_context(model: Any) -> ModelContext:
     return model if isinstance(model, ModelContext) else model.context
 
 
-def refuse_newer(context: ModelContext) -> None:
-    """A model of this name written by a newer sqlnb is not overwritten either."""
+def refuse_newer(context: ModelContext) -> dict[str, Any] | None:
+    """A model of this name written by a newer sqlnb is not overwritten either. Returns the
+    metadata row read (None: no model's), which a write reading it inside its transaction
+    gives :func:`sqlnb.ownership.claim` (no second look at the catalog)."""
     context.state.meta = None
+    meta = None
     try:
-        _ = context.meta
+        meta = context.meta
     except NotFittedError:
         pass
     except IncompatibleModelError as exc:
         if exc.newer:
             raise
     context.state.meta = None
+    return meta

@@ -346,7 +346,7 @@ def _prepare(model: ModelContext, features: list[dict[str, Any]], stored: dict |
              classes: list[Any] | None, class_type: str) -> bool:
     """Create the model's tables on the first call, else refresh its hyperparameters if
     they changed; returns whether the model's parameters need new definitions."""
-    ownership.claim(model, ownership.names(model.name, "base", "macros"), meta=stored)
+    ownership.claim(model, ownership.written(model, "base"), meta=stored, read=True)
     refreshed = stored is None or stored["params"] != jsonable(model.family.params)
     if stored is not None:
         pipeline_of(model).stage(fresh=False)  # engines without transactions: a new version

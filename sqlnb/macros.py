@@ -60,6 +60,12 @@ def create_macros(model: ModelContext, view: bool = True) -> None:
     """
     model.invalidate()
     try:
+        # the parameters first: their read (in the write's transaction) reads the metadata
+        # row the write just wrote (a table: no look at the catalog), which everything
+        # below then takes from the cache
+        model.state.meta_written = True
+        model.parameters()
+        model.state.meta_written = False
         name = params_table_name(model.name)
         explain_name = relation_name(model.name, "explain_params")
         arrays = _arrays(model)
@@ -83,6 +89,7 @@ def create_macros(model: ModelContext, view: bool = True) -> None:
             model.engine.execute(explain)
     finally:
         # The caches were filled from uncommitted state; the caller refreshes them.
+        model.state.meta_written = False
         model.invalidate()
 
 

@@ -195,8 +195,8 @@ class NaiveBayes:
         ``tfidf=True``, ``TfidfVectorizer``'s). See :mod:`sqlnb.text`.
         """
         self.engine.refuse_open_transaction("fit")  # before any read that could fail
-        refuse_newer(self.context)
         if text is not None or text_options:
+            refuse_newer(self.context)
             if text is None or features is not None:
                 raise InvalidParameterError(
                     "text options need text=<column>, and a text model takes no features"
@@ -210,8 +210,11 @@ class NaiveBayes:
         try:
             spec = parts.input_spec(self.context, src, target, features, weight, group_by)
             with self.engine.transaction("fit", checked=True):
+                # the metadata read once, in the write's transaction: a newer sqlnb's model
+                # is refused, and its record says what the model owns
+                stored = refuse_newer(self.context)
                 self.pipeline.take_labelled()
-                parts.fit_within(self.context, src, spec)
+                parts.fit_within(self.context, src, spec, stored=stored, read=True)
                 # counted before COMMIT, so nothing can fail once the new model is committed:
                 # the labelled rows by the scan, the rows from the source's length where it
                 # is known without reading it (Arrow, pandas, Parquet footers)
@@ -586,11 +589,13 @@ class NaiveBayes:
     def create_macros(self) -> None:
         """(Re)create the scoring macros ``<name>_predict(row)``… (a fit does it already)."""
         self.engine.refuse_open_transaction("create_macros")
-        _ = self.meta  # raises NotFittedError early
+        meta = self.meta  # raises NotFittedError early
         try:
             with self.engine.transaction("create_macros"):
                 ownership.claim(self.context, ownership.names(self.name, "macros"))
                 macros.create_macros(self.context)
+                # a model written without macros did not record their names: now it owns them
+                ownership.record_claims(self.context, meta)
         finally:
             ownership.done(self.context)
 

@@ -76,16 +76,21 @@ def _columns(model: ModelContext, table: str) -> set[str]:
     return model.engine.column_names(table.lower())
 
 
-def owned(model: ModelContext, meta: dict[str, Any] | None = None) -> set[str]:
+def owned(model: ModelContext, meta: dict[str, Any] | None = None, *,
+          read: bool = False) -> set[str]:
     """The lowercased names of the relations the model owns (see the module docstring).
     ``meta``: the metadata row the caller has just read with ``model.meta`` (in the same
-    transaction), whose record then answers without another look at the catalog."""
+    transaction), whose record then answers without another look at the catalog; ``read``:
+    that read was made, and a ``meta`` of None found no relation of the metadata's name
+    (the model owns nothing)."""
     state = model.state
     if state.owned_relations is not None:  # inside a write that claimed names
         return state.owned_relations
     if (meta is not None and meta.get("relations") is not None
             and state.meta_kind in ("TABLE", "VERSIONED")):
         return {name.lower() for name in json.loads(meta["relations"])}
+    if read and meta is None and state.meta_kind is None and model.catalog is None:
+        return set()
     # The meta relation is looked up alone first: without it the model owns nothing, and a
     # new model's write skips the wide lookup below (duckdb_functions() costs ~20 ms).
     meta_name = f"{model.name}_meta"
@@ -114,7 +119,8 @@ def owned(model: ModelContext, meta: dict[str, Any] | None = None) -> set[str]:
     return {name.lower() for name in names(model.name, *kinds)}
 
 
-def claim(model: ModelContext, needed: list[str], *, meta: dict[str, Any] | None = None) -> None:
+def claim(model: ModelContext, needed: list[str], *, meta: dict[str, Any] | None = None,
+          read: bool = False) -> None:
     """Before a write: the names it creates must be free or the model's own.
 
     Raises ``NameConflictError`` (nothing is changed) for a name taken by a relation the
@@ -135,6 +141,29 @@ def claim(model: ModelContext, needed: list[str], *, meta: dict[str, Any] | None
         )
     model.state.owned_relations = mine | {name.lower() for name in needed}
     model.state.claimed_relations = list(needed)
+
+
+def written(model: ModelContext, *kinds: str) -> list[str]:
+    """:func:`names` of ``kinds`` and, if the model's writes make scoring macros (or the
+    engine's stored functions, which a write without them leaves), of ``macros``: a DuckDB
+    model written with ``sql_macros=False`` neither claims nor records the macro names (so
+    its writes need no look for macros: ``duckdb_functions()`` lists every built-in)."""
+    macros = model.sql_macros or model.dialect.stored_scoring != "macros"
+    return names(model.name, *kinds, *(("macros",) if macros else ()))
+
+
+def record_claims(model: ModelContext, meta: dict[str, Any]) -> None:
+    """After a call that claimed names and made those relations without rewriting the
+    metadata row (``meta``, read before it): the names its record lacks are added to it,
+    so the model owns them (a schema-1 row has no record: its kind implies them)."""
+    if meta.get("relations") is None:
+        return
+    recorded = list(json.loads(meta["relations"]))
+    known = {name.lower() for name in recorded}
+    missing = [name for name in model.state.claimed_relations or []
+               if name.lower() not in known]
+    if missing:
+        model.run("catalog/record_relations.sql", relations_json=json.dumps(recorded + missing))
 
 
 def forgo(model: ModelContext, dropped: list[str]) -> None:

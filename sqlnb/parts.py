@@ -439,13 +439,16 @@ def input_spec(model: ModelContext, src: Source, target: str, features: list[str
     return spec
 
 
-def fit_within(model: ModelContext, src: Source, spec: dict[str, Any]) -> None:
+def fit_within(model: ModelContext, src: Source, spec: dict[str, Any], *,
+               stored: dict[str, Any] | None = None, read: bool = False) -> None:
     """Fit on ``src`` as ``spec`` (from :meth:`input_spec`) describes, inside the
-    caller's transaction (e.g. a search's scratch model, always rolled back)."""
+    caller's transaction (e.g. a search's scratch model, always rolled back). ``stored``,
+    ``read``: the metadata row the caller read in this transaction (see
+    :func:`sqlnb.ownership.owned`)."""
     if spec.get("groups") or model.family.composite:  # a model of parts (sqlnb.parts)
         write(model, src, spec)
         return
-    ownership.claim(model, ownership.names(model.name, "base", "macros"))
+    ownership.claim(model, ownership.written(model, "base"), meta=stored, read=read)
     grouping.drop_groups(model)
     features = spec["features"]
     # an earlier mixed model's per-family relations (the model's own tables and parameter
@@ -455,7 +458,9 @@ def fit_within(model: ModelContext, src: Source, spec: dict[str, Any]) -> None:
     flow.create(spec["target_type"], features=features)
     flow.scan(src, spec)
     flow.apply(features, weighted=spec["weight"] is not None, fresh=True)
-    flow.finish(features, spec["target"], spec["target_type"], spec["weight"], fresh=True)
+    # (the metadata table was just created with today's columns)
+    flow.finish(features, spec["target"], spec["target_type"], spec["weight"], fresh=True,
+                meta_columns=True)
 
 
 # ---------------------------------------------------------------------- parts of columns

@@ -331,16 +331,25 @@ class Pipeline:
 
     # ------------------------------------------------------------------ 2. batches
     def shift(self, src: Source, target_sql: str, features: list[dict[str, Any]], *,
-              per_class: bool = False, **context: Any) -> None:
+              per_class: bool = False, class_type: str | None = None, **context: Any) -> None:
         """Choose the shift of each feature's Gaussian sums from the source's first rows
         (one small query): the mean of the classes' means there. ``per_class``: a feature
         where some class lies away from that shift (its mean more than a third of its range
         from it: some three spreads, where its sums would lose a digit, see the batch's
         cancellation check) is summed around each class's own value from those rows
         (``pilot_shift``, joined by the batch query), so well-separated classes need no
-        rescan; the others keep the plain scan, a literal shift per feature."""
+        rescan; the others keep the plain scan, a literal shift per feature.
+
+        ``class_type``: the target's type; where it is an integer, text or boolean type, the
+        per-class values are the pilot's answers written as constants (a join with a few
+        literal rows, where the batch query would otherwise aggregate the first rows again)."""
         rows = self.fetch("fit/pilot.sql", source=src.sql, target=target_sql,
                           features=features, rows=Gaussian.pilot_rows, **context)
+        labels = [row[-1] for row in rows]
+        literal = (class_type is not None
+                   and self.engine.dialect.kind(class_type) in ("integer", "text", "bool")
+                   and any(c is not None for c in labels)
+                   and all(isinstance(c, (int, str)) for c in labels if c is not None))
         for i, f in enumerate(features):
             classes = [row[3 * i:3 * i + 3] for row in rows
                        if all(v is not None and math.isfinite(v) for v in row[3 * i:3 * i + 3])]
@@ -351,6 +360,15 @@ class Pipeline:
             apart = per_class and any(3 * abs(mean - f["shift"]) > high - low
                                       for mean, low, high in classes)
             f["pilot_shift"] = Gaussian.pilot_rows if apart else 0
+            f.pop("pilot_classes", None)
+            if apart and literal:
+                # each labelled class's value: its one value where all are equal, else its
+                # mean; None where not finite (the feature's shift then applies)
+                f["pilot_classes"] = (class_type, [
+                    (label, None if mean is None or not math.isfinite(mean)
+                     else low if low == high else mean)
+                    for label, (mean, low, high) in
+                    zip(labels, (row[3 * i:3 * i + 3] for row in rows)) if label is not None])
 
     def stored_shift(self, features: list[dict[str, Any]],
                      cache: dict[str, Any] | None = None) -> bool:
@@ -392,7 +410,8 @@ class Pipeline:
         self._batch_problems = None
         if self.family.shifted and not (spec.get("stored_shift")
                                         and self.stored_shift(features, spec.get("update_cache"))):
-            self.shift(src, spec["target_sql"], features, per_class=True)
+            self.shift(src, spec["target_sql"], features, per_class=True,
+                       class_type=spec.get("target_type"))
 
         weighted = spec["weight"] is not None
 

@@ -194,12 +194,12 @@ def test_rows_without_a_target_are_counted_without_another_scan(given, tmp_path)
 
 
 def test_a_small_fit_and_update_run_few_statements():
-    # a refit of 1,000 x 20 rows from Arrow: the checks of the call, one catalog look at the
-    # names the model owns, its tables, the pilot, the scan, its probe, the insert into the
-    # statistics, the parameter views, their checks and the metadata row; an update of a
-    # model that exists: its checks, the metadata read, scan, probe, upsert, checks, the
-    # metadata row and a catalog look for macros an earlier write with macros left (they
-    # would hold old parameters). The answers are scikit-learn's.
+    # a refit of 1,000 x 20 rows from Arrow: the checks of the call, the metadata read (its
+    # record says what the model owns), one catalog look at the names to replace, its
+    # tables, the pilot, the scan, its probe, the insert into the statistics, the parameter
+    # views, their checks and the metadata row; an update of a model that exists: its
+    # checks, the metadata read, scan, probe, upsert, class count, checks and the metadata
+    # row. The answers are scikit-learn's.
     rng = np.random.default_rng(6)
     y = rng.integers(0, 3, 3000)
     X = rng.normal(size=(3000, 20)) + y[:, None] * 3.0
@@ -208,12 +208,74 @@ def test_a_small_fit_and_update_run_few_statements():
     model.fit(table(X[:1000], y[:1000]), "y")
     engine.statements.clear()
     model.fit(table(X[:1000], y[:1000]), "y")
-    assert len(engine.statements) <= 22, len(engine.statements)
+    assert len(engine.statements) <= 16, len(engine.statements)
+    # a model without macros owns no macro name: no look at the catalog's functions
+    assert engine.count("duckdb_functions()") == 0
     model.partial_fit(table(X[1000:2000], y[1000:2000]), "y")
     engine.statements.clear()
     model.partial_fit(table(X[2000:], y[2000:]), "y")
-    assert len(engine.statements) <= 12, len(engine.statements)
+    assert len(engine.statements) <= 11, len(engine.statements)
+    assert engine.count("duckdb_functions()") == 0
     oracle = GaussianNB().fit(X, y)
     ours = model.to_sklearn()
     np.testing.assert_allclose(ours.theta_, oracle.theta_, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(ours.var_, oracle.var_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("labels", ["int", "text"])
+def test_per_class_shifts_of_a_fit_are_constants_of_the_scan(labels):
+    # classes far apart at a large offset: the scan sums each class around the value the
+    # pilot's look at the first rows found for it, written as constants (the first rows
+    # are not aggregated again); labels of text, quotes included, are literals too
+    X, y = separated(7, 1500, offset=1e3)
+    names = np.array(["it's", 'say "b"', "c", "d"])
+    data = pa.table({**{f"x{i}": X[:, i] for i in range(X.shape[1])}, "y": names[y]
+                     if labels == "text" else y})
+    engine = CountingEngine(duckdb.connect())
+    model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False).fit(data, "y")
+    scans = [sql for sql in engine.statements if SCAN in sql]
+    assert len(scans) == 1 and "VALUES" in scans[0] and "LIMIT" not in scans[0]
+    assert engine.count(RESCAN) == 0
+    oracle = GaussianNB().fit(X, names[y] if labels == "text" else y)
+    ours = model.to_sklearn()
+    assert list(ours.classes_) == list(oracle.classes_)
+    np.testing.assert_allclose(ours.theta_, oracle.theta_, rtol=1e-12)
+    np.testing.assert_allclose(ours.var_, oracle.var_, rtol=1e-9)
+
+
+def test_macro_names_are_claimed_only_by_writes_that_make_macros():
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 200)
+    data = table(rng.normal(size=(200, 2)) + y[:, None], y)
+    con = duckdb.connect()
+    with_macros = sqlnb.NaiveBayes("m", con=con).fit(data, "y")
+    assert con.execute("SELECT m_predict({'x0': 0.0, 'x1': 2.0})").fetchone()[0] == \
+        with_macros.predict(pa.table({"x0": [0.0], "x1": [2.0]})).fetchall()[0][-1]
+    # a refit without macros drops them (its record names them) and records none
+    sqlnb.NaiveBayes("m", con=con, sql_macros=False).fit(data, "y")
+    macros = "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'm\\_%' ESCAPE '\\'"
+    assert con.execute(macros).fetchone()[0] == 0
+    assert "m_predict" not in con.execute("SELECT relations FROM m_meta").fetchone()[0]
+    # a user's macro of such a name is then theirs: a write with macros refuses to take it
+    con.execute("CREATE MACRO m_predict(r) AS 'mine'")
+    with pytest.raises(sqlnb.errors.NameConflictError, match="m_predict"):
+        sqlnb.NaiveBayes("m", con=con).fit(data, "y")
+    sqlnb.NaiveBayes("m", con=con, sql_macros=False).fit(data, "y").drop()
+    assert con.execute("SELECT m_predict(1)").fetchall() == [("mine",)]
+
+
+def test_macros_made_after_a_write_without_them_are_owned_and_dropped():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 200)
+    data = table(rng.normal(size=(200, 2)) + y[:, None], y)
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("m", con=con, sql_macros=False).fit(data, "y")
+    model.create_macros()
+    row = pa.table({"x0": [0.5], "x1": [1.5]})
+    assert con.execute("SELECT m_predict({'x0': 0.5, 'x1': 1.5})").fetchone()[0] == \
+        model.predict(row).fetchall()[0][-1]
+    assert "m_predict" in con.execute("SELECT relations FROM m_meta").fetchone()[0]
+    model.drop()
+    left = "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'm\\_%' ESCAPE '\\'"
+    assert con.execute(left).fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchone()[0] == 0

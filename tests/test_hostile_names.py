@@ -84,6 +84,11 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     con.execute(model.to_sql(sqlnb.engines.dialects.DUCKDB.ident(table))).fetchall()
     model.fit_sql(table, "y", features=features)
     model.create_macros()
+    # macros made after a write without them: their names join the model's record
+    bare = sqlnb.NaiveBayes(name + "b", con=con, sql_macros=False).fit(table, "y",
+                                                                      features=features)
+    bare.create_macros()
+    bare.drop()
     model.partial_fit(table, "y", features=features, classes=labels)
     model.forget(table, "y", features=features)
     with pytest.raises(sqlnb.errors.InvalidDataError):  # it would leave no row

@@ -53,6 +53,8 @@ LEFT JOIN {{ t.shifts }} AS __shift ON __shift.class = __src.{{ target }}
 LEFT JOIN (
 {% if pilot[0].pilot_shift == 'stored' %}
 {{ stored_shifts(t, pilot) }}
+{% elif pilot[0].pilot_classes is defined %}
+{{ pilot_values(pilot) }}
 {% else %}
 {{ pilot_shifts(source, target, pilot) }}
 {% endif %}
@@ -104,6 +106,20 @@ GROUP BY __src.{{ target }}
     FROM {{ t.feature_stats }}
     WHERE n > 0 AND {{ sql.is_finite('n_mean') }}
     GROUP BY class
+{%- endmacro %}
+
+{#- The same shifts as pilot_shifts, as constants: the values fit/pilot.sql's look at the
+    first rows found per class (each feature's `pilot_classes`: the class type and the
+    (label, value) pairs, the labels in the same order for every feature). -#}
+{% macro pilot_values(features) %}
+{% set class_type = features[0].pilot_classes[0] %}
+    SELECT *
+    FROM (VALUES
+{% for label, _ in features[0].pilot_classes[1] %}
+{% set row = loop.index0 %}
+        ({{ label | lit(class_type) }}{% for f in features %}, {{ f.pilot_classes[1][row][1] | lit }}{% endfor %}){{ "," if not loop.last }}
+{% endfor %}
+    ) AS __values(class{% for f in features %}, {{ f.alias }}{% endfor %})
 {%- endmacro %}
 
 {#- Each class's shift from the source's first rows (the rows fit/pilot.sql looked at): the

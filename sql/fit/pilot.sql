@@ -11,7 +11,8 @@
 SELECT
 {% for f in features %}
     {% set x = 'CAST(' ~ f.column ~ ' AS DOUBLE)' %}
-    avg({{ x }}), min({{ x }}), max({{ x }}){{ "," if not loop.last }}
+    avg({{ x }}), min({{ x }}), max({{ x }}),
 {% endfor %}
+    {{ target }}
 FROM (SELECT * FROM {{ source }} LIMIT {{ rows | lit }}) AS __first
 GROUP BY {{ target }}
