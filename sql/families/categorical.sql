@@ -236,9 +236,10 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% endmacro %}
 
 {#- c.gather (score/score.sql, see compiler.coded_positions): the features whose coefficients
-    are picked from one list per class by the row's list of positions, then summed -#}
+    are picked from one list per class (a column of the row score.sql joins) by the row's
+    list of positions, then summed -#}
 {% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) | trim }}{% if c.get('gather') %}
-        + list_sum(list_select({{ c.gather.coefs | doubles }}, {{ c.gather.index }})){% endif %}{% endmacro %}
+        + {{ sql.gathered_sum(c.gather.coefs, c.gather.index, c.gather.size) }}{% endif %}{% endmacro %}
 
 {#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
 {% macro term_of(term, p) -%}
