@@ -210,13 +210,16 @@ JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
     (category NULL) and `elided` true: its categories stay in the database, where the
     scoring statement joins them (compiler.joined_lookups), not in the statement's text. -#}
 {% macro read_params_elided(t, limit) %}
-WITH sizes AS (
+-- (the parameter view computed once: read twice, it costs a wide feature twice)
+WITH params AS {{ sql.materialized() }}(
+    SELECT * FROM {{ t.feature_params }}
+), sizes AS (
     SELECT feature, count(DISTINCT category) > {{ limit | lit }} AS elided
-    FROM {{ t.feature_params }}
+    FROM params
     GROUP BY feature
 )
 SELECT c.class_index, p.feature, p.category, p.log_prob AS coef, z.elided
-FROM {{ t.feature_params }} AS p
+FROM params AS p
 JOIN {{ t.class_params }} AS c USING (class)
 JOIN sizes AS z USING (feature)
 WHERE p.category IS NULL OR NOT z.elided
