@@ -6,12 +6,18 @@ benchmarks/data/ (git-ignored).
 
 Run:  python benchmarks/bench_mixed.py [rows]
       python benchmarks/bench_mixed.py parts [repeats]   (width and cardinality cases)
+      python benchmarks/bench_mixed.py versions <tree> [repeats]
+          (the parts cases, this tree's sqlnb against the one in <tree>, e.g. a
+          `git archive` of an earlier commit: one worker process each, every call
+          alternated between them, so both see the same load)
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -143,7 +149,108 @@ def parts_cases(repeat: int = 5) -> None:
     print(f"  50,000 / 20 values {card['50,000 values'] / card['20 values']:.2f}x")
 
 
+# ------------------------------------------------------------------ two versions, one run
+def parts_steps() -> dict[str, Any]:
+    """The parts cases' calls, each a function of no argument (the models fitted once)."""
+    DATA.mkdir(exist_ok=True)
+    wide = DATA / "mixed_width_20000.parquet"
+    if not wide.exists():
+        make_width(wide)
+    src = str(wide)
+    con = duckdb.connect()
+    auto = sqlnb.NaiveBayes("auto_wide", con=con, family="auto").fit(src, "y")
+    gauss = sqlnb.NaiveBayes("gauss_wide", con=con).fit(
+        src, "y", features=[f"f{i}" for i in range(100)])
+    sources = {}
+    for distinct in (20, 50_000):
+        path = DATA / f"mixed_cardinality_{distinct}.parquet"
+        if not path.exists():
+            make_cardinality(path, distinct)
+        sources[distinct] = str(path)
+
+    def fit_predict(distinct: int) -> None:
+        model = sqlnb.NaiveBayes(f"card_{distinct}", con=con, family="auto")
+        model.fit(sources[distinct], "y")
+        arrow(model.predict_proba(sources[distinct]))
+
+    return {
+        "read the rows": lambda: arrow(con.sql(f"SELECT * FROM read_parquet('{src}')")),
+        "Gaussian, 100 numeric columns": lambda: arrow(gauss.predict_proba(src)),
+        "family='auto', 200 columns": lambda: arrow(auto.predict_proba(src)),
+        "fit + predict, 20 values": lambda: fit_predict(20),
+        "fit + predict, 50,000 values": lambda: fit_predict(50_000),
+    }
+
+
+def worker() -> None:
+    """Serve the parts cases' calls: a step's name in, its seconds out (one line each)."""
+    steps = parts_steps()
+    for fn in steps.values():  # warm up: templates compiled, files cached
+        fn()
+    print("ready", flush=True)
+    for line in sys.stdin:
+        fn = steps[line.strip()]
+        c0, t0 = cpu_seconds(), time.perf_counter()
+        fn()
+        print(time.perf_counter() - t0, cpu_seconds() - c0, flush=True)
+
+
+def cpu_seconds() -> float:
+    """The process's CPU time (DuckDB's threads included): under a heavy load a call's
+    wall time is mostly waiting for a core, its CPU time much less so."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def versions(other: str, repeat: int) -> None:
+    """The parts cases under this tree's sqlnb and under ``other``'s, alternated call by
+    call (medians of ``repeat``): the two versions measured under the same load."""
+    here = str(Path(__file__).resolve().parents[1])
+    trees = {"base": str(Path(other).resolve()), "branch": here}
+    workers = {}
+    for name, tree in trees.items():
+        env = {**os.environ, "PYTHONPATH": tree}
+        workers[name] = subprocess.Popen(
+            [sys.executable, __file__, "worker"], env=env, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert workers[name].stdout.readline().strip() == "ready"
+    names = ["read the rows", "Gaussian, 100 numeric columns", "family='auto', 200 columns",
+             "fit + predict, 20 values", "fit + predict, 50,000 values"]
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for _ in range(repeat):
+        for step in names:
+            for version, proc in workers.items():
+                proc.stdin.write(step + "\n")
+                proc.stdin.flush()
+                wall, cpu = map(float, proc.stdout.readline().split())
+                times.setdefault((version, step), []).append((wall, cpu))
+    for proc in workers.values():
+        proc.stdin.close()
+        proc.wait()
+    print(f"DuckDB {duckdb.__version__}, medians of {repeat}, each call alternated between "
+          f"base ({trees['base']}) and branch")
+    for i, kind in enumerate(("wall", "CPU")):
+        med = {key: statistics.median(v[i] for v in values) for key, values in times.items()}
+        print(f"{kind} time:\n  {'step':34s} {'base':>8s} {'branch':>8s}")
+        for step in names:
+            print(f"  {step:34s} {med[('base', step)]:7.3f}s {med[('branch', step)]:7.3f}s")
+        for version in workers:
+            auto = med[(version, "family='auto', 200 columns")]
+            cardinality = (med[(version, "fit + predict, 50,000 values")]
+                           / med[(version, "fit + predict, 20 values")])
+            print(f"  {version}: auto / Gaussian "
+                  f"{auto / med[(version, 'Gaussian, 100 numeric columns')]:.2f}x, "
+                  f"auto / reading {auto / med[(version, 'read the rows')]:.2f}x, "
+                  f"50,000 / 20 values {cardinality:.2f}x")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["worker"]:
+        worker()
+        return
+    if sys.argv[1:2] == ["versions"]:
+        versions(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 5)
+        return
     if sys.argv[1:2] == ["parts"]:
         parts_cases(int(sys.argv[2]) if len(sys.argv) > 2 else 5)
         return

@@ -67,6 +67,14 @@ CASE WHEN {{ x }} IS NULL THEN {{ missing }} ELSE {{ otherwise }} END
 coalesce(enum_code(TRY_CAST({{ x }} AS ENUM({{ keys | lits }}))) + 1, CASE WHEN {{ x }} IS NULL THEN {{ keys | length + 1 }} ELSE {{ keys | length + 2 }} END)
 {%- endmacro %}
 
+{#- The sum of the values of list ``coefs`` at the ``size`` positions of list ``index``
+    (compiler.coded_positions). On a wide categorical model (100 features, 5 classes) the
+    lambda's element access and a dot product with ones measured half the time of
+    list_sum(list_select(coefs, index)). -#}
+{% macro gathered_sum(coefs, index, size) -%}
+list_inner_product(list_transform({{ index }}, lambda __sqlnb_i: {{ coefs }}[__sqlnb_i]), {{ ([1.0] * size) | doubles }})
+{%- endmacro %}
+
 {#- ``lookup_sorted`` given that position (a column). -#}
 {% macro lookup_position(position, x, keys, coefs, otherwise, missing, constant=false, missing_value=0.0, otherwise_value=0.0) -%}
 {%- if constant -%}

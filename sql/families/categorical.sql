@@ -210,13 +210,16 @@ JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
     (category NULL) and `elided` true: its categories stay in the database, where the
     scoring statement joins them (compiler.joined_lookups), not in the statement's text. -#}
 {% macro read_params_elided(t, limit) %}
-WITH sizes AS (
+-- (the parameter view computed once: read twice, it costs a wide feature twice)
+WITH params AS {{ sql.materialized() }}(
+    SELECT * FROM {{ t.feature_params }}
+), sizes AS (
     SELECT feature, count(DISTINCT category) > {{ limit | lit }} AS elided
-    FROM {{ t.feature_params }}
+    FROM params
     GROUP BY feature
 )
 SELECT c.class_index, p.feature, p.category, p.log_prob AS coef, z.elided
-FROM {{ t.feature_params }} AS p
+FROM params AS p
 JOIN {{ t.class_params }} AS c USING (class)
 JOIN sizes AS z USING (feature)
 WHERE p.category IS NULL OR NOT z.elided
@@ -236,9 +239,10 @@ SELECT class_index, log_prior AS constant FROM {{ t.class_params }}
 {% endmacro %}
 
 {#- c.gather (score/score.sql, see compiler.coded_positions): the features whose coefficients
-    are picked from one list per class by the row's list of positions, then summed -#}
+    are picked from one list per class (a column of the row score.sql joins) by the row's
+    list of positions, then summed -#}
 {% macro jll(c, p) %}{{ sum_of_terms(c, p, term_of) | trim }}{% if c.get('gather') %}
-        + list_sum(list_select({{ c.gather.coefs | doubles }}, {{ c.gather.index }})){% endif %}{% endmacro %}
+        + {{ sql.gathered_sum(c.gather.coefs, c.gather.index, c.gather.size) }}{% endif %}{% endmacro %}
 
 {#- One feature's term of the joint log-likelihood (jll sums them; explain lists them). #}
 {% macro term_of(term, p) -%}

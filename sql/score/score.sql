@@ -29,6 +29,18 @@
     ) AS __sqlnb_coded
 {%- endset %}
 {% endif %}
+{% if gather %}
+{#- each class's list of the gathered features' coefficients: one row, joined to every row -#}
+{% set from_source %}
+{{ from_source | trim }}
+    CROSS JOIN (
+        SELECT
+        {% for l in gather.coefs %}
+            {{ l['values'] | doubles }} AS {{ l.name }}{{ "," if not loop.last }}
+        {% endfor %}
+    ) AS __sqlnb_gather_coefs
+{%- endset %}
+{% endif %}
 {% set keep = keep + (['__sqlnb_order'] if lookups else []) %}
 {% if robust %}
 WITH raw AS (
