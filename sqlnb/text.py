@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from . import grouping, ownership
+from . import grouping, macros, ownership
 from .context import as_context
 from .engines.source import Source
 from .errors import (
@@ -662,6 +662,7 @@ def fit_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
         finally:
             ownership.done(sub)
     _write_groups(model, groups, rows)
+    _group_macros(model)
 
 
 def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
@@ -738,6 +739,15 @@ def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
         for row, index in sorted(left.items(), key=lambda item: item[1])])
     fit.run(model, context, kind={"groups": [[g["name"], g["type"]] for g in groups]},
             scoring_macros=False)
+    _group_macros(model)
+
+
+def _group_macros(model: ModelContext) -> None:
+    """A per-group text model's scoring macros, once its groups' models and the table of
+    its groups are written (the pooled model's own write leaves them out: they read every
+    group's tables), where the model has macros (DuckDB, ``sql_macros``)."""
+    if pipeline_of(model).sql_macros and text_functions(model):
+        macros.create_macros(model)
 
 
 def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
@@ -1076,6 +1086,7 @@ def merge_groups(result: ModelContext, sources: list[ModelContext],
         for row, index in sorted(every.items(), key=lambda item: item[1])])
     _merge_within(result, sources, _merge_checks(result, sources), scoring_macros=False,
                   kind={"groups": [[g["name"], g["type"]] for g in groups]})
+    _group_macros(result)
 
 
 def same_tables(a: ModelContext, b: ModelContext) -> bool:
