@@ -830,7 +830,15 @@ def check_translatable(model: ModelContext, dialect: Dialect, output: str = "pre
             f"{dialect.name} lacks: fit on the labels cast to VARCHAR or an integer type, or "
             "score on DuckDB (to_sql())"
         )
-    names = list(model.features_) if features else []  # (a text model's are terms)
+    # (a text model's features are terms; a per-group text model routes by its group columns)
+    names = list(model.features_) if features else [name for name, _ in model.spec.groups]
+    for name, sql_type in ([] if features else model.spec.groups):
+        if not dialect.has_type(sql_type):
+            raise UnsupportedError(
+                f"{where}: the group column {name!r} has the DuckDB type {sql_type}, which "
+                f"{dialect.name} lacks: fit on the column cast to VARCHAR or an integer type, "
+                "or score on DuckDB (to_sql())"
+            )
     if STANDALONE_OUTPUTS.get(output) is not None:
         names += [f"{STANDALONE_OUTPUTS[output]}{label}" for label in model.classes_]
     for name in names:
@@ -920,7 +928,7 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
     text = {**compiled["text"], "column": dialect.ident(compiled["text"]["column"]),
             "parameters": parameters}
     if compiled.get("text_groups"):  # each row scored by its group's model
-        text.update(groups=compiled["text_groups"], group_columns=_group_columns(model, dialect))
+        text.update(groups=_groups_in(model, dialect), group_columns=_group_columns(model, dialect))
     return render(
         "score/standalone_score.sql",
         dialect=dialect,
@@ -943,6 +951,17 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
 def _group_columns(model: ModelContext, dialect: Dialect) -> list[str]:
     """A per-group text model's group columns, quoted in ``dialect``."""
     return [dialect.ident(name) for name, _ in model.spec.groups]
+
+
+def _groups_in(model: ModelContext, dialect: Dialect) -> list[dict[str, Any]]:
+    """A per-group text model's groups (:func:`sqlnb.text.read_group_models`), their values
+    spelt in ``dialect``."""
+    groups = model.parameters()["text_groups"]
+    if dialect is model.dialect:
+        return groups
+    types = [sql_type for _, sql_type in model.spec.groups]
+    return [{**g, "values": [dialect.lit(v, t) for v, t in zip(g["raw"], types)]}
+            for g in groups]
 
 
 def _inlined_vocabulary(model: ModelContext) -> tuple[str, int]:
@@ -992,7 +1011,7 @@ def text_explain_sql(model: ModelContext, source_sql: str, *, top: int | None = 
     text = compiled["text"]
     groups = {}
     if compiled.get("text_groups"):  # each document explained by its group's model
-        groups = {"groups": compiled["text_groups"],
+        groups = {"groups": _groups_in(model, dialect),
                   "group_columns": _group_columns(model, dialect)}
     return render(
         "text/explain_terms.sql", dialect=dialect,

@@ -751,7 +751,8 @@ def _group_macros(model: ModelContext) -> None:
 
 
 def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
-    """A per-group text model's groups: their values (SQL literals), their model's tables
+    """A per-group text model's groups: their values (SQL literals, and as read), their
+    model's tables
     and, per class of the pooled model, the group model's class index and constant (None
     for a class the group never saw)."""
     groups = [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
@@ -769,6 +770,7 @@ def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
         models.append({
             "index": index + 1,  # 0 is the pooled model
             "values": [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)],
+            "raw": list(values),  # (for a statement in another dialect)
             "t": sub.tables,
             "class_map": [(i, pooled[label]) for i, label, _ in classes],
             "constants": {pooled[label]: constants[i] for i, label, _ in classes},

@@ -320,3 +320,29 @@ def test_per_group_text_models_on_spark_answer_as_on_duckdb(spark, duck):
     groups = [r[0] for r in rows(spark.sql(
         f"SELECT shop FROM {model.name}_text_groups ORDER BY shop"))]
     assert groups == ["a", "b", "c"]
+
+
+def test_a_per_group_text_models_statement_runs_on_either_engine(spark, duck):
+    """to_sql of a per-group text model fitted on Spark or on DuckDB, in Spark SQL, runs on
+    Spark and answers as DuckDB's predict_proba (each row by its shop's model, the pooled
+    one for shop c, which no fit saw, and no shop); its explain statement too."""
+    frame = TRAIN.assign(shop=[["a", "b", None][i % 3] for i in range(len(TRAIN))])
+    test = TEST.assign(shop=[["a", "b", "c", None][i % 4] for i in range(len(TEST))])
+    for table, data in (("gt_train", frame), ("gt_test", test)):
+        duck.register(f"{table}_df", data)
+        duck.execute(f"CREATE TABLE {table} AS SELECT * FROM {table}_df")
+    spark.createDataFrame(test).coalesce(1).createOrReplaceTempView("spark_grouped_test")
+    options = {"tfidf": True, "ngram_range": (1, 2)}
+    model = sqlnb.NaiveBayes(name("sq"), con=spark, family="complement").fit(
+        spark.createDataFrame(frame), "label", text="body", group_by="shop", **options)
+    on_duckdb = sqlnb.NaiveBayes("sq", con=duck, family="complement").fit(
+        "gt_train", "label", text="body", group_by="shop", **options)
+    expected = rows(on_duckdb.predict_proba("gt_test"))
+    for fitted in (model, on_duckdb):  # Spark SQL from either engine's model
+        statement = fitted.to_sql("spark_grouped_test", output="predict_proba", dialect="spark")
+        assert_same([r[:3] + r[4:] for r in rows(spark.sql(statement))], expected, 3)
+    assert_same([r[:3] + r[4:] for r in rows(duck.sql(model.to_sql(
+        "gt_test", output="predict_proba", dialect="duckdb")))], expected, 3)
+    explained = sorted(rows(on_duckdb.explain("gt_test")))
+    assert_same(sorted(rows(spark.sql(on_duckdb.to_sql(
+        "spark_grouped_test", output="explain", dialect="spark")))), explained, 3)
