@@ -194,7 +194,7 @@ KINDS = {
 # vocabulary (macros, to_sql) are not built (docs/architecture.md).
 GROUPED_TEXT = {op: (sqlnb.errors.UnsupportedError,
                      f"{what} (is|are) not available for per-group text models")
-                for op, what in [("export", "export"), ("search", "search")]}
+                for op, what in [("search", "search")]}
 GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {
     ("per-group text", op): refusal for op, refusal in GROUPED_TEXT.items()}
 

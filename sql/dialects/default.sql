@@ -134,9 +134,11 @@ CAST([{{ values | join(", ") }}] AS DOUBLE[])[{{ index }}]
 
 {#- Insert into ``table`` the rows ``select`` (a SELECT list, without FROM) reads from the
     Parquet file ``path``, in the file's order; ``columns`` are the (quoted) names. -#}
-{% macro insert_from_parquet(table, columns, select, path) -%}
+{% macro insert_from_parquet(table, columns, select, path, where=none) -%}
 INSERT INTO {{ table }} BY NAME
 {{ select }}FROM read_parquet({{ path | file_lit }}, file_row_number = true)
+{% if where %}WHERE {{ where }}
+{% endif %}
 ORDER BY file_row_number
 {%- endmacro %}
 

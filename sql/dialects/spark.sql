@@ -133,9 +133,13 @@ element_at(array({% for v in values %}CAST({{ v }} AS DOUBLE){{ ", " if not loop
 
 {#- Spark reads a file as a table named by its path; a statistics table's sums do not
     depend on its rows' order on disk. -#}
-{% macro insert_from_parquet(table, columns, select, path) -%}
+{% macro insert_from_parquet(table, columns, select, path, where=none) -%}
 INSERT INTO {{ table }} ({{ columns | join(", ") }})
 {{ select }}FROM parquet.{{ path | ident }}
+{%- if where %}
+
+WHERE {{ where }}
+{%- endif %}
 {%- endmacro %}
 
 {#- Spark has no DELETE, UPDATE or ON CONFLICT on plain tables: each writes the table's
