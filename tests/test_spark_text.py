@@ -346,3 +346,28 @@ def test_a_per_group_text_models_statement_runs_on_either_engine(spark, duck):
     explained = sorted(rows(on_duckdb.explain("gt_test")))
     assert_same(sorted(rows(spark.sql(on_duckdb.to_sql(
         "spark_grouped_test", output="explain", dialect="spark")))), explained, 3)
+
+
+def test_a_per_group_text_model_moves_between_the_engines(spark, duck, tmp_path):
+    """A per-group text model exported from DuckDB imports into Spark and answers there as
+    on DuckDB; exported from Spark, it comes back to DuckDB with the same statistics."""
+    frame = TRAIN.assign(shop=[["a", "b", None][i % 3] for i in range(len(TRAIN))])
+    test = TEST.assign(shop=[["a", "b", "c", None][i % 4] for i in range(len(TEST))])
+    for table, data in (("move_train", frame), ("move_test", test)):
+        duck.register(f"{table}_df", data)
+        duck.execute(f"CREATE TABLE {table} AS SELECT * FROM {table}_df")
+    fitted = sqlnb.NaiveBayes("mv", con=duck, family="multinomial").fit(
+        "move_train", "label", text="body", group_by="shop")
+    on_spark = sqlnb.import_model(spark, fitted.export(tmp_path / "from_duckdb"),
+                                  name=name("mv"))
+    assert_same(rows(on_spark.predict_proba(spark.createDataFrame(test).coalesce(1))),
+                rows(fitted.predict_proba("move_test")), start=3)
+    back = duckdb.connect()
+    sqlnb.import_model(back, on_spark.export(tmp_path / "from_spark"), name="mv")
+    tables = [r[0] for r in duck.sql(
+        "SELECT table_name FROM duckdb_tables() WHERE starts_with(table_name, 'mv_') AND "
+        "NOT ends_with(table_name, '_meta') ORDER BY 1").fetchall()]
+    assert "mv_text_group_1_vocabulary" in tables
+    for table in tables:
+        query = f"SELECT * FROM {table} ORDER BY ALL"
+        assert back.sql(query).fetchall() == duck.sql(query).fetchall(), table
