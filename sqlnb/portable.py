@@ -363,16 +363,18 @@ def import_into(con: duckdb.DuckDBPyConnection,
     meta = manifest["meta"]
     tables = {t["role"]: t for t in manifest["tables"]}
     # the files are checked by DuckDB wherever the model goes (they are on this machine)
-    _check_files(con if engine.dialect is DUCKDB else duckdb.connect(), directory, tables)
+    reader = con if engine.dialect is DUCKDB else duckdb.connect()
+    _check_files(reader, directory, tables)
     model = _new_model(engine, name or meta["model"], meta, sql_macros)
     roles = set(tables)
     grouped, terms = "group_columns" in roles, "analyzer" in roles
     _check_roles(model, roles, meta, grouped, terms)
-    groups = _groups(con, directory / tables["group_columns"]["file"], meta) if grouped else []
+    groups = _groups(reader, directory / tables["group_columns"]["file"], meta) if grouped else []
     if terms:
-        _check_analyzer(model, directory / tables["analyzer"]["file"])
+        _check_analyzer(model, reader, directory / tables["analyzer"]["file"])
     # a per-group text model's groups: (their columns, their rows), checked
-    text_groups = _text_groups(con, directory, tables, meta) if TEXT_GROUPS in roles else None
+    text_groups = (_text_groups(reader, directory, tables, meta) if TEXT_GROUPS in roles
+                   else None)
     _refuse_taken(model, replace)
     kinds = (parts.kinds(model, grouped) if grouped or model.family.composite
              else ("base", "macros") + (("text",) if terms else ()))
@@ -644,6 +646,8 @@ def _import_text_groups(model: ModelContext, directory: Path,
         pipeline_of(target).finish(features, meta["target"], target_type, meta["weight"],
                                    scoring_macros=False, kind=kind)
 
+    # (the group columns checked with DuckDB's spelling: quoted here in the engine's)
+    groups = [{**g, "column": model.dialect.ident(g["name"])} for g in groups]
     text.import_groups(model, groups, rows, fill, finish)
 
 
@@ -704,11 +708,13 @@ def _groups(con: duckdb.DuckDBPyConnection, file: Path,
     raise IncompatibleModelError(f"the group columns in {file.name!r} {problem}")
 
 
-def _check_analyzer(model: ModelContext, file: Path) -> None:
-    """A text model's analyzer settings are validated as fit validates them."""
+def _check_analyzer(model: ModelContext, reader: duckdb.DuckDBPyConnection,
+                    file: Path) -> None:
+    """A text model's analyzer settings are validated as fit validates them (the file read
+    by DuckDB, ``reader``, wherever the model goes)."""
     from .text import Analyzer, check_re2
 
-    rows = _small_table(model.engine.connection, file)
+    rows = _small_table(reader, file)
     try:
         assert len(rows) == 1 and rows[0]["input"] in ("text", "long")
         options = json.loads(rows[0]["options"])

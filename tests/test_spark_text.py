@@ -371,3 +371,20 @@ def test_a_per_group_text_model_moves_between_the_engines(spark, duck, tmp_path)
     for table in tables:
         query = f"SELECT * FROM {table} ORDER BY ALL"
         assert back.sql(query).fetchall() == duck.sql(query).fetchall(), table
+
+
+def test_a_per_group_text_search_on_spark_answers_as_on_duckdb(spark, duck):
+    """search(..., text=, group_by=) on Spark: every (model, fold) a text model of its own,
+    each held-out document by its shop's model; cv_results_ within 1e-9 of DuckDB's."""
+    frame = TRAIN.assign(shop=[["a", "b", None][i % 3] for i in range(len(TRAIN))],
+                         fold=[(i // 2) % 3 for i in range(len(TRAIN))])
+    duck.register("search_df", frame)
+    grid = {"alpha": [0.5, 2.0]}
+    arguments = {"text": "body", "group_by": "shop", "cv": "fold", "param_grid": grid,
+                 "scoring": ["accuracy", "neg_log_loss"], "refit": False}
+    expected = sqlnb.NaiveBayes("ss", con=duck, family="multinomial").search(
+        "search_df", "label", **arguments).cv_results_.df()
+    got = sqlnb.NaiveBayes(name("ss"), con=spark, family="multinomial").search(
+        spark.createDataFrame(frame), "label", **arguments).cv_results_.toPandas()
+    for column in ("mean_test_accuracy", "mean_test_neg_log_loss"):
+        np.testing.assert_allclose(got[column], expected[column], rtol=0, atol=1e-9)

@@ -11,7 +11,7 @@
 {# `text.groups` (a per-group text model's): every model's vocabulary in the literal, each
    term with its model's number; each row is routed to its group's model (the pooled model
    0 for a group no fit saw or a NULL group column), whose constants it takes. #}
-{% set text_groups = text.groups if text else none %}
+{% set text_groups = text.get('groups') if text else none %}
 {% set lookups = lookups | default([]) %}
 {% set numbered = group_table or text or lookups %}
 WITH source AS (
