@@ -487,17 +487,17 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
     if text:  # a text model: the macro tokenises the row's text column (one reference)
         classes = [{**c, "key": str(c["label_value"]), "comment": comment_text(str(c["label_value"]))}
                    for c in model.parameters()["compiled"]]
-        form = {"row": ROW, "row_once": False, "grouped_model": False, "group_table": None,
-                "text": {**text, "column": model.dialect.field(ROW, text["column"]),
-                         "source_column": model.dialect.ident(text["column"])}}
+        text_form = {**text, "column": model.dialect.field(ROW, text["column"]),
+                     "source_column": model.dialect.ident(text["column"])}
         groups = model.parameters().get("text_groups")
         if groups:  # per group: the row (named once) goes to its group's model
             group_names = [name for name, _ in model.spec.groups]
-            form["row"] = ROW_ONCE
-            form["text"].update(
+            text_form.update(
                 column=model.dialect.field(ROW_ONCE, text["column"]), groups=groups,
                 group_fields=[model.dialect.field(ROW_ONCE, g) for g in group_names],
                 group_columns=[model.dialect.ident(g) for g in group_names])
+        form = {"row": ROW_ONCE if groups else ROW, "row_once": False, "grouped_model": False,
+                "group_table": None, "text": text_form}
     elif arrays:
         classes = labelled_classes(model)
         meta_features = model.meta["features"]
@@ -1009,7 +1009,7 @@ def text_explain_sql(model: ModelContext, source_sql: str, *, top: int | None = 
     classes = [{**c, "label": dialect.lit(c["label_value"], target_type)}
                for c in compiled["compiled"]]
     text = compiled["text"]
-    groups = {}
+    groups: dict[str, Any] = {}
     if compiled.get("text_groups"):  # each document explained by its group's model
         groups = {"groups": _groups_in(model, dialect),
                   "group_columns": _group_columns(model, dialect)}

@@ -909,9 +909,9 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
                 "column")
         route = None
         if group_names:  # checked as a fit checks group_by
-            groups = grouping.group_specs(columns, group_names, target, [{"name": column}],
-                                          weight, dialect)
-            route = {"name": dialect.ident(ROUTE), "columns": [g["column"] for g in groups]}
+            specs = grouping.group_specs(columns, group_names, target, [{"name": column}],
+                                         weight, dialect)
+            route = {"name": dialect.ident(ROUTE), "columns": [g["column"] for g in specs]}
         if dialect.kind(columns[column]) != "text":
             raise InvalidDataError(
                 f"text column {column!r} has type {columns[column]}, not VARCHAR")

@@ -799,9 +799,8 @@ def import_groups(model: ModelContext, groups: list[dict[str, Any]],
 
 def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
     """A per-group text model's groups: their values (SQL literals, and as read), their
-    model's tables
-    and, per class of the pooled model, the group model's class index and constant (None
-    for a class the group never saw)."""
+    model's tables and, per class of the pooled model, the group model's class index and
+    constant (None for a class the group never saw)."""
     groups = [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
               for name, sql_type in model.spec.groups]
     rows = model.fetch("text/model_tables.sql#groups", table=model.dialect.ident(_groups_table(model)),
