@@ -491,11 +491,6 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
     if model.dialect.stored_scoring == "functions":
         return functions_sql(model)
     text = None if arrays else model.parameters().get("text")
-    if model.parameters().get("text_groups"):
-        raise UnsupportedError(
-            "scoring macros are not available for per-group text models (a macro would "
-            "carry every group's vocabulary): score them with predict*"
-        )
     if not text and model.stored_input():
         raise UnsupportedError(
             "long-input models have no scoring macros (a macro scores one row, a long "
@@ -504,9 +499,17 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
     if text:  # a text model: the macro tokenises the row's text column (one reference)
         classes = [{**c, "key": str(c["label_value"]), "comment": comment_text(str(c["label_value"]))}
                    for c in model.parameters()["compiled"]]
-        form = {"row": ROW, "row_once": False, "grouped_model": False, "group_table": None,
-                "text": {**text, "column": model.dialect.field(ROW, text["column"]),
-                         "source_column": model.dialect.ident(text["column"])}}
+        text_form = {**text, "column": model.dialect.field(ROW, text["column"]),
+                     "source_column": model.dialect.ident(text["column"])}
+        groups = model.parameters().get("text_groups")
+        if groups:  # per group: the row (named once) goes to its group's model
+            group_names = [name for name, _ in model.spec.groups]
+            text_form.update(
+                column=model.dialect.field(ROW_ONCE, text["column"]), groups=groups,
+                group_fields=[model.dialect.field(ROW_ONCE, g) for g in group_names],
+                group_columns=[model.dialect.ident(g) for g in group_names])
+        form = {"row": ROW_ONCE if groups else ROW, "row_once": False, "grouped_model": False,
+                "group_table": None, "text": text_form}
     elif arrays:
         classes = labelled_classes(model, model.parameters()["classes"])
         meta_features = model.meta["features"]
@@ -639,10 +642,10 @@ def explain_macro_sql(model: ModelContext) -> str | None:
     statement over ``query_table(relation)`` (``SELECT * FROM churn_explain('customers')``),
     its parameters read from the view ``<name>_explain_params`` where
     :func:`explain_reads_view` (create the view first: :func:`explain_params_sql`), else
-    inlined (a text model's: :func:`text_explain_sql`, reading its tables). None where
-    there is none: engines that store functions (Spark), long-input and per-group text
+    inlined (a text model's, per-group ones too: :func:`text_explain_sql`, reading its
+    tables). None where there is none: engines that store functions (Spark), long-input
     models."""
-    text = model.parameters().get("text") and not model.parameters().get("text_groups")
+    text = model.parameters().get("text")
     if model.dialect.stored_scoring != "macros" or (model.stored_input() and not text):
         return None
     source = "query_table(relation)"
@@ -804,11 +807,6 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
     if BARE_QUERY.match(source):
         source = "(" + source.rstrip("; \t\r\n") + "\n)"  # (after a trailing -- comment)
     compiled = model.parameters()
-    if compiled.get("text_groups"):
-        raise UnsupportedError(
-            "to_sql is not available for per-group text models (the statement would carry "
-            "every group's vocabulary): score them with predict*"
-        )
     if compiled.get("text"):
         if target is not model.dialect:
             check_translatable(model, target, output, features=False)
@@ -844,7 +842,15 @@ def check_translatable(model: ModelContext, dialect: Dialect, output: str = "pre
             f"{dialect.name} lacks: fit on the labels cast to VARCHAR or an integer type, or "
             "score on DuckDB (to_sql())"
         )
-    names = list(model.features_) if features else []  # (a text model's are terms)
+    # (a text model's features are terms; a per-group text model routes by its group columns)
+    names = list(model.features_) if features else [name for name, _ in model.spec.groups]
+    for name, sql_type in ([] if features else model.spec.groups):
+        if not dialect.has_type(sql_type):
+            raise UnsupportedError(
+                f"{where}: the group column {name!r} has the DuckDB type {sql_type}, which "
+                f"{dialect.name} lacks: fit on the column cast to VARCHAR or an integer type, "
+                "or score on DuckDB (to_sql())"
+            )
     if STANDALONE_OUTPUTS.get(output) is not None:
         names += [f"{STANDALONE_OUTPUTS[output]}{label}" for label in model.classes_]
     for name in names:
@@ -931,7 +937,10 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
                         "label": dialect.lit(c["label_value"], target_type),
                         **{role: dialect.ident(f"__sqlnb_{role}_{c['index']}")
                            for role in ("jll", "coef", "sum")}})
-    text = compiled["text"]
+    text = {**compiled["text"], "column": dialect.ident(compiled["text"]["column"]),
+            "parameters": parameters}
+    if compiled.get("text_groups"):  # each row scored by its group's model
+        text.update(groups=_groups_in(model, dialect), group_columns=_group_columns(model, dialect))
     return render(
         "score/standalone_score.sql",
         dialect=dialect,
@@ -943,7 +952,7 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
         classes=classes,
         grouped_model=False,
         group_table=None,
-        text={**text, "column": dialect.ident(text["column"]), "parameters": parameters},
+        text=text,
         prediction=dialect.ident(prediction),
         n_features=n_terms,
         fitted_at=str(compiled["fitted_at"])[:19],
@@ -951,17 +960,50 @@ def text_scoring_sql(model: ModelContext, source_sql: str, output: str, *, predi
     ))
 
 
+def _group_columns(model: ModelContext, dialect: Dialect) -> list[str]:
+    """A per-group text model's group columns, quoted in ``dialect``."""
+    return [dialect.ident(name) for name, _ in model.spec.groups]
+
+
+def _groups_in(model: ModelContext, dialect: Dialect) -> list[dict[str, Any]]:
+    """A per-group text model's groups (:func:`sqlnb.text.read_group_models`), their values
+    spelt in ``dialect``."""
+    groups = model.parameters()["text_groups"]
+    if dialect is model.dialect:
+        return groups
+    types = [sql_type for _, sql_type in model.spec.groups]
+    return [{**g, "values": [dialect.lit(v, t) for v, t in zip(g["raw"], types)]}
+            for g in groups]
+
+
 def _inlined_vocabulary(model: ModelContext) -> tuple[str, int]:
     """A text model's vocabulary as the JSON literal its inlined statements read (each
-    term, its idf and its coefficient per class, every digit kept), and its size."""
-    rows = model.fetch("text/inline_terms.sql")
-    n_classes = len(model.parameters()["compiled"])
-    parameters = json.dumps({
-        "term": [term for term, _, _ in rows],
-        "idf": [_json_number(idf) for _, idf, _ in rows],
-        "coef": [[_json_number(coefs[i]) for _, _, coefs in rows] for i in range(n_classes)],
-    }, ensure_ascii=False, allow_nan=False)
-    return parameters, len(rows)
+    term, its idf and its coefficient per class, every digit kept), and its size. A
+    per-group text model's holds every model's vocabulary (the pooled one, then each
+    group's, as ``model`` numbers them), each group's coefficients numbered by the pooled
+    model's classes (null for a class the group never saw)."""
+    compiled = model.parameters()
+    n_classes = len(compiled["compiled"])
+    groups = compiled.get("text_groups")
+    models = [{"index": 0, "t": model.tables, "class_map": None}, *(groups or [])]
+    position = {c["index"]: i for i, c in enumerate(compiled["compiled"])}
+    numbers, terms, idfs = [], [], []
+    coefs: list[list[float | str | None]] = [[] for _ in range(n_classes)]
+    for m in models:
+        rows = model.fetch("text/inline_terms.sql", t=m["t"])
+        # a group's lists follow its own class indexes: put each at its pooled class
+        pooled = (list(range(n_classes)) if m["class_map"] is None
+                  else [position[index] for _, index in sorted(m["class_map"])])
+        for term, idf, values in rows:
+            numbers.append(m["index"])
+            terms.append(term)
+            idfs.append(_json_number(idf))
+            by_class = dict(zip(pooled, values))
+            for i in range(n_classes):
+                coefs[i].append(None if i not in by_class else _json_number(by_class[i]))
+    document: dict[str, Any] = {"model": numbers} if groups else {}
+    document.update(term=terms, idf=idfs, coef=coefs)
+    return json.dumps(document, ensure_ascii=False, allow_nan=False), len(terms)
 
 
 def text_explain_sql(model: ModelContext, source_sql: str, *, top: int | None = None,
@@ -979,12 +1021,16 @@ def text_explain_sql(model: ModelContext, source_sql: str, *, top: int | None = 
     classes = [{**c, "label": dialect.lit(c["label_value"], target_type)}
                for c in compiled["compiled"]]
     text = compiled["text"]
+    groups: dict[str, Any] = {}
+    if compiled.get("text_groups"):  # each document explained by its group's model
+        groups = {"groups": _groups_in(model, dialect),
+                  "group_columns": _group_columns(model, dialect)}
     return render(
         "text/explain_terms.sql", dialect=dialect,
         **model.template_context(
             source=source_sql, column=dialect.ident(text["column"]), a=text["a"],
             classes=classes, row=None, top=top, binarize=text["binarize"],
-            inlined=parameters,
+            inlined=parameters, **groups,
             coef_columns=[dialect.ident(f"__sqlnb_coef_{c['index']}") for c in classes]))
 
 

@@ -57,7 +57,6 @@ from .errors import (
     NameConflictError,
     NotFittedError,
     SqlnbError,
-    UnsupportedError,
     first_few,
 )
 from .families import make_family
@@ -67,7 +66,9 @@ from .validation import check_label_type
 from .version import __version__
 
 FORMAT = "sqlnb-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # the newest this sqlnb reads (and writes for per-group text models)
+# An export that only version 1's roles describe says version 1, so older readers read it.
+PLAIN_VERSION = 1
 MANIFEST = "model.json"
 
 # The tables a model can own, by role (the relation is "<model>_<role>"); the metadata row
@@ -75,9 +76,16 @@ MANIFEST = "model.json"
 BASE_TABLES = ("class_stats", "features", "feature_stats")
 GROUP_TABLES = ("group_columns", "group_class_stats", "group_feature_stats")
 TEXT_TABLES = ("analyzer", "vocabulary")
+# A per-group text model: its table of groups (index, then the group values), and each
+# of the tables its group models have, stacked in one file keyed by the group's index.
+TEXT_GROUPS = "text_groups"
+TEXT_GROUP_ROLES = BASE_TABLES + TEXT_TABLES
+STACKED_TABLES = tuple(f"text_group_{role}" for role in TEXT_GROUP_ROLES)
 PART_TABLES = tuple(f"{family}_stats" for family in mixed.PART_FAMILIES)
 GROUP_PART_TABLES = tuple(f"group_{family}_stats" for family in mixed.PART_FAMILIES)
-KNOWN_ROLES = BASE_TABLES + GROUP_TABLES + TEXT_TABLES + PART_TABLES + GROUP_PART_TABLES
+OWN_ROLES = (BASE_TABLES + GROUP_TABLES + TEXT_TABLES + PART_TABLES + GROUP_PART_TABLES
+             + (TEXT_GROUPS,))
+KNOWN_ROLES = OWN_ROLES + STACKED_TABLES
 _TABLE_FILES = frozenset(f"{role}.parquet" for role in KNOWN_ROLES)
 
 # DuckDB types written to Parquet as they are (each has a plain Parquet type that other
@@ -120,11 +128,6 @@ def export_model(model: ModelContext, path: str | os.PathLike, *,
             f"it from a connection where that database is the current one (USE {model.catalog})"
         )
     _ = model.meta  # NotFittedError before anything is created on disk
-    if model.spec.terms and model.spec.groups:
-        raise UnsupportedError(
-            "export is not available for per-group text models: the exchange format has no "
-            "group key for term tables; fit the model again where it is needed"
-        )
     replaced = _check_target(target, overwrite)
     if model.engine.dialect is not DUCKDB:
         return export_model(_duckdb_copy(model), target, overwrite=overwrite)
@@ -148,9 +151,13 @@ def _duckdb_copy(model: ModelContext) -> ModelContext:
     in-memory DuckDB, as the same model there: how a model on another engine is exported
     (the files are written as a DuckDB model's are, so they are the same either way)."""
     local = duckdb.connect()
-    roles = ["meta", *KNOWN_ROLES]
+    roles = ["meta", *OWN_ROLES]
     names = [f"{model.name}_{role}" for role in roles]
     mine = ownership.owned(model)
+    # a per-group text model's group models (<name>_text_group_<i>_<role>)
+    group_table = re.compile(re.escape(f"{model.name}_text_group_".lower()) + r"\d+_(?:"
+                             + "|".join(("meta", *TEXT_GROUP_ROLES)) + ")")
+    names += sorted(name for name in mine if group_table.fullmatch(name))
     present = ownership.existing(model, names)
     for name in names:
         if name.lower() in present and name.lower() in mine:
@@ -259,10 +266,10 @@ def _swap_in(staging: Path, target: Path, ours: set[str]) -> None:
 
 def _owned_tables(model: ModelContext) -> list[str]:
     """The roles of the tables the model owns (its meta row lists them), in a fixed order."""
-    candidates = [f"{model.name}_{role}" for role in KNOWN_ROLES]
+    candidates = [f"{model.name}_{role}" for role in OWN_ROLES]
     mine = ownership.owned(model)
     present = ownership.existing(model, candidates)
-    return [role for role, name in zip(KNOWN_ROLES, candidates)
+    return [role for role, name in zip(OWN_ROLES, candidates)
             if present.get(name.lower()) == "TABLE" and name.lower() in mine]
 
 
@@ -272,14 +279,22 @@ def _write_files(model: ModelContext, directory: Path) -> dict[str, Any]:
         model.invalidate()
         meta = dict(model.meta)  # NotFittedError when there is nothing to export
         tables = []
-        for role in _owned_tables(model):
-            name = f"{model.name}_{role}"
+        owned = _owned_tables(model)
+        # a per-group text model's group models: each table stacked, keyed by the group
+        indexes = [row[0] for row in text.group_rows(model)] if TEXT_GROUPS in owned else []
+        stacked = [(f"text_group_{role}", role) for role in TEXT_GROUP_ROLES] if indexes else []
+        for role, name, parts in [(role, f"{model.name}_{role}", None) for role in owned] + [
+                (role, f"{text.group_model_name(model.name, indexes[0])}_{of}",
+                 [{"index": i, "table": DUCKDB.ident(f"{text.group_model_name(model.name, i)}_{of}")}
+                  for i in indexes]) for role, of in stacked]:
             columns = [{"name": column, "type": sql_type, "text": not _NATIVE.fullmatch(sql_type)}
                        for column, sql_type in pipeline_of(model).fetch("exchange/export_columns.sql",
                                                             table_name=name)]
+            if parts:
+                columns = [{"name": "group_index", "type": "INTEGER", "text": False}, *columns]
             file = directory / f"{role}.parquet"
             rows = pipeline_of(model).fetch("exchange/export_table.sql", role=role, table=DUCKDB.ident(name),
-                                columns=columns, path=str(file))[0][0]
+                                columns=columns, path=str(file), parts=parts)[0][0]
             tables.append({
                 "role": role,
                 "file": file.name,
@@ -295,7 +310,8 @@ def _write_files(model: ModelContext, directory: Path) -> dict[str, Any]:
     meta["features"] = [{**f, "type": SPARK.portable_type(f["type"])} for f in meta["features"]]
     return {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if any(
+            t["role"] in STACKED_TABLES for t in tables) else PLAIN_VERSION,
         "sqlnb_version": __version__,
         "exported_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "meta": meta,
@@ -347,14 +363,18 @@ def import_into(con: duckdb.DuckDBPyConnection,
     meta = manifest["meta"]
     tables = {t["role"]: t for t in manifest["tables"]}
     # the files are checked by DuckDB wherever the model goes (they are on this machine)
-    _check_files(con if engine.dialect is DUCKDB else duckdb.connect(), directory, tables)
+    reader = con if engine.dialect is DUCKDB else duckdb.connect()
+    _check_files(reader, directory, tables)
     model = _new_model(engine, name or meta["model"], meta, sql_macros)
     roles = set(tables)
     grouped, terms = "group_columns" in roles, "analyzer" in roles
     _check_roles(model, roles, meta, grouped, terms)
-    groups = _groups(con, directory / tables["group_columns"]["file"], meta) if grouped else []
+    groups = _groups(reader, directory / tables["group_columns"]["file"], meta) if grouped else []
     if terms:
-        _check_analyzer(model, directory / tables["analyzer"]["file"])
+        _check_analyzer(model, reader, directory / tables["analyzer"]["file"])
+    # a per-group text model's groups: (their columns, their rows), checked
+    text_groups = (_text_groups(reader, directory, tables, meta) if TEXT_GROUPS in roles
+                   else None)
     _refuse_taken(model, replace)
     kinds = (parts.kinds(model, grouped) if grouped or model.family.composite
              else ("base", "macros") + (("text",) if terms else ()))
@@ -363,6 +383,7 @@ def import_into(con: duckdb.DuckDBPyConnection,
         with model.engine.transaction("import_model"), _as_incompatible(directory):
             ownership.claim(model, ownership.names(model.name, *kinds))
             ownership.release(model, ownership.every_name(model.name))  # a replaced model
+            grouping.drop_groups(model)  # (a replaced per-group text model's group models)
             if grouped or model.family.composite:  # a model of parts: created, then finished
                 features = [dict(f) for f in features]  # as parts.write does
                 lay = parts.layout(model, features, {f["name"]: f.get("family", "")
@@ -371,10 +392,14 @@ def import_into(con: duckdb.DuckDBPyConnection,
             else:
                 pipeline_of(model).create(model.dialect.type_name(target_type), text=terms)
             for role, table in tables.items():
-                if role != "group_columns":  # create_groups.sql wrote its rows
+                # (create_groups.sql wrote the group columns; the groups of a per-group
+                # text model are written below)
+                if role in OWN_ROLES and role not in ("group_columns", TEXT_GROUPS):
                     _load_table(model, directory, table)
             check_statistics(model, features, groups, terms)
-            if grouped or model.family.composite:
+            if text_groups is not None:
+                _import_text_groups(model, directory, tables, meta, *text_groups)
+            elif grouped or model.family.composite:
                 try:
                     parts.finish(model, lay, features, meta["target"], target_type,
                                  meta["weight"])
@@ -542,6 +567,90 @@ def _new_model(engine: Engine, name: str, meta: dict[str, Any],
         ) from None
 
 
+def _text_groups(con: duckdb.DuckDBPyConnection, directory: Path,
+                 tables: dict[str, dict[str, Any]], meta: dict[str, Any]
+                 ) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]]]:
+    """A per-group text model's group columns (checked as fit checks ``group_by``) and its
+    groups (index, then values: whole distinct indexes, distinct non-NULL values), each
+    with its rows in every stacked file (and one analyzer, the pooled model's settings)."""
+    table = tables[TEXT_GROUPS]
+    columns = table["columns"]
+    first = columns[0] if columns else {}
+    if (first.get("name"), first.get("type"), first.get("stored_as")) != (
+            "group_index", "INTEGER", "native") or len(columns) < 2:
+        raise _incompatible(directory, f"{table['file']!r} does not start with the column "
+                            "group_index (INTEGER) and the group columns")
+    for stacked in STACKED_TABLES:
+        head = tables[stacked]["columns"][:1]
+        if [(c["name"], c["type"], c["stored_as"]) for c in head] != [
+                ("group_index", "INTEGER", "native")]:
+            raise _incompatible(directory, f"{tables[stacked]['file']!r} does not start with "
+                                "the column group_index (INTEGER)")
+    known = {f["name"]: f["type"] for f in meta["features"]}
+    known.update({meta["target"]: meta["target_type"], meta.get("weight"): "DOUBLE"})
+    known.update({c["name"]: c["type"] for c in columns[1:]})
+    try:
+        groups = grouping.group_specs(known, [c["name"] for c in columns[1:]], meta["target"],
+                                      meta["features"], meta.get("weight"), DUCKDB)
+    except SqlnbError as exc:
+        raise _incompatible(directory, f"the group columns of {table['file']!r} are not "
+                            f"valid ({exc})") from None
+    rows = [tuple(row[c["name"]] for c in columns)
+            for row in _small_table(con, directory / table["file"])]
+    indexes = [row[0] for row in rows]
+    problem = None
+    if not rows:
+        problem = "has no group"
+    elif any(not isinstance(i, int) or i < 0 for i in indexes) or len(set(indexes)) != len(rows):
+        problem = "has group indexes that are not distinct whole numbers from 0"
+    elif any(v is None for row in rows for v in row[1:]) or len({row[1:] for row in rows}) != len(rows):
+        problem = "has NULL group values, or a group twice"
+    if problem is None:
+        for stacked in STACKED_TABLES:
+            found = dict(con.execute(render(
+                "exchange/import_check.sql#group_indexes",
+                path=str(directory / tables[stacked]["file"]))).fetchall())
+            if set(found) != set(indexes) or (
+                    stacked == "text_group_analyzer" and set(found.values()) != {1}):
+                problem = (f"does not list the groups {tables[stacked]['file']!r} has rows "
+                           "for (each has rows in every group file, one analyzer row)")
+                break
+    if problem is None:
+        pooled = _small_table(con, directory / tables["analyzer"]["file"])[0]
+        for row in _small_table(con, directory / tables["text_group_analyzer"]["file"]):
+            if (row.get("input"), row.get("options")) != (pooled["input"], pooled["options"]):
+                problem = ("goes with group models whose text settings are not the pooled "
+                           "model's (a fit gives every group the same)")
+                break
+    if problem is not None:
+        raise _incompatible(directory, f"{table['file']!r} {problem}")
+    return groups, rows
+
+
+def _import_text_groups(model: ModelContext, directory: Path,
+                        tables: dict[str, dict[str, Any]], meta: dict[str, Any],
+                        groups: list[dict[str, Any]], rows: list[tuple[Any, ...]]) -> None:
+    """A per-group text model's group models (each filled from its rows of the stacked
+    files and checked as an imported text model is), the table of its groups and the
+    pooled model finished, in the import's transaction (see :func:`sqlnb.text.import_groups`)."""
+    features, target_type = meta["features"], meta["target_type"]
+
+    def fill(sub: ModelContext, index: int) -> None:
+        pipeline_of(sub).create(sub.dialect.type_name(target_type), text=True)
+        for role in TEXT_GROUP_ROLES:
+            _load_table(sub, directory, tables[f"text_group_{role}"], role=role,
+                        group_index=index)
+        check_statistics(sub, features, [], True)
+
+    def finish(target: ModelContext, kind: dict[str, Any]) -> None:
+        pipeline_of(target).finish(features, meta["target"], target_type, meta["weight"],
+                                   scoring_macros=False, kind=kind)
+
+    # (the group columns checked with DuckDB's spelling: quoted here in the engine's)
+    groups = [{**g, "column": model.dialect.ident(g["name"])} for g in groups]
+    text.import_groups(model, groups, rows, fill, finish)
+
+
 def _check_roles(model: ModelContext, roles: set[str], meta: dict[str, Any], grouped: bool,
                  terms: bool) -> None:
     """The files make one model this sqlnb knows: the tables its kind needs, no others."""
@@ -561,8 +670,8 @@ def _check_roles(model: ModelContext, roles: set[str], meta: dict[str, Any], gro
     if grouped and model.family.composite:  # each part keyed by the groups too
         needed = (needed - {"group_feature_stats"}) | {
             f"group_{f['family']}_stats" for f in meta["features"]}
-    if grouped and terms:
-        needed = set()  # per-group text models are not exported (see export_model)
+    if terms and TEXT_GROUPS in roles:  # a per-group text model: its groups' models too
+        needed |= {TEXT_GROUPS, *STACKED_TABLES}
     if roles != needed:
         raise IncompatibleModelError(
             f"the exported model {meta['model']!r} has the tables {sorted(roles)}, which make "
@@ -599,11 +708,13 @@ def _groups(con: duckdb.DuckDBPyConnection, file: Path,
     raise IncompatibleModelError(f"the group columns in {file.name!r} {problem}")
 
 
-def _check_analyzer(model: ModelContext, file: Path) -> None:
-    """A text model's analyzer settings are validated as fit validates them."""
+def _check_analyzer(model: ModelContext, reader: duckdb.DuckDBPyConnection,
+                    file: Path) -> None:
+    """A text model's analyzer settings are validated as fit validates them (the file read
+    by DuckDB, ``reader``, wherever the model goes)."""
     from .text import Analyzer, check_re2
 
-    rows = _small_table(model.engine.connection, file)
+    rows = _small_table(reader, file)
     try:
         assert len(rows) == 1 and rows[0]["input"] in ("text", "long")
         options = json.loads(rows[0]["options"])
@@ -638,22 +749,28 @@ def _refuse_taken(model: ModelContext, replace: bool) -> None:
         )
 
 
-def _load_table(model: ModelContext, directory: Path, table: dict[str, Any]) -> None:
+def _load_table(model: ModelContext, directory: Path, table: dict[str, Any],
+                role: str | None = None, group_index: int | None = None) -> None:
     """Copy one file into the table the import created for its role: the same columns, or
-    the export is not one this sqlnb can read."""
-    name = f"{model.name}_{table['role']}"
+    the export is not one this sqlnb can read. ``role`` and ``group_index``: the rows of
+    that group of a stacked file (a per-group text model's) into its group model's table
+    of that role."""
+    role = role or table["role"]
+    name = f"{model.name}_{role}"
+    listed = table["columns"][1:] if group_index is not None else table["columns"]
     # the table the import writes (on Spark, the new version of it: see Pipeline.stage)
-    target = pipeline_of(model).tables.get(table["role"]) or model.dialect.ident(name)
+    target = pipeline_of(model).tables.get(role) or model.dialect.ident(name)
     expected = model.engine.column_list(target)
-    if [c["name"] for c in table["columns"]] != expected:
+    if [c["name"] for c in listed] != expected:
         raise _incompatible(directory, f"the file {table['file']!r} has the columns "
-                            f"{[c['name'] for c in table['columns']]}; this sqlnb's "
-                            f"{table['role']} table has {expected}")
+                            f"{[c['name'] for c in listed]}; this sqlnb's "
+                            f"{role} table has {expected}")
     columns = [{"name": c["name"], "cast": c["type"] if c["stored_as"] == "text" else None}
-               for c in table["columns"]]
+               for c in listed]
     try:
-        pipeline_of(model).run("exchange/import_table.sql", role=table["role"], table=target,
-                           columns=columns, path=str(directory / table["file"]))
+        pipeline_of(model).run("exchange/import_table.sql", role=role, table=target,
+                               columns=columns, path=str(directory / table["file"]),
+                               group_index=group_index)
     except (duckdb.Error, *model.engine.unreadable_errors) as exc:  # e.g. a key twice, a label its type cannot hold
         raise _incompatible(directory, f"the rows of {table['file']!r} do not make a valid "
                             f"{table['role']} table ({str(exc).splitlines()[0]})") from None

@@ -85,6 +85,7 @@ Refit = tuple[Family, dict[str, Any]]
 
 SCORERS = ("accuracy", "neg_log_loss", "f1_macro", "f1_weighted", "balanced_accuracy")
 FOLD = "__sqlnb_fold"
+ROUTE = "__sqlnb_route"  # a per-group text search: the number of the row's group
 # Hyperparameters that change the statistics, not only the parameter views: a search over
 # them costs its two scans once per distinct value.
 STATISTICS_PARAMETERS = ("binarize", "missing")
@@ -219,11 +220,6 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
         raise InvalidParameterError(
             f"text options ({', '.join(sorted(text_options))}) need text=<column>"
         )
-    if text is not None and group_by is not None:
-        raise UnsupportedError(
-            "search is not available for per-group text models (group_by with text): "
-            "search each group's documents (a filtered source) with its own model"
-        )
     if text is not None and features is not None:
         raise InvalidParameterError("a text search takes text=<column> and no features")
     group_names = [] if group_by is None else [group_by] if isinstance(group_by, str) \
@@ -254,7 +250,7 @@ def search(model: ModelContext, source: Any, target: str, *, features: list[str]
         _refuse_on_spark(model, cv)
     if text is not None:
         return _search_text(model, source, target, text, weight, candidates, cv, scorers,
-                            single, refit, refit_metric, text_options)
+                            single, refit, refit_metric, text_options, group_names)
     dialect = model.dialect
     src = model.engine.source(source)
     try:
@@ -876,10 +872,15 @@ def _text_candidates(model: ModelContext, candidates: list[dict[str, Any]], colu
 def _search_text(model: ModelContext, source: Any, target: str, column: str, weight: str | None,
                  candidates: list[dict[str, Any]], cv: int | str, scorers: list[str],
                  single: bool, refit: bool | str, refit_metric: str,
-                 text_options: dict[str, Any]) -> tuple[SearchResult, Refit | None]:
+                 text_options: dict[str, Any], group_names: list[str]
+                 ) -> tuple[SearchResult, Refit | None]:
     """A text model's search: per distinct counting setting (the text options that change
     which terms a document has, and ``binarize``) one scan for every fold's term statistics
-    and one scoring scan; each fold's vocabulary is built from its training documents."""
+    and one scoring scan; each fold's vocabulary is built from its training documents.
+    With ``group_names`` (a per-group text model's) every (model, fold) is such a text
+    model: the pooled one on the fold's training documents, each group's on those of the
+    group, a held-out document scored by its group's (the pooled one where its group has
+    no training document in the fold, or is NULL), as ``predict`` routes it."""
     if not model.family.sparse_input:
         raise InvalidParameterError(
             f"a text search needs a count family ({', '.join(TERM_FAMILIES)}), "
@@ -890,10 +891,11 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
     src = model.engine.source(source)
     try:
         columns = src.columns
-        if FOLD in columns:
-            raise InvalidParameterError(
-                f"the source has a column {FOLD!r}, a name search keeps for itself: rename it"
-            )
+        for kept in (FOLD, ROUTE):
+            if kept in columns:
+                raise InvalidParameterError(
+                    f"the source has a column {kept!r}, a name search keeps for itself: "
+                    "rename it")
         for what, name in (("target", target), ("text", column), ("weight", weight)):
             if name is not None and (not isinstance(name, str) or name not in columns):
                 raise UnknownColumnError(f"{what} column {name!r} is not in the source")
@@ -901,9 +903,15 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
             raise UnknownColumnError(
                 f"fold column {cv!r} is not in the source (columns: {', '.join(columns)})"
             )
-        if isinstance(cv, str) and cv in (target, column, weight):
+        if isinstance(cv, str) and cv in (target, column, weight, *group_names):
             raise InvalidParameterError(
-                f"the fold column {cv!r} cannot also be the target, text or weight column")
+                f"the fold column {cv!r} cannot also be the target, text, weight or group "
+                "column")
+        route = None
+        if group_names:  # checked as a fit checks group_by
+            specs = grouping.group_specs(columns, group_names, target, [{"name": column}],
+                                         weight, dialect)
+            route = {"name": dialect.ident(ROUTE), "columns": [g["column"] for g in specs]}
         if dialect.kind(columns[column]) != "text":
             raise InvalidDataError(
                 f"text column {column!r} has type {columns[column]}, not VARCHAR")
@@ -919,8 +927,9 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
                 "search/search_folds.sql", source=src.sql,
                 n_folds=cv if isinstance(cv, int) else None,
                 fold_column=dialect.ident(cv) if isinstance(cv, str) else None,
-                hashed=[dialect.ident(c) for c in (target, column, weight) if c]).strip(),
-            columns={**columns, FOLD: fold_type})
+                hashed=[dialect.ident(c) for c in (target, column, weight) if c],
+                route=route).strip(),
+            columns={**columns, FOLD: fold_type, **({ROUTE: "INTEGER"} if route else {})})
         # candidates that count the same terms share their two scans
         groups: dict[tuple, list[int]] = {}
         for g, (family, analyzer) in enumerate(settings):
@@ -933,7 +942,7 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
         for members in groups.values():
             folds, scored = _cross_validate_text(
                 model, fold_src, [settings[g] for g in members], cv, target, column, weight,
-                target_type, fold_type, "neg_log_loss" in scorers)
+                target_type, fold_type, "neg_log_loss" in scorers, bool(group_names))
             for g, (_, scores) in zip(members, scored):
                 splits[g] = (g, scores)
     finally:
@@ -945,21 +954,26 @@ def _search_text(model: ModelContext, source: Any, target: str, column: str, wei
     best = result.best_params_
     family = make_family(model.family.name, **{
         **model.family.params, **{k: v for k, v in best.items() if k not in TEXT_OPTIONS}})
-    return result, (family, {"text": column, "weight": weight, 
+    return result, (family, {"text": column, "weight": weight,
+        **({"group_by": group_names} if group_names else {}),
         **text_options, **{k: v for k, v in best.items() if k in TEXT_OPTIONS}})
 
 
 def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[Any, Analyzer]],
                          cv: int | str, target: str, column: str, weight: str | None,
-                         target_type: str, fold_type: str, log_loss: bool
+                         target_type: str, fold_type: str, log_loss: bool,
+                         routed: bool = False
                          ) -> tuple[list[Any], list[tuple[int, list[tuple]]]]:
     """The two scans of the candidates that count the same terms: the folds, and per
-    candidate its split scores in fold order."""
+    candidate its split scores in fold order. ``routed``: the source numbers each row's
+    group (``ROUTE``), and each (model, fold) is keyed by the model (0: the pooled one)."""
     family, analyzer = settings[0]
     dialect = model.dialect
     scratch = _scratch(model, _scratch_name(model),
                        **{k: v for k, v in family.params.items() if k == "binarize"})
-    t = {**scratch.tables, "groups": [{"column": dialect.ident(FOLD), "type": fold_type}]}
+    keys = ([{"column": dialect.ident(ROUTE), "type": "INTEGER"}] if routed else []) + [
+        {"column": dialect.ident(FOLD), "type": fold_type}]
+    t = {**scratch.tables, "groups": keys}
     # (the every candidate's coefficients and constants: dropped with the scratch model)
     scores = {role: f"{scratch.name}_{role}" for role in ("coefficients", "constants")}
     context: dict[str, Any] = {
@@ -967,6 +981,7 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
         "weight": dialect.ident(weight) if weight else None, "column": dialect.ident(column),
         "a": analyzer.sql(), "binarize": family.params.get("binarize"),
         "class_type": target_type, "fold_type": fold_type,
+        "route": dialect.ident(ROUTE) if routed else None,
         **{role: model.engine.table(name) for role, name in scores.items()},
     }
     flow = pipeline_of(scratch)
@@ -985,8 +1000,9 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
             flow.run("search/search_text.sql#training_classes", **context)
             folds = [row[0] for row in flow.fetch("search/search_text.sql#folds", **context)]
             _check_folds(folds, cv, "documents")
-            documents = dict(flow.fetch("search/search_text.sql#training_documents",
-                                        **context))
+            # per (model,) fold: its training documents
+            documents = {tuple(row[:-1]): row[-1] for row in flow.fetch(
+                "search/search_text.sql#training_documents", **context)}
             labels = [row[0] for row in flow.fetch("search/search_text.sql#labels",
                                                    **context)]
             flow.run("search/search_text.sql#scores_tables", **context)
@@ -998,17 +1014,18 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
             for members in runs.values():
                 a = settings[members[0]][1]
                 bounds = []
-                for fold in folds:
-                    low, high = a.doc_bounds(documents[fold])
-                    bounds.append({"fold": dialect.lit(fold, fold_type), "low": low,
-                                   "high": high})
+                for key, n_documents in documents.items():
+                    low, high = a.doc_bounds(n_documents)
+                    bounds.append({"keys": [dialect.lit(v, k["type"]) for v, k in zip(key, keys)],
+                                   "low": low, "high": high})
                 flow.run("search/search_text.sql#vocabulary", bounds=bounds,
                          max_features=a.max_features, **context)
                 empty = flow.fetch("search/search_text.sql#empty_vocabularies", **context)
                 if empty:
                     raise InvalidDataError(
-                        f"the training documents of fold(s) {sorted(r[0] for r in empty)} "
-                        "leave no terms after pruning: try a lower min_df or a higher max_df"
+                        f"the training documents of fold(s) {sorted(r[-1] for r in empty)} "
+                        + ("(of a group's model) " if routed else "")
+                        + "leave no terms after pruning: try a lower min_df or a higher max_df"
                     )
                 flow.run("search/search_text.sql#training_terms", **context)
                 named = []
@@ -1032,7 +1049,7 @@ def _cross_validate_text(model: ModelContext, src: Source, settings: list[tuple[
                 weight=dialect.ident(weight) if weight else None, candidates=rendered, eps=EPS,
                 arrays=None, labels=label_literals, log_loss=log_loss,
                 text={"column": dialect.ident(column), "a": analyzer.sql(),
-                      "binarize": family.params.get("binarize"),
+                      "binarize": family.params.get("binarize"), "routed": routed,
                       "coefficients": context["coefficients"],
                       "constants": context["constants"]})
     finally:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from . import grouping, ownership
+from . import grouping, macros, ownership
 from .context import as_context
 from .engines.source import Source
 from .errors import (
@@ -662,6 +662,7 @@ def fit_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
         finally:
             ownership.done(sub)
     _write_groups(model, groups, rows)
+    _group_macros(model)
 
 
 def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
@@ -738,12 +739,68 @@ def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
         for row, index in sorted(left.items(), key=lambda item: item[1])])
     fit.run(model, context, kind={"groups": [[g["name"], g["type"]] for g in groups]},
             scoring_macros=False)
+    _group_macros(model)
+
+
+def _group_macros(model: ModelContext) -> None:
+    """A per-group text model's scoring macros, once its groups' models and the table of
+    its groups are written (the pooled model's own write leaves them out: they read every
+    group's tables), where the model has macros (DuckDB, ``sql_macros``)."""
+    if pipeline_of(model).sql_macros and text_functions(model):
+        macros.create_macros(model)
+
+
+def group_rows(model: ModelContext) -> list[tuple[Any, ...]]:
+    """A per-group text model's table of groups: (group index, then the group values as
+    read), in index order."""
+    groups = [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
+              for name, sql_type in model.spec.groups]
+    return [tuple(row) for row in model.fetch(
+        "text/model_tables.sql#groups", table=model.dialect.ident(_groups_table(model)),
+        groups=groups)]
+
+
+def import_groups(model: ModelContext, groups: list[dict[str, Any]],
+                  rows: list[tuple[Any, ...]], fill: Callable[[ModelContext, int], None],
+                  finish: Callable[[ModelContext, dict[str, Any]], None]) -> None:
+    """The groups of a per-group text model an import writes, inside its transaction,
+    once the pooled model's tables are filled: per row of ``rows`` (group index, then the
+    group values), the group's text model, whose tables ``fill(sub, index)`` creates and
+    fills; then the table of groups, the pooled model (``finish(model, kind)``) and the
+    scoring macros. Each model is finished as a fit finishes it (``finish(sub, kind)``)."""
+    ownership.claim(model, ownership.names(model.name, "base", "text", "macros")
+                    + [_groups_table(model)] + [
+        n for index, *_ in rows
+        for n in ownership.names(group_model_name(model.name, index), "base", "text",
+                                 "macros")])
+    labels = []
+    for index, *_ in rows:
+        sub = model.renamed(group_model_name(model.name, index))
+        ownership.claim(sub, ownership.names(sub.name, "base", "text", "macros"))
+        try:
+            fill(sub, index)
+            finish(sub, {"input": "text"})
+            labels.append((index, [label for _, label, _ in
+                                   pipeline_of(sub).fetch("catalog/read_params.sql#classes")]))
+        finally:
+            ownership.done(sub)
+    _write_groups(model, groups, [[index, *(model.dialect.lit(v, g["type"])
+                                            for g, v in zip(groups, values))]
+                                  for index, *values in rows])
+    finish(model, {"input": "text", "groups": [[g["name"], g["type"]] for g in groups]})
+    pooled = {label for _, label, _ in pipeline_of(model).fetch("catalog/read_params.sql#classes")}
+    for index, found in labels:  # a group's rows are some of the pooled model's
+        if not set(found) <= pooled:
+            raise InvalidDataError(
+                f"the model of group {index} has the classes {sorted(set(found) - pooled)}, "
+                "which the pooled model lacks")
+    _group_macros(model)
 
 
 def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
-    """A per-group text model's groups: their values (SQL literals), their model's tables
-    and, per class of the pooled model, the group model's class index and constant (None
-    for a class the group never saw)."""
+    """A per-group text model's groups: their values (SQL literals, and as read), their
+    model's tables and, per class of the pooled model, the group model's class index and
+    constant (None for a class the group never saw)."""
     groups = [{"name": name, "column": model.dialect.ident(name), "type": sql_type}
               for name, sql_type in model.spec.groups]
     rows = model.fetch("text/model_tables.sql#groups", table=model.dialect.ident(_groups_table(model)),
@@ -759,6 +816,7 @@ def read_group_models(model: ModelContext) -> list[dict[str, Any]]:
         models.append({
             "index": index + 1,  # 0 is the pooled model
             "values": [model.dialect.lit(v, g["type"]) for g, v in zip(groups, values)],
+            "raw": list(values),  # (for a statement in another dialect)
             "t": sub.tables,
             "class_map": [(i, pooled[label]) for i, label, _ in classes],
             "constants": {pooled[label]: constants[i] for i, label, _ in classes},
@@ -1076,6 +1134,7 @@ def merge_groups(result: ModelContext, sources: list[ModelContext],
         for row, index in sorted(every.items(), key=lambda item: item[1])])
     _merge_within(result, sources, _merge_checks(result, sources), scoring_macros=False,
                   kind={"groups": [[g["name"], g["type"]] for g in groups]})
+    _group_macros(result)
 
 
 def same_tables(a: ModelContext, b: ModelContext) -> bool:

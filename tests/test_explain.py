@@ -15,7 +15,7 @@ from scipy.special import gammaln
 from sklearn import naive_bayes as reference
 
 import sqlnb
-from sqlnb.errors import InvalidParameterError, UnknownColumnError, UnsupportedError
+from sqlnb.errors import InvalidParameterError, UnknownColumnError
 
 N_ROWS, N_FEATURES = 60, 4
 NAMES = [f"f{i}" for i in range(N_FEATURES)]
@@ -631,12 +631,31 @@ def test_text_to_sql_and_macro_are_the_same_explanation(family, options, tmp_pat
     assert client.execute(listed).fetchone() == (0,)  # a write without macros drops it
 
 
-def test_per_group_text_to_sql_explain_is_refused():
+def test_per_group_text_to_sql_and_macro_are_the_same_explanation():
+    """A per-group text model's explain statement (every group's vocabulary inlined) and
+    its <name>_explain macro give explain's rows: each document by its group's model, the
+    pooled one for a group no fit saw (tests/test_text_groups.py checks explain against
+    scikit-learn per group)."""
     docs = DOCS.assign(g=np.arange(len(DOCS)) % 2)
-    model = sqlnb.NaiveBayes("gtx", con=duckdb.connect(), family="multinomial").fit(
+    scored = docs.assign(g=np.arange(len(DOCS)) % 3)  # group 2: the pooled model's
+    con = duckdb.connect()
+    model = sqlnb.NaiveBayes("gtx", con=con, family="multinomial").fit(
         docs, "label", text="body", group_by="g")
-    with pytest.raises(UnsupportedError, match="per-group text"):
-        model.to_sql("docs", output="explain")
+    con.register("scored", scored)
+    bare = duckdb.connect()
+    bare.register("scored", scored)
+    order = "ORDER BY row_number, class, feature"
+    expected = model.explain("scored").order("row_number, class, feature").fetchall()
+    assert {r[0] for r in expected} >= {2, 5}  # rows of group 2
+    for got in (bare.sql(f"SELECT * FROM ({model.to_sql('scored', output='explain')}) "
+                         f"{order}").fetchall(),
+                con.sql(f"SELECT * FROM gtx_explain('scored') {order}").fetchall()):
+        assert [r[:3] for r in got] == [r[:3] for r in expected]
+        np.testing.assert_allclose([r[3:] for r in got], [r[3:] for r in expected],
+                                   rtol=1e-12, atol=1e-12)
+    top = bare.sql(model.to_sql("scored", output="explain", top=2)).fetchall()
+    assert [r[:3] + r[5:] for r in top] == [
+        r[:3] + r[5:] for r in model.explain("scored", top=2).fetchall()]
 
 
 def test_a_text_model_does_not_take_a_users_explain_macro():

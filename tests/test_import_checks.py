@@ -34,6 +34,7 @@ def fitted(kind, name="m"):
                 "(i * 7) % 5 AS c, i % 2 AS g, 'w' || (i % 4) || ' z' || (i % 3) AS body "
                 "FROM range(30) r(i)")
     model = sqlnb.NaiveBayes(name, con=con, family={"grouped": "gaussian", "text": "multinomial",
+                                                    "grouped text": "multinomial",
                                                     "grouped auto": "auto"}.get(kind, kind))
     if kind == "grouped auto":
         return model.fit("t", "y", features=["x", "c", "body"], group_by=["g"])
@@ -41,6 +42,8 @@ def fitted(kind, name="m"):
         return model.fit("t", "y", features=["x", "c"], group_by=["g"])
     if kind == "text":
         return model.fit("t", "y", text="body")
+    if kind == "grouped text":
+        return model.fit("t", "y", text="body", group_by="g")
     if kind == "auto":
         return model.fit("t", "y", features=["x", "c", "body"])
     return model.fit("t", "y", features=["c", "g"] if kind != "gaussian" else ["x", "c"])
@@ -155,6 +158,14 @@ NOT_FITTED = {
     "a group's mixed part with a NaN mean": ("grouped auto", "group_gaussian_stats",
                                              "SELECT * REPLACE ('NaN'::DOUBLE AS mean) FROM t",
                                              "group_gaussian_stats: mean"),
+    "a group model's negative count": ("grouped text", "text_group_feature_stats",
+                                       "SELECT * REPLACE (-1.0 AS count) FROM t",
+                                       "feature_stats: count"),
+    "a group model's negative idf": ("grouped text", "text_group_vocabulary",
+                                     "SELECT * REPLACE (-idf AS idf) FROM t", "vocabulary: idf"),
+    "a group model's class without its terms": (
+        "grouped text", "text_group_feature_stats",
+        "SELECT * FROM t WHERE NOT (group_index = 1 AND class = '0')", "has rows"),
     "a mixed part without a class": ("auto", "gaussian_stats",
                                      "SELECT * FROM t WHERE class <> '0'",
                                      "gaussian_stats: has rows"),
@@ -285,6 +296,48 @@ def test_a_group_column_of_a_type_that_cannot_key_the_groups_is_refused(tmp_path
     refused(folder, "group column 'g' has type BLOB")
 
 
+@pytest.mark.parametrize("role, select, match", [
+    ("text_groups", "SELECT * REPLACE (group_index + 5 AS group_index) FROM t",
+     "does not list the groups"),
+    ("text_groups", "SELECT * REPLACE (-1 - group_index AS group_index) FROM t",
+     "not distinct whole numbers"),
+    ("text_groups", ("SELECT * FROM t UNION ALL "
+                     "SELECT * REPLACE (group_index + 2 AS group_index) FROM t"), "a group twice"),
+    ("text_groups", "SELECT * REPLACE (NULL::BIGINT AS g) FROM t", "NULL group values"),
+    ("text_groups", "SELECT group_index, g AS c0 FROM t", "not valid"),
+    ("text_groups", "SELECT g, group_index FROM t", "does not start with the column"),
+    ("text_group_features", "SELECT * EXCLUDE (group_index) FROM t",
+     "does not start with the column"),
+    ("text_group_vocabulary", "SELECT * FROM t WHERE group_index <> 1",
+     "does not list the groups"),
+    ("text_group_analyzer", "SELECT * FROM t UNION ALL SELECT * FROM t", "one analyzer row"),
+    ("text_group_analyzer", ("SELECT * REPLACE (replace(options, '\"lowercase\": true', "
+                             "'\"lowercase\": false') AS options) FROM t"), "text settings"),
+])
+def test_the_groups_of_a_per_group_text_model_are_checked(tmp_path, role, select, match):
+    folder = exported(tmp_path, "grouped text")
+    assert json.loads((folder / "model.json").read_text())["format_version"] == 2
+    rewrite(folder, role, select)
+    refused(folder, match)
+
+
+def test_a_group_model_with_a_class_the_pooled_model_lacks_is_refused(tmp_path):
+    folder = exported(tmp_path, "grouped text")
+    for role in ("text_group_class_stats", "text_group_feature_stats"):
+        rewrite(folder, role, "SELECT * REPLACE (CASE WHEN group_index = 1 AND class = '0' "
+                "THEN 'other' ELSE class END AS class) FROM t")
+    refused(folder, "'other'.* which the pooled model lacks")
+
+
+def test_a_per_group_text_export_without_a_group_file_is_refused(tmp_path):
+    folder = exported(tmp_path, "grouped text")
+    edit(folder, lambda m: m.update(tables=[t for t in m["tables"]
+                                            if t["role"] != "text_group_analyzer"]))
+    refused(folder, "make no model this sqlnb knows")
+    assert json.loads((exported(tmp_path, "text", "plain") / "model.json").read_text())[
+        "format_version"] == 1  # (what version 1 describes stays version 1)
+
+
 @pytest.mark.parametrize("ngram", ["[1, 11]", "[1, 1000000]", "[0, 1]", "[2, 1]"])
 def test_an_analyzer_with_an_absurd_ngram_range_is_refused(tmp_path, ngram):
     folder = exported(tmp_path, "text")
@@ -307,7 +360,7 @@ def test_an_export_in_a_directory_with_glob_characters_reads_its_own_files(tmp_p
 
 @pytest.mark.parametrize("kind", ["gaussian", "multinomial", "bernoulli", "categorical",
                                   "poisson", "complement", "grouped", "text", "auto",
-                                  "grouped auto"])
+                                  "grouped auto", "grouped text"])
 def test_every_kind_of_fitted_model_still_imports_and_scores_finitely(tmp_path, kind):
     model = fitted(kind)
     copy = sqlnb.import_model(duckdb.connect(), model.export(tmp_path / "export"))

@@ -59,6 +59,7 @@ def exports(tmp_path_factory):
         ("categorical", "categorical", {"features": ["c", "g"]}),
         ("grouped", "gaussian", {"features": ["x", "c"], "group_by": ["g"]}),
         ("text", "multinomial", {"text": "body"}),
+        ("grouped text", "multinomial", {"text": "body", "group_by": "g"}),
         ("auto", "auto", {"features": ["x", "c"]}),
     ]:
         model = sqlnb.NaiveBayes(kind, con=con, family=family).fit("t", "y", **options)
@@ -103,7 +104,8 @@ def paths(value, prefix=()):
             yield from paths(item, (*prefix, index))
 
 
-@given(kind=st.sampled_from(["gaussian", "categorical", "grouped", "text", "auto"]),
+@given(kind=st.sampled_from(["gaussian", "categorical", "grouped", "text", "auto",
+                             "grouped text"]),
        choice=st.integers(min_value=0), value=HOSTILE_VALUES, delete=st.booleans())
 def test_any_value_in_any_manifest_field_is_refused_or_imports_and_scores_finitely(
         exports, kind, choice, value, delete):
@@ -125,7 +127,7 @@ def test_any_value_in_any_manifest_field_is_refused_or_imports_and_scores_finite
 
 
 @given(kind=st.sampled_from(["gaussian", "multinomial", "bernoulli", "categorical",
-                             "grouped", "text", "auto"]),
+                             "grouped", "text", "auto", "grouped text"]),
        choice=st.integers(min_value=0), row=st.integers(min_value=0), value=CELL_VALUES)
 def test_any_value_in_any_statistics_cell_is_refused_or_imports_and_scores_finitely(
         exports, kind, choice, row, value):

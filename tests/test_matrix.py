@@ -188,17 +188,9 @@ KINDS = {
     "per-group text": Kind("multinomial", {"text": "body", "group_by": "g"},
                            per_group(text_oracle(MultinomialNB())), {"alpha": [0.5, 3.0]}),
 }
-# Cells that cannot work: (kind, operation) -> the sqlnb.errors exception and its message.
-# A per-group text model is a text model per group (each with its own vocabulary) and a
-# pooled one: its merge, search, export and the statements that would carry every group's
-# vocabulary (macros, to_sql) are not built (docs/architecture.md).
-GROUPED_TEXT = {op: (sqlnb.errors.UnsupportedError,
-                     f"{what} (is|are) not available for per-group text models")
-                for op, what in [("sql macros", "scoring macros"),
-                                 ("to_sql", "to_sql"), ("export", "export"),
-                                 ("search", "search")]}
-GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {
-    ("per-group text", op): refusal for op, refusal in GROUPED_TEXT.items()}
+# Cells that cannot work: (kind, operation) -> the sqlnb.errors exception and its message
+# (none left: every kind has every operation).
+GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {}
 
 
 def refused(kind: str, operation: str, call: Callable[[], Any]) -> bool:

@@ -412,8 +412,9 @@ def test_a_name_held_by_a_users_table_is_refused_even_with_replace(con, export):
 
 
 def test_a_newer_format_is_refused(con, export):
-    edit_manifest(export, lambda m: m.update(format_version=2))
-    with pytest.raises(IncompatibleModelError, match="format version 2") as error:
+    newer = portable.FORMAT_VERSION + 1
+    edit_manifest(export, lambda m: m.update(format_version=newer))
+    with pytest.raises(IncompatibleModelError, match=f"format version {newer}") as error:
         sqlnb.import_model(con, export)
     assert error.value.newer
     assert relations(con) == []

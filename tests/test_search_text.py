@@ -24,6 +24,7 @@ from sqlnb.errors import (
     InvalidDataError,
     InvalidParameterError,
     NameConflictError,
+    UnknownColumnError,
     UnsupportedError,
 )
 from tests.conftest import flat
@@ -235,7 +236,9 @@ def test_hashed_folds_give_as_many_splits_and_leave_nothing_behind():
 BAD_TEXT_SEARCHES = [
     ({"tfidf": True}, UnsupportedError, "not tf-idf weighting"),
     ({"param_grid": {"use_idf": [True]}}, UnsupportedError, "not tf-idf weighting"),
-    ({"group_by": "fold"}, UnsupportedError, "search is not available for per-group text"),
+    ({"group_by": "fold"}, InvalidParameterError, "text, weight or group column"),
+    ({"group_by": "y"}, InvalidParameterError, "cannot also be the target"),
+    ({"group_by": "nowhere"}, UnknownColumnError, "group column 'nowhere'"),
     ({"param_grid": {"var_smoothing": [1.0]}}, InvalidParameterError,
      "no hyperparameter 'var_smoothing'"),
     ({"param_grid": {"alpha": [[1.0, 2.0]]}}, InvalidParameterError, "single alpha"),
@@ -263,6 +266,82 @@ def test_bad_text_searches_raise_and_leave_the_model_unchanged(kwargs, error, me
     assert con.sql("SELECT table_name FROM information_schema.tables ORDER BY 1"
                    ).fetchall() == tables
     assert model.family.params["alpha"] == 0.5
+
+
+def _per_group_reference(family: str, frame: pd.DataFrame, options: dict, alpha: float,
+                         weighted: bool) -> tuple[float, float]:
+    """The mean held-out accuracy and log-loss over folds 0-2 of a per-group text model
+    fitted on each training set: CountVectorizer + <family>NB per shop on the shop's
+    training documents, a pooled one on all of them for a held-out document whose shop has
+    no training document or is NULL (a class a shop never saw: probability 0)."""
+    classes = sorted(set(frame["y"]))
+    accuracies, losses = [], []
+    for fold in range(3):
+        train, test = frame[frame["fold"] != fold], frame[frame["fold"] == fold]
+
+        def proba(rows: pd.DataFrame, scored: pd.DataFrame) -> np.ndarray:
+            vectorizer = CountVectorizer(**options)
+            nb = ESTIMATORS[family](alpha=alpha)
+            nb.fit(vectorizer.fit_transform(rows["body"]), rows["y"],
+                   sample_weight=rows["w"].to_numpy() if weighted else None)
+            out = np.zeros((len(scored), len(classes)))
+            out[:, [classes.index(c) for c in nb.classes_]] = nb.predict_proba(
+                vectorizer.transform(scored["body"]))
+            return out
+
+        result = proba(train, test)
+        for shop in set(train["shop"].dropna()):
+            rows = (test["shop"] == shop).to_numpy()
+            if rows.any():
+                result[rows] = proba(train[train["shop"] == shop], test[rows])
+        weight = test["w"].to_numpy() if weighted else None
+        accuracies.append(np.average(np.array(classes)[result.argmax(axis=1)] == test["y"],
+                                     weights=weight))
+        losses.append(get_scorer("neg_log_loss")._score_func(
+            test["y"], result, labels=classes, sample_weight=weight))
+    return float(np.mean(accuracies)), -float(np.mean(losses))
+
+
+@pytest.mark.parametrize("family, options, weighted", [
+    ("multinomial", {}, False),
+    ("complement", {"ngram_range": (1, 2)}, True),
+    ("bernoulli", {"min_df": 2}, False),
+])
+def test_a_per_group_text_search_scores_each_fold_as_its_per_group_fit(family, options,
+                                                                       weighted):
+    """cv_results_ of a search with group_by: every candidate's mean held-out accuracy and
+    log-loss equal those of scikit-learn's per-shop pipelines fitted per fold (a shop
+    whose documents all lie in the held-out fold, and NULL shops, scored by the pooled
+    one); the refit is the per-group text fit of the best candidate."""
+    frame = _corpus(seed=4, n=90)
+    shop = np.array(["north", "south", "east"], dtype=object)[np.arange(len(frame)) % 5 % 3]
+    shop[np.arange(len(frame)) % 11 == 0] = None
+    shop[(frame["fold"] == 2).to_numpy() & (np.arange(len(frame)) % 4 == 0)] = "only_two"
+    frame = frame.assign(shop=shop)
+    con = duckdb.connect()
+    con.register("documents", frame)
+    grid = {"alpha": [0.5, 2.0]}
+    model = sqlnb.NaiveBayes("m", con=con, family=family)
+    result = model.search("documents", "y", text="body", group_by="shop", cv="fold",
+                          param_grid=grid, scoring=["accuracy", "neg_log_loss"],
+                          refit="accuracy", weight="w" if weighted else None, **options)
+    got = result.cv_results_.df()
+    want = [_per_group_reference(family, frame, options, alpha, weighted)
+            for alpha in grid["alpha"]]
+    np.testing.assert_allclose(got["mean_test_accuracy"], [a for a, _ in want],
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got["mean_test_neg_log_loss"], [loss for _, loss in want],
+                               rtol=1e-9, atol=1e-12)
+    best = int(np.argmax([a for a, _ in want]))
+    assert result.best_params_ == {"alpha": grid["alpha"][best]}
+    refitted = sqlnb.NaiveBayes("r", con=con, family=family, alpha=grid["alpha"][best]).fit(
+        "documents", "y", text="body", group_by="shop", weight="w" if weighted else None,
+        **options)
+    assert model.context.spec.groups == (("shop", "VARCHAR"),)
+    columns = [f"proba_{c}" for c in model.classes_]
+    np.testing.assert_allclose(model.predict_proba("documents").df()[columns],
+                               refitted.predict_proba("documents").df()[columns],
+                               rtol=0, atol=1e-12)
 
 
 def test_a_column_family_cannot_search_text():

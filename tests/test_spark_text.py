@@ -320,3 +320,71 @@ def test_per_group_text_models_on_spark_answer_as_on_duckdb(spark, duck):
     groups = [r[0] for r in rows(spark.sql(
         f"SELECT shop FROM {model.name}_text_groups ORDER BY shop"))]
     assert groups == ["a", "b", "c"]
+
+
+def test_a_per_group_text_models_statement_runs_on_either_engine(spark, duck):
+    """to_sql of a per-group text model fitted on Spark or on DuckDB, in Spark SQL, runs on
+    Spark and answers as DuckDB's predict_proba (each row by its shop's model, the pooled
+    one for shop c, which no fit saw, and no shop); its explain statement too."""
+    frame = TRAIN.assign(shop=[["a", "b", None][i % 3] for i in range(len(TRAIN))])
+    test = TEST.assign(shop=[["a", "b", "c", None][i % 4] for i in range(len(TEST))])
+    for table, data in (("gt_train", frame), ("gt_test", test)):
+        duck.register(f"{table}_df", data)
+        duck.execute(f"CREATE TABLE {table} AS SELECT * FROM {table}_df")
+    spark.createDataFrame(test).coalesce(1).createOrReplaceTempView("spark_grouped_test")
+    options = {"tfidf": True, "ngram_range": (1, 2)}
+    model = sqlnb.NaiveBayes(name("sq"), con=spark, family="complement").fit(
+        spark.createDataFrame(frame), "label", text="body", group_by="shop", **options)
+    on_duckdb = sqlnb.NaiveBayes("sq", con=duck, family="complement").fit(
+        "gt_train", "label", text="body", group_by="shop", **options)
+    expected = rows(on_duckdb.predict_proba("gt_test"))
+    for fitted in (model, on_duckdb):  # Spark SQL from either engine's model
+        statement = fitted.to_sql("spark_grouped_test", output="predict_proba", dialect="spark")
+        assert_same([r[:3] + r[4:] for r in rows(spark.sql(statement))], expected, 3)
+    assert_same([r[:3] + r[4:] for r in rows(duck.sql(model.to_sql(
+        "gt_test", output="predict_proba", dialect="duckdb")))], expected, 3)
+    explained = sorted(rows(on_duckdb.explain("gt_test")))
+    assert_same(sorted(rows(spark.sql(on_duckdb.to_sql(
+        "spark_grouped_test", output="explain", dialect="spark")))), explained, 3)
+
+
+def test_a_per_group_text_model_moves_between_the_engines(spark, duck, tmp_path):
+    """A per-group text model exported from DuckDB imports into Spark and answers there as
+    on DuckDB; exported from Spark, it comes back to DuckDB with the same statistics."""
+    frame = TRAIN.assign(shop=[["a", "b", None][i % 3] for i in range(len(TRAIN))])
+    test = TEST.assign(shop=[["a", "b", "c", None][i % 4] for i in range(len(TEST))])
+    for table, data in (("move_train", frame), ("move_test", test)):
+        duck.register(f"{table}_df", data)
+        duck.execute(f"CREATE TABLE {table} AS SELECT * FROM {table}_df")
+    fitted = sqlnb.NaiveBayes("mv", con=duck, family="multinomial").fit(
+        "move_train", "label", text="body", group_by="shop")
+    on_spark = sqlnb.import_model(spark, fitted.export(tmp_path / "from_duckdb"),
+                                  name=name("mv"))
+    assert_same(rows(on_spark.predict_proba(spark.createDataFrame(test).coalesce(1))),
+                rows(fitted.predict_proba("move_test")), start=3)
+    back = duckdb.connect()
+    sqlnb.import_model(back, on_spark.export(tmp_path / "from_spark"), name="mv")
+    tables = [r[0] for r in duck.sql(
+        "SELECT table_name FROM duckdb_tables() WHERE starts_with(table_name, 'mv_') AND "
+        "NOT ends_with(table_name, '_meta') ORDER BY 1").fetchall()]
+    assert "mv_text_group_1_vocabulary" in tables
+    for table in tables:
+        query = f"SELECT * FROM {table} ORDER BY ALL"
+        assert back.sql(query).fetchall() == duck.sql(query).fetchall(), table
+
+
+def test_a_per_group_text_search_on_spark_answers_as_on_duckdb(spark, duck):
+    """search(..., text=, group_by=) on Spark: every (model, fold) a text model of its own,
+    each held-out document by its shop's model; cv_results_ within 1e-9 of DuckDB's."""
+    frame = TRAIN.assign(shop=[["a", "b", None][i % 3] for i in range(len(TRAIN))],
+                         fold=[(i // 2) % 3 for i in range(len(TRAIN))])
+    duck.register("search_df", frame)
+    grid = {"alpha": [0.5, 2.0]}
+    arguments = {"text": "body", "group_by": "shop", "cv": "fold", "param_grid": grid,
+                 "scoring": ["accuracy", "neg_log_loss"], "refit": False}
+    expected = sqlnb.NaiveBayes("ss", con=duck, family="multinomial").search(
+        "search_df", "label", **arguments).cv_results_.df()
+    got = sqlnb.NaiveBayes(name("ss"), con=spark, family="multinomial").search(
+        spark.createDataFrame(frame), "label", **arguments).cv_results_.toPandas()
+    for column in ("mean_test_accuracy", "mean_test_neg_log_loss"):
+        np.testing.assert_allclose(got[column], expected[column], rtol=0, atol=1e-9)

@@ -134,9 +134,11 @@ CAST([{{ values | join(", ") }}] AS DOUBLE[])[{{ index }}]
 
 {#- Insert into ``table`` the rows ``select`` (a SELECT list, without FROM) reads from the
     Parquet file ``path``, in the file's order; ``columns`` are the (quoted) names. -#}
-{% macro insert_from_parquet(table, columns, select, path) -%}
+{% macro insert_from_parquet(table, columns, select, path, where=none) -%}
 INSERT INTO {{ table }} BY NAME
 {{ select }}FROM read_parquet({{ path | file_lit }}, file_row_number = true)
+{% if where %}WHERE {{ where }}
+{% endif %}
 ORDER BY file_row_number
 {%- endmacro %}
 
@@ -276,16 +278,21 @@ list({{ value }} ORDER BY {{ order }})
 
 {#- One row per term of a text model's vocabulary inlined as a JSON literal ``parameters``
     ({"term": [...], "idf": [...], "coef": [[class 1's], [class 2's]…]}): its term, idf
-    and a column per class, named ``coefs``. -#}
-{% macro inlined_terms(parameters, coefs) -%}
+    and a column per class, named ``coefs``. ``models`` (a per-group text model's every
+    vocabulary in one literal): the JSON has a "model" list too, each term's model number,
+    read as the column ``model``. -#}
+{% macro inlined_terms(parameters, coefs, models=false) -%}
 SELECT
+{% if models %}
+        unnest(p.model) AS model,
+{% endif %}
         unnest(p.term) AS term,
         unnest(p.idf) AS idf,
     {% for coef in coefs %}
         unnest(p.coef[{{ loop.index }}]) AS {{ coef }}{{ "," if not loop.last }}
     {% endfor %}
     FROM (
-        SELECT from_json({{ parameters | lit }}, {{ '{"term": "VARCHAR[]", "idf": "DOUBLE[]", "coef": "DOUBLE[][]"}' | lit }}) AS p
+        SELECT from_json({{ parameters | lit }}, {{ ('{' ~ ('"model": "INTEGER[]", ' if models else '') ~ '"term": "VARCHAR[]", "idf": "DOUBLE[]", "coef": "DOUBLE[][]"}') | lit }}) AS p
     )
 {%- endmacro %}
 

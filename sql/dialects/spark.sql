@@ -133,9 +133,13 @@ element_at(array({% for v in values %}CAST({{ v }} AS DOUBLE){{ ", " if not loop
 
 {#- Spark reads a file as a table named by its path; a statistics table's sums do not
     depend on its rows' order on disk. -#}
-{% macro insert_from_parquet(table, columns, select, path) -%}
+{% macro insert_from_parquet(table, columns, select, path, where=none) -%}
 INSERT INTO {{ table }} ({{ columns | join(", ") }})
 {{ select }}FROM parquet.{{ path | ident }}
+{%- if where %}
+
+WHERE {{ where }}
+{%- endif %}
 {%- endmacro %}
 
 {#- Spark has no DELETE, UPDATE or ON CONFLICT on plain tables: each writes the table's
@@ -257,15 +261,18 @@ transform(array_sort(collect_list(named_struct('o', {{ order }}, 'v', {{ value }
 {#- Spark's JSON reader takes a DDL schema; each term's position picks its idf and
     coefficients (several explode() would cross-join). Non-finite numbers come as the
     strings "Infinity", "-Infinity" and "NaN", which the reader takes for doubles. -#}
-{% macro inlined_terms(parameters, coefs) -%}
+{% macro inlined_terms(parameters, coefs, models=false) -%}
 SELECT
+{% if models %}
+        element_at(p.model, __sqlnb_i) AS model,
+{% endif %}
         element_at(p.term, __sqlnb_i) AS term,
         element_at(p.idf, __sqlnb_i) AS idf,
     {% for coef in coefs %}
         element_at(element_at(p.coef, {{ loop.index }}), __sqlnb_i) AS {{ coef }}{{ "," if not loop.last }}
     {% endfor %}
     FROM (
-        SELECT from_json({{ parameters | lit }}, 'term ARRAY<STRING>, idf ARRAY<DOUBLE>, coef ARRAY<ARRAY<DOUBLE>>') AS p
+        SELECT from_json({{ parameters | lit }}, '{{ "model ARRAY<INT>, " if models }}term ARRAY<STRING>, idf ARRAY<DOUBLE>, coef ARRAY<ARRAY<DOUBLE>>') AS p
     ) AS __sqlnb_p
     LATERAL VIEW explode(sequence(1, size(p.term))) __sqlnb_terms AS __sqlnb_i
 {%- endmacro %}

@@ -24,7 +24,63 @@ list_transform([{{ terms.row_values(features, any_float, binarize) }}], lambda {
 {%- endmacro %}
 {% if text is defined and text %}
 {% import 'text/analyzer.sql' as analyzer %}
+{% import 'text/group_models.sql' as gm %}
 {% from 'families/counts.sql' import value %}
+{% set text_groups = text.groups | default(none) %}
+{% set models = [{'index': 0, 't': t, 'class_map': none}] + (text_groups or []) %}
+{% endif %}
+{% if text is defined and text and text_groups is not none %}
+CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
+    -- the row goes to its group's text model (its own vocabulary, idf and coefficients),
+    -- a row of a group no fit saw (or of a NULL group) to the pooled model 0, as predict
+    -- routes it; its document is tokenised as the fit tokenised its documents, the terms
+    -- its model knows weighted as there and multiplied by each class's coefficient, read
+    -- from the models' tables at each call (the row is named once)
+    WITH route AS (
+        SELECT
+            coalesce(__sqlnb_group.__sqlnb_model, 0) AS model,
+            {{ analyzer.tokens(text.column, text.a) }} AS tokens
+        FROM (SELECT r AS {{ row | ident }}) AS __sqlnb_input
+        LEFT JOIN (VALUES
+        {% for g in text_groups %}
+            ({{ g.index | lit }}{% for v in g["values"] %}, {{ v }}{% endfor %}){{ "," if not loop.last }}
+        {% endfor %}
+        ) AS __sqlnb_group (__sqlnb_model{% for f in text.group_fields %}, __sqlnb_g{{ loop.index0 }}{% endfor %})
+            ON {% for f in text.group_fields %}{{ f }} = __sqlnb_group.__sqlnb_g{{ loop.index0 }}{{ " AND " if not loop.last }}{% endfor %}
+
+    ), terms AS (
+        SELECT k.class_index, {{ value({'column': 'w.x'}, text.binarize) }} * k.coef AS term_value
+        FROM (
+            SELECT
+                d.model,
+                v.term,
+                {{ analyzer.normalised(analyzer.tf('d.cell.value', text.a) ~ ' * v.idf', none, text.a) }} AS x
+            FROM (
+                SELECT model, unnest(map_entries(list_aggr({{ analyzer.terms('tokens', text.a) }}, 'histogram'))) AS cell
+                FROM route
+            ) AS d
+            JOIN (
+{{ gm.vocabularies(models) }}
+            ) AS v ON v.model = d.model AND v.term = d.cell.key
+        ) AS w
+        JOIN (
+{{ gm.coefficients(models, family) }}
+        ) AS k ON k.model = w.model AND k.feature = w.term
+    )
+    SELECT [
+    {% for c in classes %}
+        -- class {{ c.comment | comment }}: its constant in the row's model (-inf where the
+        -- group never saw the class) and the terms' parts
+        any_value(k.__sqlnb_k{{ loop.index0 }}) + coalesce(sum(CASE WHEN t.class_index = {{ c.index | lit }} THEN t.term_value END), 0){{ "," if not loop.last }}
+    {% endfor %}
+    ]
+    FROM route
+    JOIN (
+{{ gm.constants(classes, text_groups) }}
+    ) AS k ON k.model = route.model
+    LEFT JOIN terms AS t ON TRUE
+);
+{% elif text is defined and text %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
     -- the row's document is tokenised as the fit tokenised its documents; the terms the
     -- model knows are weighted as there (the vocabulary's idf, the document's norm) and
@@ -180,7 +236,62 @@ CREATE OR REPLACE MACRO {{ m.predict_proba }}(r) AS
 {% endif %}
 
 -- Whole-table scoring: SELECT * FROM churn_score('customers') (a table, view or file name).
-{% if text is defined and text %}
+{% if text is defined and text and text_groups is not none %}
+-- (a per-group text model's documents are scored together, as predict scores them: each
+-- routed to its model, one join of their terms with every model's coefficients)
+CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE
+    WITH documents AS (
+        SELECT *, row_number() OVER () AS __sqlnb_doc FROM query_table(relation)
+    ), routes AS (
+{{ gm.routes('documents', text_groups, text.group_columns) }}
+    ), cells AS (
+        {{ analyzer.document_terms('documents', '__sqlnb_doc', text.source_column, text.a) }}
+    ), sums AS (
+        SELECT
+            w.doc,
+            [
+        {% for c in classes %}
+                sum(CASE WHEN k.class_index = {{ c.index | lit }} THEN {{ value({'column': 'w.x'}, text.binarize) }} * k.coef END){{ "," if not loop.last }}
+        {% endfor %}
+            ] AS sums
+        FROM (
+            SELECT
+                c.doc,
+                r.model,
+                c.term,
+                {{ analyzer.normalised(analyzer.tf('c.count', text.a) ~ ' * v.idf', 'c.doc', text.a) }} AS x
+            FROM cells AS c
+            JOIN routes AS r ON r.doc = c.doc
+            JOIN (
+{{ gm.vocabularies(models) }}
+            ) AS v ON v.model = r.model AND v.term = c.term
+        ) AS w
+        JOIN (
+{{ gm.coefficients(models, family) }}
+        ) AS k ON k.model = w.model AND k.feature = w.term
+        GROUP BY w.doc
+    ), joint AS (
+        SELECT
+            d.*,
+            [
+        {% for c in classes %}
+                k.__sqlnb_k{{ loop.index0 }} + coalesce(s.sums[{{ loop.index }}], 0){{ "," if not loop.last }}
+        {% endfor %}
+            ] AS __sqlnb_jll
+        FROM documents AS d
+        JOIN routes AS r ON r.doc = d.__sqlnb_doc
+        JOIN (
+{{ gm.constants(classes, text_groups) }}
+        ) AS k ON k.model = r.model
+        LEFT JOIN sums AS s ON s.doc = d.__sqlnb_doc
+    )
+    SELECT
+        * EXCLUDE (__sqlnb_doc, __sqlnb_jll),
+        -- the class with the largest joint log-likelihood, as <name>_predict chooses it
+        {{ step.list_argmax(classes, '__sqlnb_jll') }} AS prediction
+    FROM joint
+    ORDER BY __sqlnb_doc;
+{% elif text is defined and text %}
 -- (a text model's documents are scored together, as predict scores them: one join of
 -- their terms with the coefficients instead of a subquery per row)
 CREATE OR REPLACE MACRO {{ m.score }}(relation) AS TABLE

@@ -6,7 +6,12 @@
 {% from 'fit/sums.sql' import sum_exp %}
 {% import 'text/analyzer.sql' as analyzer %}
 {% from 'families/counts.sql' import value %}
+{% import 'text/group_models.sql' as gm %}
 {% set text = text | default(none) %}
+{# `text.groups` (a per-group text model's): every model's vocabulary in the literal, each
+   term with its model's number; each row is routed to its group's model (the pooled model
+   0 for a group no fit saw or a NULL group column), whose constants it takes. #}
+{% set text_groups = text.get('groups') if text else none %}
 {% set lookups = lookups | default([]) %}
 {% set numbered = group_table or text or lookups %}
 WITH source AS (
@@ -21,7 +26,13 @@ WITH source AS (
     -- the vocabulary: each term's idf and its coefficient in each class, as one JSON
     -- literal (read far faster than as many rows of VALUES; the numbers are written with
     -- every digit and read back exactly)
-    {{ sql.inlined_terms(text.parameters, classes | map(attribute='coef') | list) | trim }}
+    {{ sql.inlined_terms(text.parameters, classes | map(attribute='coef') | list, text_groups is not none) | trim }}
+{% if text_groups is not none %}
+), routes AS (
+{{ gm.routes('source', text_groups, text.group_columns, '__sqlnb_row') }}
+), constants AS (
+{{ gm.constants(classes, text_groups) }}
+{% endif %}
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
     {{ analyzer.document_terms('source', '__sqlnb_row', text.column, text.a) }}
@@ -34,7 +45,12 @@ WITH source AS (
         k.{{ c.coef }}{{ "," if not loop.last }}
     {% endfor %}
     FROM cells AS c
+{% if text_groups is not none %}
+    JOIN routes AS r ON r.doc = c.doc
+    JOIN coefficients AS k ON k.model = r.model AND k.term = c.term
+{% else %}
     JOIN coefficients AS k USING (term)
+{% endif %}
 ), sums AS (
     SELECT
         doc,
@@ -59,7 +75,7 @@ WITH source AS (
     {% for c in classes %}
         -- class {{ c.comment | comment }}
         {% if text %}
-        {{ c.constant | lit }} + coalesce(__sqlnb_sums.{{ c.sum }}, 0) AS {{ c.jll }}{{ "," if not loop.last }}
+        {% if text_groups is not none %}__sqlnb_constants.__sqlnb_k{{ loop.index0 }}{% else %}{{ c.constant | lit }}{% endif %} + coalesce(__sqlnb_sums.{{ c.sum }}, 0) AS {{ c.jll }}{{ "," if not loop.last }}
         {% else %}
         {{ scoring.class_jll(family, c, p) | trim }} AS {{ c.jll }}{{ "," if not loop.last }}
         {% endif %}
@@ -68,6 +84,11 @@ WITH source AS (
     {% if text %}
     -- a document without a known term keeps the class constants
     LEFT JOIN sums AS __sqlnb_sums ON __sqlnb_sums.doc = source.__sqlnb_row
+    {% endif %}
+    {% if text_groups is not none %}
+    -- the constants of the row's model
+    JOIN routes AS __sqlnb_route ON __sqlnb_route.doc = source.__sqlnb_row
+    JOIN constants AS __sqlnb_constants ON __sqlnb_constants.model = __sqlnb_route.model
     {% endif %}
     {% if lookups %}
     -- the coefficients of the categorical features with many categories, one row each

@@ -19,26 +19,45 @@
 {#- Text: each document's terms, joined with its fold's coefficients (one column per
     candidate and class); a term outside the fold's vocabulary finds none and is
     ignored, as the fold's CountVectorizer ignores it. #}
+{#- `text.routed` (a per-group text model's): the coefficients and constants are keyed by
+    the model too (`__sqlnb_route`, 0 the pooled one); a document is scored by its group's
+    model of its fold where that group trained in the fold, else by the pooled one. #}
 {% import 'text/analyzer.sql' as analyzer %}
 {% from 'families/counts.sql' import value %}
+{% set text_keys = ['__sqlnb_route', '__sqlnb_fold'] if text.routed else ['__sqlnb_fold'] %}
+{% macro on(a, b, keys) -%}
+{% for k in keys %}{{ a }}.{{ k }} = {{ b }}.{{ k }}{{ " AND " if not loop.last }}{% endfor %}
+{%- endmacro %}
 WITH text_documents AS {{ sql.materialized() }}(
     SELECT
         {{ sql.row_id() }} AS __sqlnb_doc,
         __sqlnb_fold,
+{% if text.routed %}
+        coalesce(__sqlnb_trained.__sqlnb_model, 0) AS __sqlnb_route,
+{% endif %}
         {{ target }} AS __sqlnb_y,
         {% if weight %}CAST({{ weight }} AS DOUBLE){% else %}CAST(1 AS DOUBLE){% endif %} AS __sqlnb_w,
         {{ analyzer.tokens(text.column, text.a) }} AS __sqlnb_tokens
     FROM {{ source }}
+{% if text.routed %}
+    -- the groups each fold's training documents have
+    LEFT JOIN (
+        SELECT DISTINCT __sqlnb_route AS __sqlnb_model, __sqlnb_fold AS __sqlnb_model_fold
+        FROM {{ text.constants }}
+        WHERE __sqlnb_route > 0
+    ) AS __sqlnb_trained
+        ON __sqlnb_trained.__sqlnb_model = __sqlnb_route AND __sqlnb_trained.__sqlnb_model_fold = __sqlnb_fold
+{% endif %}
     WHERE {{ target }} IS NOT NULL AND __sqlnb_fold IS NOT NULL
 ), document_terms AS (
-    SELECT __sqlnb_doc, __sqlnb_fold, cell.key AS term, cell.value AS count
+    SELECT __sqlnb_doc, {{ text_keys | join(", ") }}, cell.key AS term, cell.value AS count
     FROM (
-        SELECT __sqlnb_doc, __sqlnb_fold, {{ sql.unnest(sql.histogram(analyzer.terms('__sqlnb_tokens', text.a))) }} AS cell
+        SELECT __sqlnb_doc, {{ text_keys | join(", ") }}, {{ sql.unnest(sql.histogram(analyzer.terms('__sqlnb_tokens', text.a))) }} AS cell
         FROM text_documents
     )
 ), term_coefficients AS (
     SELECT
-        __sqlnb_fold,
+        {{ text_keys | join(", ") }},
         term,
 {% for g in candidates %}
 {% set candidate = loop.index0 %}
@@ -47,11 +66,11 @@ WITH text_documents AS {{ sql.materialized() }}(
 {% endfor %}
 {% endfor %}
     FROM {{ text.coefficients }}
-    GROUP BY __sqlnb_fold, term
+    GROUP BY {{ text_keys | join(", ") }}, term
 ), fold_constants AS (
     -- NULL where the fold's training documents lack the class
     SELECT
-        __sqlnb_fold,
+        {{ text_keys | join(", ") }},
 {% for g in candidates %}
 {% set candidate = loop.index0 %}
 {% for c in g.classes %}
@@ -59,7 +78,7 @@ WITH text_documents AS {{ sql.materialized() }}(
 {% endfor %}
 {% endfor %}
     FROM {{ text.constants }}
-    GROUP BY __sqlnb_fold
+    GROUP BY {{ text_keys | join(", ") }}
 ), term_sums AS (
     SELECT
         d.__sqlnb_doc,
@@ -70,7 +89,7 @@ WITH text_documents AS {{ sql.materialized() }}(
 {% endfor %}
 {% endfor %}
     FROM document_terms AS d
-    JOIN term_coefficients AS k ON k.__sqlnb_fold = d.__sqlnb_fold AND k.term = d.term
+    JOIN term_coefficients AS k ON {{ on('k', 'd', text_keys) }} AND k.term = d.term
     GROUP BY d.__sqlnb_doc
 ), joint AS (
     SELECT
@@ -83,7 +102,7 @@ WITH text_documents AS {{ sql.materialized() }}(
 {% endfor %}{{ "," if not loop.last }}
 {% endfor %}
     FROM text_documents AS d
-    JOIN fold_constants AS k ON k.__sqlnb_fold = d.__sqlnb_fold
+    JOIN fold_constants AS k ON {{ on('k', 'd', text_keys) }}
     LEFT JOIN term_sums AS s ON s.__sqlnb_doc = d.__sqlnb_doc
 {% elif arrays %}
 {#- Parameters as data: each class's constants, weights and fallbacks per fold and

@@ -14,7 +14,8 @@
    (the pooled one) for a group no fit saw or a NULL group column. `inlined` (to_sql's and
    the <name>_explain macro's): the vocabulary as the JSON literal of
    score/standalone_score.sql (each term's idf and coefficient per class), so the statement
-   reads no sqlnb table; `coef_columns`: the name of each class's coefficient column. #}
+   reads no sqlnb table (a per-group text model's: every model's vocabulary, each term with
+   its model's number); `coef_columns`: the name of each class's coefficient column. #}
 {% import 'text/analyzer.sql' as analyzer %}
 {% import family_template as family %}
 {% import 'text/group_models.sql' as gm %}
@@ -33,8 +34,6 @@ WITH documents AS (
 ), routes AS (
     -- as predict routes it (text/score_group_terms.sql)
 {{ gm.routes('documents' if row is none else 'chosen', groups, group_columns) }}
-), vocabularies AS (
-{{ gm.vocabularies(models) }}
 ), constants AS (
     -- per model, the constant of each class it saw (a class a group never saw has no
     -- terms there: its joint log-likelihood is -inf)
@@ -54,7 +53,15 @@ WITH documents AS (
 {% if inlined %}
 ), inlined_terms AS (
     -- the vocabulary: each term's idf and its coefficient in each class, inlined
-    {{ sql.inlined_terms(inlined, coef_columns) | trim }}
+    {{ sql.inlined_terms(inlined, coef_columns, grouped) | trim }}
+{% endif %}
+{% if grouped %}
+), vocabularies AS (
+{% if inlined %}
+    SELECT model, term, idf FROM inlined_terms
+{% else %}
+{{ gm.vocabularies(models) }}
+{% endif %}
 {% endif %}
 ), cells AS (
     -- one row per document and distinct term, with the term's count in the document
@@ -76,7 +83,9 @@ WITH documents AS (
     JOIN {{ 'inlined_terms' if inlined else t.vocabulary }} AS v USING (term)
 {% endif %}
 ), coefficients AS (
-{% if grouped %}
+{% if grouped and inlined %}
+{{ gm.inlined_coefficients('inlined_terms', classes, coef_columns) }}
+{% elif grouped %}
 {{ gm.coefficients(models, family) }}
 {% elif inlined %}
 {% for c in classes %}

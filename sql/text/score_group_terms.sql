@@ -57,13 +57,7 @@ WITH documents AS {{ sql.materialized() }}(
     GROUP BY w.doc
 ), constants AS (
     -- per model, each class's constant; a class the group never saw has probability 0
-    SELECT *
-    FROM (VALUES
-        (0{% for c in classes %}, CAST({{ c.constant | lit }} AS DOUBLE){% endfor %}){{ "," if groups }}
-{% for m in groups %}
-        ({{ m.index | lit }}{% for c in classes %}, {% if m.constants.get(c.index) is none %}CAST('-inf' AS DOUBLE){% else %}CAST({{ m.constants[c.index] | lit }} AS DOUBLE){% endif %}{% endfor %}){{ "," if not loop.last }}
-{% endfor %}
-    ) AS k(model{% for c in classes %}, __sqlnb_k{{ loop.index0 }}{% endfor %})
+{{ gm.constants(classes, groups) }}
 ), joint AS (
     SELECT
 {% if keep is none %}
