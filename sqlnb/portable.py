@@ -347,14 +347,16 @@ def import_into(con: duckdb.DuckDBPyConnection,
     meta = manifest["meta"]
     tables = {t["role"]: t for t in manifest["tables"]}
     # the files are checked by DuckDB wherever the model goes (they are on this machine)
-    _check_files(con if engine.dialect is DUCKDB else duckdb.connect(), directory, tables)
+    checker = con if engine.dialect is DUCKDB else duckdb.connect()
+    _check_files(checker, directory, tables)
     model = _new_model(engine, name or meta["model"], meta, sql_macros)
     roles = set(tables)
     grouped, terms = "group_columns" in roles, "analyzer" in roles
     _check_roles(model, roles, meta, grouped, terms)
-    groups = _groups(con, directory / tables["group_columns"]["file"], meta) if grouped else []
+    groups = (_groups(checker, directory / tables["group_columns"]["file"], meta) if grouped
+              else [])
     if terms:
-        _check_analyzer(model, directory / tables["analyzer"]["file"])
+        _check_analyzer(model, directory / tables["analyzer"]["file"], checker)
     _refuse_taken(model, replace)
     kinds = (parts.kinds(model, grouped) if grouped or model.family.composite
              else ("base", "macros") + (("text",) if terms else ()))
@@ -367,7 +369,7 @@ def import_into(con: duckdb.DuckDBPyConnection,
                 features = [dict(f) for f in features]  # as parts.write does
                 lay = parts.layout(model, features, {f["name"]: f.get("family", "")
                                                      for f in features}, groups)
-                parts.create(model, lay, target_type)
+                parts.create(model, lay, model.dialect.type_name(target_type))
             else:
                 pipeline_of(model).create(model.dialect.type_name(target_type), text=terms)
             for role, table in tables.items():
@@ -599,11 +601,13 @@ def _groups(con: duckdb.DuckDBPyConnection, file: Path,
     raise IncompatibleModelError(f"the group columns in {file.name!r} {problem}")
 
 
-def _check_analyzer(model: ModelContext, file: Path) -> None:
-    """A text model's analyzer settings are validated as fit validates them."""
+def _check_analyzer(model: ModelContext, file: Path,
+                    checker: duckdb.DuckDBPyConnection) -> None:
+    """A text model's analyzer settings are validated as fit validates them (the file read
+    by ``checker``, DuckDB wherever the model goes)."""
     from .text import Analyzer, check_re2
 
-    rows = _small_table(model.engine.connection, file)
+    rows = _small_table(checker, file)
     try:
         assert len(rows) == 1 and rows[0]["input"] in ("text", "long")
         options = json.loads(rows[0]["options"])
