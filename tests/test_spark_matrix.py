@@ -53,6 +53,15 @@ KNOWN_BUGS: dict[tuple[str, str], str] = {
     **{(kind, "sql macros"): "a text model on Spark writes no SQL functions and "
        "create_macros does not refuse it" for kind in ALL if KINDS[kind].fit.get("text")
        and (kind, "sql macros") not in GAPS},
+    ("per-group text", "sql macros"): "create_macros raises KeyError 'terms' on Spark "
+    "instead of the per-group text refusal",
+    ("auto", "export"): "import_model into Spark: the features table's types are Spark's, "
+    "the metadata's DuckDB's (IncompatibleModelError)",
+    **{(kind, "export"): "import_model into Spark refuses the exported group columns "
+       "(IncompatibleModelError)" for kind in ("per-group", "per-group auto")},
+    **{(kind, "export"): "import_model into Spark of a text model: its scoring functions "
+       "are compiled (KeyError 'terms' or 'unknown input kind None')"
+       for kind in ("text multinomial", "text bernoulli", "text complement")},
 }
 
 
@@ -366,16 +375,19 @@ def test_export_then_import_scores_bit_for_bit(spark, stages, scored, kind, tmp_
                                              ("predict", "joint")),
                 into_duck.classes_, labels, frame[[f"jll_{c}" for c in CLASSES]].to_numpy())
 
-    got = cell(stages, kind, "export", build)
-    if got is None:
-        return
-    spark_classes, spark_answers, duck_classes, duck_labels, duck_joint = got
-    want = fitted_answers(stages, kind)
-    assert spark_classes == duck_classes == CLASSES
-    assert np.array_equal(spark_answers["joint"], want["joint"])
-    assert spark_answers["predict"] == want["predict"]
-    assert duck_labels == want["predict"]
-    np.testing.assert_allclose(duck_joint, want["joint"], **TOL)
+    def check():
+        got = cell(stages, kind, "export", build)
+        if got is None:
+            return
+        spark_classes, spark_answers, duck_classes, duck_labels, duck_joint = got
+        want = fitted_answers(stages, kind)
+        assert spark_classes == duck_classes == CLASSES
+        assert np.array_equal(spark_answers["joint"], want["joint"])
+        assert spark_answers["predict"] == want["predict"]
+        assert duck_labels == want["predict"]
+        np.testing.assert_allclose(duck_joint, want["joint"], **TOL)
+
+    expect_bug(kind, "export", check)
 
 
 @pytest.mark.parametrize("kind", ALL)
