@@ -388,7 +388,7 @@ def import_into(con: duckdb.DuckDBPyConnection,
                 features = [dict(f) for f in features]  # as parts.write does
                 lay = parts.layout(model, features, {f["name"]: f.get("family", "")
                                                      for f in features}, groups)
-                parts.create(model, lay, target_type)
+                parts.create(model, lay, model.dialect.type_name(target_type))
             else:
                 pipeline_of(model).create(model.dialect.type_name(target_type), text=terms)
             for role, table in tables.items():
