@@ -489,6 +489,12 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
     whose dialect stores SQL functions instead (Spark) get :func:`functions_sql`'s.
     ``joint_only``: only ``<name>_joint_log_likelihood``, the macro the others call."""
     if model.dialect.stored_scoring == "functions":
+        if not model.row_functions_cover():
+            raise UnsupportedError(
+                f"model {model.name}: this engine's stored scoring functions take a row's "
+                "feature columns, which can neither pick a group's parameters nor tokenise "
+                "a text: score this per-group or text model with predict*, or run the "
+                f"statement of to_sql(..., dialect={model.dialect.name!r}) in SQL")
         return functions_sql(model)
     text = None if arrays else model.parameters().get("text")
     if not text and model.stored_input():

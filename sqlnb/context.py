@@ -271,6 +271,14 @@ class ModelContext:
         ``family="auto"``, no group key, no text or long input)."""
         return not (self.family.composite or self.spec.grouped or self.stored_input())
 
+    def row_functions_cover(self) -> bool:
+        """Whether SQL functions of a row's feature columns can score the model, as the
+        engines that store functions rather than macros (Spark) write them: not a per-group
+        model (the row's group picks its parameters) nor a text or long-input one (its
+        terms come from tokens, not columns). Those are scored there with ``predict*`` or
+        the statement of ``to_sql``."""
+        return not (self.spec.grouped or self.stored_input())
+
     @property
     def reads_terms(self) -> bool:
         """Whether the model's features are terms derived from its input (text or long

@@ -632,10 +632,12 @@ class Pipeline:
         if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
             # the functions' text from the new version's parameters, read now (the staged
             # tables, one view deep); written after the switch
+            staged = self.staged_context()
             self._functions_after_switch = (
-                macros.functions_text(self.staged_context(), self.owner,
+                macros.functions_text(staged, self.owner,
                                       kept_shape=not structural and not fresh)
-                if self.sql_macros and scoring_macros else False)
+                if self.sql_macros and scoring_macros and staged.row_functions_cover()
+                else False)
         elif self.sql_macros and scoring_macros:
             # the macros hold the parameters: re-created at every write (the view they
             # read where the weight matrix does not apply only when it is not current)
