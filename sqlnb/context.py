@@ -332,14 +332,19 @@ def as_context(model: Any) -> ModelContext:
     return model if isinstance(model, ModelContext) else model.context
 
 
-def refuse_newer(context: ModelContext) -> None:
-    """A model of this name written by a newer sqlnb is not overwritten either."""
+def refuse_newer(context: ModelContext) -> dict[str, Any] | None:
+    """A model of this name written by a newer sqlnb is not overwritten either. Returns
+    the metadata row read (None: no model, or one whose metadata is not readable), whose
+    record of owned relations the write's claim can take (``ownership.claim``'s
+    ``meta``)."""
     context.state.meta = None
+    meta = None
     try:
-        _ = context.meta
+        meta = context.meta
     except NotFittedError:
         pass
     except IncompatibleModelError as exc:
         if exc.newer:
             raise
     context.state.meta = None
+    return meta

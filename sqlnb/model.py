@@ -195,7 +195,7 @@ class NaiveBayes:
         ``tfidf=True``, ``TfidfVectorizer``'s). See :mod:`sqlnb.text`.
         """
         self.engine.refuse_open_transaction("fit")  # before any read that could fail
-        refuse_newer(self.context)
+        previous = refuse_newer(self.context)
         if text is not None or text_options:
             if text is None or features is not None:
                 raise InvalidParameterError(
@@ -211,7 +211,7 @@ class NaiveBayes:
             spec = parts.input_spec(self.context, src, target, features, weight, group_by)
             with self.engine.transaction("fit", checked=True):
                 self.pipeline.take_labelled()
-                parts.fit_within(self.context, src, spec)
+                parts.fit_within(self.context, src, spec, previous=previous)
                 # counted before COMMIT, so nothing can fail once the new model is committed:
                 # the labelled rows by the scan, the rows from the source's length where it
                 # is known without reading it (Arrow, pandas, Parquet footers)

@@ -439,13 +439,16 @@ def input_spec(model: ModelContext, src: Source, target: str, features: list[str
     return spec
 
 
-def fit_within(model: ModelContext, src: Source, spec: dict[str, Any]) -> None:
+def fit_within(model: ModelContext, src: Source, spec: dict[str, Any], *,
+               previous: dict[str, Any] | None = None) -> None:
     """Fit on ``src`` as ``spec`` (from :meth:`input_spec`) describes, inside the
-    caller's transaction (e.g. a search's scratch model, always rolled back)."""
+    caller's transaction (e.g. a search's scratch model, always rolled back).
+    ``previous``: the metadata row of the model of that name, as the caller has just
+    read it (its record of owned relations answers the claim)."""
     if spec.get("groups") or model.family.composite:  # a model of parts (sqlnb.parts)
         write(model, src, spec)
         return
-    ownership.claim(model, ownership.names(model.name, "base", "macros"))
+    ownership.claim(model, ownership.names(model.name, "base", "macros"), meta=previous)
     grouping.drop_groups(model)
     features = spec["features"]
     # an earlier mixed model's per-family relations (the model's own tables and parameter
