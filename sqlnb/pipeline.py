@@ -634,7 +634,6 @@ class Pipeline:
                 macros.functions_text(self.staged_context(), self.owner,
                                       kept_shape=not structural and not fresh)
                 if functions else False)
-            self.engine.forget_prefetched()
         elif self.sql_macros and scoring_macros:
             # the macros hold the parameters: re-created at every write (the view they
             # read where the weight matrix does not apply only when it is not current)
@@ -646,6 +645,7 @@ class Pipeline:
             # changes, so they go with the view (they fail, never answer stale), and the
             # next write with macros creates them again
             macros.drop_macros(self.owner)
+        self.engine.forget_prefetched()  # (what no read took)
 
     def check_classes(self, needed: int, what: str = "this model",
                       known: int | None = None) -> int:

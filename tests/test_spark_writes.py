@@ -75,7 +75,9 @@ def test_a_spark_write_costs_few_statements_and_answers_as_scikit_learn(
         # a write: one look at the catalog (its functions' too where it writes them), the
         # batch scan and its checks, one statement per new statistics table (an update's
         # from old and batch together; the features it leaves as they are), the metadata
-        # with its row, the switch, the drops and the scoring functions (an update that
+        # with its row, then the class count, the checks and that row read back in one
+        # statement and the parameters in one, the switch, the drops and the scoring
+        # functions (an update that
         # keeps the classes re-creates only the two holding the parameters: the joint
         # log-likelihood and <name>_explain, a statement each, as Spark runs one per
         # call); the first

@@ -196,11 +196,17 @@ class SparkEngine(Engine):
 
     def prefetch(self, queries: list[str]) -> None:
         """Read ``queries`` now, in one statement (:meth:`fetch_together`), for the
-        ``fetch``/``fetch_with_names`` of the same text that follow (each answered once)."""
+        ``fetch``/``fetch_with_names`` of the same text that follow (each answered once).
+        If that statement fails, nothing is kept: each read then runs when asked, in the
+        caller's order, so the error is the one the caller's own checks raise first."""
         queries = [q for q in dict.fromkeys(queries) if q not in self._prefetched]
         if len(queries) < 2:
             return
-        self._prefetched.update(zip(queries, self.fetch_together(queries)))
+        try:
+            found = self.fetch_together(queries)
+        except Exception:  # noqa: BLE001 - asked again one by one, where it is raised
+            return
+        self._prefetched.update(zip(queries, found))
 
     def forget_prefetched(self) -> None:
         """Drop what :meth:`prefetch` read and no read took (the end of a write)."""
