@@ -15,6 +15,7 @@ Prints a Markdown table::
     python3 benchmarks/bench_spark.py --models --rows 1000000 --features 20
     python3 benchmarks/bench_spark.py --scale --rows 5000000,50000000 --features 20
     python3 benchmarks/bench_spark.py --mllib --rows 1000000 --features 20
+    python3 benchmarks/bench_spark.py --writes --rows 1000 --baseline ../other-checkout
 
 ``--mllib``: sqlnb on Spark beside MLlib's ``NaiveBayes`` (its ``VectorAssembler``
 included) on the same Parquet file of counts (0-9, per class shifted), for the Gaussian,
@@ -22,6 +23,10 @@ multinomial, Bernoulli (both read the counts binarized, value > 0) and complemen
 families, in one Spark session: fit, predict with the predictions written to Spark's
 ``noop`` sink, the statements (``spark.sql`` calls) and Spark jobs of a sqlnb fit and of a
 ``partial_fit`` of 1,000 rows, and that ``partial_fit``'s time (medians of ``--repeat``).
+
+``--writes``: what a write of a model on Spark costs (statements, Spark jobs, seconds) for
+a fit, a refit and a warm ``partial_fit`` of ``--rows`` rows, for this checkout and, beside
+it in alternating sessions, the checkout ``--baseline`` names.
 """
 
 from __future__ import annotations
