@@ -350,7 +350,7 @@ def writes(args: argparse.Namespace, tmp: str) -> None:
                 [sys.executable, "-c", WRITES_CHILD, args.master,
                  str(pathlib.Path(tmp) / f"warehouse_{label}_{run}"), str(args.rows),
                  str(args.features), str(args.repeat)],
-                capture_output=True, text=True, check=True, env=env).stdout
+                capture_output=True, text=True, check=True, env=env, cwd=tree).stdout
             for line in out.splitlines():
                 if line.startswith("ROW "):
                     _, key, value = line.split()
