@@ -15,6 +15,7 @@ Prints a Markdown table::
     python3 benchmarks/bench_spark.py --models --rows 1000000 --features 20
     python3 benchmarks/bench_spark.py --scale --rows 5000000,50000000 --features 20
     python3 benchmarks/bench_spark.py --mllib --rows 1000000 --features 20
+    python3 benchmarks/bench_spark.py --writes --rows 1000 --baseline ../other-checkout
 
 ``--mllib``: sqlnb on Spark beside MLlib's ``NaiveBayes`` (its ``VectorAssembler``
 included) on the same Parquet file of counts (0-9, per class shifted), for the Gaussian,
@@ -22,6 +23,10 @@ multinomial, Bernoulli (both read the counts binarized, value > 0) and complemen
 families, in one Spark session: fit, predict with the predictions written to Spark's
 ``noop`` sink, the statements (``spark.sql`` calls) and Spark jobs of a sqlnb fit and of a
 ``partial_fit`` of 1,000 rows, and that ``partial_fit``'s time (medians of ``--repeat``).
+
+``--writes``: what a write of a model on Spark costs (statements, Spark jobs, seconds) for
+a fit, a refit and a warm ``partial_fit`` of ``--rows`` rows, for this checkout and, beside
+it in alternating sessions, the checkout ``--baseline`` names.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -272,6 +278,92 @@ def mllib(args: argparse.Namespace, tmp: str) -> None:
               f"{r['sqlnb_partial_fit_jobs']:.0f} |")
 
 
+# A write's cost on Spark: statements and jobs of a fit, a refit and a warm partial_fit of
+# --rows rows (a catalog table), and the partial_fit's time (median of --repeat).
+WRITES_CHILD = """
+import statistics, sys, time
+from pyspark.sql import SparkSession
+import sqlnb
+from sqlnb.engines.spark import SparkEngine
+master, warehouse, rows, n_features, repeat = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
+spark = (SparkSession.builder.master(master).config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false")
+         .config("spark.sql.shuffle.partitions", "1")
+         .config("spark.sql.warehouse.dir", warehouse).getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+tracker = spark.sparkContext.statusTracker()
+columns = [f"(id * {2 * j + 3} % 9973) / 997.3D + (id % 5) * {j % 3 + 1}D AS x{j}"
+           for j in range(n_features)]
+spark.range(rows).selectExpr(*columns, "concat('c', CAST(id % 5 AS STRING)) AS y") \\
+    .write.mode("overwrite").saveAsTable("writes_batch")
+
+class Counting:
+    def __init__(self, session):
+        self.session, self.count = session, 0
+    def sql(self, query, *args, **kwargs):
+        self.count += 1
+        return self.session.sql(query, *args, **kwargs)
+    def __getattr__(self, name):
+        return getattr(self.session, name)
+
+counting = Counting(spark)
+groups = iter(range(10 ** 6))
+
+def measured(call):
+    name = f"g{next(groups)}"
+    spark.sparkContext.setJobGroup(name, name)
+    before, start = counting.count, time.perf_counter()
+    call()
+    seconds = time.perf_counter() - start
+    spark.sparkContext.setJobGroup("other", "other")
+    return seconds, counting.count - before, len(tracker.getJobIdsForGroup(name))
+
+model = sqlnb.NaiveBayes("writes", con=SparkEngine(counting))
+found = {}
+for step in ("fit", "refit"):
+    seconds, found[step + "_statements"], found[step + "_jobs"] = measured(
+        lambda: model.fit("writes_batch", "y"))
+    found[step + "_s"] = seconds
+measured(lambda: model.partial_fit("writes_batch", "y"))  # the first: plans, reads shifts
+times = []
+for _ in range(repeat):
+    seconds, found["partial_fit_statements"], found["partial_fit_jobs"] = measured(
+        lambda: model.partial_fit("writes_batch", "y"))
+    times.append(seconds)
+found["partial_fit_s"] = statistics.median(times)
+model.drop()
+for key, value in found.items():
+    print("ROW", key, value)
+"""
+
+
+def writes(args: argparse.Namespace, tmp: str) -> None:
+    """A write's statements, jobs and time on Spark, for this checkout and, beside it, the
+    code tree ``--baseline`` (another checkout of sqlnb), run alternately."""
+    root = pathlib.Path(__file__).resolve().parents[1]
+    trees = {"this": root, **({"baseline": pathlib.Path(args.baseline)} if args.baseline else {})}
+    found: dict[str, dict[str, list[float]]] = {}
+    for run in range(args.runs):
+        for label, tree in trees.items():
+            env = {**os.environ, "PYTHONPATH": str(tree)}
+            out = subprocess.run(
+                [sys.executable, "-c", WRITES_CHILD, args.master,
+                 str(pathlib.Path(tmp) / f"warehouse_{label}_{run}"), str(args.rows),
+                 str(args.features), str(args.repeat)],
+                capture_output=True, text=True, check=True, env=env, cwd=tree).stdout
+            for line in out.splitlines():
+                if line.startswith("ROW "):
+                    _, key, value = line.split()
+                    found.setdefault(label, {}).setdefault(key, []).append(float(value))
+    keys = list(next(iter(found.values())))
+    print(f"| Spark {args.master}, {args.rows:,} rows x {args.features} doubles x 5 classes, "
+          "medians | " + " | ".join(found) + " |")
+    print("|---|" + "---|" * len(found))
+    for key in keys:
+        print(f"| {key.replace('_', ' ')} | " + " | ".join(
+            f"{statistics.median(values[key]):.2f}" for values in found.values()) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", default="1000000",
@@ -285,11 +377,21 @@ def main() -> None:
                         help="sqlnb's families on Spark beside MLlib's NaiveBayes")
     parser.add_argument("--families", default="gaussian,multinomial,bernoulli,complement",
                         help="--mllib: the families to run (comma-separated)")
+    parser.add_argument("--writes", action="store_true",
+                        help="a Spark write's statements, jobs and warm partial_fit time")
+    parser.add_argument("--baseline", default=None,
+                        help="--writes: another checkout of sqlnb, measured alongside")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="--writes: sessions per code tree (alternating)")
     parser.add_argument("--scale", action="store_true",
                         help="fits of generated rows on Spark, with peak driver memory")
     args = parser.parse_args()
     args.rows_list = [int(r) for r in args.rows.split(",")]
     args.rows = args.rows_list[0]
+    if args.writes:
+        with tempfile.TemporaryDirectory() as tmp:
+            writes(args, tmp)
+        return
     if args.scale or args.mllib:
         with tempfile.TemporaryDirectory() as tmp:
             (scale if args.scale else mllib)(args, tmp)

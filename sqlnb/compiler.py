@@ -341,11 +341,14 @@ def _read_parameters(model: ModelContext) -> dict[str, Any]:
     dialect = model.dialect
     types = {f["name"]: f["type"] for f in meta["features"]}
     flow = model
-    classes = flow.fetch("catalog/read_params.sql#classes")
-    constants = dict(flow.fetch("catalog/read_params.sql#constants"))
-    order = {f["name"]: i for i, f in enumerate(meta["features"])}
     template, extra = terms_read(model, model.family)
-    names, rows = flow.fetch_with_names(template, **extra)
+    # the three reads in one statement where statements are costly (Spark)
+    (_, classes), (_, constant_rows), (names, rows) = model.engine.fetch_together([
+        flow.render("catalog/read_params.sql#classes"),
+        flow.render("catalog/read_params.sql#constants"),
+        flow.render(template, **extra)])
+    constants = dict(constant_rows)
+    order = {f["name"]: i for i, f in enumerate(meta["features"])}
     terms = model.family.read_terms(rows, names[3:], lambda feature: {
         "column": dialect.ident(feature), "family": model.family.name,
         "guard": dialect.kind(types.get(feature)) == "float",

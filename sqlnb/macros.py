@@ -18,6 +18,7 @@ renders ``to_sql``); this module decides when to write them and owns the objects
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from . import ownership, scoring
@@ -108,10 +109,15 @@ def functions_text(staged: ModelContext, owner: ModelContext, *, kept_shape: boo
 
 
 def _functions_present(model: ModelContext) -> bool:
-    """Whether every scoring function of the model is in its database (one look at the
-    catalog's functions)."""
+    """Whether every scoring function of the model is in its database: as the record of
+    the write before this one says (the metadata read at the start of this one, which
+    lists what that write created), else one look at the catalog's functions."""
     functions = [name for role, name in macro_names(model.name).items()
                  if role in ("joint", "predict", "predict_proba", "predict_log_proba")]
+    recorded = (model.state.meta or {}).get("relations")
+    if recorded is not None:
+        return {name.lower() for name in functions} <= {
+            name.lower() for name in json.loads(recorded)}
     return len(ownership.existing(model, functions)) == len(functions)
 
 

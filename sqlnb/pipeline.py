@@ -615,29 +615,45 @@ class Pipeline:
         else:
             self.run("update/drop_batch.sql")
         scanned, self._scanned_classes = self._scanned_classes, None
+        staged = "next_meta" in self.tables
+        context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}
+        functions = staged and self.sql_macros and scoring_macros
+        if staged:
+            # a staged write's new version is read by no one until the switch: its scratch
+            # parameter views and metadata are written first, then the class count, the
+            # checks and the new metadata row are read in one go (a failure below drops
+            # the new version all the same)
+            self.run("score/params.sql", **context)
+            self.write_meta(features, target, target_type, weight, kind,
+                            has_columns=meta_columns)
+            self.engine.prefetch(
+                ([] if fresh else [self.render_repeated("fit/counts.sql#class_count")])
+                + [self.render_repeated("fit/checks.sql", features=features)]
+                + ([self.staged_context().render("catalog/read_meta.sql#row")]
+                   if functions else []))
         n_classes = self.check_classes(self.family.min_classes,
                                        self.family.name + " naive Bayes",
                                        scanned if fresh else None)
         self.family.check_priors(n_classes)
         structural = n_classes != known_classes
-        if structural or "next_meta" in self.tables:
-            context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}
+        if structural and not staged:
             self.run("score/params.sql", **context)
-            if "next_meta" in self.tables and structural:
-                # staged: the views readers use come after the switch (their text only
-                # changes with the classes or the hyperparameters)
-                self._params_context = context
+        elif structural:
+            # staged: the views readers use come after the switch (their text only
+            # changes with the classes or the hyperparameters)
+            self._params_context = context
         refuse(self.fetch_planned("fit/checks.sql", features=features))
-        self.write_meta(features, target, target_type, weight, kind, has_columns=meta_columns)
-        if "next_meta" in self.tables and (self.sql_macros or not scoring_macros):
+        if not staged:
+            self.write_meta(features, target, target_type, weight, kind,
+                            has_columns=meta_columns)
+        if staged and (self.sql_macros or not scoring_macros):
             # the functions' text from the new version's parameters, read now (the staged
             # tables, one view deep); written after the switch
-            staged = self.staged_context()
+            new_version = self.staged_context()
             self._functions_after_switch = (
-                macros.functions_text(staged, self.owner,
+                macros.functions_text(new_version, self.owner,
                                       kept_shape=not structural and not fresh)
-                if self.sql_macros and scoring_macros and staged.row_functions_cover()
-                else False)
+                if functions and new_version.row_functions_cover() else False)
         elif self.sql_macros and scoring_macros:
             # the macros hold the parameters: re-created at every write (the view they
             # read where the weight matrix does not apply only when it is not current)
@@ -649,6 +665,7 @@ class Pipeline:
             # changes, so they go with the view (they fail, never answer stale), and the
             # next write with macros creates them again
             macros.drop_macros(self.owner)
+        self.engine.forget_prefetched()  # (what no read took)
 
     def check_classes(self, needed: int, what: str = "this model",
                       known: int | None = None) -> int:

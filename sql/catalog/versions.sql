@@ -48,3 +48,17 @@ SHOW VIEWS IN {{ database }}
 {% macro functions(database) -%}
 SHOW USER FUNCTIONS IN {{ database }}
 {%- endmacro %}
+
+{# Several small reads in one statement (an engine that runs one statement per call at a
+   fixed cost): each query's rows as one array of structs, a column each, every row
+   numbered first in the query's order (the caller sorts by it). #}
+{% macro together(queries) -%}
+-- Several reads at once, each query's rows gathered in one column.
+SELECT
+{%- for query in queries %}
+    (SELECT collect_list(struct(*)) FROM (SELECT monotonically_increasing_id() AS __sqlnb_row, __q.*
+     FROM (
+{{ query }}
+     ) AS __q) AS __r) AS __sqlnb_read_{{ loop.index }}{{ "," if not loop.last }}
+{%- endfor %}
+{%- endmacro %}

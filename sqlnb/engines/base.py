@@ -82,6 +82,21 @@ class Engine:
         """The rows of ``sql`` and its column names."""
         raise NotImplementedError
 
+    def fetch_together(self, queries: list[str]) -> list[tuple[list[str], list[tuple]]]:
+        """The column names and rows of each of ``queries`` (small reads of one moment),
+        in one statement where the engine runs one statement per call at a fixed cost
+        (Spark); one each here."""
+        return [self.fetch_with_names(query) for query in queries]
+
+    def prefetch(self, queries: list[str]) -> None:
+        """Reads the caller is about to make, with their exact text: an engine where each
+        statement costs a round trip reads them together now (:meth:`fetch_together`) and
+        answers each later ``fetch``/``fetch_with_names`` of one of those texts (once) from
+        what it read. Nothing here: each read runs when asked."""
+
+    def forget_prefetched(self) -> None:
+        """Drop what :meth:`prefetch` read and no read took."""
+
     def fetch_readable(self, sql: str) -> list[tuple] | None:
         """The rows of ``sql``, or None when a relation or column it reads does not exist;
         either way a transaction the caller has open stays usable."""

@@ -78,6 +78,8 @@ class SparkEngine(Engine):
         self._keeps_catalog = False
         self._carried: set[str] | None = None  # the tables a staged write carries over
         self._prelude = False  # a writer's reads before its write keep the catalog
+        # reads made ahead of their callers, by text (see prefetch)
+        self._prefetched: dict[str, tuple[list[str], list[tuple]]] = {}
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str) -> None:
@@ -165,11 +167,50 @@ class SparkEngine(Engine):
 
     def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
         """The rows of ``sql``; ``parameters`` bind to its ``?`` markers."""
+        if parameters is None and sql in self._prefetched:
+            return self._prefetched.pop(sql)[1]
         return [tuple(row) for row in self.connection.sql(sql, args=parameters).collect()]
 
     def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
+        if sql in self._prefetched:
+            return self._prefetched.pop(sql)
         frame = self.connection.sql(sql)
         return list(frame.columns), [tuple(row) for row in frame.collect()]
+
+    def fetch_together(self, queries: list[str]) -> list[tuple[list[str], list[tuple]]]:
+        """One statement for several small reads: each query's rows gathered as an array of
+        structs (numbered in the query's order, so that its ORDER BY holds), each a column
+        of the one row it returns (``catalog/versions.sql#together``)."""
+        if len(queries) < 2:
+            return [self.fetch_with_names(query) for query in queries]
+        frame = self.connection.sql(self.render(
+            "catalog/versions.sql#together",
+            queries=[query.rstrip().rstrip(";") for query in queries]))
+        row = frame.first()
+        found = []
+        for field, rows in zip(frame.schema.fields, row):
+            names = list(field.dataType.elementType.fieldNames())[1:]
+            ordered = sorted(rows, key=lambda r: r[0])
+            found.append((names, [tuple(r)[1:] for r in ordered]))
+        return found
+
+    def prefetch(self, queries: list[str]) -> None:
+        """Read ``queries`` now, in one statement (:meth:`fetch_together`), for the
+        ``fetch``/``fetch_with_names`` of the same text that follow (each answered once).
+        If that statement fails, nothing is kept: each read then runs when asked, in the
+        caller's order, so the error is the one the caller's own checks raise first."""
+        queries = [q for q in dict.fromkeys(queries) if q not in self._prefetched]
+        if len(queries) < 2:
+            return
+        try:
+            found = self.fetch_together(queries)
+        except Exception:  # noqa: BLE001 - asked again one by one, where it is raised
+            return
+        self._prefetched.update(zip(queries, found))
+
+    def forget_prefetched(self) -> None:
+        """Drop what :meth:`prefetch` read and no read took (the end of a write)."""
+        self._prefetched.clear()
 
     def relation(self, sql: str) -> Any:
         """A Spark DataFrame: nothing runs until an action (``collect``, ``write``…)."""
@@ -309,6 +350,7 @@ class SparkEngine(Engine):
         finally:  # (after what the write's switch runs)
             self._keeps_catalog = False
             self._forget_catalog()
+            self._prefetched.clear()
 
     def stage(self, names: list[str], done: Callable[[bool], None]) -> int:
         """Inside :meth:`transaction`: the tables ``names`` (the last one the switch, see
