@@ -87,7 +87,11 @@ GROUP BY __src.{{ target }}
     min({{ x }}) AS {{ f.alias }}_lo,
     max({{ x }}) AS {{ f.alias }}_hi,
     {% endif %}
-    any_value({{ shift(f) }}) AS {{ f.alias }}_shift{{ "," if not loop.last }}
+    {#- a literal shift is no aggregate; a class's own (joined) shift is one value per
+        class, which max takes with one field of state (Spark's any_value keeps two, and
+        a grouping with more than spark.sql.codegen.maxFields (100) fields of state gets
+        no generated code: twice the time) #}
+    {% if f.get('class_shift') or f.get('pilot_shift') %}max({{ shift(f) }}){% else %}{{ shift(f) }}{% endif %} AS {{ f.alias }}_shift{{ "," if not loop.last }}
 {% endfor %}
 {% endmacro %}
 
