@@ -145,9 +145,10 @@ GROUP BY __src.{{ target }}
 -- Features whose batch sums lose more than one digit to cancellation in some class
 -- (m2 = S2 - S1^2 / W below S2 / 10: the shift is more than three spreads from the
 -- class's mean), so no variance keeps an error above a few dozen roundings (scikit-learn's
--- two passes do no better). Sums that are exactly zero lost nothing.
+-- two passes do no better). Sums that are exactly zero lost nothing. A feature comes once
+-- per class where it cancels (the caller takes the set).
 {% set names = features | map(attribute='name') | map('lit') | list %}
-SELECT DISTINCT feature
+SELECT feature
 FROM (
     SELECT
 {% if weighted %}
