@@ -217,10 +217,13 @@ class NaiveBayes:
                 parts.fit_within(self.context, src, spec, stored=stored, read=True)
                 # counted before COMMIT, so nothing can fail once the new model is committed:
                 # the labelled rows by the scan, the rows from the source's length where it
-                # is known without reading it (Arrow, pandas, Parquet footers)
+                # is known without reading it (Arrow, pandas, Parquet footers), else by a
+                # count that reads no column
                 n_labelled = self.pipeline.take_labelled()
                 n_rows = None if n_labelled is None else self.engine.known_rows(src)
-                if n_rows is None:
+                if n_rows is None and n_labelled is not None:
+                    n_rows = self.pipeline.fetch("catalog/sources.sql#rows", source=src.sql)[0][0]
+                elif n_rows is None:
                     n_rows, n_labelled = self.pipeline.fetch(
                         "catalog/sources.sql#info", source=src.sql, target=spec["target_sql"])[0]
         finally:

@@ -479,16 +479,20 @@ class Pipeline:
                checks: list[dict[str, Any]]) -> dict[str, Any]:
         """``fit/batch_probe.sql``'s answers about the batch table just written: the features
         with non-finite sums (of ``checks``), its size, the cancelling features and the
-        problems that refuse it."""
-        answer: dict[str, Any] = {"nan": [], "size": 0, "cancelling": set(), "problems": []}
+        problems that refuse it. A feature may come once per class, and the size in parts
+        (no DISTINCT and no aggregate where the batch has a row per class: on Spark each is
+        one more shuffle, so one more job)."""
+        answer: dict[str, Any] = {"nan": [], "size": 0, "labelled": 0, "cancelling": set(),
+                                  "problems": []}
         for kind, feature, problem in self.fetch_planned("fit/batch_probe.sql", features=features,
                                                          weighted=weighted, checks=checks,
                                                          shifted=self.family.shifted):
             if kind == "nan":
-                answer["nan"].append(feature)
+                if feature not in answer["nan"]:
+                    answer["nan"].append(feature)
             elif kind == "size":
-                answer["size"] = int(feature)
-                answer["labelled"] = int(problem or 0)
+                answer["size"] += int(feature)
+                answer["labelled"] += int(problem or 0)
             elif kind == "cancelling":
                 answer["cancelling"].add(feature)
             else:

@@ -18,6 +18,12 @@ DESCRIBE SELECT * FROM {{ source }}
 SELECT count(*) AS n_rows, count({{ target }}) AS n_labelled FROM {{ source }}
 {%- endmacro %}
 
+{% macro rows(source) -%}
+-- How many rows the source has (its labelled rows are counted by the scan): a count of
+-- no column, which reads none (Spark counts a Parquet file's rows from its row groups).
+SELECT count(*) AS n_rows FROM {{ source }}
+{%- endmacro %}
+
 {# The rows of Parquet files, from their footers (no row is read): what "auto" scoring asks
    of a Parquet source before choosing its statement. #}
 {% macro parquet_rows(paths) -%}

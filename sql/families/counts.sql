@@ -86,7 +86,8 @@ FROM (
 {% endmacro %}
 
 {% macro negative_check(t, features, family) %}
-SELECT DISTINCT feature, 'has negative values; {{ family }} naive Bayes needs non-negative counts' AS problem
+{#- once per class where it has a negative value: the problems' reader names each once #}
+SELECT feature, 'has negative values; {{ family }} naive Bayes needs non-negative counts' AS problem
 FROM (
     SELECT
         {{ sql.unpivot([('feature', (features | map(attribute='name') | map('lit') | list)), ('min_value', (features | map(attribute='alias')) | each('{}_min'))]) }}

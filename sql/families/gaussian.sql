@@ -89,7 +89,11 @@ GROUP BY __src.{{ target }}
     min({{ x }}) AS {{ f.alias }}_lo,
     max({{ x }}) AS {{ f.alias }}_hi,
     {% endif %}
-    any_value({{ shift(f) }}) AS {{ f.alias }}_shift{{ "," if not loop.last }}
+    {#- a literal shift is no aggregate; a class's own (joined) shift is one value per
+        class, which max takes with one field of state (Spark's any_value keeps two, and
+        a grouping with more than spark.sql.codegen.maxFields (100) fields of state gets
+        no generated code: twice the time) #}
+    {% if f.get('class_shift') or f.get('pilot_shift') %}max({{ shift(f) }}){% else %}{{ shift(f) }}{% endif %} AS {{ f.alias }}_shift{{ "," if not loop.last }}
 {% endfor %}
 {% endmacro %}
 
@@ -157,9 +161,10 @@ GROUP BY __src.{{ target }}
 -- Features whose batch sums lose more than one digit to cancellation in some class
 -- (m2 = S2 - S1^2 / W below S2 / 10: the shift is more than three spreads from the
 -- class's mean), so no variance keeps an error above a few dozen roundings (scikit-learn's
--- two passes do no better). Sums that are exactly zero lost nothing.
+-- two passes do no better). Sums that are exactly zero lost nothing. A feature comes once
+-- per class where it cancels (the caller takes the set).
 {% set names = features | map(attribute='name') | map('lit') | list %}
-SELECT DISTINCT feature
+SELECT feature
 FROM (
     SELECT
 {% if weighted %}

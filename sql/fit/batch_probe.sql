@@ -1,8 +1,9 @@
 -- One look at a batch table just written (instead of one query each): its features whose
 -- raw sums are not finite (kind 'nan': NaN in the column, the batch is run again with NaN
--- treated as missing), its number of rows and the labelled rows they count ('size'), the features whose Gaussian sums
--- cancelled around their shift ('cancelling': rescanned) and the problems that stop it
--- from touching the model ('problem'). Each part is the query of its own template.
+-- treated as missing), its number of rows and the labelled rows they count ('size', to be
+-- added up), the features whose Gaussian sums cancelled around their shift
+-- ('cancelling': rescanned) and the problems that stop it from touching the model
+-- ('problem'). Each part is the query of its own template.
 {% if checks %}
 SELECT 'nan' AS kind, feature, CAST(NULL AS {{ sql.type('VARCHAR') }}) AS problem
 FROM (
@@ -11,7 +12,14 @@ FROM (
 ) AS nan_features
 UNION ALL
 {% endif %}
+{#- the size: a batch of a row per class gives its rows one by one (a row per class,
+    with no aggregate over them: on Spark, no shuffle and no job of its own), a long batch
+    its count; the caller adds them up #}
+{% if family_long_batch %}
 SELECT 'size', CAST(count(*) AS {{ sql.type('VARCHAR') }}), CAST(sum(n) AS {{ sql.type('VARCHAR') }}) FROM {{ t.batch }}
+{% else %}
+SELECT 'size', '1', CAST(n AS {{ sql.type('VARCHAR') }}) FROM {{ t.batch }}
+{% endif %}
 {% if shifted %}
 UNION ALL
 SELECT 'cancelling', feature, NULL
