@@ -492,7 +492,7 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
     whose dialect stores SQL functions instead (Spark) get :func:`functions_sql`'s.
     ``joint_only``: only ``<name>_joint_log_likelihood``, the macro the others call."""
     if model.dialect.stored_scoring == "functions":
-        if not model.row_functions_cover():
+        if not model.stored_scoring_covers():
             raise UnsupportedError(
                 f"model {model.name}: this engine's stored scoring functions take a row's "
                 "feature columns, which can neither pick a group's parameters nor tokenise "

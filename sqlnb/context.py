@@ -271,12 +271,15 @@ class ModelContext:
         ``family="auto"``, no group key, no text or long input)."""
         return not (self.family.composite or self.spec.grouped or self.stored_input())
 
-    def row_functions_cover(self) -> bool:
-        """Whether SQL functions of a row's feature columns can score the model, as the
-        engines that store functions rather than macros (Spark) write them: not a per-group
-        model (the row's group picks its parameters) nor a text or long-input one (its
-        terms come from tokens, not columns). Those are scored there with ``predict*`` or
-        the statement of ``to_sql``."""
+    def stored_scoring_covers(self) -> bool:
+        """Whether the engine can keep the model's scoring in the database. DuckDB's macros
+        take the whole row (every kind but long input, which the macros refuse). The SQL
+        functions an engine such as Spark stores take a STRUCT of the feature columns,
+        which carries neither a per-group model's group key nor a text or long-input
+        model's tokens: those models are scored there with ``predict*`` or the statement
+        of ``to_sql``."""
+        if self.dialect.stored_scoring == "macros":
+            return True
         return not (self.spec.grouped or self.stored_input())
 
     @property

@@ -657,7 +657,7 @@ class Pipeline:
             self._functions_after_switch = (
                 macros.functions_text(new_version, self.owner,
                                       kept_shape=not structural and not fresh)
-                if functions and new_version.row_functions_cover() else False)
+                if functions and new_version.stored_scoring_covers() else False)
         elif self.sql_macros and scoring_macros:
             # the macros hold the parameters: re-created at every write (the view they
             # read where the weight matrix does not apply only when it is not current)
