@@ -27,7 +27,17 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, confusion_matrix, log_loss
-from test_matrix import ALL, CLASSES, GAPS, KINDS, TOL, contrasts, expected, make_data
+from test_matrix import (
+    ALL,
+    CLASSES,
+    GAPS,
+    KINDS,
+    TOL,
+    contrasts,
+    expected,
+    make_data,
+    search_reference,
+)
 
 import sqlnb
 
@@ -336,7 +346,7 @@ def test_fit_sql(stages, kind):
 @pytest.mark.parametrize("kind", SPARK_KINDS)
 def test_search_scores_each_candidate_as_its_fits_on_the_other_folds(stages, data, kind):
     spec = KINDS[kind]
-    (name, values), = spec.grid.items()
+    (name, _values), = spec.grid.items()
 
     def build():
         result = stages.new_model(kind).search(
@@ -348,15 +358,7 @@ def test_search_scores_each_candidate_as_its_fits_on_the_other_folds(stages, dat
     if results is None:
         return
     scores = results.sort_values(f"param_{name}")["mean_test_score"]
-    reference = []
-    for value in sorted(values):
-        per_fold = []
-        for fold in range(3):
-            train, test = data[data["fold"] != fold], data[data["fold"] == fold]
-            jll = spec.oracle(train, test, **{name: value})
-            per_fold.append(accuracy_score(test["y"], np.array(CLASSES)[jll.argmax(axis=1)]))
-        reference.append(np.mean(per_fold))
-    np.testing.assert_allclose(scores.to_numpy(), reference, **TOL)
+    np.testing.assert_allclose(scores.to_numpy(), search_reference(data, kind), **TOL)
 
 
 # ---------------------------------------------------------------------- files and metrics
