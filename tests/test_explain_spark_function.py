@@ -89,9 +89,10 @@ def test_explain_function_rows_are_explains(spark, family, features, fields):
     assert f"{name}_predict" not in functions
 
 
-def test_a_per_group_model_has_no_explain_function(spark):
+def test_a_per_group_model_has_no_scoring_functions(spark):
     # a row's terms come from its group's model, which a function of the features alone
-    # does not see: a refit by group drops the function the earlier fit of the name wrote
+    # does not see: a refit by group drops the functions the earlier fit of the name
+    # wrote, and asking for them is refused with what to use instead
     frame = spark.createDataFrame(ROWS, SCHEMA)
     model = sqlnb.NaiveBayes("xf_grouped", con=spark, family="gaussian")
     try:
@@ -99,8 +100,12 @@ def test_a_per_group_model_has_no_explain_function(spark):
         assert "xf_grouped_explain" in {f.name.lower() for f in spark.catalog.listFunctions()}
         model.fit(frame, "y", features=["size cm", "spend"], group_by="tier")
         functions = {f.name.lower() for f in spark.catalog.listFunctions()}
-        assert "xf_grouped_explain" not in functions
-        assert "xf_grouped_joint_log_likelihood" in functions
+        assert not {f"xf_grouped_{role}" for role in
+                    ("explain", "joint_log_likelihood", "predict", "predict_proba")} & functions
+        with pytest.raises(sqlnb.errors.UnsupportedError, match="score this per-group"):
+            model.create_macros()
+        assert "xf_grouped_predict" not in {f.name.lower()
+                                            for f in spark.catalog.listFunctions()}
     finally:
         model.drop()
 
