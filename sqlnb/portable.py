@@ -848,7 +848,9 @@ def _feature_problems(model: ModelContext, features: list[dict[str, Any]],
             problems.append(f"feature {name!r} has type {sql_type} in the features table, "
                             f"{f['type']} in the metadata")
         if (alpha is None) != (expected.get("alpha") is None) or (
-                alpha is not None and not (math.isfinite(alpha) and alpha >= 0)):
+                alpha is not None and not (math.isfinite(alpha) and alpha >= 0
+                                           and math.isclose(alpha, expected["alpha"],
+                                                            rel_tol=1e-12, abs_tol=0))):
             problems.append(f"feature {name!r} has alpha {alpha!r}, which no fit of these "
                             "hyperparameters writes")
         if coding != expected.get("coding") or minimum != expected.get("min_categories"):

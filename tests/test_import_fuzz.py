@@ -149,3 +149,19 @@ def test_any_value_in_any_statistics_cell_is_refused_or_imports_and_scores_finit
     table["sha256"] = portable._sha256(file)
     (folder / "model.json").write_text(json.dumps(manifest))
     import_or_refuse(folder)
+
+
+def test_a_features_alpha_other_than_the_fits_is_refused(exports):
+    # alpha 0 where the fit wrote 1: an unseen category's terms would be -inf in every
+    # class (NaN probabilities); the import refuses it and changes nothing
+    folder = fresh(exports, "categorical")
+    manifest = json.loads((folder / "model.json").read_text())
+    table = next(t for t in manifest["tables"] if t["file"] == "features.parquet")
+    file = folder / table["file"]
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE t AS SELECT * FROM read_parquet('{file}')")
+    con.execute("UPDATE t SET alpha = 0.0 WHERE rowid = 1")
+    con.execute(f"COPY (SELECT * FROM t ORDER BY rowid) TO '{file}' (FORMAT parquet)")
+    table["sha256"] = portable._sha256(file)
+    (folder / "model.json").write_text(json.dumps(manifest))
+    assert import_or_refuse(folder) is None
