@@ -335,7 +335,7 @@ def finish_mixed(model: ModelContext, parts: list[dict[str, Any]],
     family.assigned = {f["name"]: f["family"] for f in features}
     if flow.sql_macros:  # the macros join the fit's transaction
         model.invalidate()
-        if model.stored_scoring_covers():
+        if flow.scored_in_database():
             create_macros(model)
         else:  # (a per-group model's on Spark): none, and none left from an earlier write
             drop_macros(model)

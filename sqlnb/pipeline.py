@@ -660,7 +660,7 @@ class Pipeline:
             # (asked after the compile, whose read of the new metadata it takes)
             self._functions_after_switch = (
                 text if text and new_version.stored_scoring_covers() else False)
-        elif self.sql_macros and scoring_macros and self._scored_in_database():
+        elif self.sql_macros and scoring_macros and self.scored_in_database():
             # the macros hold the parameters: re-created at every write (the view they
             # read where the weight matrix does not apply only when it is not current)
             macros.create_macros(self.owner, view=structural or not macros_current)
@@ -675,7 +675,7 @@ class Pipeline:
             macros.drop_macros(self.owner)
         self.engine.forget_prefetched()  # (what no read took)
 
-    def _scored_in_database(self) -> bool:
+    def scored_in_database(self) -> bool:
         """Whether the model just written gets stored scoring (see
         :meth:`ModelContext.stored_scoring_covers`; its metadata is the one this write
         wrote)."""
