@@ -266,6 +266,14 @@ class ModelContext:
             self.state.term_input = self.readers.stored_input(self) or ()
         return self.state.term_input or None
 
+    @property
+    def input_kind(self) -> str:
+        """How the model reads its input, as its term tables record it: ``text`` (a text
+        column, tokenised), ``long`` (a long table of document, term, value) or ``columns``
+        (features read as they are, sparse input's included)."""
+        stored = self.stored_input()
+        return stored[0] if stored else "columns"
+
     def one_column_part(self) -> bool:
         """Whether the model is one part: one family over its columns as they are (not
         ``family="auto"``, no group key, no text or long input)."""

@@ -47,12 +47,26 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engines.source import Source
 
 
-def kinds(model: ModelContext, grouped: bool) -> tuple[str, ...]:
-    """The kinds of relation names (see :func:`sqlnb.ownership.names`) a write claims."""
+def kinds(model: ModelContext, grouped: bool, terms: bool = False) -> tuple[str, ...]:
+    """The kinds of relation names (see :func:`sqlnb.ownership.names`) a write claims
+    (``terms``: a term model's tables too)."""
     composite = model.family.composite
     return (("base", "macros") + (("parts",) if composite else ())
             + (("groups",) if grouped else ()) + (("group_parts",) if grouped and composite
-                                                   else ()))
+                                                   else ()) + (("text",) if terms else ()))
+
+
+def statistics_parts(family: Family, features: list[dict[str, Any]], grouped: bool = False
+                     ) -> list[dict[str, Any]]:
+    """The statistics tables of the parts of a fitted model of ``family`` over ``features``
+    (as its metadata lists them), pooled or, if ``grouped``, keyed by the group columns: per
+    part its ``role`` (the table is ``<model>_<role>``, an export's file ``<role>.parquet``),
+    family (``sub``), ``features`` and the ``names`` of the features its table is limited
+    to (None for the model's own part, which has every feature)."""
+    prefix = "group_" if grouped else ""
+    return [{"role": f"{prefix}{name or 'feature'}_stats", "sub": sub, "features": members,
+             "names": None if name is None else [f["name"] for f in members]}
+            for name, sub, members in family.parts_of(features)]
 
 
 def layout(model: ModelContext, features: list[dict[str, Any]], family_of: dict[str, str] | None,

@@ -322,12 +322,10 @@ def _write_files(model: ModelContext, directory: Path) -> dict[str, Any]:
 
 def _kind(model: ModelContext, roles: list[str]) -> dict[str, Any]:
     """What kind of model the files make (informational; the roles present decide)."""
-    stored = model.stored_input()
     groups = [[g["name"], g["type"]] for g in grouping.read_groups(model)]
-    parts = sorted({f.get("family") for f in model.meta["features"]} - {None},
-                   key=mixed.PART_FAMILIES.index) if model.family.composite else [
-        model.family.name]
-    return {"input": stored[0] if stored else "columns", "parts": parts, "groups": groups}
+    names = [name or model.family.name
+             for name, _, _ in model.family.parts_of(model.meta["features"])]
+    return {"input": model.input_kind, "parts": names, "groups": groups}
 
 
 def _timestamp(value: Any) -> Any:
@@ -376,15 +374,15 @@ def import_into(con: duckdb.DuckDBPyConnection,
     text_groups = (_text_groups(reader, directory, tables, meta) if TEXT_GROUPS in roles
                    else None)
     _refuse_taken(model, replace)
-    kinds = (parts.kinds(model, grouped) if grouped or model.family.composite
-             else ("base", "macros") + (("text",) if terms else ()))
+    in_parts = model.writes_in_parts(grouped, stored=False)  # created, then finished
+    kinds = parts.kinds(model, grouped, terms=terms and not in_parts)
     features, target_type = meta["features"], meta["target_type"]
     try:
         with model.engine.transaction("import_model"), _as_incompatible(directory):
             ownership.claim(model, ownership.names(model.name, *kinds))
             ownership.release(model, ownership.every_name(model.name))  # a replaced model
             grouping.drop_groups(model)  # (a replaced per-group text model's group models)
-            if grouped or model.family.composite:  # a model of parts: created, then finished
+            if in_parts:
                 features = [dict(f) for f in features]  # as parts.write does
                 lay = parts.layout(model, features, {f["name"]: f.get("family", "")
                                                      for f in features}, groups)
@@ -399,7 +397,7 @@ def import_into(con: duckdb.DuckDBPyConnection,
             check_statistics(model, features, groups, terms)
             if text_groups is not None:
                 _import_text_groups(model, directory, tables, meta, *text_groups)
-            elif grouped or model.family.composite:
+            elif in_parts:
                 try:
                     parts.finish(model, lay, features, meta["target"], target_type,
                                  meta["weight"])
@@ -654,22 +652,21 @@ def _import_text_groups(model: ModelContext, directory: Path,
 def _check_roles(model: ModelContext, roles: set[str], meta: dict[str, Any], grouped: bool,
                  terms: bool) -> None:
     """The files make one model this sqlnb knows: the tables its kind needs, no others."""
-    if model.family.composite:
-        if any(f.get("family") is None for f in meta["features"]):
-            raise IncompatibleModelError(
-                f"the exported mixed model {meta['model']!r} does not record each feature's "
-                "family: export it again with this sqlnb"
-            )
-        needed = {"class_stats", "features"} | {f"{f['family']}_stats" for f in meta["features"]}
-    else:
-        needed = set(BASE_TABLES)
+    pooled = parts.statistics_parts(model.family, meta["features"])
+    if sum(len(part["features"]) for part in pooled) != len(meta["features"]):
+        raise IncompatibleModelError(
+            f"the exported mixed model {meta['model']!r} does not record each feature's "
+            "family: export it again with this sqlnb"
+        )
+    # the class table and the features, and a statistics table per part (each keyed by
+    # the groups too in a per-group model)
+    needed = {"class_stats", "features"} | {part["role"] for part in pooled}
     if grouped:
-        needed |= set(GROUP_TABLES)
+        needed |= {"group_columns", "group_class_stats"} | {
+            part["role"] for part in parts.statistics_parts(model.family, meta["features"],
+                                                            grouped=True)}
     if terms:
         needed |= set(TEXT_TABLES)
-    if grouped and model.family.composite:  # each part keyed by the groups too
-        needed = (needed - {"group_feature_stats"}) | {
-            f"group_{f['family']}_stats" for f in meta["features"]}
     if terms and TEXT_GROUPS in roles:  # a per-group text model: its groups' models too
         needed |= {TEXT_GROUPS, *STACKED_TABLES}
     if roles != needed:
@@ -817,12 +814,8 @@ def check_statistics(model: ModelContext, features: list[dict[str, Any]],
 def _expected_options(model: ModelContext, features: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per feature, the alpha, coding and min_categories a fit with the model's
     hyperparameters writes (a mixed model's per its feature's family)."""
-    if model.family.composite:
-        parts = [(p["sub"], p["features"]) for p in mixed.parts_of(model, features)]
-    else:
-        parts = [(model.family, features)]
     expected = {}
-    for family, members in parts:
+    for _, family, members in model.family.parts_of(features):
         for f, options in zip(members, family.feature_options(len(members))):
             coding = (family.coding(f["name"], f["type"], model.dialect)
                       if family.per_category else None)
@@ -907,27 +900,18 @@ def _statistics_checks(model: ModelContext, features: list[dict[str, Any]],
                    "column": model.dialect.ident("alpha"), "rule": "non_negative",
                    "nullable": not terms, "limit": None,
                    "problem": "alpha has NULL, NaN, infinite or negative values"})
-    if model.family.composite:
-        for part in mixed.parts_of(model, features):
-            statistics(part["sub"], part["t"]["feature_stats"], t["class_stats"],
-                       f"{part['family']}_stats", [], [f["name"] for f in part["features"]])
-    else:
-        statistics(model.family, t["feature_stats"], t["class_stats"], "feature_stats", [],
-                   None)
+    for part in parts.statistics_parts(model.family, features):
+        # (the model's own part: the table the write fills; another part's: its own)
+        stats = (t["feature_stats"] if part["names"] is None
+                 else model.engine.table(f"{model.name}_{part['role']}"))
+        statistics(part["sub"], stats, t["class_stats"], part["role"], [], part["names"])
     if groups:
         grouped = grouping.group_tables(model, groups)
         keys = [g["column"] for g in groups]
         classes(grouped["class_stats"], "group_class_stats")
-        if model.family.composite:  # a per-group mixed model: a table per part
-            lay = parts.layout(model, [dict(f) for f in features],
-                               {f["name"]: f.get("family", "") for f in features}, groups)
-            for part in lay["grouped"]:
-                statistics(part["sub"], part["t"]["feature_stats"], grouped["class_stats"],
-                           f"group_{part['family']}_stats", keys,
-                           [f["name"] for f in part["features"]])
-        else:
-            statistics(model.family, grouped["feature_stats"], grouped["class_stats"],
-                       "group_feature_stats", keys, None)
+        for part in parts.statistics_parts(model.family, features, grouped=True):
+            statistics(part["sub"], model.engine.table(f"{model.name}_{part['role']}"),
+                       grouped["class_stats"], part["role"], keys, part["names"])
     if terms:
         checks.append({"kind": "values", "table": t["vocabulary"], "role": "vocabulary",
                        "column": model.dialect.ident("count"), "rule": "non_negative",

@@ -261,7 +261,6 @@ KIND_DESCRIPTIONS = {"parts.py", "spec.py", "context.py", "families"}
 KIND_BRANCHES_LEFT = {
     "compiler.py": (5, "the scoring statement's shape per kind (text terms, parts, groups)"),
     "explain.py": (7, "explain and drift read text, mixed and grouped parameters their own way"),
-    "portable.py": (10, "the exchange format writes a section per part kind"),
     "text.py": (2, "a text model reads its analyzer from the stored input"),
 }
 
