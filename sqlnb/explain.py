@@ -28,12 +28,11 @@ feature), from the very SQL the family's ``jll`` macro sums (each family templat
 
 from __future__ import annotations
 
-import json
 import math
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
-from . import compiler, grouping, mixed, text
+from . import compiler, grouping, parts
 from . import scoring as scoring_strategies
 from .context import as_context
 from .engines.source import Source
@@ -62,7 +61,7 @@ def explain(model: ModelContext, source: Any, top: int | None = None,
         raise InvalidParameterError(f"row must be a row number (0 or more) or None, got {row!r}")
     _ = model.meta  # raises NotFittedError early
     scoring_strategies.refresh(model)  # another cursor may have refitted the model
-    if model.stored_input() and model.stored_input()[0] == "text":
+    if model.input_kind == "text":
         return _explain_text(model, source, row, top)
     _refuse_unsupported(model, "explain" if top is None else "explain(top=k)")
     src = model.engine.source(source)
@@ -75,15 +74,16 @@ def explain(model: ModelContext, source: Any, top: int | None = None,
     return model.engine.lazy(src, sql)
 
 
-def _text_source(model: ModelContext, source: Any) -> tuple[Any, Source]:
-    """A text model's analyzer and ``source`` resolved, which must have its text column."""
-    _, options, _ = model.stored_input()
-    analyzer = text.Analyzer.from_json(json.dumps(options))
+def _text_source(model: ModelContext, source: Any) -> tuple[dict[str, Any], Source]:
+    """How a text model tokenises (its text ``column`` and analyzer settings ``a``, as its
+    scoring reads them: :func:`sqlnb.text.compile_classes`) and ``source`` resolved, which
+    must have the text column."""
+    analyzer = model.parameters()["text"]
     src = model.engine.source(source)
-    if analyzer.column not in src.columns:
+    if analyzer["column"] not in src.columns:
         model.engine.release(src)
         raise UnknownColumnError(
-            f"the source lacks the text column {analyzer.column!r} that model "
+            f"the source lacks the text column {analyzer['column']!r} that model "
             f"{model.name!r} reads")
     return analyzer, src
 
@@ -94,8 +94,8 @@ def _drift_text(model: ModelContext, source: Any) -> Any:
     scoring_strategies.refresh(model)
     analyzer, src = _text_source(model, source)
     sql = pipeline_of(model).render(
-        "text/drift_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
-        a=analyzer.sql(), name=analyzer.column, epsilon=PSI_EPSILON,
+        "text/drift_terms.sql", source=src.sql, column=model.dialect.ident(analyzer["column"]),
+        a=analyzer["a"], name=analyzer["column"], epsilon=PSI_EPSILON,
         top_categories=TOP_CATEGORIES,
         target_type=model.meta["target_type"])
     return model.engine.lazy(src, sql)
@@ -120,8 +120,8 @@ def _explain_text(model: ModelContext, source: Any, row: int | None, top: int | 
         groups = {"groups": compiled["text_groups"],
                   "group_columns": [model.dialect.ident(name) for name, _ in model.spec.groups]}
     sql = pipeline_of(model).render(
-        "text/explain_terms.sql", source=src.sql, column=model.dialect.ident(analyzer.column),
-        a=analyzer.sql(), classes=compiled["compiled"], row=row, top=top,
+        "text/explain_terms.sql", source=src.sql, column=model.dialect.ident(analyzer["column"]),
+        a=analyzer["a"], classes=compiled["compiled"], row=row, top=top,
         binarize=model.family.params.get("binarize"), **groups)
     return model.engine.lazy(src, sql)
 
@@ -151,7 +151,7 @@ def row_breakdown(model: Any, source: Any, row: int = 0) -> dict[str, Any]:
 def _refuse_unsupported(model: ModelContext, what: str) -> None:
     """Long-input models (and text models where ``what`` does not cover them) are not
     covered yet: say so."""
-    if model.stored_input():
+    if model.reads_terms:
         raise UnsupportedError(
             f"{what} is not available for long-input models, nor drift per class for text "
             "models, yet: fit a model on count columns (one per term), or call drift(source) "
@@ -204,7 +204,7 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
     (NULL otherwise, and for counts: counting the bins costs more than the rest of the
     scan). See docs/explain.md for the thresholds practitioners use.
     """
-    if model.stored_input() and model.stored_input()[0] == "text" and not by_class:
+    if model.input_kind == "text" and not by_class:
         return _drift_text(model, source)
     if bins is not None and (isinstance(bins, bool) or not isinstance(bins, int) or bins < 2):
         raise InvalidParameterError(
@@ -226,27 +226,23 @@ def drift(model: ModelContext, source: Any, by_class: bool = False,
             target = model.dialect.ident(model.meta["target"])
         index = {name: i for i, name in enumerate(model.features_)}
         described = {f["name"]: f for f in model.meta["features"]}
-        if model.family.composite:
-            pieces = [(part["sub"], part["t"], [f["name"] for f in part["features"]])
-                      for part in mixed.parts(model)]
-        else:
-            pieces = [(model.family, pipeline_of(model).tables, model.features_)]
-        parts = []
-        for family, tables, names in pieces:
+        pieces = []
+        for part in parts.stored_parts(model):
+            family, names = part["sub"], [f["name"] for f in part["features"]]
             features = [{
                 "index": index[name], "name": name, "alias": f"__sqlnb_f{index[name]}",
                 "column": columns.get(name, model.dialect.ident(name)),
                 "guard": model.dialect.kind(described[name]["type"]) == "float",
                 "origin": float(described[name].get("origin") or 0.0),
             } for name in names]
-            parts.append({"t": tables, "method": family.drift_method,
+            pieces.append({"t": part["t"], "method": family.drift_method,
                           "shape": family.statistics_shape, "p": family.params,
                           "features": features})
         quantiles = [NormalDist().inv_cdf(j / bins) for j in range(1, bins)] if bins else []
         # Categories are counted by a histogram per feature where the engine has DuckDB's
         # maps and lists (as its list lambdas), else by one grouping set per feature.
         sql = pipeline_of(model).render(
-            "reports/drift.sql", source=src.sql, parts=parts, target=target,
+            "reports/drift.sql", source=src.sql, parts=pieces, target=target,
             quantiles=quantiles, epsilon=PSI_EPSILON, top_categories=TOP_CATEGORIES,
             category_sets=not model.engine.capabilities.list_lambdas)
     except BaseException:

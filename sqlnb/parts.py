@@ -497,6 +497,16 @@ def part_family(family: Family, part: str) -> Family:
 
 
 # ---------------------------------------------------------------------- reading a model
+def stored_parts(model: ModelContext) -> list[dict[str, Any]]:
+    """The pooled parts of a fitted model over columns, as the reports read them: per part
+    its family's name (``family``), family (``sub``), features (as the metadata lists
+    them) and relations (``t``; the model's own part's are the model's)."""
+    if model.family.composite:
+        return mixed.parts(model)
+    return [{"family": model.family.name, "sub": model.family,
+             "features": model.meta["features"], "t": pipeline_of(model).tables}]
+
+
 def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str],
               prediction: str = "prediction", columns: dict[str, str] | None = None) -> str:
     """The scoring statement of a model over columns for a FROM-clause fragment: its parts

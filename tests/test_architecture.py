@@ -260,7 +260,6 @@ KIND_DESCRIPTIONS = {"parts.py", "spec.py", "context.py", "families"}
 # (and one that drops to zero leaves the list), and no module gains one.
 KIND_BRANCHES_LEFT = {
     "compiler.py": (5, "the scoring statement's shape per kind (text terms, parts, groups)"),
-    "explain.py": (7, "explain and drift read text, mixed and grouped parameters their own way"),
     "text.py": (2, "a text model reads its analyzer from the stored input"),
 }
 
