@@ -323,7 +323,7 @@ def terms_read(model: ModelContext, family: Any) -> tuple[str, dict[str, Any]]:
     """The read of a family's scoring terms, and its arguments: the categories of a feature
     of more than ``INLINE_MAX_CATEGORIES`` stay in the database where the engine can join
     them (not for per-group models, whose group tables read the pooled categories)."""
-    if family.per_category and model.dialect.joins_lookups and not model.spec.grouped:
+    if family.per_category and model.joins_category_lookups():
         return "catalog/read_params.sql#terms_elided", {"limit": INLINE_MAX_CATEGORIES}
     return "catalog/read_params.sql#terms", {}
 
@@ -500,7 +500,7 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
                 f"statement of to_sql(..., dialect={model.dialect.name!r}) in SQL")
         return functions_sql(model)
     text = None if arrays else model.parameters().get("text")
-    if not text and model.stored_input():
+    if not text and model.reads_terms:  # long input
         raise UnsupportedError(
             "long-input models have no scoring macros (a macro scores one row, a long "
             "table spreads a document over many): score them with predict*"
@@ -655,7 +655,7 @@ def explain_macro_sql(model: ModelContext) -> str | None:
     tables). None where there is none: engines that store functions (Spark), long-input
     models."""
     text = model.parameters().get("text")
-    if model.dialect.stored_scoring != "macros" or (model.stored_input() and not text):
+    if model.dialect.stored_scoring != "macros" or (model.reads_terms and not text):
         return None
     source = "query_table(relation)"
     return model.engine.render(
@@ -823,7 +823,7 @@ def to_sql(model: ModelContext, source: str = "source", output: str = "predict",
             return text_explain_sql(model, source, top=top, dialect=target)
         return text_scoring_sql(model, source, output, prediction=prediction,
                                 output_prefix=STANDALONE_OUTPUTS[output], dialect=target)
-    if model.stored_input():
+    if model.reads_terms:  # long input, scored by a join
         raise UnsupportedError(
             "to_sql is not available for long-input models: score them with predict* "
             "(a join of the long table with the coefficients)"
@@ -889,7 +889,7 @@ def scoring_sql(model: ModelContext, source_sql: str, output: str, *, prediction
     if model.parameters().get("text"):
         return text_scoring_sql(model, source_sql, output, prediction=prediction,
                                 output_prefix=output_prefix, dialect=dialect)
-    if model.stored_input():
+    if model.reads_terms:  # long input, scored by a join
         raise UnsupportedError(
             "a long-input model has no standalone scoring statement: score it with "
             "predict* (a join of the long table with the coefficients)"

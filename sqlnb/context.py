@@ -297,6 +297,13 @@ class ModelContext:
         join of each row's terms) rather than columns read as they are."""
         return bool(self.stored_input())
 
+    def joins_category_lookups(self) -> bool:
+        """Whether the scoring statement may leave the categories of a feature with many
+        in the database and join them: where the engine joins lookups, and not for a
+        per-group model (its group tables read the pooled categories as the statement
+        inlines them)."""
+        return self.dialect.joins_lookups and not self.spec.grouped
+
     def writes_in_parts(self, groups: Any = None, *, stored: bool = True) -> bool:
         """Whether a write of the model over columns runs the parts flow
         (:func:`sqlnb.parts.write`) rather than the pipeline's own steps for one family:

@@ -521,8 +521,9 @@ def score_sql(model: ModelContext, source_sql: str, output: str, keep: list[str]
 
 def read_parameters(model: ModelContext) -> dict[str, Any]:
     """The per-class scoring parameters, read now (see :mod:`sqlnb.compiler`)."""
-    if model.stored_input():
-        return text.compile_classes(model)
+    stored = model.stored_input()
+    if stored:  # a term model: how it reads its input goes with its parameters
+        return text.compile_classes(model, stored)
     if model.family.composite:
         return mixed.compile_mixed(model)
     return compiler.read_parameters(model)

@@ -1183,8 +1183,11 @@ def _check_mergeable(a: ModelContext, b: ModelContext, options_a: dict[str, Any]
 
 
 # ---------------------------------------------------------------------- scoring
-def compile_classes(model: ModelContext) -> dict[str, Any]:
-    """Class labels and constants only: a term model's coefficients stay in the database."""
+def compile_classes(model: ModelContext, stored: tuple[str, dict[str, Any], int]
+                    ) -> dict[str, Any]:
+    """Class labels and constants only: a term model's coefficients stay in the database.
+    ``stored``: how the model reads its input (:func:`stored_input`), kept with them
+    (``input``: the kind and its options) for its scoring."""
     meta = model.meta
     classes = pipeline_of(model).fetch("catalog/read_params.sql#classes")
     constants = dict(pipeline_of(model).fetch("catalog/read_params.sql#constants"))
@@ -1197,8 +1200,9 @@ def compile_classes(model: ModelContext) -> dict[str, Any]:
         "coef": model.dialect.ident(f"__sqlnb_coef_{index}"),
         "sum": model.dialect.ident(f"__sqlnb_sum_{index}"),
     } for index, label, _ in classes]
-    result = {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"]}
-    kind, options, _ = model.stored_input()
+    kind, options, _ = stored
+    result = {"classes": classes, "compiled": compiled, "fitted_at": meta["fitted_at"],
+              "input": (kind, options)}
     if kind == "text":
         # what the scoring macros and to_sql need to tokenise as predict does
         analyzer = Analyzer.from_json(json.dumps(options))
@@ -1212,8 +1216,8 @@ def compile_classes(model: ModelContext) -> dict[str, Any]:
 def score_terms(model: ModelContext, source: Any, output: str, prefix: str | None,
                 prediction: str = "prediction") -> duckdb.DuckDBPyRelation:
     """Score a text source (or a long table) with a term model, as a lazy relation."""
-    kind, options, _ = model.stored_input()
     compiled = model.parameters()
+    kind, options = compiled["input"]
     classes = []
     for c in compiled["compiled"]:
         out = None if prefix is None else model.dialect.ident(f"{prefix}{c['label_value']}")
