@@ -815,6 +815,7 @@ def _expected_options(model: ModelContext, features: list[dict[str, Any]]) -> li
     """Per feature, the alpha, coding and min_categories a fit with the model's
     hyperparameters writes (a mixed model's per its feature's family)."""
     expected = {}
+    family: Any  # (a family with parameters per category codes its columns)
     for _, family, members in model.family.parts_of(features):
         for f, options in zip(members, family.feature_options(len(members))):
             coding = (family.coding(f["name"], f["type"], model.dialect)
