@@ -167,6 +167,15 @@ def _duckdb_copy(model: ModelContext) -> ModelContext:
             local.execute(render("catalog/versions.sql#copy", into=DUCKDB.ident(name),
                                  table=DUCKDB.ident("__sqlnb_rows")))
             local.unregister("__sqlnb_rows")
+    # the type names its features table and its group columns record: Spark's, as DuckDB's
+    recorded = [f["type"] for f in model.meta["features"]] + [
+        sql_type for _, sql_type in model.spec.groups]
+    types = sorted({(t, SPARK.portable_type(t)) for t in recorded if SPARK.portable_type(t) != t})
+    for role in ("features", "group_columns"):
+        name = f"{model.name}_{role}"
+        if types and name.lower() in present and name.lower() in mine:
+            local.execute(render("exchange/portable_types.sql", table=DUCKDB.ident(name),
+                                 types=types, model=model.name))
     return model.renamed(model.name, engine=engine_for(local), sql_macros=False,
                          family=make_family(model.family.name, **model.family.params))
 
@@ -409,7 +418,8 @@ def import_into(con: duckdb.DuckDBPyConnection,
                     raise InvalidDataError(f"cannot import: {exc}") from None
             else:
                 pipeline_of(model).finish(features, meta["target"], target_type, meta["weight"],
-                                          scoring_macros=stored != "long",
+                                          scoring_macros=stored == "columns" or (
+                                              stored == "text" and text.text_functions(model)),
                                           kind={"input": stored})
     finally:
         ownership.done(model)

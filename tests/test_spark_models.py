@@ -425,6 +425,13 @@ def test_a_model_of_parts_fitted_on_spark_comes_to_duckdb_with_its_statistics_bi
     roles = [t["role"] for t in json.loads((folder / "model.json").read_text())["tables"]]
     assert {"class_stats", "features"} <= set(roles)
     assert ("group_class_stats" in roles) == ("group_by" in fit)
+    # the files speak DuckDB's type names, as model.json does
+    types = {"x": "DOUBLE", "colour": "VARCHAR", "flag": "BOOLEAN", "visits": "INTEGER"}
+    assert duck.execute("SELECT feature, type FROM back_features ORDER BY feature_index"
+                        ).fetchall() == [(f, types[f]) for f in fit["features"]]
+    if "group_by" in fit:
+        assert duck.execute("SELECT name, type FROM back_group_columns").fetchall() == \
+            [("g", "VARCHAR")]
     for role in (r for r in roles if r.endswith("stats")):  # every statistics table
         assert _hex(duck.execute(f"SELECT * FROM back_{role}").fetchall()) == \
             _hex(spark.sql(f"SELECT * FROM {name}_{role}").collect()), role
