@@ -47,7 +47,7 @@ from . import grouping, mixed, ownership, parts, text
 from .context import ModelContext, refuse_newer
 from .engines import engine_for
 from .engines.base import Engine, require_models
-from .engines.dialects import DUCKDB, SPARK
+from .engines.dialects import DUCKDB, SPARK, Dialect, same_type
 from .errors import (
     ExportExistsError,
     IncompatibleModelError,
@@ -167,6 +167,15 @@ def _duckdb_copy(model: ModelContext) -> ModelContext:
             local.execute(render("catalog/versions.sql#copy", into=DUCKDB.ident(name),
                                  table=DUCKDB.ident("__sqlnb_rows")))
             local.unregister("__sqlnb_rows")
+    # the type names its features table and its group columns record: Spark's, as DuckDB's
+    recorded = [f["type"] for f in model.meta["features"]] + [
+        sql_type for _, sql_type in model.spec.groups]
+    types = sorted({(t, SPARK.portable_type(t)) for t in recorded if SPARK.portable_type(t) != t})
+    for role in ("features", "group_columns"):
+        name = f"{model.name}_{role}"
+        if types and name.lower() in present and name.lower() in mine:
+            local.execute(render("exchange/portable_types.sql", table=DUCKDB.ident(name),
+                                 types=types, model=model.name))
     return model.renamed(model.name, engine=engine_for(local), sql_macros=False,
                          family=make_family(model.family.name, **model.family.params))
 
@@ -367,9 +376,11 @@ def import_into(con: duckdb.DuckDBPyConnection,
     roles = set(tables)
     grouped, terms = "group_columns" in roles, "analyzer" in roles
     _check_roles(model, roles, meta, grouped, terms)
-    groups = _groups(reader, directory / tables["group_columns"]["file"], meta) if grouped else []
-    if terms:
-        _check_analyzer(model, reader, directory / tables["analyzer"]["file"])
+    groups = (_groups(reader, directory / tables["group_columns"]["file"], meta, model.dialect)
+              if grouped else [])
+    # a text model's input ("text" or "long"), from its analyzer file
+    stored = _check_analyzer(model, reader, directory / tables["analyzer"]["file"]) if terms \
+        else "columns"
     # a per-group text model's groups: (their columns, their rows), checked
     text_groups = (_text_groups(reader, directory, tables, meta) if TEXT_GROUPS in roles
                    else None)
@@ -404,9 +415,10 @@ def import_into(con: duckdb.DuckDBPyConnection,
                 except InvalidDataError as exc:
                     raise InvalidDataError(f"cannot import: {exc}") from None
             else:
-                kind = {"input": text.stored_kind(model) if terms else "columns"}
                 pipeline_of(model).finish(features, meta["target"], target_type, meta["weight"],
-                                  scoring_macros=kind["input"] != "long", kind=kind)
+                                          scoring_macros=stored == "columns" or (
+                                              stored == "text" and text.text_functions(model)),
+                                          kind={"input": stored})
     finally:
         ownership.done(model)
     model.invalidate()
@@ -477,7 +489,7 @@ def _read_manifest(directory: Path) -> dict[str, Any]:
         check_meta(meta)
         for t in tables:
             for c in t["columns"]:
-                if c["name"] == "class" and not _same_type(c["type"], meta["target_type"]):
+                if c["name"] == "class" and not same_type(c["type"], meta["target_type"]):
                     raise IncompatibleModelError(
                         f"the class column of {t['file']!r} has type {c['type']}, and the "
                         f"target type is {meta['target_type']}")
@@ -538,16 +550,12 @@ def _check_files(con: duckdb.DuckDBPyConnection, directory: Path,
                     for c in table["columns"]]
         found = [(r[0], r[1]) for r in described]
         if [n for n, _ in found] != [n for n, _ in expected] or any(
-                not _same_type(a, b) for (_, a), (_, b) in zip(found, expected)):
+                not same_type(a, b) for (_, a), (_, b) in zip(found, expected)):
             raise _incompatible(directory, f"the file {table['file']!r} has columns {found}, "
                                 f"model.json says {expected}")
         if rows != table["rows"]:
             raise _incompatible(directory, f"the file {table['file']!r} has {rows} rows, "
                                 f"model.json says {table['rows']}")
-
-
-def _same_type(found: str, expected: str) -> bool:
-    return found.replace(" ", "").upper() == expected.replace(" ", "").upper()
 
 
 def _new_model(engine: Engine, name: str, meta: dict[str, Any],
@@ -682,11 +690,14 @@ def _small_table(con: duckdb.DuckDBPyConnection, file: Path) -> list[dict[str, A
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
-def _groups(con: duckdb.DuckDBPyConnection, file: Path,
-            meta: dict[str, Any]) -> list[dict[str, Any]]:
+def _groups(con: duckdb.DuckDBPyConnection, file: Path, meta: dict[str, Any],
+            dialect: Dialect) -> list[dict[str, Any]]:
     """The group columns of a per-group model, checked as fit checks ``group_by`` (and
-    their types like every type)."""
-    rows = _small_table(con, file)
+    their types like every type), as the importing engine (``dialect``) quotes and
+    describes them. A model fitted on Spark records Spark's type names: they are read as
+    the DuckDB types they are."""
+    rows = [{**row, "type": SPARK.portable_type(row["type"])}
+            if isinstance(row.get("type"), str) else row for row in _small_table(con, file)]
     problem = None
     if not rows or any(not _is_name(row.get("name")) or not _is_type(row.get("type"))
                        or row.get("position") != i for i, row in enumerate(rows)):
@@ -698,17 +709,23 @@ def _groups(con: duckdb.DuckDBPyConnection, file: Path,
         columns.update({meta["target"]: meta["target_type"], meta.get("weight"): "DOUBLE"})
         columns.update({row["name"]: row["type"] for row in rows})
         try:
-            return grouping.group_specs(columns, [row["name"] for row in rows], meta["target"],
-                                        meta["features"], meta.get("weight"), DUCKDB)
+            groups = grouping.group_specs(columns, [row["name"] for row in rows],
+                                          meta["target"], meta["features"], meta.get("weight"),
+                                          DUCKDB)
+            return [{**g, "column": dialect.ident(g["name"]),
+                     "type": dialect.column_type(g["type"])} for g in groups]
         except SqlnbError as exc:
             problem = f"are not valid ({exc})"
+        except ValueError as exc:  # a type the importing engine has no name for
+            problem = f"cannot be held by {dialect.title} ({exc})"
     raise IncompatibleModelError(f"the group columns in {file.name!r} {problem}")
 
 
 def _check_analyzer(model: ModelContext, reader: duckdb.DuckDBPyConnection,
-                    file: Path) -> None:
+                    file: Path) -> str:
     """A text model's analyzer settings are validated as fit validates them (the file read
-    by DuckDB, ``reader``, wherever the model goes)."""
+    by DuckDB, ``reader``, wherever the model goes); returns its input, ``text`` or
+    ``long``."""
     from .text import Analyzer, check_re2
 
     rows = _small_table(reader, file)
@@ -726,6 +743,7 @@ def _check_analyzer(model: ModelContext, reader: duckdb.DuckDBPyConnection,
         raise IncompatibleModelError(
             f"the text model's settings in {file.name!r} are not valid for this sqlnb ({exc})"
         ) from None
+    return str(rows[0]["input"])
 
 
 def _refuse_taken(model: ModelContext, replace: bool) -> None:
@@ -838,7 +856,7 @@ def _feature_problems(model: ModelContext, features: list[dict[str, Any]],
     problems = []
     for (name, sql_type, alpha, coding, minimum), f, expected in zip(
             rows, features, _expected_options(model, features)):
-        if not _same_type(sql_type, f["type"]):
+        if not same_type(sql_type, f["type"]):
             problems.append(f"feature {name!r} has type {sql_type} in the features table, "
                             f"{f['type']} in the metadata")
         if (alpha is None) != (expected.get("alpha") is None) or (

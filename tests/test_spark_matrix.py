@@ -69,15 +69,7 @@ SPARK_GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {
 
 # Cells that answer wrongly or fail with Spark's own error instead of a clear refusal:
 # known bugs, marked as failures expected (strict: a fix turns them into passes to list).
-KNOWN_BUGS: dict[tuple[str, str], str] = {
-    ("auto", "export"): "import_model into Spark: the features table's types are Spark's, "
-    "the metadata's DuckDB's (IncompatibleModelError)",
-    **{(kind, "export"): "import_model into Spark refuses the exported group columns "
-       "(IncompatibleModelError)" for kind in ("per-group", "per-group auto")},
-    **{(kind, "export"): "import_model into Spark of a text model (not a per-group "
-       "text one) fails"
-       for kind in ("text multinomial", "text bernoulli", "text complement")},
-}
+KNOWN_BUGS: dict[tuple[str, str], str] = {}  # none left
 
 
 def expect_bug(kind: str, operation: str, check: Callable[[], None]) -> None:

@@ -352,3 +352,92 @@ def test_a_wide_gaussian_model_scores_on_spark_as_scikit_learn_does(spark):
     np.testing.assert_allclose(got, oracle.predict_proba(X), rtol=0, atol=1e-9)
     labels = [r.prediction for r in model.predict(frame).orderBy("id").collect()]
     assert labels == oracle.predict(X).tolist()
+
+
+# ------------------------------------------------ models of parts move between engines
+# Mixed columns (a Gaussian double, categorical text, a flag, Poisson counts) and a group
+# column: each kind of model made of parts, fitted on one engine, imported into the other.
+_mixed = np.random.default_rng(23)
+MIXED = pd.DataFrame({
+    "id": np.arange(36),
+    "y": np.array(["a", "b", "c"] * 12),
+    "g": np.where(np.arange(36) % 6 < 3, "north", "south"),
+    "x": _mixed.normal(0.0, 1.0, 36).round(6) + np.tile([0.0, 1.0, 2.0], 12),
+    "colour": np.array(["red", "green", "blue"])[_mixed.integers(0, 3, 36)],
+    "flag": _mixed.random(36) < 0.5,
+    "visits": _mixed.poisson(2.0, 36).astype(np.int32),
+})
+PARTS_KINDS = {
+    "auto": {"family": "auto", "families": {"visits": "poisson"},
+             "fit": {"features": ["x", "colour", "flag", "visits"]}},
+    "per-group": {"family": "gaussian", "fit": {"features": ["x", "visits"], "group_by": "g"}},
+    "per-group auto": {"family": "auto", "families": {"visits": "poisson"},
+                       "fit": {"features": ["x", "colour", "flag", "visits"],
+                               "group_by": "g"}},
+}
+
+
+def _hex(rows) -> list[tuple]:
+    """Rows with their doubles as hex (compared bit for bit), in a stable order."""
+    return sorted((tuple(v.hex() if isinstance(v, float) else v for v in row) for row in rows),
+                  key=repr)
+
+
+def _mixed_duck() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.register("frame", MIXED)
+    con.execute("CREATE TABLE mixed AS SELECT * FROM frame")
+    return con
+
+
+@pytest.mark.parametrize("kind", list(PARTS_KINDS))
+def test_a_model_of_parts_exported_from_duckdb_answers_on_spark_as_on_duckdb(
+        spark, kind, tmp_path):
+    spec = dict(PARTS_KINDS[kind])
+    fit = spec.pop("fit")
+    duck = _mixed_duck()
+    fitted = sqlnb.NaiveBayes("parts", con=duck, **spec).fit("mixed", "y", **fit)
+    on_spark = sqlnb.import_model(spark, fitted.export(tmp_path / "m"),
+                                  name=f"sm_parts_in_{kind.replace(' ', '_').replace('-', '_')}")
+    assert on_spark.classes_ == ["a", "b", "c"]
+    frame = spark.createDataFrame(MIXED).coalesce(1)
+    got = on_spark.predict_proba(frame).orderBy("id").toPandas()
+    expected = fitted.predict_proba("mixed").order("id").df()
+    columns = [f"proba_{c}" for c in "abc"]
+    assert got["id"].tolist() == expected["id"].tolist()
+    np.testing.assert_allclose(got[columns].to_numpy(), expected[columns].to_numpy(),
+                               rtol=0, atol=1e-9)
+    assert [r.prediction for r in on_spark.predict(frame).orderBy("id").collect()] == \
+        fitted.predict("mixed").order("id").df()["prediction"].tolist()
+
+
+@pytest.mark.parametrize("kind", list(PARTS_KINDS))
+def test_a_model_of_parts_fitted_on_spark_comes_to_duckdb_with_its_statistics_bit_exact(
+        spark, kind, tmp_path):
+    spec = dict(PARTS_KINDS[kind])
+    fit = spec.pop("fit")
+    name = f"sm_parts_out_{kind.replace(' ', '_').replace('-', '_')}"
+    frame = spark.createDataFrame(MIXED).coalesce(1)
+    model = sqlnb.NaiveBayes(name, con=spark, **spec).fit(frame, "y", **fit)
+    folder = model.export(tmp_path / "m")
+    duck = _mixed_duck()
+    copy = sqlnb.import_model(duck, folder, name="back")
+    roles = [t["role"] for t in json.loads((folder / "model.json").read_text())["tables"]]
+    assert {"class_stats", "features"} <= set(roles)
+    assert ("group_class_stats" in roles) == ("group_by" in fit)
+    # the files speak DuckDB's type names, as model.json does
+    types = {"x": "DOUBLE", "colour": "VARCHAR", "flag": "BOOLEAN", "visits": "INTEGER"}
+    assert duck.execute("SELECT feature, type FROM back_features ORDER BY feature_index"
+                        ).fetchall() == [(f, types[f]) for f in fit["features"]]
+    if "group_by" in fit:
+        assert duck.execute("SELECT name, type FROM back_group_columns").fetchall() == \
+            [("g", "VARCHAR")]
+    for role in (r for r in roles if r.endswith("stats")):  # every statistics table
+        assert _hex(duck.execute(f"SELECT * FROM back_{role}").fetchall()) == \
+            _hex(spark.sql(f"SELECT * FROM {name}_{role}").collect()), role
+    # the same statistics give the same answers: DuckDB's copy as the model on Spark
+    got = copy.predict_proba("mixed").order("id").df()
+    expected = model.predict_proba(frame).orderBy("id").toPandas()
+    columns = [f"proba_{c}" for c in "abc"]
+    np.testing.assert_allclose(got[columns].to_numpy(), expected[columns].to_numpy(),
+                               rtol=0, atol=1e-9)

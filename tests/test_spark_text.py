@@ -388,3 +388,30 @@ def test_a_per_group_text_search_on_spark_answers_as_on_duckdb(spark, duck):
         spark.createDataFrame(frame), "label", **arguments).cv_results_.toPandas()
     for column in ("mean_test_accuracy", "mean_test_neg_log_loss"):
         np.testing.assert_allclose(got[column], expected[column], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("family", ["multinomial", "bernoulli", "complement"])
+def test_a_text_model_moves_between_the_engines(spark, frames, duck, family, tmp_path):
+    """A text model exported from DuckDB imports into Spark and answers there as on DuckDB;
+    fitted on Spark and exported, it comes to DuckDB with the same statistics, bit for bit."""
+    train, test = frames
+    fitted = sqlnb.NaiveBayes("tm", con=duck, family=family).fit("train", "label", text="body")
+    on_spark = sqlnb.import_model(spark, fitted.export(tmp_path / "from_duckdb"),
+                                  name=name("tm"))
+    assert_same(rows(on_spark.predict_proba(test.coalesce(1))),
+                rows(fitted.predict_proba("test")), start=2)
+
+    model = sqlnb.NaiveBayes(name("tm"), con=spark, family=family).fit(
+        train, "label", text="body")
+    folder = model.export(tmp_path / "from_spark")
+    back = duckdb.connect()
+    copy = sqlnb.import_model(back, folder, name="tm")
+    for role in ("class_stats", "feature_stats", "vocabulary"):
+        hexed = [sorted((tuple(v.hex() if isinstance(v, float) else v for v in row)
+                         for row in found), key=repr)
+                 for found in (back.sql(f"SELECT * FROM tm_{role}").fetchall(),
+                               rows(spark.sql(f"SELECT * FROM {model.name}_{role}")))]
+        assert hexed[0] == hexed[1], role
+    back.register("test_df", TEST)
+    assert_same(rows(copy.predict_proba(back.sql("SELECT * FROM test_df"))),
+                rows(model.predict_proba(test.coalesce(1))), start=2)

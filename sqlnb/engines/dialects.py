@@ -209,6 +209,16 @@ class Dialect:
         names: the models are fitted in DuckDB); ``ValueError`` if it has none."""
         return sql_type
 
+    def column_type(self, sql_type: str) -> str:
+        """The name this engine describes a column of a metadata type by (what a fit on it
+        records, and what a table's DDL may spell); ``ValueError`` if it has none."""
+        return self.type_name(sql_type)
+
+    def portable_type(self, sql_type: str) -> str:
+        """A type recorded in a model's metadata as DuckDB spells it (what an export
+        writes): DuckDB's names are DuckDB's."""
+        return sql_type
+
     def has_type(self, sql_type: str) -> bool:
         """Whether a column type of a model's metadata can be spelt in this dialect."""
         try:
@@ -307,6 +317,15 @@ class SparkDialect(Dialect):
         "BYTE": "TINYINT", "TIMESTAMP_NTZ": "TIMESTAMP", "TIMESTAMP": "TIMESTAMP WITH TIME ZONE",
     }
 
+    def column_type(self, sql_type: str) -> str:
+        """As Spark describes a column (``DataFrame.dtypes``: lowercase), so a model
+        imported into Spark records the names a fit on Spark records.
+
+        >>> SPARK.column_type("VARCHAR"), SPARK.column_type("TIMESTAMP")
+        ('string', 'timestamp_ntz')
+        """
+        return self.type_name(sql_type).lower()
+
     def portable_type(self, sql_type: str) -> str:
         """A type recorded in a model's metadata as DuckDB spells it (what an export
         writes): Spark's lowercase names are translated, DuckDB's pass unchanged.
@@ -396,6 +415,24 @@ _ASCII_NON_BOUNDARY = (f"(?:(?<={_ASCII_WORD})(?={_ASCII_WORD})|(?<!{_ASCII_WORD
 
 SPARK = SparkDialect()
 DIALECTS: dict[str, Dialect] = {"duckdb": DUCKDB, "spark": SPARK}
+
+
+def same_type(first: str, second: str) -> bool:
+    """Whether two type names of a model's metadata or tables name the same type, each
+    as DuckDB spells it or as Spark describes a column (a model fitted on Spark records
+    Spark's lowercase names, an export DuckDB's): compared as DuckDB spells them, so
+    ``string`` is ``VARCHAR`` but Spark's ``timestamp`` (in a time zone) is not DuckDB's
+    ``TIMESTAMP``.
+
+    >>> same_type("string", "VARCHAR"), same_type("int", "INTEGER"), same_type("DOUBLE", "double")
+    (True, True, True)
+    >>> same_type("timestamp", "TIMESTAMP"), same_type("string", "BIGINT")
+    (False, False)
+    """
+    def spelt(sql_type: str) -> str:
+        return SPARK.portable_type(sql_type).replace(" ", "").upper()
+
+    return spelt(first) == spelt(second)
 
 
 def dialect_named(name: Any) -> Dialect:
