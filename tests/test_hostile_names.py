@@ -23,6 +23,7 @@ import sqlnb.diagnostics
 import sqlnb.engines.source
 import sqlnb.exchange
 import sqlnb.progress
+import sqlnb.templates
 import sqlnb.text
 from sqlnb.sklearn import GaussianNB
 from sqlnb.templates import template_dir
@@ -192,6 +193,14 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
         moved = sqlnb.import_model(con, folder, name=name + "i")
     moved.predict_proba(table).fetchall()
     moved.drop()
+    # what an export from Spark runs on its private DuckDB copy: the recorded type names
+    # spelt as DuckDB's (a hostile table name and hostile type names)
+    typed = "ty" + text
+    con.execute("CREATE TABLE " + quoted(typed) + " AS SELECT 'STRING' AS type")
+    con.execute(sqlnb.templates.render("exchange/portable_types.sql", table=quoted(typed),
+                                       types=[("STRING", "VARCHAR"), (text, "b" + text)],
+                                       model=name))
+    assert con.execute("SELECT type FROM " + quoted(typed)).fetchall() == [("VARCHAR",)]
     con.execute("CREATE TABLE " + sqlnb.engines.dialects.DUCKDB.ident("e" + text) + " AS SELECT i AS row, "
                 "i % 3 AS feature_index, CAST(1 + i % 2 AS DOUBLE) AS value FROM range(24) r(i)")
     sparse = sqlnb.NaiveBayes(name, con=con, family="multinomial")
