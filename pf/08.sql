@@ -1,0 +1,2 @@
+-- Number of classes the model knows.
+SELECT count(*) FROM "loop_class_stats"
