@@ -56,6 +56,7 @@ class DuckDBEngine(Engine):
         self._planned = PlannedScripts()
         self._slot = InputSlot()
         self._parsed: dict[str, Any] = {}  # see fetch_readable
+        self._transactions = 0  # transactions begun (see catalog_generation)
         # what finalizers free on the connection, run by the thread using it (each call
         # below says it is that thread): never from another thread, see planned.Cleanup
         self._cleanup = cleanup_for(connection)
@@ -196,6 +197,13 @@ class DuckDBEngine(Engine):
         self._slot.registered = False
         self._planned.catalog_changed()
 
+    def catalog_generation(self) -> tuple[int, int, int] | None:
+        # inside a write transaction (its snapshot: no other connection's DDL shows), until
+        # a statement that may be DDL runs (each such call marks a catalog change)
+        if not self._depth:
+            return None
+        return (id(self), self._transactions, self._planned.generation)
+
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
         return self.fetch(self.render("catalog/database.sql#read_only"))[0][0] is True
@@ -257,6 +265,7 @@ class DuckDBEngine(Engine):
             self.refuse_open_transaction(what, scratch=join)
         self._cleanup.enter(self.connection)
         self.connection.begin()
+        self._transactions += 1
         self._depth = 1
         try:
             yield
@@ -299,6 +308,7 @@ class DuckDBEngine(Engine):
         inside it join it."""
         self._cleanup.enter(self.connection)
         self.connection.begin()
+        self._transactions += 1
         self._depth = 1
         try:
             yield

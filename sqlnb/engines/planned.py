@@ -86,6 +86,11 @@ class PlannedScripts:
         at every run."""
         self._generation += 1
 
+    @property
+    def generation(self) -> int:
+        """How many times the catalog may have changed (see :meth:`catalog_changed`)."""
+        return self._generation
+
     def keep_table(self, con: duckdb.DuckDBPyConnection, drop: str) -> None:
         """A temporary table the planned scripts use from call to call: ``drop`` (its DROP)
         runs when this object goes."""
