@@ -70,9 +70,11 @@ class PlannedScripts:
 
     def __init__(self) -> None:
         # script key -> (the catalog generation it was planned in, its statements: (prepared
-        # name or None, text, what runs it))
-        self._scripts: OrderedDict[Hashable, tuple[int, list[tuple[str | None, str, str]]]] = \
-            OrderedDict()
+        # name or None, text, what runs it, whether DDL))
+        self._scripts: OrderedDict[
+            Hashable, tuple[int, list[tuple[str | None, str, str, bool]]]] = OrderedDict()
+        # script key -> the catalog generation after its last run (see _run)
+        self._last_run: dict[Hashable, int] = {}
         self._lock = threading.Lock()
         # (name, its DEALLOCATE) of each prepared statement, shared with the finalizer; the
         # DROP of each kept table goes in it too (name None)
@@ -112,20 +114,29 @@ class PlannedScripts:
         with self._lock:
             full_key = (sql, key)
             entry = self._scripts.get(full_key)
-            if entry is not None and key is not None and entry[0] != self._generation:
-                # it reads an input slot, and was planned before the catalog changed:
-                # DuckDB would bind it at every run. (A script reading no slot reads
-                # tables, which DuckDB binds at every run whatever was planned: planning
-                # it again would bind it twice in a call, and an update whose scan runs
-                # DDL at every call, as a file's does, paid that for each statement.)
+            if (entry is not None and key is not None and entry[0] != self._generation
+                    and self._last_run.get(full_key) == self._generation):
+                # it reads an input slot, and was planned before the catalog changed, which
+                # has not changed since its last run: DuckDB would bind it at every run.
+                # (Where the catalog changed since its last run too, as it does at every
+                # call of an update that re-creates the scoring macros, it runs as
+                # planned: planning it again would be paid at every call, for nothing on
+                # DuckDB 2.0, which keeps the plan of a statement reading Arrow input, and
+                # for more than the one bind DuckDB 1.5 makes after a change. A script
+                # reading no slot reads tables, which DuckDB binds at every run whatever
+                # was planned: planning it again would bind it twice in a call, and an
+                # update whose scan runs DDL at every call, as a file's does, paid that
+                # for each statement.)
                 del self._scripts[full_key]
                 self._free(con, [name for name, _, _, _ in entry[1] if name is not None])
                 entry = None
             if entry is None:
                 statements, cursor = self._plan_and_run(con, sql)
                 self._scripts[full_key] = (self._generation, statements)
+                self._last_run[full_key] = self._generation
                 while len(self._scripts) > self.LIMIT:
-                    _, (_, old) = self._scripts.popitem(last=False)
+                    gone, (_, old) = self._scripts.popitem(last=False)
+                    self._last_run.pop(gone, None)
                     self._free(con, [name for name, _, _, _ in old if name is not None])
                 return cursor
             self._scripts.move_to_end(full_key)
@@ -134,6 +145,7 @@ class PlannedScripts:
                 cursor = con.execute(run)
                 if ddl:
                     self._generation += 1
+            self._last_run[full_key] = self._generation
             return cursor
 
     def _plan_and_run(self, con: duckdb.DuckDBPyConnection,
@@ -180,6 +192,7 @@ class PlannedScripts:
         """Free every planned statement (and kept table): the next run plans again."""
         with self._lock:
             self._scripts.clear()
+            self._last_run.clear()
             free_all(con, self._names)
 
 
