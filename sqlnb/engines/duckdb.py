@@ -112,7 +112,7 @@ class DuckDBEngine(Engine):
         self._cleanup.enter(self.connection)
         source = resolve(self.connection, obj)
         if source.registered is not None:  # a view created for it
-            self._planned.catalog_changed()
+            self._planned.catalog_changed(inputs=True)
         return source
 
     @running
@@ -128,7 +128,7 @@ class DuckDBEngine(Engine):
 
     def release(self, source: Source) -> None:
         if source.registered is not None:
-            self._planned.catalog_changed()
+            self._planned.catalog_changed(inputs=True)
         source.release(self.connection)
 
     def known_rows(self, source: Source) -> int | None:
@@ -178,7 +178,7 @@ class DuckDBEngine(Engine):
             # catalog, and DuckDB would plan every planned statement again)
             self.connection.register(slot.name, slot)
             slot.registered = True
-            self._planned.catalog_changed()
+            self._planned.catalog_changed(inputs=True)
             weakref.finalize(self, self._cleanup.view, self.connection, slot.name)
         source.sql = render("catalog/sources.sql#from_clause", name=slot.name, paths=[]).strip()
         source.obj = None
@@ -195,7 +195,7 @@ class DuckDBEngine(Engine):
         """After a rollback: what it undid (a view registered, a table created in the
         transaction) is made again when next needed."""
         self._slot.registered = False
-        self._planned.catalog_changed()
+        self._planned.catalog_changed(inputs=True)
 
     def catalog_generation(self) -> tuple[int, int, int] | None:
         # inside a write transaction (its snapshot: no other connection's DDL shows), until
