@@ -1,1 +1,0 @@
-SELECT txid_current()

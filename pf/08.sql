@@ -1,2 +1,0 @@
--- Number of classes the model knows.
-SELECT count(*) FROM "loop_class_stats"
