@@ -106,6 +106,10 @@ class StoredState:
     # table is there, as written or read by it): the metadata is read again without a
     # look at the catalog (the kinds above stay as read)
     meta_written: bool = False
+    # the metadata read's look at the catalog inside a write: (the engine's catalog
+    # generation then, the names asked, lowercased, and the kinds of those present), which
+    # ownership.existing answers from while the generation is the same
+    catalog_look: tuple[Any, frozenset[str], dict[str, str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -211,9 +215,15 @@ class ModelContext:
         params_name = relation_name(self.name, "scoring_params")
         explain_name = relation_name(self.name, "explain_params")
         if not self.state.meta_written:
-            kinds = (self.engine.relations([meta_name.lower(), params_name.lower(),
-                                            explain_name.lower()], [])
-                     if local else {})
+            # inside a write, the model's other tables are asked in the same look (the
+            # write's release of its earlier ones then takes it: no second look)
+            generation = self.engine.catalog_generation() if local else None
+            asked = [meta_name.lower(), params_name.lower(), explain_name.lower()] + (
+                [relation_name(self.name, role).lower() for role in USER_ROLES[1:]]
+                if generation is not None else [])
+            kinds = self.engine.relations(asked, []) if local else {}
+            self.state.catalog_look = (
+                None if generation is None else (generation, frozenset(asked), kinds))
             self.state.meta_kind = kinds.get(meta_name.lower())
             self.state.scoring_params_kind = kinds.get(params_name.lower())
             self.state.explain_params_kind = kinds.get(explain_name.lower())

@@ -68,6 +68,11 @@ def existing(model: ModelContext, candidates: list[str]) -> dict[str, str]:
     # duckdb_functions() lists every built-in function (~0.1 s): asked only about names a
     # macro can have
     macros = [n for n in names if n.endswith(MACRO_SUFFIXES)]
+    look = model.state.catalog_look
+    if (look is not None and not macros and set(names) <= look[1]
+            and look[0] == model.engine.catalog_generation()):
+        # the write's metadata read asked, in this transaction, with no DDL run since
+        return {name: kind for name, kind in look[2].items() if name in names}
     return model.engine.relations(names, macros)
 
 
@@ -197,3 +202,4 @@ def done(model: ModelContext) -> None:
     """After a write (committed or not): ownership is read from the database again."""
     model.state.owned_relations = None
     model.state.claimed_relations = None
+    model.state.catalog_look = None

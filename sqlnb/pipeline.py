@@ -55,6 +55,9 @@ if TYPE_CHECKING:  # pragma: no cover
 # no user text: an ENUM's labels, say, send the scan the unplanned way).
 PLAIN_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_ ]*(\(\d+(, ?\d+)?\))?")
 
+# The problem of the row by which quick checks ask for the full ones (fit/checks.sql).
+RECHECK = "recheck"
+
 # Names of the batch tables updates keep from call to call (one per pipeline).
 _kept_batches = itertools.count()
 
@@ -646,7 +649,10 @@ class Pipeline:
             # staged: the views readers use come after the switch (their text only
             # changes with the classes or the hyperparameters)
             self._params_context = context
-        refuse(self.fetch_planned("fit/checks.sql", features=features))
+        if staged:
+            refuse(self.fetch_planned("fit/checks.sql", features=features))
+        else:
+            self.refuse_problems(features)
         if not staged:
             self.write_meta(features, target, target_type, weight, kind,
                             has_columns=meta_columns)
@@ -674,6 +680,14 @@ class Pipeline:
             # next write with macros creates them again
             macros.drop_macros(self.owner)
         self.engine.forget_prefetched()  # (what no read took)
+
+    def refuse_problems(self, features: list[dict[str, Any]]) -> None:
+        """Refuse the merged statistics if they have problems: the family's quick checks
+        (no parameter view to plan), and the full ones only where those ask for them."""
+        problems = self.fetch_planned("fit/checks.sql", features=features, quick=True)
+        if any(problem == RECHECK for _, problem in problems):
+            problems = self.fetch_planned("fit/checks.sql", features=features)
+        refuse(problems)
 
     def scored_in_database(self) -> bool:
         """Whether the model just written gets stored scoring (see

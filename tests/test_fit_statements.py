@@ -195,9 +195,10 @@ def test_rows_without_a_target_are_counted_without_another_scan(given, tmp_path)
 
 def test_a_small_fit_and_update_run_few_statements():
     # a refit of 1,000 x 20 rows from Arrow: the checks of the call, the metadata read (its
-    # record says what the model owns), one catalog look at the names to replace, its
-    # tables, the pilot, the scan, its probe, the insert into the statistics, the parameter
-    # views, their checks and the metadata row; an update of a model that exists: its
+    # record says what the model owns, and its look at the catalog, in the write's
+    # transaction, found the tables to replace), its tables, the pilot, the scan, its
+    # probe, the insert into the statistics, the parameter views, their checks and the
+    # metadata row; an update of a model that exists: its
     # checks, the metadata read, scan, probe, upsert, class count, checks and the metadata
     # row. The answers are scikit-learn's.
     rng = np.random.default_rng(6)
@@ -208,7 +209,8 @@ def test_a_small_fit_and_update_run_few_statements():
     model.fit(table(X[:1000], y[:1000]), "y")
     engine.statements.clear()
     model.fit(table(X[:1000], y[:1000]), "y")
-    assert len(engine.statements) <= 16, len(engine.statements)
+    assert len(engine.statements) <= 15, len(engine.statements)
+    assert engine.count("Which of these names") == 1
     # a model without macros owns no macro name: no look at the catalog's functions
     assert engine.count("duckdb_functions()") == 0
     model.partial_fit(table(X[1000:2000], y[1000:2000]), "y")
@@ -279,3 +281,47 @@ def test_macros_made_after_a_write_without_them_are_owned_and_dropped():
     left = "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'm\\_%' ESCAPE '\\'"
     assert con.execute(left).fetchone()[0] == 0
     assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchone()[0] == 0
+
+
+PARAMETER_CHECK = '"m_feature_params"'
+
+
+def checks_of(engine: CountingEngine) -> list[str]:
+    return [sql for sql in engine.statements if "Problems in the merged statistics" in sql]
+
+
+def test_the_checks_of_a_fit_read_the_statistics_alone_where_no_variance_can_be_zero():
+    # a feature constant in one class: its variance there is var_smoothing's epsilon, above
+    # 0, which the checks know from the statistics without the parameter view
+    rng = np.random.default_rng(10)
+    y = rng.integers(0, 3, 300)
+    X = rng.normal(size=(300, 3)) + y[:, None]
+    X[y == 1, 2] = 4.25
+    engine = CountingEngine(duckdb.connect())
+    model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False).fit(table(X, y), "y")
+    assert len(checks_of(engine)) == 1 and PARAMETER_CHECK not in checks_of(engine)[0]
+    ours, oracle = model.to_sklearn(), GaussianNB().fit(X, y)
+    np.testing.assert_allclose(ours.var_, oracle.var_, rtol=1e-9)
+    np.testing.assert_array_equal(ours.predict(X), oracle.predict(X))
+
+
+@pytest.mark.parametrize("var_smoothing", [1e-320, 5e-324])
+def test_an_epsilon_near_zero_asks_the_full_checks(var_smoothing):
+    # so small a var_smoothing that epsilon may round to 0: the statistics cannot tell,
+    # the parameter view is asked; epsilon 0 leaves the constant class a point mass
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 200)
+    X = (rng.normal(size=(200, 2)) + y[:, None]) * 0.25
+    X[y == 0, 1] = 1.5
+    engine = CountingEngine(duckdb.connect())
+    model = sqlnb.NaiveBayes("m", con=engine, sql_macros=False, var_smoothing=var_smoothing)
+    epsilon = var_smoothing * X.var(axis=0).max()
+    if epsilon > 0:
+        model.fit(table(X, y), "y")
+        oracle = GaussianNB(var_smoothing=var_smoothing).fit(X, y)
+        np.testing.assert_allclose(model.to_sklearn().var_, oracle.var_, rtol=1e-12, atol=0)
+    else:
+        with pytest.raises(sqlnb.errors.InvalidDataError, match="no spread in class 0"):
+            model.fit(table(X, y), "y")
+    checks = checks_of(engine)
+    assert len(checks) == 2 and PARAMETER_CHECK in checks[1]

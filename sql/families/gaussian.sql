@@ -325,6 +325,16 @@ CASE WHEN {{ n }} = 0 THEN 0 ELSE {% call non_negative(sign) %}
 {% endmacro %}
 
 {% macro checks(t, features) %}
+{{ moment_checks(t) }}
+UNION ALL
+-- var_smoothing = 0 and a class without spread in a feature that varies: a point mass,
+-- whose density is infinite at its mean and zero elsewhere
+SELECT feature, 'has no spread in class ' || {{ sql.as_text('class') }} || ' and var_smoothing is 0: set var_smoothing > 0' AS problem
+FROM {{ t.feature_params }}
+WHERE NOT var > 0
+{% endmacro %}
+
+{% macro moment_checks(t) %}
 -- (a fit whose sums are not finite asks the source why when it scans it; a merge or an
 -- import is told this)
 SELECT feature, 'has infinite values or values too large to add up (its mean is not finite)' AS problem
@@ -334,13 +344,28 @@ UNION ALL
 SELECT feature, 'has values too large to square in double precision (its variance is not finite): rescale the column, e.g. divide it by a power of ten' AS problem
 FROM {{ t.feature_stats }}
 WHERE {{ sql.is_finite('mean') }} AND NOT ({{ sql.is_finite('m2') }} AND {{ sql.is_finite('n_m2') }})
+{%- endmacro %}
+
+{#- The checks read from the statistics alone, without the parameter view (planning it
+    costs more than the rest of the checks). With var_smoothing > 0 a variance is spread +
+    epsilon, epsilon = var_smoothing times the largest variance of a feature, which is at
+    least the largest n_m2 over the total count: if every moment is finite and not
+    negative and that bound keeps epsilon well above 0, every variance is above 0 and
+    the view's check finds nothing. Otherwise one row 'recheck' says to ask `checks`
+    (the caller does). A model of groups (an epsilon per group) asks `checks` itself. -#}
+{% macro quick_checks(t, features, p) %}
+{% if p.var_smoothing > 0 and not t.get('groups') %}
+{{ moment_checks(t) }}
 UNION ALL
--- var_smoothing = 0 and a class without spread in a feature that varies: a point mass,
--- whose density is infinite at its mean and zero elsewhere
-SELECT feature, 'has no spread in class ' || {{ sql.as_text('class') }} || ' and var_smoothing is 0: set var_smoothing > 0' AS problem
-FROM {{ t.feature_params }}
-WHERE NOT var > 0
-{% endmacro %}
+SELECT NULL AS feature, 'recheck' AS problem
+FROM {{ t.feature_stats }}
+HAVING bool_or(NOT coalesce(m2 >= 0 AND n_m2 >= 0 AND weight >= 0 AND {{ sql.is_finite('m2') }}
+                            AND {{ sql.is_finite('n_m2') }} AND {{ sql.is_finite('mean') }}, FALSE))
+    OR NOT coalesce(max(n_m2) * {{ p.var_smoothing | lit }} >= 1e-300 * sum(n), FALSE)
+{% else %}
+{{ checks(t, features) }}
+{% endif %}
+{%- endmacro %}
 
 {#- Per class x feature: the mean and spread a class's parameters come from, and the
     feature's overall (unweighted) variance. A class that has rows but no value of the

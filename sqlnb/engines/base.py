@@ -22,7 +22,7 @@ connection object; ``duckdb.py`` and ``spark.py`` beside this module are the two
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,6 +173,13 @@ class Engine:
         reads the current version of a table, see :meth:`SparkEngine.stage`). Never fails."""
         return dict(self.fetch(self.render("catalog/database.sql#relations", names=names,
                                            macro_names=macro_names)))
+
+    def catalog_generation(self) -> Hashable | None:
+        """A value that stays the same while this engine's catalog cannot have changed:
+        inside one transaction of the engine's own, no DDL run since (a look at the
+        catalog taken under the same value still holds). None: unknown (nothing is
+        reused)."""
+        return None
 
     def table(self, name: str) -> str:
         """The quoted name of the relation ``name`` where the engine keeps what it writes

@@ -56,6 +56,7 @@ class DuckDBEngine(Engine):
         self._planned = PlannedScripts()
         self._slot = InputSlot()
         self._parsed: dict[str, Any] = {}  # see fetch_readable
+        self._transactions = 0  # transactions begun (see catalog_generation)
         # what finalizers free on the connection, run by the thread using it (each call
         # below says it is that thread): never from another thread, see planned.Cleanup
         self._cleanup = cleanup_for(connection)
@@ -111,7 +112,7 @@ class DuckDBEngine(Engine):
         self._cleanup.enter(self.connection)
         source = resolve(self.connection, obj)
         if source.registered is not None:  # a view created for it
-            self._planned.catalog_changed()
+            self._planned.catalog_changed(inputs=True)
         return source
 
     @running
@@ -127,7 +128,7 @@ class DuckDBEngine(Engine):
 
     def release(self, source: Source) -> None:
         if source.registered is not None:
-            self._planned.catalog_changed()
+            self._planned.catalog_changed(inputs=True)
         source.release(self.connection)
 
     def known_rows(self, source: Source) -> int | None:
@@ -177,7 +178,7 @@ class DuckDBEngine(Engine):
             # catalog, and DuckDB would plan every planned statement again)
             self.connection.register(slot.name, slot)
             slot.registered = True
-            self._planned.catalog_changed()
+            self._planned.catalog_changed(inputs=True)
             weakref.finalize(self, self._cleanup.view, self.connection, slot.name)
         source.sql = render("catalog/sources.sql#from_clause", name=slot.name, paths=[]).strip()
         source.obj = None
@@ -194,7 +195,14 @@ class DuckDBEngine(Engine):
         """After a rollback: what it undid (a view registered, a table created in the
         transaction) is made again when next needed."""
         self._slot.registered = False
-        self._planned.catalog_changed()
+        self._planned.catalog_changed(inputs=True)
+
+    def catalog_generation(self) -> tuple[int, int, int] | None:
+        # inside a write transaction (its snapshot: no other connection's DDL shows), until
+        # a statement that may be DDL runs (each such call marks a catalog change)
+        if not self._depth:
+            return None
+        return (id(self), self._transactions, self._planned.generation)
 
     def read_only(self) -> bool:
         """Whether the connection's database was opened read-only."""
@@ -257,6 +265,7 @@ class DuckDBEngine(Engine):
             self.refuse_open_transaction(what, scratch=join)
         self._cleanup.enter(self.connection)
         self.connection.begin()
+        self._transactions += 1
         self._depth = 1
         try:
             yield
@@ -299,6 +308,7 @@ class DuckDBEngine(Engine):
         inside it join it."""
         self._cleanup.enter(self.connection)
         self.connection.begin()
+        self._transactions += 1
         self._depth = 1
         try:
             yield

@@ -14,8 +14,10 @@ table dropped and created again, another connection's schema change), so what it
 is always current. But DuckDB does not keep what it bound again: every later ``EXECUTE``
 binds and plans anew (a 2,000-row scan: 6.5 ms instead of 2.8). So the caller says when it
 changed the catalog (:meth:`PlannedScripts.catalog_changed`), and a script that reads an
-input slot (one run with a ``key``) planned before that is planned again on its next run;
-an update that runs no DDL then runs its scan without planning. Other scripts are not
+input slot (one run with a ``key``) planned before that is planned again at its first run
+with no change since the one before (at its next run after a registration or a rollback);
+an update that runs no DDL then runs its scan without planning, and one that runs DDL at
+every call (re-creating the scoring macros) does not plan its scan at every call. Other scripts are not
 planned again: DuckDB 2.0 keeps the plan only of a statement that reads Arrow input,
 such as the scan of the write slot, and binds and optimizes one that reads a DuckDB
 table again at every ``EXECUTE`` (preparing it saves its parse: docs/incremental.md), so
@@ -70,9 +72,12 @@ class PlannedScripts:
 
     def __init__(self) -> None:
         # script key -> (the catalog generation it was planned in, its statements: (prepared
-        # name or None, text, what runs it))
-        self._scripts: OrderedDict[Hashable, tuple[int, list[tuple[str | None, str, str]]]] = \
-            OrderedDict()
+        # name or None, text, what runs it, whether DDL), the input generation then)
+        self._scripts: OrderedDict[
+            Hashable, tuple[int, list[tuple[str | None, str, str, bool]], int]] = OrderedDict()
+        self._inputs = 0  # changes of registered inputs (see catalog_changed)
+        # script key -> the catalog generation after its last run (see _run)
+        self._last_run: dict[Hashable, int] = {}
         self._lock = threading.Lock()
         # (name, its DEALLOCATE) of each prepared statement, shared with the finalizer; the
         # DROP of each kept table goes in it too (name None)
@@ -80,11 +85,21 @@ class PlannedScripts:
         self._finalizer: Any = None
         self._generation = 0
 
-    def catalog_changed(self) -> None:
+    def catalog_changed(self, inputs: bool = False) -> None:
         """The catalog may have changed (DDL ran): scripts reading an input slot planned
-        before are planned again on their next run, so that DuckDB does not bind them again
-        at every run."""
+        before are planned again at their first run with no change since the one before,
+        so that DuckDB does not bind them again at every run. ``inputs``: a Python object
+        was registered or unregistered, or a rollback undid what the transaction made:
+        those scripts are planned again at their next run (DuckDB 1.5 would run the old
+        plan over what it registered then)."""
         self._generation += 1
+        if inputs:
+            self._inputs += 1
+
+    @property
+    def generation(self) -> int:
+        """How many times the catalog may have changed (see :meth:`catalog_changed`)."""
+        return self._generation
 
     def keep_table(self, con: duckdb.DuckDBPyConnection, drop: str) -> None:
         """A temporary table the planned scripts use from call to call: ``drop`` (its DROP)
@@ -107,20 +122,30 @@ class PlannedScripts:
         with self._lock:
             full_key = (sql, key)
             entry = self._scripts.get(full_key)
-            if entry is not None and key is not None and entry[0] != self._generation:
-                # it reads an input slot, and was planned before the catalog changed:
-                # DuckDB would bind it at every run. (A script reading no slot reads
-                # tables, which DuckDB binds at every run whatever was planned: planning
-                # it again would bind it twice in a call, and an update whose scan runs
-                # DDL at every call, as a file's does, paid that for each statement.)
+            if (entry is not None and key is not None and entry[0] != self._generation
+                    and (self._last_run.get(full_key) == self._generation
+                         or entry[2] != self._inputs)):
+                # it reads an input slot, and was planned before the catalog changed, which
+                # has not changed since its last run: DuckDB would bind it at every run.
+                # (Where the catalog changed since its last run too, as it does at every
+                # call of an update that re-creates the scoring macros, it runs as
+                # planned: planning it again would be paid at every call, for nothing on
+                # DuckDB 2.0, which keeps the plan of a statement reading Arrow input, and
+                # for more than the one bind DuckDB 1.5 makes after a change. A script
+                # reading no slot reads tables, which DuckDB binds at every run whatever
+                # was planned: planning it again would bind it twice in a call, and an
+                # update whose scan runs DDL at every call, as a file's does, paid that
+                # for each statement.)
                 del self._scripts[full_key]
                 self._free(con, [name for name, _, _, _ in entry[1] if name is not None])
                 entry = None
             if entry is None:
                 statements, cursor = self._plan_and_run(con, sql)
-                self._scripts[full_key] = (self._generation, statements)
+                self._scripts[full_key] = (self._generation, statements, self._inputs)
+                self._last_run[full_key] = self._generation
                 while len(self._scripts) > self.LIMIT:
-                    _, (_, old) = self._scripts.popitem(last=False)
+                    gone, (_, old, _) = self._scripts.popitem(last=False)
+                    self._last_run.pop(gone, None)
                     self._free(con, [name for name, _, _, _ in old if name is not None])
                 return cursor
             self._scripts.move_to_end(full_key)
@@ -129,6 +154,7 @@ class PlannedScripts:
                 cursor = con.execute(run)
                 if ddl:
                     self._generation += 1
+            self._last_run[full_key] = self._generation
             return cursor
 
     def _plan_and_run(self, con: duckdb.DuckDBPyConnection,
@@ -175,6 +201,7 @@ class PlannedScripts:
         """Free every planned statement (and kept table): the next run plans again."""
         with self._lock:
             self._scripts.clear()
+            self._last_run.clear()
             free_all(con, self._names)
 
 
