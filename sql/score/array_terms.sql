@@ -128,8 +128,10 @@ list_transform([{{ centred }}], lambda {{ x0 }}: list_transform([{{ z }}], lambd
 map_values(CAST(CAST({{ r }} AS STRUCT({% for f in features %}{{ f.name | ident }} DOUBLE{{ ", " if not loop.last }}{% endfor %})) AS MAP(VARCHAR, DOUBLE)))
 {%- endmacro %}
 
-{#- Whether the macro's row `r` has a column of every feature, named exactly as the
-    feature (as predict asks of its input; lowering both sides cost a fifth of the call). -#}
+{#- Whether the macro's row `r` has a column of every feature (names compared without
+    case, as `row_cast` matches them). Its cast writes every value as text: the macros ask
+    it only of a row whose cast list holds a NULL (a missing value, or a missing column),
+    after `list_count`. -#}
 {% macro row_has(r, features) -%}
-list_has_all(map_keys(CAST({{ r }} AS MAP(VARCHAR, VARCHAR))), [{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}])
+list_has_all(list_transform(map_keys(CAST({{ r }} AS MAP(VARCHAR, VARCHAR))), lambda k: lower(k)), [{% for f in features %}{{ f.name | lower | lit }}{{ ", " if not loop.last }}{% endfor %}])
 {%- endmacro %}
