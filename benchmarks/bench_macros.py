@@ -85,9 +85,9 @@ def main() -> None:
     if hasattr(small.engine, "execute_planned"):  # a tree with the refresh: time it alone
         planned = small.engine.execute_planned
 
-        def timed(sql: str) -> None:
+        def timed(sql: str, key: Any = None) -> None:
             start = time.perf_counter()
-            planned(sql)
+            planned(sql, key)
             refresh.append(time.perf_counter() - start)
         small.engine.execute_planned = timed
     figures["partial_fit 2,000 x 20"] = []

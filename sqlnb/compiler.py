@@ -561,8 +561,10 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
     keys = [c["key"].lower() for c in classes]
     clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
     quoted = {role: model.dialect.ident(macro) for role, macro in macro_names(model.name).items()}
+    lacks = (f"model {model.name}: the row given to its scoring macros lacks a feature "
+             f"column (the model's features are the rows of {relation_name(model.name, 'features')})")
     return model.render(
-        "score/scoring_macros.sql", classes=classes, m=quoted,
+        "score/scoring_macros.sql", classes=classes, m=quoted, lacks_feature=lacks,
         key_clash=_key_clash_message(model.name, clash) if clash else None,
         joint_only=joint_only, model_comment=comment_text(model.name), **form)
 

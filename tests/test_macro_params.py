@@ -124,6 +124,30 @@ def test_a_missing_value_is_left_out_by_the_macros_as_by_predict():
     np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("forced", [False, True])
+def test_the_macros_read_the_rows_features_by_name_and_refuse_a_row_lacking_one(forced):
+    """The row's features are found by name (any order, other columns beside them, a
+    column of another numeric type); a row lacking one is refused, not scored as if its
+    value were missing. ``forced``: the Gaussian whose expansion would lose digits, scored
+    from the parameter view rather than the weight matrix."""
+    X, y = data("gaussian")
+    if forced:
+        # no spread in classes 0 and 1, far apart: the expanded form would cancel
+        X[:, 0] = np.where(y == 0, 0.0, np.where(y == 1, 1000.0, X[:, 0]))
+    con = duckdb.connect()
+    load(con, "train", X, y)
+    model = sqlnb.NaiveBayes("m", con=con).fit("train", "y")
+    assert (sqlnb.scoring.weight_matrix(model.context, careful=True) is None) == forced
+    con.execute("CREATE TABLE shuffled AS SELECT 'note' AS memo, x5, x4, x3, "
+                "CAST(x2 * 4 AS INTEGER) AS x2, x1, x0, y FROM train")
+    expected = np.array([r[-4:] for r in model.predict_proba("shuffled").fetchall()])
+    _, proba = macro_scores(con, "m", "shuffled", [0, 1, 2, 3])
+    np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
+
+    with pytest.raises(duckdb.Error, match="lacks a feature column.*m_features"):
+        con.execute("SELECT m_predict(t) FROM (SELECT * EXCLUDE (x3) FROM train) AS t").fetchall()
+
+
 @pytest.mark.parametrize("family", ["gaussian", "multinomial", "bernoulli", "poisson"])
 def test_the_score_table_macro_reads_the_columns_missing_values_included(family):
     """<name>_score(relation) scores the relation's columns with the weight matrix (no row

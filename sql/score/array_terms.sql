@@ -35,13 +35,16 @@ error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(lis
 {%- endif %}
 {%- endmacro %}
 {#- The row's features in the model's order, as a DOUBLE list: `columns` are SQL
-    expressions, `double` says which are DOUBLE already. A NaN is missing (one test in a
-    lambda over the list, spelt isfinite/isinf as in families/common.sql's `num`); Bernoulli's
-    `binarize` threshold applies last. -#}
-{% macro row_values(features, any_float, binarize) -%}
+    expressions, `double` says which are DOUBLE already (or `values`, the list itself:
+    `row_cast`'s). A NaN is missing (one test in a lambda over the list, spelt
+    isfinite/isinf as in families/common.sql's `num`); Bernoulli's `binarize` threshold
+    applies last. -#}
+{% macro row_values(features, any_float, binarize, values=none) -%}
+{% if values is none %}
 {% set values -%}
 [{% for f in features %}{% if f.double %}{{ f.column }}{% else %}CAST({{ f.column }} AS DOUBLE){% endif %}{{ ", " if not loop.last }}{% endfor %}]
 {%- endset %}
+{% endif %}
 {% if any_float %}
 {% set values = 'list_transform(' ~ values ~ ', lambda v: CASE WHEN isfinite(v) OR isinf(v) THEN v END)' %}
 {% endif %}
@@ -113,4 +116,22 @@ list_transform({{ columns }}, lambda v: coalesce(v, {{ nan }}))
 {%- endif %}
 {% if careful %}{% set z = z ~ ', list_transform(' ~ x ~ ', lambda v: CAST(v IS NULL AS DOUBLE)))' %}{% else %}{% set z = z ~ ')' %}{% endif %}
 list_transform([{{ centred }}], lambda {{ x0 }}: list_transform([{{ z }}], lambda __sqlnb_z: list_transform({{ weights }}, lambda __sqlnb_w: list_inner_product(__sqlnb_w, __sqlnb_z)))[1])[1]
+{%- endmacro %}
+
+{#- A macro's row `r` (a STRUCT of the scored relation's columns) as the DOUBLE list of the
+    model's `features`, in their order, with no lambda over the row: the row cast to a
+    STRUCT of the features (matched by name as DuckDB matches columns, each cast to
+    DOUBLE), then to a MAP whose values are that list. A lambda over the row would copy
+    every column of it (binding and running it cost half a one-row call); the cast gives
+    a field the row lacks as NULL, which `row_has` refuses first. -#}
+{% macro row_cast(r, features) -%}
+map_values(CAST(CAST({{ r }} AS STRUCT({% for f in features %}{{ f.name | ident }} DOUBLE{{ ", " if not loop.last }}{% endfor %})) AS MAP(VARCHAR, DOUBLE)))
+{%- endmacro %}
+
+{#- Whether the macro's row `r` has a column of every feature (names compared without
+    case, as `row_cast` matches them). Its cast writes every value as text: the macros ask
+    it only of a row whose cast list holds a NULL (a missing value, or a missing column),
+    after `list_count`. -#}
+{% macro row_has(r, features) -%}
+list_has_all(list_transform(map_keys(CAST({{ r }} AS MAP(VARCHAR, VARCHAR))), lambda k: lower(k)), [{% for f in features %}{{ f.name | lower | lit }}{{ ", " if not loop.last }}{% endfor %}])
 {%- endmacro %}

@@ -8,11 +8,11 @@
 {% import 'score/scoring_helpers.sql' as step %}
 {% import 'score/array_terms.sql' as terms %}
 {#- The weight matrix's joint log-likelihoods of one row whose `features` are read by their
-    `column` (a field of the macro's row, or a column of the scored relation). -#}
-{% macro matrix_row_joint(features) -%}
+    `column` (a column of the scored relation), or given as the list `values`. -#}
+{% macro matrix_row_joint(features, values=none) -%}
 {% set names %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
 {% set v = '__sqlnb_v' %}
-list_transform([{{ terms.row_values(features, any_float, binarize) }}], lambda {{ v }}:
+list_transform([{{ terms.row_values(features, any_float, binarize, values) }}], lambda {{ v }}:
 {% if missing == 'error' %}
         CASE WHEN list_contains(list_transform({{ v }}, lambda v: v IS NULL), true)
         THEN error('missing value (NULL or NaN) in feature ' || {{ names }}[list_position(list_transform({{ v }}, lambda v: v IS NULL), true)])
@@ -140,8 +140,11 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- the fitted parameters are written here, one row of weights per class (every write
     -- of the model re-creates the macro in its transaction): each class's joint
-    -- log-likelihood is one inner product with the row's list, short to plan at each call
-    list_transform([r], lambda {{ row | ident }}: {{ matrix_row_joint(features) }})[1];
+    -- log-likelihood is one inner product with the row's list, short to plan at each call;
+    -- the row's features are read by casts, not by a lambda over the row
+    CASE WHEN list_count({{ terms.row_cast('r', features) }}) = {{ features | length }} OR {{ terms.row_has('r', features) }}
+    THEN {{ matrix_row_joint(features, terms.row_cast('r', features)) }}
+    ELSE error({{ lacks_feature | lit }}) END;
 {% elif params_table is defined and params_table %}
 {% set c = {'constant': '__sqlnb_c.constant', 'full_constant': '__sqlnb_c.full_constant',
             'scale': '__sqlnb_c.scale', 'target': '__sqlnb_c.target',
@@ -150,9 +153,9 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- the parameters are data: one row per class of the view {{ params_table_name | comment }},
     -- derived from the statistics at every call (so any update shows at once); the row is
-    -- named once, its features become a list
-    list_transform([{
-        'v': list_transform([r], lambda {{ row | ident }}: {{ terms.row_values(features, any_float, binarize) }})[1],
+    -- named once, its features become a list (read by casts, not by a lambda over the row)
+    CASE WHEN list_count({{ terms.row_cast('r', features) }}) = {{ features | length }} OR {{ terms.row_has('r', features) }} THEN list_transform([{
+        'v': {{ terms.row_values(features, any_float, binarize, terms.row_cast('r', features)) }},
         'p': (SELECT list(__sqlnb_c ORDER BY __sqlnb_c.class_index) FROM {{ t.scoring_params }} AS __sqlnb_c)
     }], lambda __sqlnb_a: list_transform([{
 {% if kind == 'distance' %}
@@ -168,7 +171,8 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     }], lambda __sqlnb_s: list_transform(__sqlnb_a.p, lambda __sqlnb_c:
         CASE WHEN __sqlnb_s.complete THEN {{ terms.raw(c, kind, '__sqlnb_s.x', '__sqlnb_s.lgamma') }}
         ELSE {{ terms.careful(c, kind, '__sqlnb_s.x', missing, names) }} END
-    ))[1])[1];
+    ))[1])[1]
+    ELSE error({{ lacks_feature | lit }}) END;
 {% elif lookups is defined and lookups %}
 CREATE OR REPLACE MACRO {{ m.joint }}(r) AS (
     -- the row is named once; the categorical features with many categories find their
