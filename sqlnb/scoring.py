@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import as_context
 from .engines.dialects import DUCKDB, Dialect
-from .engines.source import Source, with_input_columns
+from .engines.source import Source
 from .errors import CoercedValuesWarning, InvalidDataError, InvalidParameterError
 from .families import FAMILIES
 
@@ -590,21 +590,22 @@ def list_literal(dialect: Dialect, value: Any) -> str:
 def prepared_scores(model: ModelContext, source: Source, output: str, keep: list[str],
                     prediction: str = "prediction", relation: bool = True) -> Any:
     """The arrays strategy's result on a small in-memory ``source`` (from
-    ``engine.in_memory``). An input without a missing value, of a model
-    :func:`in_process` covers, is scored in this process from the parameters read once per
-    model version (:func:`in_process_table`): no statement is planned, so the call costs
-    the same on every DuckDB release (2.0.1 plans a prepared statement again at every
-    EXECUTE). Otherwise (and with ``scoring="arrays"`` chosen, which asks for the SQL
-    form) by a statement the engine planned once for this model version, output and input
-    schema and runs again on each new input (see
-    :class:`sqlnb.engines.source.PreparedStatements`), its parameters written in it as
-    literals: DuckDB folds them once, when it plans, instead of binding lists at every call.
+    ``engine.in_memory``), by a statement the engine planned once for this model version,
+    output and input schema and runs again on each new input (see
+    :class:`sqlnb.engines.source.PreparedStatements`). Its parameters are written in it as literals:
+    DuckDB folds them once, when it plans, instead of binding lists at every call.
 
     The key holds a token of the parameters this object has read, which every write and
     every change of version seen by :func:`refresh` replaces: a statement planned for
     other parameters is never run again. Returns a relation over the result, or if not
     ``relation`` the result itself (an Arrow table)."""
     compiled = model.parameters()
+    token = compiled.setdefault("prepared_token", object())
+    # the input's columns are put next to the result outside the statement (zero-copy),
+    # which needs the result's rows in the input's order: DuckDB keeps it unless told not
+    # to, and one vector of rows is always in order
+    attach = bool(keep) and (source.obj.num_rows <= ONE_VECTOR or _keeps_order(model))
+    passed = [] if attach else keep
     # Arrow counts each column's NULLs: an input without any is read without a coalesce
     # per feature (a NaN is still read as missing)
     nulls = any(column.null_count for column in source.obj.columns)
@@ -612,19 +613,6 @@ def prepared_scores(model: ModelContext, source: Source, output: str, keep: list
     # without the careful form: DuckDB 2.0.1 plans a prepared statement again at every
     # EXECUTE, and that form is half the statement
     missing = nulls or _holds_nan(source.obj)
-    if not missing and model.scoring != "arrays":  # "auto" (arrays chosen: the statement)
-        scored = in_process_table(model, source.obj, output, prediction)
-        if scored is not None:
-            table, source.obj = source.obj, None
-            if keep:  # the input's columns beside the result (not copied)
-                scored = with_input_columns(table, keep, scored)
-            return model.engine.from_arrow(scored) if relation else scored
-    token = compiled.setdefault("prepared_token", object())
-    # the input's columns are put next to the result outside the statement (zero-copy),
-    # which needs the result's rows in the input's order: DuckDB keeps it unless told not
-    # to, and one vector of rows is always in order
-    attach = bool(keep) and (source.obj.num_rows <= ONE_VECTOR or _keeps_order(model))
-    passed = [] if attach else keep
     per_column = source.obj.num_rows > PER_COLUMN_MIN_ROWS
     key = (token, output, tuple(passed), prediction, nulls, missing, per_column)
 
@@ -635,51 +623,6 @@ def prepared_scores(model: ModelContext, source: Source, output: str, keep: list
 
     return model.engine.run_prepared(key, source, statement, relation,
                                      attach=keep if attach else None)
-
-
-def in_process_table(model: ModelContext, table: Any, output: str,
-                     prediction: str = "prediction") -> Any:
-    """``output`` of the rows of the pyarrow Table ``table`` (no missing value in a
-    feature) as the arrays statement would give it, an Arrow table of the same columns and
-    types, computed in this process by :func:`score_in_process` from the model's
-    parameters (read once per model version, which :func:`refresh` checks at each call:
-    the parameters stay in the database, and another connection's refit is seen at the
-    next call). The labels of ``predict`` are taken from the model's labels as DuckDB
-    types them (``score/labels.sql``, read once per version). None where this form does
-    not answer (a model :func:`in_process` does not cover, a feature the table lacks, a
-    value that is not finite): the statement scores the rows then."""
-    import numpy as np
-    import pyarrow as pa
-
-    found = in_process(model)
-    if found is None:
-        return None
-    names = set(table.column_names)
-    if any(name not in names for name in found["names"]):
-        return None
-    X = np.empty((table.num_rows, len(found["names"])), dtype=np.float64)
-    for i, name in enumerate(found["names"]):
-        X[:, i] = table.column(name).to_numpy()
-    if not np.isfinite(X).all():  # an infinite value: the statement says what it gives
-        return None
-    scored = score_in_process(found, X, "joint" if output == "predict" else output)
-    if scored is None:
-        return None
-    compiled = model.parameters()
-    if output == "predict":
-        labels = compiled.setdefault("arrow_labels", {})
-        if prediction not in labels:
-            classes = [{"label": c["label"]} for c in compiled["compiled"]]
-            labels[prediction] = model.engine.arrow(
-                model.render("score/labels.sql", classes=classes,
-                             prediction=model.dialect.ident(prediction)))
-        column = labels[prediction].column(0).take(
-            # the first of the largest, as the SQL form's list_position(list_max(...))
-            pa.array(np.argmax(scored, axis=1), pa.int64()))
-        return pa.table({prediction: column})
-    prefix = OUTPUTS[output]
-    return pa.table({f"{prefix}{label}": scored[:, i]
-                     for i, label in enumerate(found["labels"])})
 
 
 def _holds_nan(table: Any) -> bool:

@@ -56,15 +56,11 @@ def test_a_text_column_is_refused_after_numeric_inputs_were_scored():
 
 # ------------------------------------------------------------- statements planned once
 def iris_model(con: duckdb.DuckDBPyConnection, **options) -> tuple[sqlnb.NaiveBayes, Any]:
-    """The iris model and scikit-learn's; ``scoring="arrays"`` unless told otherwise: the
-    statements planned once are what these tests look at (with ``"auto"``, an input
-    without a missing value is scored in process, see the tests at the end)."""
     from sklearn.datasets import load_iris
     from sklearn.naive_bayes import GaussianNB
 
     X, y = load_iris(return_X_y=True)
     columns = {f"x{i}": X[:, i] for i in range(4)}
-    options.setdefault("scoring", "arrays")
     model = sqlnb.NaiveBayes("iris", con=con, **options).fit(pa.table({**columns, "y": y}), "y")
     return model, GaussianNB().fit(X, y)
 
@@ -216,8 +212,7 @@ def test_a_planned_statement_gives_the_same_table_at_every_call(names):
     labels = y if names is None else np.array(names)[y]
     con = duckdb.connect()
     training = pa.table({**{f"x{i}": X[:, i] for i in range(4)}, "y": labels})
-    model = sqlnb.NaiveBayes("iris", con=con, sql_macros=False, scoring="arrays").fit(
-        training, "y")
+    model = sqlnb.NaiveBayes("iris", con=con, sql_macros=False).fit(training, "y")
     rows = pa.table({f"x{i}": X[::7, i] for i in range(4)})
 
     for method in (model.predict, model.predict_proba, model.predict_joint_log_proba):
@@ -267,7 +262,7 @@ def test_a_few_rows_scored_by_the_weight_matrix_answer_as_the_oracle(family, row
     train = pa.table({"a": X[:, 0], "b": X[:, 1].astype(np.int64), "c": X[:, 2],
                       "d": X[:, 3].astype(np.int32), "y": y})
     con = duckdb.connect()
-    model = sqlnb.NaiveBayes("m", con=con, family=family, scoring="arrays").fit(train, "y")
+    model = sqlnb.NaiveBayes("m", con=con, family=family).fit(train, "y")
     assert sqlnb.scoring.weight_matrix(model.context, careful=False) is not None
     batch = train.drop_columns(["y"]).slice(7, rows)
     got = {output: np.array([r[-3:] for r in getattr(model, method)(batch).fetchall()])
@@ -309,75 +304,3 @@ def test_the_weight_matrix_is_one_inner_product_and_a_missing_value_takes_the_ot
     oracle = __import__("sklearn.naive_bayes").naive_bayes.GaussianNB().fit(X[:, [1, 2]], y)
     np.testing.assert_allclose(np.array(got)[1], oracle.predict_proba(X[1:2, [1, 2]])[0],
                                rtol=0, atol=1e-9)
-
-
-# ------------------------------------------------------------- scored in this process
-@pytest.mark.parametrize("family", list(MATRIX_ORACLES))
-@pytest.mark.parametrize("rows", [1, 70])
-def test_an_input_without_a_missing_value_is_scored_in_process_as_by_the_statement(family, rows):
-    """With ``scoring="auto"`` an Arrow input with no missing value is scored without a
-    statement (nothing is prepared): scikit-learn's answers, in a table of the very columns
-    and types the planned statement gives (``scoring="arrays"``)."""
-    from sklearn import naive_bayes
-
-    rng = np.random.default_rng(5)
-    y = rng.integers(0, 3, 120)
-    if family == "gaussian":
-        X = rng.normal(y[:, None] * 1.5, 1.0 + 0.3 * np.arange(4), (120, 4))
-    else:
-        X = rng.poisson(1.0 + (y[:, None] + np.arange(4)) % 3, (120, 4)).astype(float)
-    X[:, 1] = np.round(X[:, 1])
-    labels = np.array(["low", "mid", "high"])[y]
-    train = pa.table({"a": X[:, 0], "b": X[:, 1].astype(np.int64), "c": X[:, 2], "d": X[:, 3],
-                      "y": labels})
-    con = duckdb.connect()
-    model = sqlnb.NaiveBayes("m", con=con, family=family).fit(train, "y")
-    planned = sqlnb.NaiveBayes("m", con=con.cursor(), family=family, scoring="arrays")
-    batch = train.drop_columns(["y"]).slice(3, rows)
-    oracle = getattr(naive_bayes, MATRIX_ORACLES[family])().fit(X, labels)
-    expected = {"predict": oracle.predict(X[3:3 + rows]),
-                "predict_proba": oracle.predict_proba(X[3:3 + rows]),
-                "predict_log_proba": oracle.predict_log_proba(X[3:3 + rows]),
-                "predict_joint_log_proba": oracle.predict_joint_log_proba(X[3:3 + rows])}
-
-    for method, answer in expected.items():
-        got = getattr(model, method)(batch).to_arrow_table()
-        by_statement = getattr(planned, method)(batch).to_arrow_table()
-        assert got.schema == by_statement.schema
-        assert got.select(batch.column_names).equals(batch)
-        scored = got.drop_columns(batch.column_names)
-        if method == "predict":
-            assert scored.column("prediction").to_pylist() == answer.tolist()
-            assert scored.equals(by_statement.drop_columns(batch.column_names))
-        else:
-            values = np.column_stack([c.to_numpy() for c in scored.columns])
-            np.testing.assert_allclose(values, answer, rtol=1e-9, atol=1e-9)
-    assert prepared(con) == []
-
-
-def test_a_refit_elsewhere_is_seen_by_the_next_call_scored_in_process():
-    con = duckdb.connect()
-    model, _ = iris_model(con, scoring="auto")
-    row = pa.table({"x0": [5.0], "x1": [3.4], "x2": [1.5], "x3": [0.2]})
-    assert model.predict(row).fetchall()[0][-1] == 0
-
-    other = pa.table({"x0": [5.0, 5.1, 7.0, 6.9], "x1": [3.4, 3.5, 3.0, 3.1],
-                      "x2": [1.5, 1.4, 6.0, 5.9], "x3": [0.2, 0.3, 2.2, 2.1],
-                      "y": [9, 9, 1, 1]})
-    sqlnb.NaiveBayes("iris", con=con.cursor()).fit(other, "y")
-
-    assert model.predict(row).fetchall()[0][-1] == 9
-    assert prepared(con) == []
-
-
-def test_a_value_the_process_form_does_not_take_goes_to_the_statement():
-    # an infinite value: the statement answers (as it answers for a DuckDB table)
-    con = duckdb.connect()
-    model, _ = iris_model(con, scoring="auto")
-    rows = pa.table({"x0": [5.0, np.inf], "x1": [3.4, 3.0], "x2": [1.5, 6.0], "x3": [0.2, 2.2]})
-    con.register("rows_table", rows)
-
-    got = model.predict(rows).fetchall()
-
-    assert got == model.predict(con.table("rows_table")).fetchall()
-    assert len(prepared(con)) == 1

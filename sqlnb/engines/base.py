@@ -144,11 +144,6 @@ class Engine:
     def forget_prepared(self) -> None:
         """Free the statements :meth:`run_prepared` planned."""
 
-    def from_arrow(self, table: Any) -> Any:
-        """A relation over the Arrow table ``table`` (what :meth:`run_prepared` returns
-        over its result), for a result computed outside the engine."""
-        raise NotImplementedError
-
     def execute_planned(self, sql: str, key: Any = None) -> None:
         """:meth:`execute`, planned once per text (and ``key``) where the engine can keep
         statements planned (see :mod:`sqlnb.planned`); plainly elsewhere."""

@@ -152,11 +152,6 @@ class DuckDBEngine(Engine):
         self._prepared.clear(self.connection)
 
     @running
-    def from_arrow(self, table: Any) -> duckdb.DuckDBPyRelation:
-        self._cleanup.enter(self.connection)
-        return self.connection.from_arrow(table)
-
-    @running
     def execute_planned(self, sql: str, key: Any = None) -> None:
         self._cleanup.enter(self.connection)
         self._planned.execute(self.connection, sql, key)
@@ -384,9 +379,6 @@ class RecordingEngine(Engine):
 
     def forget_prepared(self) -> None:
         self.inner.forget_prepared()
-
-    def from_arrow(self, table: Any) -> Any:
-        return self.inner.from_arrow(table)
 
     def relations(self, names: list[str], macro_names: list[str]) -> dict[str, str]:
         return self.inner.relations(names, macro_names)
