@@ -336,17 +336,21 @@ def where_kept(tables: dict[str, Any], feature: str, family: Any) -> dict[str, A
                      "template": family.template}}
 
 
+def parameter_reads(model: ModelContext) -> list[tuple[str, dict[str, Any]]]:
+    """The reads :func:`read_parameters` makes (template, context): the classes, their
+    constants and the scoring terms."""
+    template, extra = terms_read(model, model.family)
+    return [("catalog/read_params.sql#classes", {}),
+            ("catalog/read_params.sql#constants", {}), (template, extra)]
+
+
 def _read_parameters(model: ModelContext) -> dict[str, Any]:
     meta = model.meta
     dialect = model.dialect
     types = {f["name"]: f["type"] for f in meta["features"]}
-    flow = model
-    template, extra = terms_read(model, model.family)
     # the three reads in one statement where statements are costly (Spark)
     (_, classes), (_, constant_rows), (names, rows) = model.engine.fetch_together([
-        flow.render("catalog/read_params.sql#classes"),
-        flow.render("catalog/read_params.sql#constants"),
-        flow.render(template, **extra)])
+        model.render(template, **extra) for template, extra in parameter_reads(model)])
     constants = dict(constant_rows)
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
     terms = model.family.read_terms(rows, names[3:], lambda feature: {

@@ -38,8 +38,9 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import macros, ownership
+from . import compiler, macros, ownership
 from .context import ModelContext, StoredState, template_context
+from .engines.duckdb import of_tables
 from .engines.source import Source
 from .errors import EmptyInputError, InvalidDataError, describe_problems
 from .families import Family, Gaussian
@@ -625,19 +626,16 @@ class Pipeline:
         staged = "next_meta" in self.tables
         context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}
         functions = staged and self.sql_macros and scoring_macros
-        if staged:
+        new_version = self.staged_context() if staged else None
+        if new_version is not None:
             # a staged write's new version is read by no one until the switch: its scratch
             # parameter views and metadata are written first, then the class count, the
-            # checks and the new metadata row are read in one go (a failure below drops
-            # the new version all the same)
+            # checks, the new metadata row and the parameters are read in one go (a
+            # failure below drops the new version all the same)
             self.run("score/params.sql", **context)
             self.write_meta(features, target, target_type, weight, kind,
                             has_columns=meta_columns)
-            self.engine.prefetch(
-                ([] if fresh else [self.render_repeated("fit/counts.sql#class_count")])
-                + [self.render_repeated("fit/checks.sql", features=features)]
-                + ([self.staged_context().render("catalog/read_meta.sql#row")]
-                   if functions else []))
+            self._read_back(new_version, features, context, fresh=fresh, functions=functions)
         n_classes = self.check_classes(self.family.min_classes,
                                        self.family.name + " naive Bayes",
                                        scanned if fresh else None)
@@ -659,7 +657,7 @@ class Pipeline:
         if staged and (self.sql_macros or not scoring_macros):
             # the functions' text from the new version's parameters, read now (the staged
             # tables, one view deep); written after the switch
-            new_version = self.staged_context()
+            assert new_version is not None
             text = (macros.functions_text(new_version, self.owner,
                                           kept_shape=not structural and not fresh)
                     if functions else False)
@@ -688,6 +686,64 @@ class Pipeline:
         if any(problem == RECHECK for _, problem in problems):
             problems = self.fetch_planned("fit/checks.sql", features=features)
         refuse(problems)
+
+    def _read_back(self, new_version: ModelContext, features: list[dict[str, Any]],
+                   context: dict[str, Any], *, fresh: bool, functions: bool) -> None:
+        """What a staged write reads back before its switch, in one statement: the class
+        count (unless ``fresh``: the scan counted it), the checks of the statistics and,
+        where it compiles scoring functions, the new metadata row and the parameters.
+        Where the engine copies tables locally (Spark, see ``Engine.read_locally``), that
+        statement reads the new metadata row and the statistics tables, and the parameter
+        views (those of ``score/params.sql``), the count, the checks and the parameters
+        are derived from the copy in the driver (the same templates): each of those
+        queries over the parameter views costs Spark a job per stage. The answers wait
+        for the reads of the same texts that follow."""
+        reads: list[tuple[str, dict[str, Any]]] = (
+            [] if fresh else [("fit/counts.sql#class_count", {})])
+        reads.append(("fit/checks.sql", {"features": features}))
+        meta_row = [new_version.render("catalog/read_meta.sql#row")] if functions else []
+        copied = {role: self.tables[role] for role in (*PENDING_ROLES, *TERM_ROLES)
+                  if "next_" + role in self.tables}  # (a term model's: staged)
+        local_names = {role: f"{self.name}_{role}" for role in (*copied, "class_params",
+                                                                 "feature_params")}
+        found = self.engine.read_tables(meta_row, {local_names[role]: table
+                                                   for role, table in copied.items()})
+        if found is None:
+            self.engine.prefetch([self.render_repeated(t, **extra) for t, extra in reads]
+                                 + meta_row)
+            return
+        answers, copies = found
+        self.engine.prefill(dict(zip(meta_row, answers)))
+        try:
+            derived = self._derived(copies, local_names, new_version, reads, context,
+                                    functions=functions)
+        except Exception:  # noqa: BLE001 - the engine answers each read itself, as before
+            derived = {}  # (a model whose reads name more than its statistics)
+        self.engine.prefill(derived)
+
+    def _derived(self, copies: dict[str, Any], local_names: dict[str, str],
+                 new_version: ModelContext, reads: list[tuple[str, dict[str, Any]]],
+                 context: dict[str, Any], *, functions: bool
+                 ) -> dict[str, tuple[list[str], list[tuple]]]:
+        """The answers of ``reads`` and (``functions``) of the parameter reads of
+        ``new_version``, by their text on the model's engine, derived in an in-process
+        DuckDB database from ``copies`` of the statistics (see :meth:`_read_back`)."""
+        local = of_tables(copies)
+        ident = local.dialect.ident
+        tables = {**self.tables, **{role: ident(name) for role, name in local_names.items()}}
+
+        def rendered(template: str, **extra: Any) -> str:
+            return local.render(template, **template_context(tables, self.name, self.family,
+                                                             **extra))
+
+        local.execute(rendered("score/params.sql", **context))
+        derived = {self.render_repeated(t, **extra): local.fetch_with_names(rendered(t, **extra))
+                   for t, extra in reads}
+        if functions:
+            derived.update({new_version.render(t, **extra):
+                            local.fetch_with_names(rendered(t, **extra))
+                            for t, extra in compiler.parameter_reads(new_version)})
+        return derived
 
     def scored_in_database(self) -> bool:
         """Whether the model just written gets stored scoring (see

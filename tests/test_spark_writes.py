@@ -75,17 +75,17 @@ def test_a_spark_write_costs_few_statements_and_answers_as_scikit_learn(
         # a write: one look at the catalog (its functions' too where it writes them), the
         # batch scan and its checks, one statement per new statistics table (an update's
         # from old and batch together; the features it leaves as they are), the metadata
-        # with its row, then the class count, the checks and that row read back in one
-        # statement and the parameters in one, the switch, the drops and the scoring
-        # functions (an update that
+        # with its row, then that row and the new statistics read back in one statement
+        # (the class count, the checks and the parameters derived from them in the
+        # driver), the switch, the drops and the scoring functions (an update that
         # keeps the classes re-creates only the two holding the parameters: the joint
         # log-likelihood and <name>_explain, a statement each, as Spark runs one per
         # call); the first
         # predict after it reuses what the write compiled the functions from: the version
         # stamp and the scoring statement, as a later predict
         # (a fit inserts its batch into the new version's empty tables: no join, no swap)
-        assert counts["fit"] <= 28 and counts["refit"] <= 32, counts
-        assert counts["partial_fit"] <= 21, counts
+        assert counts["fit"] <= 27 and counts["refit"] <= 31, counts
+        assert counts["partial_fit"] <= 20, counts
         assert counts["predict"] <= counts["later predict"] <= 2, counts
 
         reference = estimator().fit(X, Y)

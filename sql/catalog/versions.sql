@@ -52,6 +52,17 @@ SHOW USER FUNCTIONS IN {{ database }}
 {# Several small reads in one statement (an engine that runs one statement per call at a
    fixed cost): each query's rows as one array of structs, a column each, every row
    numbered first in the query's order (the caller sorts by it). #}
+{# Every row of a table (read with others, see `together`). #}
+{% macro rows(table) -%}
+SELECT * FROM {{ table }}
+{%- endmacro %}
+
+{# A local copy of a table read from the engine (DuckDB: `source` is a registered Arrow
+   table). #}
+{% macro local_copy(table, source) -%}
+CREATE TABLE {{ table }} AS SELECT * FROM {{ source }}
+{%- endmacro %}
+
 {% macro together(queries) -%}
 -- Several reads at once, each query's rows gathered in one column.
 SELECT

@@ -97,6 +97,20 @@ class Engine:
     def forget_prefetched(self) -> None:
         """Drop what :meth:`prefetch` read and no read took."""
 
+    def read_tables(self, queries: list[str], tables: dict[str, str]
+                    ) -> tuple[list[tuple[list[str], list[tuple]]], dict[str, Any]] | None:
+        """The answers of ``queries`` and every row of each of ``tables`` (local name ->
+        quoted table here) as an Arrow table, all in one statement: for an engine where
+        each query over derived relations costs a round of jobs (Spark), so that what a
+        write reads back is derived in the driver from the few rows of its statistics.
+        None here: the engine reads its own relations."""
+        return None
+
+    def prefill(self, answers: dict[str, tuple[list[str], list[tuple]]]) -> None:
+        """Answer the next ``fetch``/``fetch_with_names``/``fetch_together`` of each text
+        of ``answers`` (once) with its (column names, rows), where the engine keeps
+        prefetched reads (see :meth:`prefetch`). Nothing here."""
+
     def fetch_readable(self, sql: str) -> list[tuple] | None:
         """The rows of ``sql``, or None when a relation or column it reads does not exist;
         either way a transaction the caller has open stays usable."""

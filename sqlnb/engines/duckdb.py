@@ -318,6 +318,19 @@ class DuckDBEngine(Engine):
             self._rolled_back()
 
 
+def of_tables(tables: dict[str, Any]) -> DuckDBEngine:
+    """An engine over a new in-memory database holding a copy of each of ``tables`` (name
+    -> Arrow table), e.g. the statistics another engine read (``Engine.read_tables``)."""
+    engine = DuckDBEngine(duckdb.connect())
+    for name, data in tables.items():
+        engine.connection.register("__sqlnb_copy", data)
+        engine.execute(engine.render("catalog/versions.sql#local_copy",
+                                     table=engine.dialect.ident(name),
+                                     source=engine.dialect.ident("__sqlnb_copy")))
+        engine.connection.unregister("__sqlnb_copy")
+    return engine
+
+
 class RecordingEngine(Engine):
     """Runs every statement on another engine and keeps the ones that write.
 

@@ -181,7 +181,7 @@ class SparkEngine(Engine):
         """One statement for several small reads: each query's rows gathered as an array of
         structs (numbered in the query's order, so that its ORDER BY holds), each a column
         of the one row it returns (``catalog/versions.sql#together``)."""
-        if len(queries) < 2:
+        if len(queries) < 2 or all(query in self._prefetched for query in queries):
             return [self.fetch_with_names(query) for query in queries]
         frame = self.connection.sql(self.render(
             "catalog/versions.sql#together",
@@ -207,6 +207,39 @@ class SparkEngine(Engine):
         except Exception:  # noqa: BLE001 - asked again one by one, where it is raised
             return
         self._prefetched.update(zip(queries, found))
+
+    def read_tables(self, queries: list[str], tables: dict[str, str]
+                    ) -> tuple[list[tuple[list[str], list[tuple]]], dict[str, Any]]:
+        """One statement (``catalog/versions.sql#together``): the rows of ``queries`` and
+        every row of each of ``tables`` (local name -> quoted table), the latter as Arrow
+        tables with the Arrow types of their Spark columns. A query over a view that
+        joins, groups or numbers rows costs Spark a job per stage; the same query over a
+        copy in the driver (``engines.duckdb.of_tables``) costs none."""
+        import pyarrow as pa
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        reads = [query.rstrip().rstrip(";") for query in queries]
+        reads += [self.render("catalog/versions.sql#rows", table=table)
+                  for table in tables.values()]
+        frame = self.connection.sql(self.render("catalog/versions.sql#together", queries=reads))
+        row = frame.first()
+        found: list[tuple[list[str], list[tuple]]] = []
+        copies: dict[str, Any] = {}
+        local_names = list(tables)
+        for i, (field, rows) in enumerate(zip(frame.schema.fields, row)):
+            ordered = [tuple(r)[1:] for r in sorted(rows, key=lambda r: r[0])]
+            element = field.dataType.elementType
+            names = list(element.fieldNames())[1:]
+            if i < len(queries):
+                found.append((names, ordered))
+                continue
+            schema = to_arrow_schema(type(element)(element.fields[1:]))
+            copies[local_names[i - len(queries)]] = pa.Table.from_pylist(
+                [dict(zip(names, r)) for r in ordered], schema=schema)
+        return found, copies
+
+    def prefill(self, answers: dict[str, tuple[list[str], list[tuple]]]) -> None:
+        self._prefetched.update(answers)
 
     def forget_prefetched(self) -> None:
         """Drop what :meth:`prefetch` read and no read took (the end of a write)."""
