@@ -129,3 +129,17 @@ def test_a_wide_model_scores_on_spark_as_on_duckdb_and_scikit_learn(spark):
                                rtol=0, atol=1e-9)
     np.testing.assert_allclose(got[probas].to_numpy(), reference.predict_proba(X),
                                rtol=0, atol=1e-9)
+
+
+def test_a_per_group_model_refitted_as_another_kind_on_spark_answers_as_that_kind(
+        spark, frame, kinds_duck):
+    """A per-group model's tables are written without versions; a refit of the same name
+    as a model whose tables are versioned (a view each) replaces them, and back again."""
+    model = sqlnb.NaiveBayes("sk_refit_kind", con=spark, family="gaussian")
+    model.fit(frame, "y", features=["x2"], group_by="g")
+    model.fit(frame, "y", features=["x0", "x2"])
+    _same_answers(model, sqlnb.NaiveBayes("d", con=kinds_duck, family="gaussian").fit(
+        "t", "y", features=["x0", "x2"]), frame)
+    model.fit(frame, "y", features=["x2"], group_by="g")
+    _same_answers(model, sqlnb.NaiveBayes("d", con=kinds_duck, family="gaussian").fit(
+        "t", "y", features=["x2"], group_by="g"), frame)

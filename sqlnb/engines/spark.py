@@ -565,6 +565,11 @@ class SparkEngine(Engine):
         # the switch: one statement, so readers of the view see the old or the new version
         switched = [name for name in [switch, *names[:-1]] if name not in carried]
         for name in switched:
+            if (live[name] is None and name.lower() in self._catalog()
+                    and name.lower() not in self._views()):
+                # the model's table of a write without versions (a model of parts): a
+                # view cannot replace a table, so it goes first
+                self.execute(self.render("catalog/versions.sql#drop", table=self.table(name)))
             self.execute(self.render("catalog/versions.sql#switch", view=self.table(name),
                                      table=targets[name]))
         for name in switched:
