@@ -692,7 +692,7 @@ class Pipeline:
         """What a staged write reads back before its switch, in one statement: the class
         count (unless ``fresh``: the scan counted it), the checks of the statistics and,
         where it compiles scoring functions, the new metadata row and the parameters.
-        Where the engine copies tables locally (Spark, see ``Engine.read_locally``), that
+        Where the engine copies tables locally (Spark, see ``Engine.read_tables``), that
         statement reads the new metadata row and the statistics tables, and the parameter
         views (those of ``score/params.sql``), the count, the checks and the parameters
         are derived from the copy in the driver (the same templates): each of those
@@ -729,21 +729,24 @@ class Pipeline:
         ``new_version``, by their text on the model's engine, derived in an in-process
         DuckDB database from ``copies`` of the statistics (see :meth:`_read_back`)."""
         local = of_tables(copies)
-        ident = local.dialect.ident
-        tables = {**self.tables, **{role: ident(name) for role, name in local_names.items()}}
+        try:
+            ident = local.dialect.ident
+            tables = {**self.tables, **{role: ident(name) for role, name in local_names.items()}}
 
-        def rendered(template: str, **extra: Any) -> str:
-            return local.render(template, **template_context(tables, self.name, self.family,
-                                                             **extra))
+            def rendered(template: str, **extra: Any) -> str:
+                return local.render(template, **template_context(tables, self.name, self.family,
+                                                                 **extra))
 
-        local.execute(rendered("score/params.sql", **context))
-        derived = {self.render_repeated(t, **extra): local.fetch_with_names(rendered(t, **extra))
-                   for t, extra in reads}
-        if functions:
-            derived.update({new_version.render(t, **extra):
-                            local.fetch_with_names(rendered(t, **extra))
-                            for t, extra in compiler.parameter_reads(new_version)})
-        return derived
+            local.execute(rendered("score/params.sql", **context))
+            derived = {self.render_repeated(t, **extra): local.fetch_with_names(rendered(t, **extra))
+                       for t, extra in reads}
+            if functions:
+                derived.update({new_version.render(t, **extra):
+                                local.fetch_with_names(rendered(t, **extra))
+                                for t, extra in compiler.parameter_reads(new_version)})
+            return derived
+        finally:
+            local.connection.close()  # (the copy is this write's alone)
 
     def scored_in_database(self) -> bool:
         """Whether the model just written gets stored scoring (see

@@ -183,15 +183,19 @@ class SparkEngine(Engine):
         of the one row it returns (``catalog/versions.sql#together``)."""
         if len(queries) < 2 or all(query in self._prefetched for query in queries):
             return [self.fetch_with_names(query) for query in queries]
-        frame = self.connection.sql(self.render(
-            "catalog/versions.sql#together",
-            queries=[query.rstrip().rstrip(";") for query in queries]))
-        row = frame.first()
+        return [(names, rows) for _, names, rows in
+                self._together([query.rstrip().rstrip(";") for query in queries])]
+
+    def _together(self, queries: list[str]) -> list[tuple[Any, list[str], list[tuple]]]:
+        """Run ``queries`` as one statement (``catalog/versions.sql#together``): per query,
+        the struct type of its rows, its column names and its rows in the query's order."""
+        frame = self.connection.sql(self.render("catalog/versions.sql#together",
+                                                queries=queries))
         found = []
-        for field, rows in zip(frame.schema.fields, row):
-            names = list(field.dataType.elementType.fieldNames())[1:]
-            ordered = sorted(rows, key=lambda r: r[0])
-            found.append((names, [tuple(r)[1:] for r in ordered]))
+        for field, rows in zip(frame.schema.fields, frame.first()):
+            element = field.dataType.elementType
+            ordered = [tuple(r)[1:] for r in sorted(rows, key=lambda r: r[0])]
+            found.append((element, list(element.fieldNames())[1:], ordered))
         return found
 
     def prefetch(self, queries: list[str]) -> None:
@@ -221,21 +225,12 @@ class SparkEngine(Engine):
         reads = [query.rstrip().rstrip(";") for query in queries]
         reads += [self.render("catalog/versions.sql#rows", table=table)
                   for table in tables.values()]
-        frame = self.connection.sql(self.render("catalog/versions.sql#together", queries=reads))
-        row = frame.first()
-        found: list[tuple[list[str], list[tuple]]] = []
-        copies: dict[str, Any] = {}
-        local_names = list(tables)
-        for i, (field, rows) in enumerate(zip(frame.schema.fields, row)):
-            ordered = [tuple(r)[1:] for r in sorted(rows, key=lambda r: r[0])]
-            element = field.dataType.elementType
-            names = list(element.fieldNames())[1:]
-            if i < len(queries):
-                found.append((names, ordered))
-                continue
-            schema = to_arrow_schema(type(element)(element.fields[1:]))
-            copies[local_names[i - len(queries)]] = pa.Table.from_pylist(
-                [dict(zip(names, r)) for r in ordered], schema=schema)
+        together = self._together(reads)
+        found = [(names, rows) for _, names, rows in together[:len(queries)]]
+        copies = {local: pa.Table.from_pylist([dict(zip(names, r)) for r in rows],
+                                              schema=to_arrow_schema(
+                                                  type(element)(element.fields[1:])))
+                  for local, (element, names, rows) in zip(tables, together[len(queries):])}
         return found, copies
 
     def prefill(self, answers: dict[str, tuple[list[str], list[tuple]]]) -> None:
