@@ -66,7 +66,9 @@ def test_the_wide_feature_is_joined_and_the_narrow_one_inline(fitted) -> None:
     _, model = fitted
     sql = model.score_sql('"test"', "proba", ["big", "small"])
     assert "__sqlnb_lookup_0" in sql and "__sqlnb_lookup_1" not in sql
-    assert "__sqlnb_gather" in sql  # the narrow one: positions gathered in one list
+    # the narrow one: its position computed once per row, read by every class (one
+    # feature is below GATHER_MIN_FEATURES: no gathered list)
+    assert "__sqlnb_position_0" in sql and "__sqlnb_gather" not in sql
     # the statement names no category of the wide feature: it joins them where the model
     # keeps them, and the scoring terms never read them (nor do the macros)
     assert "'b00017'" not in sql and '"wide_feature_params"' in sql
@@ -219,3 +221,44 @@ def test_wide_mixed_model_matches_its_parts(data) -> None:
     assert list(proba["big"]) == list(test["big"])
     standalone = con.sql(model.to_sql("test_df", output="proba")).df()
     np.testing.assert_allclose(_proba(standalone, labels), reference, rtol=0, atol=1e-9)
+
+
+def test_many_narrow_features_are_gathered_and_match_categorical_nb() -> None:
+    """More inline categorical features than GATHER_MIN_FEATURES: the row's positions form
+    one list gathered per class (a statement that plans faster); CategoricalNB's answers
+    through predict*, the macros and to_sql, with an unseen category (scored as
+    ``unseen="ignore"`` leaves it: the term is 0) and a missing value (ignored) in a row."""
+    rng = np.random.default_rng(11)
+    width, n = compiler.GATHER_MIN_FEATURES + 4, 600
+    y = rng.integers(0, N_CLASSES, n)
+    codes = (rng.integers(0, 3, (n, width)) + y[:, None]) % 5
+    codes[:5] = np.arange(5)[:, None]  # every category seen: sklearn's ordinal codes
+    names = [f"c{i}" for i in range(width)]
+    train = pd.DataFrame({name: _names(codes[:, i], "v") for i, name in enumerate(names)})
+    train["y"] = y
+    test_codes = rng.integers(0, 5, (40, width))
+    test = pd.DataFrame({name: _names(test_codes[:, i], "v") for i, name in enumerate(names)})
+    con = duckdb.connect()
+    con.register("train_df", train)
+    con.register("test_df", test)
+    model = sqlnb.NaiveBayes("many", con=con, family="categorical",
+                             unseen="ignore").fit("train_df", "y")
+    assert "__sqlnb_gather" in model.score_sql('"test_df"', "proba", names)
+    cnb = CategoricalNB(alpha=1.0).fit(codes, y)
+    labels = [str(c) for c in range(N_CLASSES)]
+    got = _proba(model.predict_proba("test_df").df(), labels)
+    np.testing.assert_allclose(got, cnb.predict_proba(test_codes), rtol=0, atol=1e-9)
+    macro = con.execute("SELECT many_predict_proba(t) FROM test_df AS t").fetchall()
+    np.testing.assert_allclose([[row[0][label] for label in labels] for row in macro],
+                               cnb.predict_proba(test_codes), rtol=0, atol=1e-9)
+    standalone = con.sql(model.to_sql("test_df", output="proba")).df()
+    np.testing.assert_allclose(_proba(standalone, labels), cnb.predict_proba(test_codes),
+                               rtol=0, atol=1e-9)
+    # one row with an unseen category and a missing value: those terms leave the sum
+    odd = test.head(1).copy()
+    odd.loc[0, "c0"], odd.loc[0, "c1"] = "never seen", None
+    con.register("odd_df", odd)
+    jll = _proba(model.predict_joint_log_proba("odd_df").df(), labels, "jll_")
+    logs = cnb.feature_log_prob_
+    expected = cnb.class_log_prior_ + sum(logs[i][:, test_codes[0, i]] for i in range(2, width))
+    np.testing.assert_allclose(jll[0], expected, rtol=1e-12, atol=1e-9)
