@@ -135,15 +135,10 @@ map_values(CAST(CAST({{ r }} AS STRUCT({% for f in features %}{{ f.name | ident 
 list_has_all(list_transform({% if keys %}struct_keys({{ r }}){% else %}map_keys(CAST({{ r }} AS MAP(VARCHAR, VARCHAR))){% endif %}, lambda k: lower(k)), [{% for f in features %}{{ f.name | lower | lit }}{{ ", " if not loop.last }}{% endfor %}])
 {%- endmacro %}
 
-{#- The macros' check that the row `r` has every feature, true or false. With `keys`
-    (DuckDB 2.0.1, see Engine.macro_row_keys) its column names are read by struct_keys,
-    which depends on the row's type alone: the check is a constant of the call, folded when
-    it is planned, at no cost per row. Otherwise the names are the keys of the row cast to a
-    MAP, asked only of a row whose cast list holds a NULL (after `list_count`). -#}
+{#- The macros' check that the row `r` has every feature, true or false: a row whose cast
+    list holds no NULL has them all; the names of one that does (a missing value, or a
+    missing column) are looked at. With `keys` (DuckDB 2.0.1, see Engine.macro_row_keys)
+    they are struct_keys(r), shorter to plan than the row cast to a MAP of text. -#}
 {% macro row_checked(r, features, keys=false) -%}
-{% if keys -%}
-{{ row_has(r, features, true) }}
-{%- else -%}
-list_count({{ row_cast(r, features) }}) = {{ features | length }} OR {{ row_has(r, features) }}
-{%- endif %}
+list_count({{ row_cast(r, features) }}) = {{ features | length }} OR {{ row_has(r, features, keys) }}
 {%- endmacro %}
