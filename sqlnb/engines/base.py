@@ -55,9 +55,9 @@ class Engine:
     # Whether execute_planned/fetch_planned keep statements planned (else they run plainly).
     keeps_plans = False
     # Whether a scoring macro may ask struct_keys() of its row argument (DuckDB 2.0.1; 1.5.0
-    # binds a macro's body with the argument's type unknown and refuses it): the row's
-    # column names are then known when the call is bound, and the check that the row has
-    # every feature folds to a constant (see score/scoring_macros.sql).
+    # binds a macro's body with the argument's type unknown and refuses it): the check that
+    # the row has every feature then reads its column names so, shorter to plan than a cast
+    # of the row to a MAP of text (see row_checked in score/array_terms.sql).
     macro_row_keys = False
     # What reading a relation that does not exist raises.
     missing_relation_errors: tuple[type[Exception], ...] = ()
