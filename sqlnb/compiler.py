@@ -552,7 +552,8 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
                 "any_float": any(model.dialect.kind(f["type"]) == "float"
                                  for f in meta_features),
                 "binarize": scoring.binarize_threshold(model),
-                "missing": model.family.params.get("missing", "ignore")}
+                "missing": model.family.params.get("missing", "ignore"),
+                "row_keys": model.engine.macro_row_keys}
         # the parameters written in the text as one weight matrix where the form applies
         # (re-created by every write); else read from the parameter view at each call
         matrix = scoring.weight_matrix(model, careful=form["missing"] != "error")

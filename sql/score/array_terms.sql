@@ -129,9 +129,16 @@ map_values(CAST(CAST({{ r }} AS STRUCT({% for f in features %}{{ f.name | ident 
 {%- endmacro %}
 
 {#- Whether the macro's row `r` has a column of every feature (names compared without
-    case, as `row_cast` matches them). Its cast writes every value as text: the macros ask
-    it only of a row whose cast list holds a NULL (a missing value, or a missing column),
-    after `list_count`. -#}
-{% macro row_has(r, features) -%}
-list_has_all(list_transform(map_keys(CAST({{ r }} AS MAP(VARCHAR, VARCHAR))), lambda k: lower(k)), [{% for f in features %}{{ f.name | lower | lit }}{{ ", " if not loop.last }}{% endfor %}])
+    case, as `row_cast` matches them): from struct_keys(r) with `keys`, else from the row
+    cast to a MAP, whose cast writes every value as text (see `row_checked`). -#}
+{% macro row_has(r, features, keys=false) -%}
+list_has_all(list_transform({% if keys %}struct_keys({{ r }}){% else %}map_keys(CAST({{ r }} AS MAP(VARCHAR, VARCHAR))){% endif %}, lambda k: lower(k)), [{% for f in features %}{{ f.name | lower | lit }}{{ ", " if not loop.last }}{% endfor %}])
+{%- endmacro %}
+
+{#- The macros' check that the row `r` has every feature, true or false: a row whose cast
+    list holds no NULL has them all; the names of one that does (a missing value, or a
+    missing column) are looked at. With `keys` (DuckDB 2.0.1, see Engine.macro_row_keys)
+    they are struct_keys(r), shorter to plan than the row cast to a MAP of text. -#}
+{% macro row_checked(r, features, keys=false) -%}
+list_count({{ row_cast(r, features) }}) = {{ features | length }} OR {{ row_has(r, features, keys) }}
 {%- endmacro %}

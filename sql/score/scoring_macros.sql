@@ -142,7 +142,7 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- of the model re-creates the macro in its transaction): each class's joint
     -- log-likelihood is one inner product with the row's list, short to plan at each call;
     -- the row's features are read by casts, not by a lambda over the row
-    CASE WHEN list_count({{ terms.row_cast('r', features) }}) = {{ features | length }} OR {{ terms.row_has('r', features) }}
+    CASE WHEN {{ terms.row_checked('r', features, row_keys) }}
     THEN {{ matrix_row_joint(features, terms.row_cast('r', features)) }}
     ELSE error({{ lacks_feature | lit }}) END;
 {% elif params_table is defined and params_table %}
@@ -154,7 +154,7 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- the parameters are data: one row per class of the view {{ params_table_name | comment }},
     -- derived from the statistics at every call (so any update shows at once); the row is
     -- named once, its features become a list (read by casts, not by a lambda over the row)
-    CASE WHEN list_count({{ terms.row_cast('r', features) }}) = {{ features | length }} OR {{ terms.row_has('r', features) }} THEN list_transform([{
+    CASE WHEN {{ terms.row_checked('r', features, row_keys) }} THEN list_transform([{
         'v': {{ terms.row_values(features, any_float, binarize, terms.row_cast('r', features)) }},
         'p': (SELECT list(__sqlnb_c ORDER BY __sqlnb_c.class_index) FROM {{ t.scoring_params }} AS __sqlnb_c)
     }], lambda __sqlnb_a: list_transform([{

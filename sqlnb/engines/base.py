@@ -54,6 +54,11 @@ class Engine:
     capabilities: Capabilities
     # Whether execute_planned/fetch_planned keep statements planned (else they run plainly).
     keeps_plans = False
+    # Whether a scoring macro may ask struct_keys() of its row argument (DuckDB 2.0.1; 1.5.0
+    # binds a macro's body with the argument's type unknown and refuses it): the check that
+    # the row has every feature then reads its column names so, shorter to plan than a cast
+    # of the row to a MAP of text (see row_checked in score/array_terms.sql).
+    macro_row_keys = False
     # What reading a relation that does not exist raises.
     missing_relation_errors: tuple[type[Exception], ...] = ()
     # What reading a relation that does not exist, or lacks a column read, raises.

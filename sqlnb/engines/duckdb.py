@@ -37,6 +37,15 @@ from .source import (
 Connection = duckdb.DuckDBPyConnection
 
 
+def duckdb_release() -> tuple[int, ...]:
+    """The DuckDB release this process imports, as numbers (``(2, 0, 1)``)."""
+    numbers = []
+    for part in duckdb.__version__.split(".")[:3]:
+        digits = "".join(ch for ch in part if ch.isdigit())
+        numbers.append(int(digits) if digits else 0)
+    return tuple(numbers)
+
+
 class DuckDBEngine(Engine):
     """An engine over a DuckDB connection. Its methods that run statements are ``running``
     calls: an object garbage collected during one frees what it holds on the connection
@@ -48,6 +57,7 @@ class DuckDBEngine(Engine):
     unreadable_errors = (duckdb.CatalogException, duckdb.BinderException)
     invalid_argument_errors = (duckdb.InvalidInputException,)
     keeps_plans = True
+    macro_row_keys = duckdb_release() >= (2, 0, 1)
 
     def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
         self.connection = connection
