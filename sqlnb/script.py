@@ -6,6 +6,8 @@ is rolled back: every statement runs, so the checks see real data and every kind
 (``family="auto"``, per-group, text) records the same way, and the statements that write
 are kept. Values a fit reads back and inlines (the Gaussian shifts, a text model's
 document counts) are those of the data at recording time. The database is left unchanged.
+On Spark the transaction is the engine's dry run (:meth:`SparkEngine.rolled_back`), which
+keeps the statements itself; :func:`run` runs a script there (docs/spark.md).
 """
 
 from __future__ import annotations
