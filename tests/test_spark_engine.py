@@ -13,7 +13,7 @@ import pytest
 from sqlnb.engines import engine_for
 from sqlnb.engines.dialects import DUCKDB, SPARK
 from sqlnb.engines.spark import SparkEngine, split_statements
-from sqlnb.errors import InvalidParameterError, UnknownColumnError, UnsupportedError
+from sqlnb.errors import InvalidParameterError, UnknownColumnError
 from sqlnb.templates import environment
 
 T = pytest.importorskip("pyspark.sql.types")
@@ -117,11 +117,53 @@ def test_an_unreadable_source_is_an_unknown_column_error(engine, spark):
     assert _temp_views(spark) == []
 
 
-# ---------------------------------------------------------------- what is DuckDB-only
-def test_a_dry_run_on_spark_says_it_needs_duckdb(spark):
-    with pytest.raises(UnsupportedError, match="no transactions: run it on a DuckDB"), \
-            SparkEngine(spark).rolled_back("fit_sql"):
-        pass
+# ---------------------------------------------------------------- a dry run
+def _catalog(spark) -> tuple[list[tuple], list[str]]:
+    """Every table and view (temporary ones too) and every SQL function of the database."""
+    return (sorted(tuple(row) for row in spark.sql("SHOW TABLES").collect()),
+            sorted(row[0] for row in spark.sql("SHOW USER FUNCTIONS").collect()))
+
+
+def test_a_dry_run_keeps_what_it_would_run_and_leaves_the_catalog_as_it_was(spark):
+    engine = SparkEngine(spark)
+    engine.execute("CREATE TABLE se_dry_kept USING parquet AS SELECT 1 AS x")
+    with engine.transaction():  # a versioned table, as a write leaves it
+        version = engine.stage(["se_dry_t"], lambda switched: None)
+        engine.execute(f"CREATE TABLE {engine.version_table('se_dry_t', version)} "
+                       "USING parquet AS SELECT 1 AS x")
+    before = _catalog(spark)
+    with engine.rolled_back("a test") as dry:
+        new = engine.version_table("se_dry_t", engine.stage(["se_dry_t"], lambda _: None))
+        engine.execute(f"CREATE TABLE {new} USING parquet AS SELECT 2 AS x")
+        engine.execute(f"INSERT INTO {new} VALUES (3)")  # its own table: runs
+        assert sorted(engine.fetch(f"SELECT x FROM {new}")) == [(2,), (3,)]
+        engine.execute("INSERT INTO default.se_dry_kept VALUES (4)")  # kept, not run
+        engine.execute("DROP TABLE default.se_dry_kept")
+        engine.execute("CREATE OR REPLACE FUNCTION default.se_dry_f(x INT) RETURNS INT RETURN x")
+    assert _catalog(spark) == before
+    assert engine.fetch("SELECT x FROM se_dry_kept") == [(1,)]
+    assert engine.fetch("SELECT x FROM se_dry_t") == [(1,)]
+    assert dry.created == [new]
+    ran = [" ".join(s.split()) for s in dry.statements]
+    assert ran[-2:] == [  # the switch, then the old version's drop: kept, not run
+        f"CREATE OR REPLACE VIEW `default`.`se_dry_t` AS SELECT * FROM {new}",
+        f"DROP TABLE IF EXISTS {engine.version_table('se_dry_t', version)}"]
+    assert "CREATE OR REPLACE FUNCTION default.se_dry_f(x INT) RETURNS INT RETURN x" in ran
+
+
+def test_a_dry_run_that_fails_midway_leaves_nothing_behind(spark):
+    engine = SparkEngine(spark)
+    before = _catalog(spark)
+    with pytest.raises(ZeroDivisionError), engine.rolled_back("a test"):
+        new = engine.version_table("se_dry_new", engine.stage(["se_dry_new"], lambda _: None))
+        engine.execute(f"CREATE TABLE {new} USING parquet AS SELECT 2 AS x")
+        engine.execute("CREATE TABLE default.se_dry_scratch USING parquet AS SELECT 1 AS x")
+        engine.execute("CREATE VIEW default.se_dry_view AS SELECT 1 AS x")
+        1 / 0  # noqa: B018 - the write fails here
+    assert _catalog(spark) == before
+    with engine.transaction():  # and the engine writes again
+        engine.execute("CREATE TABLE default.se_dry_after USING parquet AS SELECT 1 AS x")
+    assert engine.fetch("SELECT x FROM se_dry_after") == [(1,)]
 
 
 # ---------------------------------------------------------------- the dispatched upsert

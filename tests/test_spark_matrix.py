@@ -40,6 +40,7 @@ from test_matrix import (
 )
 
 import sqlnb
+from sqlnb.script import run as run_script
 
 pytest.importorskip("pyspark.sql")
 
@@ -57,9 +58,6 @@ METHODS = {"predict": "predict", "proba": "predict_proba", "log_proba": "predict
 # pattern of its message. DuckDB's gaps (GAPS) hold on Spark too.
 SPARK_GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {
     **GAPS,
-    # fit_sql records a fit in a transaction that is rolled back: Spark SQL has none
-    **{(kind, "fit_sql"): (sqlnb.errors.UnsupportedError, "Spark SQL has no transactions")
-       for kind in ALL},
     # Spark's stored functions take a STRUCT of feature columns: no group key, no tokens
     **{(kind, "sql macros"): (sqlnb.errors.UnsupportedError,
                               "stored scoring functions take a row's feature columns")
@@ -324,14 +322,23 @@ def test_to_sql_scores_as_predict(spark, stages, kind):
 
 
 @pytest.mark.parametrize("kind", SPARK_KINDS)
-def test_fit_sql(stages, kind):
-    """A fit script is recorded in a transaction that is rolled back: refused on Spark."""
+def test_fit_sql_builds_the_model_fit_builds(spark, stages, kind):
+    """The fit recorded as a dry run under a new name, its script then run by Spark: the
+    model it builds answers as the fitted one."""
     def build():
-        return stages.new_model(kind).fit_sql(stages.tables["everything"], "y",
-                                              **KINDS[kind].fit)
+        model = stages.new_model(kind)
+        script = model.fit_sql(stages.tables["everything"], "y", **KINDS[kind].fit)
+        assert not spark.catalog.tableExists(f"{model.name}_meta")  # a dry run
+        run_script(spark, script)
+        return answers(sqlnb.load(spark, model.name), stages.tables["score"],
+                       ("predict", "proba"))
 
-    script = cell(stages, kind, "fit_sql", build)
-    assert script is None, "fit_sql works on Spark now: check it as test_matrix.py does"
+    got = cell(stages, kind, "fit_sql", build)
+    if got is None:
+        return
+    want = fitted_answers(stages, kind)
+    assert got["predict"] == want["predict"]
+    np.testing.assert_allclose(got["proba"], want["proba"], rtol=0, atol=1e-9)
 
 
 # ---------------------------------------------------------------------- search

@@ -73,3 +73,8 @@ SELECT
      ) AS __q) AS __r) AS __sqlnb_read_{{ loop.index }}{{ "," if not loop.last }}
 {%- endfor %}
 {%- endmacro %}
+
+{# Drop a SQL function (what a dry run created, see SparkEngine.rolled_back). #}
+{% macro drop_function(table) -%}
+DROP FUNCTION IF EXISTS {{ table }}
+{%- endmacro %}

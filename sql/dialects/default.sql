@@ -306,3 +306,23 @@ list_reduce(list({{ value }} ORDER BY {{ order | join(", ") }}){% if condition %
 {% macro exact_sum(x) -%}
 fsum({{ x }})
 {%- endmacro %}
+
+{#- A fit script's (fit/fit_script.sql) lines on how to run it, its start and its end: one
+    transaction. -#}
+{% macro script_intro(model, action) -%}
+-- runs, in order, as one transaction. Run it with any DuckDB client, e.g.
+--     duckdb models.duckdb < {{ model | comment }}_{{ action | lower | comment }}.sql
+{%- endmacro %}
+
+{% macro script_begin() -%}
+BEGIN TRANSACTION;
+{%- endmacro %}
+
+{#- A table the script creates, dropped at its start so that it runs again (engines
+    that write versions; none here). -#}
+{% macro script_replaces(table) -%}
+{%- endmacro %}
+
+{% macro script_end() -%}
+COMMIT;
+{%- endmacro %}

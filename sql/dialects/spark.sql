@@ -286,3 +286,23 @@ aggregate(transform(array_sort(collect_list(named_struct('o', struct({{ order | 
 {% macro exact_sum(x) -%}
 sum({{ x }})
 {%- endmacro %}
+
+{#- A fit script on Spark: no transaction. Its write stages new table versions and
+    switches the model's views to them at its end, as a Python write does. -#}
+{% macro script_intro(model, action) -%}
+-- runs, in order (Spark SQL has no transactions: the new table versions are switched to
+-- at the end). Run it with spark-sql, or from Python with sqlnb.script.run(spark, script):
+--     spark-sql -f {{ model | comment }}_{{ action | lower | comment }}.sql
+{%- endmacro %}
+
+{% macro script_begin() -%}
+{%- endmacro %}
+
+{#- Run again (a scheduler's next fit), the script writes the versions it wrote before:
+    they are dropped first. -#}
+{% macro script_replaces(table) -%}
+DROP TABLE IF EXISTS {{ table }};
+{%- endmacro %}
+
+{% macro script_end() -%}
+{%- endmacro %}

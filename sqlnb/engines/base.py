@@ -262,8 +262,11 @@ class Engine:
         yield  # pragma: no cover
 
     @contextlib.contextmanager
-    def rolled_back(self, what: str = "this call") -> Iterator[None]:
-        """A transaction that is always rolled back (a dry run); inner ones join it."""
+    def rolled_back(self, what: str = "this call") -> Iterator[Any]:
+        """A transaction that is always rolled back (a dry run); inner ones join it. It
+        yields None, or where the engine keeps the statements of the dry run itself (Spark,
+        whose write ends with statements of the engine's own, see
+        :meth:`SparkEngine.rolled_back`) an object whose ``statements`` list them."""
         raise NotImplementedError
         yield  # pragma: no cover
 

@@ -349,22 +349,66 @@ class RecordingEngine(Engine):
     database is left as it was.
     """
 
-    def __init__(self, inner: Engine) -> None:
+    def __init__(self, inner: Engine, statements: list[str] | None = None) -> None:
         self.inner = inner
         self.dialect = inner.dialect
         self.capabilities = inner.capabilities
         self.missing_relation_errors = inner.missing_relation_errors
         self.unreadable_errors = inner.unreadable_errors
         self.invalid_argument_errors = inner.invalid_argument_errors
-        self.statements: list[str] = []
+        # ``statements``: the list where ``inner`` keeps what it runs itself (a Spark dry
+        # run, whose switch runs statements of the engine's own): then nothing is added here
+        self.keeps = statements is None
+        self.statements: list[str] = [] if statements is None else statements
 
     @property
     def connection(self) -> Any:
         return self.inner.connection
 
+    def __getattr__(self, name: str) -> Any:
+        # what an engine has of its own (Spark's versions: stage, version_table…)
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
     def execute(self, sql: str) -> None:
-        self.statements.append(sql)
+        if self.keeps:
+            self.statements.append(sql)
         self.inner.execute(sql)
+
+    def table(self, name: str) -> str:
+        return self.inner.table(name)
+
+    def scratch_table(self, table: str) -> str:
+        return self.inner.scratch_table(table)
+
+    def versions(self, name: str) -> list[int]:
+        return self.inner.versions(name)
+
+    def carry(self, name: str) -> bool:
+        return self.inner.carry(name)
+
+    def drop_stale_views(self, names: list[str]) -> None:
+        self.inner.drop_stale_views(names)
+
+    def arrow(self, sql: str) -> Any:
+        return self.inner.arrow(sql)
+
+    def fetch_together(self, queries: list[str]) -> list[tuple[list[str], list[tuple]]]:
+        return self.inner.fetch_together(queries)
+
+    def prefetch(self, queries: list[str]) -> None:
+        self.inner.prefetch(queries)
+
+    def forget_prefetched(self) -> None:
+        self.inner.forget_prefetched()
+
+    def prefill(self, answers: dict[str, tuple[list[str], list[tuple]]]) -> None:
+        self.inner.prefill(answers)
+
+    def read_tables(self, queries: list[str], tables: dict[str, str]
+                    ) -> tuple[list[tuple[list[str], list[tuple]]], dict[str, Any]] | None:
+        return self.inner.read_tables(queries, tables)
 
     def fetch(self, sql: str, parameters: list[Any] | None = None) -> list[tuple]:
         return self.inner.fetch(sql, parameters)

@@ -80,12 +80,17 @@ class SparkEngine(Engine):
         self._prelude = False  # a writer's reads before its write keep the catalog
         # reads made ahead of their callers, by text (see prefetch)
         self._prefetched: dict[str, tuple[list[str], list[tuple]]] = {}
+        self._dry: DryRun | None = None  # a dry run under way (see rolled_back)
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str) -> None:
         """Run a script: Spark takes one statement per call, so it is split at the
         semicolons that end statements (not those inside literals, names or comments)."""
         for statement in split_statements(sql):
+            if self._dry is not None:
+                self._dry.statements.append(statement)
+                if self._dry.leaves(statement, self.database):
+                    continue  # what the write would change of the catalog as it was
             if self._absent(statement):
                 continue  # dropping what the write's catalog knows is not there
             try:
@@ -469,11 +474,67 @@ class SparkEngine(Engine):
         yield
 
     @contextlib.contextmanager
-    def rolled_back(self, what: str = "this call") -> Iterator[None]:
-        raise UnsupportedError(
-            f"{what} runs in a transaction that is rolled back at the end, and Spark SQL has "
-            "no transactions: run it on a DuckDB connection")
-        yield  # pragma: no cover
+    def rolled_back(self, what: str = "this call") -> Iterator[DryRun]:
+        """A dry run: the block's write runs for real, as one :meth:`transaction`, on what
+        it stages (new table versions, scratch tables), and every statement it runs or
+        would run is kept in order (``DryRun.statements``), the switch at its end
+        included. A statement that would change what the catalog held when the dry run
+        began (switch a model's view, drop its old version, replace its parameter views,
+        drop or create its functions) is kept but not run; a function is never created.
+        At the end, raising or not, what the dry run created is dropped again
+        (``DryRun.created`` names its tables), so the catalog is as it was.
+
+        >>> with engine.rolled_back("fit_sql") as dry:   # doctest: +SKIP
+        ...     model.fit("rows", "y")
+        >>> dry.statements                                # doctest: +SKIP
+        """
+        if self._dry is not None or self._writes is not None:
+            raise UnsupportedError(f"{what} is a dry run, which cannot run inside a write")
+        dry = DryRun(before=self._listing())
+        self._dry = dry
+        try:
+            with self.transaction(what):
+                yield dry
+        finally:
+            self._dry = None
+            self._discard(dry)
+
+    def _listing(self) -> dict[str, str]:
+        """The engine's database as it is now (never the kept catalog of a write): every
+        table, view and function, lowercased name -> kind (``TABLE``, ``VIEW``,
+        ``TEMPORARY VIEW``, ``FUNCTION``)."""
+        database = self.dialect.ident(self.database)
+        found: dict[str, str] = {}
+        for row in self.connection.sql(self.render("catalog/versions.sql#tables",
+                                                   database=database)).collect():
+            found[row[1].lower()] = "TEMPORARY VIEW" if row[2] else "TABLE"
+        for row in self.connection.sql(self.render("catalog/versions.sql#views",
+                                                   database=database)).collect():
+            if not row[2]:
+                found[row[1].lower()] = "VIEW"
+        prefix = "." + self.database.lower() + "."
+        for row in self.connection.sql(self.render("catalog/versions.sql#functions",
+                                                   database=database)).collect():
+            qualified = row[0].lower()
+            if prefix in qualified:
+                found[qualified[qualified.index(prefix) + len(prefix):]] = "FUNCTION"
+        return found
+
+    def _discard(self, dry: DryRun) -> None:
+        """Drop what the dry run ``dry`` left that was not there when it began (its
+        tables are named in ``dry.created``); the catalog of the write is read again."""
+        self._forget_catalog()
+        left = {name: kind for name, kind in self._listing().items()
+                if name not in dry.before}
+        dry.created = [self.table(name) for name, kind in sorted(left.items())
+                       if kind == "TABLE"]
+        for name, kind in sorted(left.items()):
+            if kind == "TEMPORARY VIEW":
+                self.connection.catalog.dropTempView(name)
+                continue
+            macro = {"TABLE": "drop", "VIEW": "drop_view", "FUNCTION": "drop_function"}[kind]
+            self.connection.sql(self.render(f"catalog/versions.sql#{macro}",
+                                            table=self.table(name)))
 
     # ------------------------------------------------------------------ versions
     def current_version(self, name: str) -> int | None:
@@ -602,6 +663,40 @@ class SparkEngine(Engine):
         return self.table(f"{name}{_VERSION_SUFFIX}{version}{_NEXT_SUFFIX if scratch else ''}")
 
 
+class DryRun:
+    """What a dry run (:meth:`SparkEngine.rolled_back`) ran or would have run, in order
+    (``statements``), and, once it is over, the tables it created and dropped again
+    (``created``, quoted): those a script of the statements leaves behind."""
+
+    def __init__(self, before: dict[str, str]) -> None:
+        self.before = before  # the catalog when it began: lowercased name -> kind
+        self.statements: list[str] = []
+        self.created: list[str] = []
+
+    def leaves(self, statement: str, database: str) -> bool:
+        """Whether the dry run leaves ``statement`` out (keeps it, runs it not): it would
+        create a function, or change a table, view or function that was there before
+        (a name of another database counts as one). A temporary view is the session's
+        scratch: it runs."""
+        text = _CODE_START.sub("", statement)
+        written = _WRITTEN.match(text)
+        if written is not None:
+            names = _names_in(written.group("names"))
+        elif _NO_CATALOG_CHANGE.match(text):
+            return False
+        else:
+            found = _CATALOG_CHANGE.match(text)
+            if found is None:
+                return True  # a statement of another shape: not run
+            if found.group("kind").upper() == "FUNCTION" and found.group("verb").upper() == "CREATE":
+                return True
+            if re.search(r"\bTEMPORARY\b", text[:found.start("kind")], re.IGNORECASE):
+                return False
+            names = _names_in(found.group("names"))
+        return any((db is not None and db.lower() != database.lower())
+                   or name.lower() in self.before for db, name in names)
+
+
 # The start of a statement's code (its leading comments and whitespace), and the shapes of
 # the statements a write runs that change the catalog, or cannot (see SparkEngine._note).
 _CODE_START = re.compile(r"\A(?:\s+|--[^\r\n]*|/\*.*?\*/)*", re.DOTALL)
@@ -613,6 +708,9 @@ _CATALOG_CHANGE = re.compile(
     r"(?P<kind>TABLE|VIEW|FUNCTION)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?"
     rf"(?P<names>{_NAME}(?:\s+RENAME\s+TO\s+{_NAME})?)(?=[\s(;]|\Z)",
     re.IGNORECASE)
+# Statements that write rows into an existing table (a dry run runs them only on its own).
+_WRITTEN = re.compile(rf"(?:INSERT\s+(?:INTO|OVERWRITE)(?:\s+TABLE)?|TRUNCATE\s+TABLE)\s+"
+                      rf"(?P<names>{_NAME})", re.IGNORECASE)
 _PART = re.compile(r"`((?:[^`]|``)+)`|(\w+)")
 
 
