@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from . import compiler, macros, ownership
 from .context import ModelContext, StoredState, template_context
 from .engines.duckdb import of_tables
-from .engines.source import Source
+from .engines.source import Source, in_memory_rows
 from .errors import EmptyInputError, InvalidDataError, describe_problems
 from .families import Family, Gaussian
 from .missing import non_finite_problems, scan_batch
@@ -54,6 +54,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # Column types the batch table of a planned scan is created with as they are (no quotes, so
 # no user text: an ENUM's labels, say, send the scan the unplanned way).
+# the most values (rows x features) of an input whose batch is summed long (_long_sums):
+# its unpivoted rows cost little to aggregate, where planning the wide scan costs most
+LONG_SUMS_VALUES = 100_000
 PLAIN_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_ ]*(\(\d+(, ?\d+)?\))?")
 
 # The problem of the row by which quick checks ask for the full ones (fit/checks.sql).
@@ -129,6 +132,9 @@ class Pipeline:
         # the labelled rows the last scan counted (see take_labelled)
         self._labelled: int | None = None
         self._scanned_classes: int | None = None  # and the classes its batch has
+        # whether this write's batch table is long (a row per class and feature, see
+        # _long_sums): the templates that read it get ``t.long_sums``
+        self._long = False
         # a staged update's tables not copied yet: role -> (new version, its scratch name)
         self._pending: dict[str, tuple[str, str]] = {}
 
@@ -161,6 +167,8 @@ class Pipeline:
     # ------------------------------------------------------------------ statements
     def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
         """The template context of the model (or of one of its parts' ``family``)."""
+        if self._long and family is None:
+            extra["t"] = {**extra.get("t", self.tables), "long_sums": True}
         return template_context(self.tables, self.name, family or self.family, **extra)
 
     def render(self, template: str, **context: Any) -> str:
@@ -412,6 +420,7 @@ class Pipeline:
         """
         features = spec["features"]
         self._batch_problems = None
+        self._long = self._long_sums(src, spec)
         if self.family.shifted and not (spec.get("stored_shift")
                                         and self.stored_shift(features, spec.get("update_cache"))):
             self.shift(src, spec["target_sql"], features, per_class=True,
@@ -447,12 +456,31 @@ class Pipeline:
         self._batch_problems = probe["problems"]
         # the source's labelled rows and classes, counted by the scan (a batch of a row per
         # class)
-        per_class = not self.family.long_batch
+        per_class = not self.family.long_batch  # (a long sums batch has its class rows)
         self._labelled = probe["labelled"] if per_class else None
         self._scanned_classes = probe["size"] if per_class else None
-        if probe["cancelling"]:
+        if probe["cancelling"] and self._long:
+            # (not expected: each class's sums are taken around its own mean) the wide scan
+            self._long = False
+            self.scan(src, {**spec, "long_sums": False})
+        elif probe["cancelling"]:
             self._rescan_cancelling(src, spec, probe["cancelling"])
 
+    def _long_sums(self, src: Source, spec: dict[str, Any]) -> bool:
+        """Whether a fit's batch is summed long (``families/gaussian.sql``'s
+        ``long_sums``: the input's values unpivoted to (class, feature, value) rows, a few
+        aggregates per class and feature, each class's sums around its own mean computed in
+        the same statement) rather than wide (four aggregates per feature, whose planning
+        dominates a small fit). Only for a family that has the form, a small in-memory
+        input of known size (the unpivoted rows are its rows times its features), without
+        weights or groups, on DuckDB, in a fit's unplanned scan."""
+        if (not self.family.long_sums or spec.get("long_sums") is False
+                or spec["weight"] is not None or spec.get("groups") or spec.get("planned")
+                or spec.get("stored_shift") or self.engine.dialect.name != "duckdb"
+                or src.obj is None):
+            return False
+        rows = in_memory_rows(src.obj)
+        return rows is not None and rows * len(spec["features"]) <= LONG_SUMS_VALUES
     def _planned_batch(self, context: dict[str, Any], cache: dict[str, Any] | None) -> None:
         """An update's batch scan, planned once: the first call of a scan's text creates the
         batch table from the query and notes its columns (in ``cache``, the caller's per
@@ -622,6 +650,7 @@ class Pipeline:
             self.run_planned("update/drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
         else:
             self.run("update/drop_batch.sql")
+        self._long = False
         scanned, self._scanned_classes = self._scanned_classes, None
         staged = "next_meta" in self.tables
         context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}

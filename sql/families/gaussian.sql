@@ -27,6 +27,9 @@ CREATE TABLE {{ t.feature_stats }} (
 {% endmacro %}
 
 {% macro batch(source, target, weight, features, t) %}
+{% if t.get('long_sums') %}
+{{ long_sums(source, target, features) }}
+{% else %}
 -- Sums are taken around a shift close to the data, so m2 = S2 - S1^2 / W keeps its
 -- precision: one literal per feature where the classes lie close together (no join, as
 -- fast as a plain scan); per class where the pilot saw them far apart (each class's value
@@ -66,7 +69,61 @@ GROUP BY GROUPING SETS (({{ by_group(t, '__src.') }}__src.{{ target }}), (__src.
 {% else %}
 GROUP BY __src.{{ target }}
 {% endif %}
+{% endif %}
 {% endmacro %}
+
+{#- A small batch summed long (unweighted, one model, DuckDB): the input's values as
+    (class, feature, value) rows, each class's sums of a feature taken around that class's
+    own mean there (its one value where all are equal: the sums are then exactly zero),
+    which the same statement computes first: a two-pass sum, as scikit-learn's, in one
+    statement whose planning does not grow with aggregates per feature. A row per class
+    and feature (n, the sums, the shift, the feature's origin and `rows`, the class's
+    labelled rows), and a row per class with feature NULL (its n and weight). #}
+{% macro long_sums(source, target, features) %}
+{% set names = features | map(attribute='name') | map('lit') | list %}
+WITH __long AS (
+    SELECT
+        __src.{{ target }} AS class,
+        {{ sql.unpivot([('feature', names), ('origin', features | each(feature_origin)), ('fallback', features | each(fallback_shift)), ('value', features | each(long_value))]) }}
+    FROM {{ source }} AS __src
+    WHERE __src.{{ target }} IS NOT NULL
+),
+__centre AS (
+    SELECT
+        class,
+        feature,
+        CASE WHEN NOT {{ sql.is_finite('avg(value)') }} THEN NULL
+             WHEN min(value) = max(value) THEN min(value)
+             ELSE avg(value) END AS centre
+    FROM __long
+    GROUP BY class, feature
+)
+SELECT
+    __long.class,
+    __long.feature,
+    count(__long.value) AS n,
+    CAST(count(__long.value) AS DOUBLE) AS weight,
+    count(*) AS rows,
+    sum(__long.value - coalesce(__centre.centre, __long.fallback)) AS s1,
+    sum((__long.value - coalesce(__centre.centre, __long.fallback)) * (__long.value - coalesce(__centre.centre, __long.fallback))) AS s2,
+    max(coalesce(__centre.centre, __long.fallback)) AS shift,
+    max(__long.origin) AS origin
+FROM __long
+JOIN __centre ON __centre.class = __long.class AND __centre.feature = __long.feature
+GROUP BY __long.class, __long.feature
+UNION ALL
+SELECT
+    {{ target }} AS class,
+    CAST(NULL AS {{ sql.type('VARCHAR') }}) AS feature,
+    count(*) AS n,
+    CAST(count(*) AS DOUBLE) AS weight,
+    NULL, NULL, NULL, NULL, NULL
+FROM {{ source }}
+WHERE {{ target }} IS NOT NULL
+GROUP BY {{ target }}
+{%- endmacro %}
+{% macro fallback_shift(f) %}{{ f.shift | lit }}{% endmacro %}
+{% macro long_value(f) %}{{ num({'column': '__src.' ~ f.column, 'guard': f.guard | default(false)}) }}{% endmacro %}
 
 {# The per-feature sums of a batch, over `__src` joined to the shifts as `__shift`. #}
 {% macro batch_columns(features, weight) %}
@@ -164,6 +221,11 @@ GROUP BY __src.{{ target }}
 -- two passes do no better). Sums that are exactly zero lost nothing. A feature comes once
 -- per class where it cancels (the caller takes the set).
 {% set names = features | map(attribute='name') | map('lit') | list %}
+{% if t.get('long_sums') %}
+SELECT feature
+FROM {{ t.batch }}
+WHERE feature IS NOT NULL AND n > 0 AND s2 > 0 AND s2 - s1 * s1 / n < 1e-1 * s2
+{% else %}
 SELECT feature
 FROM (
     SELECT
@@ -179,6 +241,7 @@ FROM (
 WHERE (w > 0 AND s2 > 0 AND s2 - s1 * s1 / w < 1e-1 * s2)
 {% if weighted %}
    OR (n > 0 AND u2 > 0 AND u2 - u1 * u1 / n < 1e-1 * u2)
+{% endif %}
 {% endif %}
 {% endmacro %}
 
@@ -223,10 +286,17 @@ FROM {{ t.batch }};
 {% set weight = 'w' if weighted else 'CAST(n AS DOUBLE)' %}
 {% set u1, u2 = ('u1', 'u2') if weighted else ('s1', 's2') %}
 WITH unpivoted AS (
+{% if t.get('long_sums') %}
+    -- (a long batch: a row per class and feature already)
+    SELECT class, feature, shift, origin, n, s1, s2
+    FROM {{ t.batch }}
+    WHERE feature IS NOT NULL
+{% else %}
     SELECT
         {{ by_group(t) }}class,
         {{ sql.unpivot(lists) }}
     FROM {{ t.batch }}
+{% endif %}
 )
 SELECT
     {{ by_group(t) }}class,

@@ -19,6 +19,9 @@ UNION ALL
 SELECT 'size', CAST(count(*) AS {{ sql.type('VARCHAR') }}), CAST(sum(n) AS {{ sql.type('VARCHAR') }}) FROM {{ t.batch }}
 {% else %}
 SELECT 'size', '1', CAST(n AS {{ sql.type('VARCHAR') }}) FROM {{ t.batch }}
+{% if t.get('long_sums') %}
+WHERE feature IS NULL
+{% endif %}
 {% endif %}
 {% if shifted %}
 UNION ALL
