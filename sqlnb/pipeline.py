@@ -421,7 +421,9 @@ class Pipeline:
         features = spec["features"]
         self._batch_problems = None
         self._long = self._long_sums(src, spec)
-        if self.family.shifted and not (spec.get("stored_shift")
+        # (a long batch needs no pilot: each class's own mean is its shift, and a feature
+        # without an origin yet gets one from the scan, read back by the probe)
+        if self.family.shifted and not self._long and not (spec.get("stored_shift")
                                         and self.stored_shift(features, spec.get("update_cache"))):
             self.shift(src, spec["target_sql"], features, per_class=True,
                        class_type=spec.get("target_type"))
@@ -451,6 +453,9 @@ class Pipeline:
         if not looks or looks[-1]["nan"]:  # no look yet, or the batch was run again
             looks.append(self._probe(features, weighted, []))
         probe = looks[-1]
+        for f in features:
+            if f["name"] in probe.get("origins", {}):
+                f["origin"] = probe["origins"][f["name"]]
         if probe["size"] == 0:
             self.refuse_empty(src, spec)
         self._batch_problems = probe["problems"]
@@ -527,6 +532,8 @@ class Pipeline:
                 answer["labelled"] += int(problem or 0)
             elif kind == "cancelling":
                 answer["cancelling"].add(feature)
+            elif kind == "origin":  # a long batch's origins (the double's exact text)
+                answer.setdefault("origins", {})[feature] = float(problem)
             else:
                 answer["problems"].append((feature, problem))
         return answer

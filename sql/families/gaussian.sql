@@ -81,10 +81,12 @@ GROUP BY __src.{{ target }}
     labelled rows), and a row per class with feature NULL (its n and weight). #}
 {% macro long_sums(source, target, features) %}
 {% set names = features | map(attribute='name') | map('lit') | list %}
+{#- a feature without an origin (a new model's) takes the mean of its classes' means #}
+{% set own_origin = features | rejectattr('origin', 'defined') | list %}
 WITH __long AS (
     SELECT
         __src.{{ target }} AS class,
-        {{ sql.unpivot([('feature', names), ('origin', features | each(feature_origin)), ('fallback', features | each(fallback_shift)), ('value', features | each(long_value))]) }}
+        {{ sql.unpivot([('feature', names), ('origin', features | each(long_origin)), ('fallback', features | each(fallback_shift)), ('value', features | each(long_value))]) }}
     FROM {{ source }} AS __src
     WHERE __src.{{ target }} IS NOT NULL
 ),
@@ -97,7 +99,14 @@ __centre AS (
              ELSE avg(value) END AS centre
     FROM __long
     GROUP BY class, feature
-)
+){% if own_origin %},
+__origin AS (
+    SELECT feature, coalesce(avg(centre), 0) AS origin
+    FROM __centre
+    WHERE {{ sql.is_finite('centre') }}
+    GROUP BY feature
+){% endif %}
+
 SELECT
     __long.class,
     __long.feature,
@@ -107,9 +116,12 @@ SELECT
     sum(__long.value - coalesce(__centre.centre, __long.fallback)) AS s1,
     sum((__long.value - coalesce(__centre.centre, __long.fallback)) * (__long.value - coalesce(__centre.centre, __long.fallback))) AS s2,
     max(coalesce(__centre.centre, __long.fallback)) AS shift,
-    max(__long.origin) AS origin
+    {% if own_origin %}coalesce(max(__long.origin), max(__origin.origin), 0){% else %}max(__long.origin){% endif %} AS origin
 FROM __long
 JOIN __centre ON __centre.class = __long.class AND __centre.feature = __long.feature
+{% if own_origin %}
+LEFT JOIN __origin ON __origin.feature = __long.feature
+{% endif %}
 GROUP BY __long.class, __long.feature
 UNION ALL
 SELECT
@@ -122,7 +134,8 @@ FROM {{ source }}
 WHERE {{ target }} IS NOT NULL
 GROUP BY {{ target }}
 {%- endmacro %}
-{% macro fallback_shift(f) %}{{ f.shift | lit }}{% endmacro %}
+{% macro fallback_shift(f) %}{{ f.get('shift', 0.0) | lit }}{% endmacro %}
+{% macro long_origin(f) %}{% if f.origin is defined %}{{ f.origin | lit }}{% else %}CAST(NULL AS DOUBLE){% endif %}{% endmacro %}
 {% macro long_value(f) %}{{ num({'column': '__src.' ~ f.column, 'guard': f.guard | default(false)}) }}{% endmacro %}
 
 {# The per-feature sums of a batch, over `__src` joined to the shifts as `__shift`. #}
