@@ -55,8 +55,9 @@ if TYPE_CHECKING:  # pragma: no cover
 # Column types the batch table of a planned scan is created with as they are (no quotes, so
 # no user text: an ENUM's labels, say, send the scan the unplanned way).
 # the most values (rows x features) of an input whose batch is summed long (_long_sums):
-# its unpivoted rows cost little to aggregate, where planning the wide scan costs most
-LONG_SUMS_VALUES = 100_000
+# there its unpivoted rows cost less to aggregate than the wide scan costs to plan (beyond,
+# on DuckDB 1.5.0, the wide scan was the cheaper in CPU time)
+LONG_SUMS_VALUES = 40_000
 PLAIN_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_ ]*(\(\d+(, ?\d+)?\))?")
 
 # The problem of the row by which quick checks ask for the full ones (fit/checks.sql).
@@ -480,11 +481,11 @@ class Pipeline:
         input of known size (the unpivoted rows are its rows times its features), without
         weights or groups, on DuckDB, in a fit's unplanned scan."""
         if (not self.family.long_sums or spec.get("long_sums") is False
-                or spec["weight"] is not None or spec.get("groups") or spec.get("planned")
-                or spec.get("stored_shift") or self.engine.dialect.name != "duckdb"
-                or src.obj is None):
+                or spec["weight"] is not None or spec.get("groups")
+                or spec.get("planned") or spec.get("stored_shift")
+                or self.engine.dialect.name != "duckdb"):
             return False
-        rows = in_memory_rows(src.obj)
+        rows = None if src.obj is None else in_memory_rows(src.obj)
         return rows is not None and rows * len(spec["features"]) <= LONG_SUMS_VALUES
     def _planned_batch(self, context: dict[str, Any], cache: dict[str, Any] | None) -> None:
         """An update's batch scan, planned once: the first call of a scan's text creates the
