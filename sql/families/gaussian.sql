@@ -73,56 +73,58 @@ GROUP BY __src.{{ target }}
 {% endmacro %}
 
 {#- A small batch summed long (unweighted, one model, DuckDB): the input's values as
-    (class, feature, value) rows, each class's sums of a feature taken around that class's
-    own mean there (its one value where all are equal: the sums are then exactly zero),
-    which the same statement computes first: a two-pass sum, as scikit-learn's, in one
-    statement whose planning does not grow with aggregates per feature. A row per class
-    and feature (n, the sums, the shift, the feature's origin and `rows`, the class's
-    labelled rows), and a row per class with feature NULL (its n and weight). #}
+    (class, feature, value) rows, grouped by class and feature into a list each, then each
+    list summed around the class's own mean of it (its one value where all are equal: the
+    sums are then exactly zero): a two-pass sum, as scikit-learn's, in one statement whose
+    planning does not grow with aggregates per feature (the lists cost less than joining
+    the rows to their means). A row per class and feature (n, the sums, the shift, the
+    feature's origin and `rows`, the class's labelled rows), and a row per class with
+    feature NULL (its n and weight). #}
 {% macro long_sums(source, target, features) %}
 {% set names = features | map(attribute='name') | map('lit') | list %}
 {#- a feature without an origin (a new model's) takes the mean of its classes' means #}
 {% set own_origin = features | rejectattr('origin', 'defined') | list %}
-WITH __long AS (
-    SELECT
-        __src.{{ target }} AS class,
-        {{ sql.unpivot([('feature', names), ('origin', features | each(long_origin)), ('fallback', features | each(fallback_shift)), ('value', features | each(long_value))]) }}
-    FROM {{ source }} AS __src
-    WHERE __src.{{ target }} IS NOT NULL
-),
-__centre AS (
+WITH __groups AS (
     SELECT
         class,
         feature,
-        CASE WHEN NOT {{ sql.is_finite('avg(value)') }} THEN NULL
-             WHEN min(value) = max(value) THEN min(value)
-             ELSE avg(value) END AS centre
-    FROM __long
+        count(value) AS n,
+        count(*) AS rows,
+        list(value) FILTER (WHERE value IS NOT NULL) AS __values,
+        coalesce(CASE WHEN NOT {{ sql.is_finite('avg(value)') }} THEN NULL
+                      WHEN min(value) = max(value) THEN min(value)
+                      ELSE avg(value) END, max(fallback)) AS shift,
+        max(origin) AS origin
+    FROM (
+        SELECT
+            __src.{{ target }} AS class,
+            {{ sql.unpivot([('feature', names), ('origin', features | each(long_origin)), ('fallback', features | each(fallback_shift)), ('value', features | each(long_value))]) }}
+        FROM {{ source }} AS __src
+        WHERE __src.{{ target }} IS NOT NULL
+    ) AS __long
     GROUP BY class, feature
 ){% if own_origin %},
 __origin AS (
-    SELECT feature, coalesce(avg(centre), 0) AS origin
-    FROM __centre
-    WHERE {{ sql.is_finite('centre') }}
+    SELECT feature, avg(shift) AS own
+    FROM __groups
+    WHERE {{ sql.is_finite('shift') }}
     GROUP BY feature
 ){% endif %}
 
 SELECT
-    __long.class,
-    __long.feature,
-    count(__long.value) AS n,
-    CAST(count(__long.value) AS DOUBLE) AS weight,
-    count(*) AS rows,
-    sum(__long.value - coalesce(__centre.centre, __long.fallback)) AS s1,
-    sum((__long.value - coalesce(__centre.centre, __long.fallback)) * (__long.value - coalesce(__centre.centre, __long.fallback))) AS s2,
-    max(coalesce(__centre.centre, __long.fallback)) AS shift,
-    {% if own_origin %}coalesce(max(__long.origin), max(__origin.origin), 0){% else %}max(__long.origin){% endif %} AS origin
-FROM __long
-JOIN __centre ON __centre.class = __long.class AND __centre.feature = __long.feature
+    __groups.class,
+    __groups.feature,
+    n,
+    CAST(n AS DOUBLE) AS weight,
+    rows,
+    list_sum(list_transform(__values, lambda v: v - shift)) AS s1,
+    list_sum(list_transform(__values, lambda v: (v - shift) * (v - shift))) AS s2,
+    shift,
+    {% if own_origin %}coalesce(origin, __origin.own, 0){% else %}origin{% endif %} AS origin
+FROM __groups
 {% if own_origin %}
-LEFT JOIN __origin ON __origin.feature = __long.feature
+LEFT JOIN __origin ON __origin.feature = __groups.feature
 {% endif %}
-GROUP BY __long.class, __long.feature
 UNION ALL
 SELECT
     {{ target }} AS class,
