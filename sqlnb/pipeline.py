@@ -52,12 +52,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engines.base import Engine
 
 
+# The most values (rows x features) of an input whose batch is summed long (_long_sums):
+# there its unpivoted rows cost less to aggregate than the wide scan costs to plan (beyond,
+# on DuckDB 1.5.0, the wide scan was the cheaper in CPU time).
+LONG_SUMS_VALUES = 40_000
+
 # Column types the batch table of a planned scan is created with as they are (no quotes, so
 # no user text: an ENUM's labels, say, send the scan the unplanned way).
-# the most values (rows x features) of an input whose batch is summed long (_long_sums):
-# there its unpivoted rows cost less to aggregate than the wide scan costs to plan (beyond,
-# on DuckDB 1.5.0, the wide scan was the cheaper in CPU time)
-LONG_SUMS_VALUES = 40_000
 PLAIN_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_ ]*(\(\d+(, ?\d+)?\))?")
 
 # The problem of the row by which quick checks ask for the full ones (fit/checks.sql).
@@ -145,6 +146,7 @@ class Pipeline:
         ``keep_batch`` (a planned scan): the batch goes in a table kept from call to call,
         emptied at the end instead of dropped, so that no DDL runs in later calls."""
         self.planning, self.slot_key, self._made_shifts = True, slot_key, False
+        self._long = False  # (a write that failed may have left it set)
         if keep_batch and self.engine.keeps_plans:
             if self._kept_batch is None:
                 self._kept_batch = self.engine.table(
@@ -161,6 +163,7 @@ class Pipeline:
         """The update was rolled back, which drops the kept batch table if that transaction
         made it: the next update makes it again."""
         self._kept_key = None
+        self._long = False
 
     def _keeps_batch(self) -> bool:
         return self._kept_batch is not None and self.tables["batch"] == self._kept_batch
@@ -261,6 +264,7 @@ class Pipeline:
         """Create the model's (empty) tables, releasing its earlier ones (and an earlier
         text model's); ``text`` adds the tables of a term model. ``features``: the
         features table gets their rows (a staged write creates it with them)."""
+        self._long = False  # (until this write's scan decides; a failed write may have set it)
         staged = self.stage(fresh=True, terms=text)
         # staged: the current version's tables and parameter views stay until the switch
         # (the views are replaced after it): a failed write leaves the model answering
@@ -487,6 +491,7 @@ class Pipeline:
             return False
         rows = None if src.obj is None else in_memory_rows(src.obj)
         return rows is not None and rows * len(spec["features"]) <= LONG_SUMS_VALUES
+
     def _planned_batch(self, context: dict[str, Any], cache: dict[str, Any] | None) -> None:
         """An update's batch scan, planned once: the first call of a scan's text creates the
         batch table from the query and notes its columns (in ``cache``, the caller's per
