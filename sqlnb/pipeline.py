@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from . import compiler, macros, ownership
 from .context import ModelContext, StoredState, template_context
 from .engines.duckdb import of_tables
-from .engines.source import Source
+from .engines.source import Source, in_memory_rows
 from .errors import EmptyInputError, InvalidDataError, describe_problems
 from .families import Family, Gaussian
 from .missing import non_finite_problems, scan_batch
@@ -51,6 +51,11 @@ from .version import __version__
 if TYPE_CHECKING:  # pragma: no cover
     from .engines.base import Engine
 
+
+# The most values (rows x features) of an input whose batch is summed long (_long_sums):
+# there its unpivoted rows cost less to aggregate than the wide scan costs to plan (beyond,
+# on DuckDB 1.5.0, the wide scan was the cheaper in CPU time).
+LONG_SUMS_VALUES = 40_000
 
 # Column types the batch table of a planned scan is created with as they are (no quotes, so
 # no user text: an ENUM's labels, say, send the scan the unplanned way).
@@ -129,6 +134,9 @@ class Pipeline:
         # the labelled rows the last scan counted (see take_labelled)
         self._labelled: int | None = None
         self._scanned_classes: int | None = None  # and the classes its batch has
+        # whether this write's batch table is long (a row per class and feature, see
+        # _long_sums): the templates that read it get ``t.long_sums``
+        self._long = False
         # a staged update's tables not copied yet: role -> (new version, its scratch name)
         self._pending: dict[str, tuple[str, str]] = {}
 
@@ -138,6 +146,7 @@ class Pipeline:
         ``keep_batch`` (a planned scan): the batch goes in a table kept from call to call,
         emptied at the end instead of dropped, so that no DDL runs in later calls."""
         self.planning, self.slot_key, self._made_shifts = True, slot_key, False
+        self._long = False  # (a write that failed may have left it set)
         if keep_batch and self.engine.keeps_plans:
             if self._kept_batch is None:
                 self._kept_batch = self.engine.table(
@@ -154,6 +163,7 @@ class Pipeline:
         """The update was rolled back, which drops the kept batch table if that transaction
         made it: the next update makes it again."""
         self._kept_key = None
+        self._long = False
 
     def _keeps_batch(self) -> bool:
         return self._kept_batch is not None and self.tables["batch"] == self._kept_batch
@@ -161,6 +171,8 @@ class Pipeline:
     # ------------------------------------------------------------------ statements
     def context(self, family: Family | None = None, **extra: Any) -> dict[str, Any]:
         """The template context of the model (or of one of its parts' ``family``)."""
+        if self._long and family is None:
+            extra["t"] = {**extra.get("t", self.tables), "long_sums": True}
         return template_context(self.tables, self.name, family or self.family, **extra)
 
     def render(self, template: str, **context: Any) -> str:
@@ -252,6 +264,7 @@ class Pipeline:
         """Create the model's (empty) tables, releasing its earlier ones (and an earlier
         text model's); ``text`` adds the tables of a term model. ``features``: the
         features table gets their rows (a staged write creates it with them)."""
+        self._long = False  # (until this write's scan decides; a failed write may have set it)
         staged = self.stage(fresh=True, terms=text)
         # staged: the current version's tables and parameter views stay until the switch
         # (the views are replaced after it): a failed write leaves the model answering
@@ -412,7 +425,10 @@ class Pipeline:
         """
         features = spec["features"]
         self._batch_problems = None
-        if self.family.shifted and not (spec.get("stored_shift")
+        self._long = self._long_sums(src, spec)
+        # (a long batch needs no pilot: each class's own mean is its shift, and a feature
+        # without an origin yet gets one from the scan, read back by the probe)
+        if self.family.shifted and not self._long and not (spec.get("stored_shift")
                                         and self.stored_shift(features, spec.get("update_cache"))):
             self.shift(src, spec["target_sql"], features, per_class=True,
                        class_type=spec.get("target_type"))
@@ -442,16 +458,39 @@ class Pipeline:
         if not looks or looks[-1]["nan"]:  # no look yet, or the batch was run again
             looks.append(self._probe(features, weighted, []))
         probe = looks[-1]
+        for f in features:
+            if f["name"] in probe.get("origins", {}):
+                f["origin"] = probe["origins"][f["name"]]
         if probe["size"] == 0:
             self.refuse_empty(src, spec)
         self._batch_problems = probe["problems"]
         # the source's labelled rows and classes, counted by the scan (a batch of a row per
         # class)
-        per_class = not self.family.long_batch
+        per_class = not self.family.long_batch  # (a long sums batch has its class rows)
         self._labelled = probe["labelled"] if per_class else None
         self._scanned_classes = probe["size"] if per_class else None
-        if probe["cancelling"]:
+        if probe["cancelling"] and self._long:
+            # (not expected: each class's sums are taken around its own mean) the wide scan
+            self._long = False
+            self.scan(src, {**spec, "long_sums": False})
+        elif probe["cancelling"]:
             self._rescan_cancelling(src, spec, probe["cancelling"])
+
+    def _long_sums(self, src: Source, spec: dict[str, Any]) -> bool:
+        """Whether a fit's batch is summed long (``families/gaussian.sql``'s
+        ``long_sums``: the input's values unpivoted to (class, feature, value) rows, a few
+        aggregates per class and feature, each class's sums around its own mean computed in
+        the same statement) rather than wide (four aggregates per feature, whose planning
+        dominates a small fit). Only for a family that has the form, a small in-memory
+        input of known size (the unpivoted rows are its rows times its features), without
+        weights or groups, on DuckDB, in a fit's unplanned scan."""
+        if (not self.family.long_sums or spec.get("long_sums") is False
+                or spec["weight"] is not None or spec.get("groups")
+                or spec.get("planned") or spec.get("stored_shift")
+                or self.engine.dialect.name != "duckdb"):
+            return False
+        rows = None if src.obj is None else in_memory_rows(src.obj)
+        return rows is not None and rows * len(spec["features"]) <= LONG_SUMS_VALUES
 
     def _planned_batch(self, context: dict[str, Any], cache: dict[str, Any] | None) -> None:
         """An update's batch scan, planned once: the first call of a scan's text creates the
@@ -499,6 +538,8 @@ class Pipeline:
                 answer["labelled"] += int(problem or 0)
             elif kind == "cancelling":
                 answer["cancelling"].add(feature)
+            elif kind == "origin":  # a long batch's origins (the double's exact text)
+                answer.setdefault("origins", {})[feature] = float(problem)
             else:
                 answer["problems"].append((feature, problem))
         return answer
@@ -622,6 +663,7 @@ class Pipeline:
             self.run_planned("update/drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
         else:
             self.run("update/drop_batch.sql")
+        self._long = False
         scanned, self._scanned_classes = self._scanned_classes, None
         staged = "next_meta" in self.tables
         context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}

@@ -27,6 +27,9 @@ CREATE TABLE {{ t.feature_stats }} (
 {% endmacro %}
 
 {% macro batch(source, target, weight, features, t) %}
+{% if t.get('long_sums') %}
+{{ long_sums(source, target, features) }}
+{% else %}
 -- Sums are taken around a shift close to the data, so m2 = S2 - S1^2 / W keeps its
 -- precision: one literal per feature where the classes lie close together (no join, as
 -- fast as a plain scan); per class where the pilot saw them far apart (each class's value
@@ -66,7 +69,76 @@ GROUP BY GROUPING SETS (({{ by_group(t, '__src.') }}__src.{{ target }}), (__src.
 {% else %}
 GROUP BY __src.{{ target }}
 {% endif %}
+{% endif %}
 {% endmacro %}
+
+{#- A small batch summed long (unweighted, one model, DuckDB): the input's values as
+    (class, feature, value) rows, grouped by class and feature into a list each, then each
+    list summed around the class's own mean of it (its one value where all are equal: the
+    sums are then exactly zero): a two-pass sum, as scikit-learn's, in one statement whose
+    planning does not grow with aggregates per feature (the lists cost less than joining
+    the rows to their means). A row per class and feature (n, the sums, the shift, the
+    feature's origin and `rows`, the class's labelled rows), and a row per class with
+    feature NULL (its n and weight). #}
+{% macro long_sums(source, target, features) %}
+{% set names = features | map(attribute='name') | map('lit') | list %}
+{#- a feature without an origin (a new model's) takes the mean of its classes' means #}
+{% set own_origin = features | rejectattr('origin', 'defined') | list %}
+WITH __groups AS (
+    SELECT
+        class,
+        feature,
+        count(value) AS n,
+        count(*) AS rows,
+        list(value) FILTER (WHERE value IS NOT NULL) AS __values,
+        coalesce(CASE WHEN NOT {{ sql.is_finite('avg(value)') }} THEN NULL
+                      WHEN min(value) = max(value) THEN min(value)
+                      ELSE avg(value) END, max(fallback)) AS shift,
+        max(origin) AS origin
+    FROM (
+        SELECT
+            __src.{{ target }} AS class,
+            {{ sql.unpivot([('feature', names), ('origin', features | each(long_origin)), ('fallback', features | each(fallback_shift)), ('value', features | each(long_value))]) }}
+        FROM {{ source }} AS __src
+        WHERE __src.{{ target }} IS NOT NULL
+    ) AS __long
+    GROUP BY class, feature
+){% if own_origin %},
+__origin AS (
+    SELECT feature, avg(shift) AS own
+    FROM __groups
+    WHERE {{ sql.is_finite('shift') }}
+    GROUP BY feature
+){% endif %}
+
+SELECT
+    __groups.class,
+    __groups.feature,
+    n,
+    CAST(n AS DOUBLE) AS weight,
+    rows,
+    list_sum(list_transform(__values, lambda v: v - shift)) AS s1,
+    list_sum(list_transform(__values, lambda v: (v - shift) * (v - shift))) AS s2,
+    shift,
+    {% if own_origin %}coalesce(origin, __origin.own, 0){% else %}origin{% endif %} AS origin
+FROM __groups
+{% if own_origin %}
+LEFT JOIN __origin ON __origin.feature = __groups.feature
+{% endif %}
+UNION ALL
+SELECT
+    {{ target }} AS class,
+    CAST(NULL AS {{ sql.type('VARCHAR') }}) AS feature,
+    count(*) AS n,
+    CAST(count(*) AS DOUBLE) AS weight,
+    NULL, NULL, NULL, NULL, NULL
+FROM {{ source }}
+WHERE {{ target }} IS NOT NULL
+GROUP BY {{ target }}
+{%- endmacro %}
+{% macro fallback_shift(f) %}{{ f.get('shift', 0.0) | lit }}{% endmacro %}
+{% macro long_origin(f) %}{% if f.origin is defined %}{{ f.origin | lit }}{% else %}CAST(NULL AS DOUBLE){% endif %}{% endmacro %}
+{% macro long_value(f) %}{{ num({'column': '__src.' ~ f.column, 'guard': f.guard | default(false)}) }}{% endmacro %}
 
 {# The per-feature sums of a batch, over `__src` joined to the shifts as `__shift`. #}
 {% macro batch_columns(features, weight) %}
@@ -164,6 +236,11 @@ GROUP BY __src.{{ target }}
 -- two passes do no better). Sums that are exactly zero lost nothing. A feature comes once
 -- per class where it cancels (the caller takes the set).
 {% set names = features | map(attribute='name') | map('lit') | list %}
+{% if t.get('long_sums') %}
+SELECT feature
+FROM {{ t.batch }}
+WHERE feature IS NOT NULL AND n > 0 AND s2 > 0 AND s2 - s1 * s1 / n < 1e-1 * s2
+{% else %}
 SELECT feature
 FROM (
     SELECT
@@ -179,6 +256,7 @@ FROM (
 WHERE (w > 0 AND s2 > 0 AND s2 - s1 * s1 / w < 1e-1 * s2)
 {% if weighted %}
    OR (n > 0 AND u2 > 0 AND u2 - u1 * u1 / n < 1e-1 * u2)
+{% endif %}
 {% endif %}
 {% endmacro %}
 
@@ -223,10 +301,17 @@ FROM {{ t.batch }};
 {% set weight = 'w' if weighted else 'CAST(n AS DOUBLE)' %}
 {% set u1, u2 = ('u1', 'u2') if weighted else ('s1', 's2') %}
 WITH unpivoted AS (
+{% if t.get('long_sums') %}
+    -- (a long batch: a row per class and feature already)
+    SELECT class, feature, shift, origin, n, s1, s2
+    FROM {{ t.batch }}
+    WHERE feature IS NOT NULL
+{% else %}
     SELECT
         {{ by_group(t) }}class,
         {{ sql.unpivot(lists) }}
     FROM {{ t.batch }}
+{% endif %}
 )
 SELECT
     {{ by_group(t) }}class,

@@ -4,7 +4,12 @@
 -- a feature and a problem.
 {% import family_template as family %}
 {% set reject_missing = (p.missing | default('error')) == 'error' %}
-{% if not family_long_batch %}
+{% if t.get('long_sums') %}
+{#- a long batch: a row per class and feature, with the class's labelled rows #}
+SELECT feature, 'has missing values (NULL or NaN) and missing is ''error''' AS problem
+FROM {{ t.batch }}
+WHERE feature IS NOT NULL AND n < rows AND {{ reject_missing | lit }}
+{% elif not family_long_batch %}
 SELECT feature, 'has missing values (NULL or NaN) and missing is ''error''' AS problem
 FROM (
     SELECT

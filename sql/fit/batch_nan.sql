@@ -3,6 +3,13 @@
 -- so the batch is computed again with NaN treated as missing. A feature comes once per
 -- class whose sum it is (no DISTINCT: on Spark that is one more shuffle and job); the
 -- caller takes the set.
+{% if t.get('long_sums') %}
+{#- a long batch (families/gaussian.sql's long_sums): its sums are a column #}
+SELECT feature
+FROM {{ t.batch }}
+WHERE feature IN ({{ checks | map(attribute='name') | map('lit') | join(', ') }})
+  AND NOT {{ sql.is_finite('s1') }}
+{% else %}
 SELECT feature
 FROM (
     SELECT
@@ -10,3 +17,4 @@ FROM (
     FROM {{ t.batch }}
 )
 WHERE NOT {{ sql.is_finite('total') }}
+{% endif %}

@@ -19,6 +19,17 @@ UNION ALL
 SELECT 'size', CAST(count(*) AS {{ sql.type('VARCHAR') }}), CAST(sum(n) AS {{ sql.type('VARCHAR') }}) FROM {{ t.batch }}
 {% else %}
 SELECT 'size', '1', CAST(n AS {{ sql.type('VARCHAR') }}) FROM {{ t.batch }}
+{% if t.get('long_sums') %}
+WHERE feature IS NULL
+{% endif %}
+{% endif %}
+{% if t.get('long_sums') and features | rejectattr('origin', 'defined') | list %}
+UNION ALL
+{# the origins a long batch chose for features that had none (families/gaussian.sql's
+    long_sums), once per class: a double's text reads back as the same double #}
+SELECT 'origin', feature, CAST(origin AS {{ sql.type('VARCHAR') }})
+FROM {{ t.batch }}
+WHERE feature IN ({{ features | rejectattr('origin', 'defined') | map(attribute='name') | map('lit') | join(', ') }})
 {% endif %}
 {% if shifted %}
 UNION ALL

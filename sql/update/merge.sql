@@ -9,7 +9,7 @@
 {% set rows %}
 SELECT {{ by_group(t) }}class, {{ signed('n', sign) }}, {{ signed('weight', sign) }}
 FROM {{ t.batch }}
-{% if family_long_batch %}
+{% if family_long_batch or t.get('long_sums') %}
 WHERE feature IS NULL
 {% endif %}
 {% endset %}

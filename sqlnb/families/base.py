@@ -49,6 +49,9 @@ class Family:
     numeric: ClassVar[bool] = True          # features must be numeric columns
     has_batch: ClassVar[bool] = False       # the template writes its own batch query
     long_batch: ClassVar[bool] = False      # ... with one row per class x feature x value
+    # a small batch can be summed long: a row per class and feature (the template's
+    # batch macro with t.long_sums; sqlnb/pipeline.py decides)
+    long_sums: ClassVar[bool] = False
     shifted: ClassVar[bool] = False         # sums are taken around per-class pilot values
     has_batch_checks: ClassVar[bool] = False
     min_classes: ClassVar[int] = 1

@@ -19,6 +19,7 @@ class Gaussian(Family):
                                           "missing": "ignore"}
     has_batch = True
     shifted = True
+    long_sums = True
     pilot_rows = 2048  # rows looked at to choose the shift of the sums
     sum_suffix = "_s1"
     amount_column = "weight"
