@@ -36,7 +36,7 @@ from .context import as_context, relation_name
 from .engines.dialects import Dialect, Expression, dialect_named
 from .errors import InvalidParameterError, UnsupportedError
 from .families import FAMILIES
-from .grouping import group_parameter_table
+from .grouping import GROUP_ALIAS, group_parameter_table
 from .missing import plain_classes
 from .scoring import OUTPUTS, comment_text, with_chunks
 from .templates import render
@@ -510,12 +510,6 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
     whose dialect stores SQL functions instead (Spark) get :func:`functions_sql`'s.
     ``joint_only``: only ``<name>_joint_log_likelihood``, the macro the others call."""
     if model.dialect.stored_scoring == "functions":
-        if not model.stored_scoring_covers():
-            raise UnsupportedError(
-                f"model {model.name}: this engine's stored scoring functions take a row's "
-                "feature columns, which can neither pick a group's parameters nor tokenise "
-                "a text: score this per-group or text model with predict*, or run the "
-                f"statement of to_sql(..., dialect={model.dialect.name!r}) in SQL")
         return functions_sql(model)
     text = None if arrays else model.parameters().get("text")
     if not text and model.reads_terms:  # long input
@@ -590,16 +584,40 @@ def macros_sql(model: ModelContext, *, arrays: bool, joint_only: bool = False) -
 
 def functions_sql(model: ModelContext, *, joint_only: bool = False) -> str:
     """The statements (re)creating the model's scoring functions in Spark SQL
-    (``score/scoring_functions.sql``): each takes the row's features as a STRUCT, every
-    parameter a literal of its text, in the engine's database. The joint log-likelihood
-    function and ``<name>_explain`` (explain's rows of the row: an array of (class,
-    feature, log_likelihood, log_prior), per-group models excepted) hold the parameters
-    (the others call the joint one): ``joint_only`` re-creates just those two (a write
-    that kept the classes and features)."""
-    classes = compiled_classes(model, row=ROW)
+    (``score/scoring_functions.sql``): each takes the row's columns as a STRUCT (the
+    features, or a text model's text column, and a per-group model's group columns),
+    every parameter a literal of its text, in the engine's database. The joint
+    log-likelihood function and ``<name>_explain`` (explain's rows of the row: an array of
+    (class, feature, log_likelihood, log_prior), for models over columns without groups)
+    hold the parameters (the others call the joint one): ``joint_only`` re-creates just
+    those two (a write that kept the classes and features).
+
+    A per-group model's joint function picks the row's group's parameters (a CASE on the
+    group columns over each group's literals; a group no fit saw, or a NULL group column,
+    gets the pooled model's, as ``predict`` answers); a text model's tokenises the row's
+    text with Spark's array functions and looks its terms up in the vocabulary inlined
+    as one JSON literal (a per-group text model's: each group's)."""
+    compiled = model.parameters()
+    text = compiled.get("text")
+    if model.reads_terms and not text:
+        raise UnsupportedError(
+            "long-input models have no scoring functions (a function scores one row, a "
+            "long table spreads a document over many): score them with predict*")
+    dialect = model.dialect
+    group_names = [name for name, _ in model.spec.groups]
+    group_table = None
+    if text:
+        classes = [{**c, "key": str(c["label_value"]),
+                    "comment": comment_text(str(c["label_value"]))}
+                   for c in compiled["compiled"]]
+        column_fields = [{"name": text["column"], "type": "VARCHAR"}]
+    else:
+        classes = compiled_classes(model, row=ROW)
+        column_fields = model.meta["features"]
+        if compiled.get("groups"):
+            group_table = group_parameter_table(model, row=ROW)
     keys = [c["key"].lower() for c in classes]
     clash = sorted({c["key"] for c in classes if keys.count(c["key"].lower()) > 1})
-    dialect = model.dialect
     unquotable = [c["key"] for c in classes if "${" in c["key"]]
     message = _key_clash_message(model.name, clash) if clash else None
     if unquotable and not clash:  # Spark would substitute a variable into the field name
@@ -607,20 +625,72 @@ def functions_sql(model: ModelContext, *, joint_only: bool = False) -> str:
                    f"SQL cannot quote as a STRUCT field: use {model.name}_predict (the label) "
                    f"or {model.name}_joint_log_likelihood (an array in class order), or "
                    "relabel the classes")
+    named = {f["name"] for f in column_fields}
+    types = dict(model.spec.groups)
     fields = [{"name": dialect.ident(f["name"]), "type": dialect.type_name(f["type"])}
-              for f in model.meta["features"]]
+              for f in column_fields]
+    fields += [{"name": dialect.ident(g), "type": dialect.type_name(types[g])}
+               for g in group_names if g not in named]
     quoted = {role: model.engine.table(function)
               for role, function in macro_names(model.name).items()}
     explained = []
-    if not model.parameters().get("groups"):  # a per-group model's rows need their group's
+    if not (text or group_table):  # per-group and text models' rows need more than a row
         explained = [{**_explained_class(model, c, None), "comment": c["comment"]}
                      for c in with_categories(model, classes)]
+    form: dict[str, Any] = {"group_table": None, "text": None}
+    if group_table is not None:  # each group's parameters as a STRUCT, chosen by a CASE
+        n_groups = len(group_names)
+        form["group_table"] = {
+            **group_table,
+            "alias": GROUP_ALIAS,
+            "branches": [{"when": [f"{value} = {literal}" for (_, value), literal
+                                   in zip(group_table["join"], row[:n_groups])],
+                          "fields": list(zip(group_table["names"][n_groups:],
+                                             row[n_groups:]))}
+                         for row in group_table["rows"]]}
+    if text:
+        models = _function_vocabularies(model)
+        routes = []
+        for position, g in enumerate(compiled.get("text_groups") or [], start=1):
+            routes.append({"position": position, "when": [
+                f"{dialect.field(ROW, name)} = {value}"
+                for name, value in zip(group_names, g["values"])]})
+        form["text"] = {**text, "column": dialect.field(ROW, text["column"]),
+                        "parameters": models, "routes": routes}
     return model.render(
         "score/scoring_functions.sql", classes=classes, m=quoted, row=dialect.ident(ROW),
-        explained=explained,
+        explained=explained, grouped_model=group_table is not None,
         fields=fields, label_type=dialect.type_name(model.meta["target_type"]),
         key_clash=message, joint_only=joint_only,
-        model_comment=comment_text(model.name))
+        model_comment=comment_text(model.name), **form)
+
+
+def _function_vocabularies(model: ModelContext) -> str:
+    """A text model's parameters as the one JSON literal its scoring functions read: a list
+    with the pooled model's, then each group's (a per-group text model's, in the order of
+    its groups), each ``{"k": class constants, "v": {term: {"i": idf, "c": coefficient per
+    class}}}`` in the pooled model's class order; a class a group never saw has the
+    constant -Infinity and no coefficient (null). Every digit is kept."""
+    compiled = model.parameters()
+    classes = compiled["compiled"]
+    position = {c["index"]: i for i, c in enumerate(classes)}
+    groups = compiled.get("text_groups") or []
+    models = [{"t": model.tables, "class_map": None,
+               "constants": {c["index"]: c["constant"] for c in classes}}, *groups]
+    document = []
+    for m in models:
+        pooled = (list(range(len(classes))) if m["class_map"] is None
+                  else [position[index] for _, index in sorted(m["class_map"])])
+        constants = [m["constants"].get(c["index"]) for c in classes]
+        vocabulary = {}
+        for term, idf, values in model.fetch("text/inline_terms.sql", t=m["t"]):
+            by_class = dict(zip(pooled, values))
+            vocabulary[term] = {"i": _json_number(idf), "c": [
+                None if i not in by_class else _json_number(by_class[i])
+                for i in range(len(classes))]}
+        document.append({"k": [_json_number(-math.inf if k is None else k) for k in constants],
+                         "v": vocabulary})
+    return json.dumps(document, ensure_ascii=False, allow_nan=False)
 
 
 def explain_sql(model: ModelContext, source_sql: str, *, columns: dict[str, str] | None = None,

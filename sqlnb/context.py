@@ -289,17 +289,6 @@ class ModelContext:
         ``family="auto"``, no group key, no text or long input)."""
         return not (self.family.composite or self.spec.grouped or self.stored_input())
 
-    def stored_scoring_covers(self) -> bool:
-        """Whether the engine can keep the model's scoring in the database. DuckDB's macros
-        take the whole row (every kind but long input, which the macros refuse). The SQL
-        functions an engine such as Spark stores take a STRUCT of the feature columns,
-        which carries neither a per-group model's group key nor a text or long-input
-        model's tokens: those models are scored there with ``predict*`` or the statement
-        of ``to_sql``."""
-        if self.dialect.stored_scoring == "macros":
-            return True
-        return not (self.spec.grouped or self.stored_input())
-
     @property
     def reads_terms(self) -> bool:
         """Whether the model's features are terms derived from its input (text or long

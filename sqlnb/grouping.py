@@ -192,8 +192,8 @@ def group_parameter_table(model: ModelContext, row: str | None = None,
                           dialect: Dialect | None = None) -> dict[str, Any] | None:
     """The per-group models as one row of parameters per group, for scoring by a join.
 
-    Returns the table's quoted ``columns``, its ``rows`` (SQL literals; NULL for a class the
-    group never saw), the group columns to join on, and per pooled class index a
+    Returns the table's quoted ``columns`` (``names``: as written), its ``rows`` (SQL
+    literals; NULL for a class the group never saw), the group columns to join on, and per pooled class index a
     ``model`` whose constant and coefficients are ``Expression`` columns of the joined row,
     so each family's ``jll`` template renders unchanged (a ``family="auto"`` model's as
     parts, as :func:`sqlnb.mixed.compile_mixed` composes the pooled one). Features and
@@ -276,6 +276,7 @@ def group_parameter_table(model: ModelContext, row: str | None = None,
         rows.append(literals)
     return {
         "columns": [dialect.ident(g["name"]) for g in groups] + [dialect.ident(s) for s in slots],
+        "names": [g["name"] for g in groups] + slots,  # (as written, e.g. STRUCT fields)
         "join": [(dialect.column(GROUP_ALIAS, g["name"]), value(g["name"])) for g in groups],
         "rows": rows,
         "matched": column("__sqlnb_matched"),

@@ -54,7 +54,7 @@ from .families import (
     check_coding,
     make_family,
 )
-from .macros import create_macros, drop_macros
+from .macros import create_macros
 from .pipeline import pipeline_of, refuse
 from .scoring import OUTPUTS
 from .validation import ARRAY_LIKE, BOOLEAN, Interval, Options
@@ -335,10 +335,7 @@ def finish_mixed(model: ModelContext, parts: list[dict[str, Any]],
     family.assigned = {f["name"]: f["family"] for f in features}
     if flow.sql_macros:  # the macros join the fit's transaction
         model.invalidate()
-        if flow.scored_in_database():
-            create_macros(model)
-        else:  # (a per-group model's on Spark): none, and none left from an earlier write
-            drop_macros(model)
+        create_macros(model)
 
 
 def wide_columns(parts: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:

@@ -703,16 +703,13 @@ class Pipeline:
             text = (macros.functions_text(new_version, self.owner,
                                           kept_shape=not structural and not fresh)
                     if functions else False)
-            # (asked after the compile, whose read of the new metadata it takes)
-            self._functions_after_switch = (
-                text if text and new_version.stored_scoring_covers() else False)
-        elif self.sql_macros and scoring_macros and self.scored_in_database():
+            self._functions_after_switch = text or False
+        elif self.sql_macros and scoring_macros:
             # the macros hold the parameters: re-created at every write (the view they
             # read where the weight matrix does not apply only when it is not current)
             macros.create_macros(self.owner, view=structural or not macros_current)
         elif not scoring_macros or self.sql_macros:
-            # a model with no stored scoring (long input; a per-group model where the
-            # engine stores functions of a row's columns): none left from an earlier write
+            # a model with no stored scoring (long input): none left from an earlier write
             macros.drop_macros(self.owner)
         elif self.engine.dialect.stored_scoring == "macros":
             # a write without macros: macros an earlier write left hold the parameters it
@@ -789,15 +786,6 @@ class Pipeline:
             return derived
         finally:
             local.connection.close()  # (the copy is this write's alone)
-
-    def scored_in_database(self) -> bool:
-        """Whether the model just written gets stored scoring (see
-        :meth:`ModelContext.stored_scoring_covers`; its metadata is the one this write
-        wrote)."""
-        if self.engine.dialect.stored_scoring == "macros":
-            return True
-        self.owner.invalidate()
-        return self.owner.stored_scoring_covers()
 
     def check_classes(self, needed: int, what: str = "this model",
                       known: int | None = None) -> int:

@@ -417,8 +417,10 @@ def import_into(con: duckdb.DuckDBPyConnection,
             else:
                 pipeline_of(model).finish(features, meta["target"], target_type, meta["weight"],
                                           scoring_macros=stored == "columns" or (
-                                              stored == "text" and text.text_functions(model)),
+                                              stored == "text" and text.macros_in_finish(model)),
                                           kind={"input": stored})
+                if stored == "text":
+                    text.macros_after_write(model)
     finally:
         ownership.done(model)
     model.invalidate()

@@ -556,16 +556,27 @@ class TermFit:
         flow.run("text/write_analyzer.sql", input="text", options_json=analyzer.to_json(),
                  n_documents=vocabulary_documents)
         flow.finish([self.column], self.target, self.target_type, self.weight,
-                    scoring_macros=scoring_macros and text_functions(model),
+                    scoring_macros=scoring_macros and macros_in_finish(model),
                     kind={"input": "text", **(kind or {})})
+        if scoring_macros:
+            macros_after_write(model)
         return True
 
 
-def text_functions(model: ModelContext) -> bool:
-    """Whether a text model gets stored scoring functions: DuckDB's macros tokenise; the
-    SQL functions Spark stores score a STRUCT of columns, not a document (a text model on
-    Spark is scored with ``predict*``)."""
-    return model.dialect.stored_scoring == "macros"
+def macros_in_finish(model: ModelContext) -> bool:
+    """Whether a text model's write creates its scoring macros as it finishes, from the
+    tables it wrote, inside its transaction; an engine that stages the write's tables
+    (Spark) writes its scoring functions once the write has switched to them
+    (:func:`macros_after_write`), from what readers then see."""
+    return model.engine.capabilities.transactions
+
+
+def macros_after_write(model: ModelContext) -> None:
+    """Where :func:`macros_in_finish` does not hold: the text model's scoring functions,
+    written once the write has switched to its new tables (the write's finish dropped
+    those an earlier write left), where the model has them (``sql_macros``)."""
+    if not macros_in_finish(model) and pipeline_of(model).sql_macros:
+        model.engine.after_write(lambda: macros.create_macros(model))
 
 
 # ---------------------------------------------------------------------- per-group text
@@ -745,9 +756,11 @@ def update_groups(model: ModelContext, fit: TermFit, context: dict[str, Any],
 def _group_macros(model: ModelContext) -> None:
     """A per-group text model's scoring macros, once its groups' models and the table of
     its groups are written (the pooled model's own write leaves them out: they read every
-    group's tables), where the model has macros (DuckDB, ``sql_macros``)."""
-    if pipeline_of(model).sql_macros and text_functions(model):
-        macros.create_macros(model)
+    group's tables), where the model has them (``sql_macros``): an engine that stages the
+    write's tables writes them once the write has switched to every model's new version
+    (they embed the parameters: Spark's functions)."""
+    if pipeline_of(model).sql_macros:
+        model.engine.after_write(lambda: macros.create_macros(model))
 
 
 def group_rows(model: ModelContext) -> list[tuple[Any, ...]]:
@@ -1071,10 +1084,12 @@ def _merge_within(result: ModelContext, sources: list[ModelContext], plan: dict[
         n_documents = flow.fetch("text/model_tables.sql#documents_fitted")[0][0]
     flow.run("text/write_analyzer.sql", input=input_kind,
              options_json=json.dumps(plan["options"]), n_documents=n_documents)
+    text_macros = scoring_macros and input_kind == "text"
     flow.finish(meta["features"], meta["target"], meta["target_type"], None,
-                scoring_macros=scoring_macros and input_kind == "text"
-                and text_functions(result),
+                scoring_macros=text_macros and macros_in_finish(result),
                 kind={"input": input_kind, **(kind or {})})
+    if text_macros:
+        macros_after_write(result)
 
 
 def _same_groups(sources: list[ModelContext]) -> list[dict[str, Any]]:

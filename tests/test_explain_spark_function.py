@@ -89,23 +89,27 @@ def test_explain_function_rows_are_explains(spark, family, features, fields):
     assert f"{name}_predict" not in functions
 
 
-def test_a_per_group_model_has_no_scoring_functions(spark):
-    # a row's terms come from its group's model, which a function of the features alone
-    # does not see: a refit by group drops the functions the earlier fit of the name
-    # wrote, and asking for them is refused with what to use instead
+def test_a_per_group_model_has_scoring_functions_but_no_explain_function(spark):
+    # a row's explanation comes from its group's model: a refit by group drops the explain
+    # function the earlier fit of the name wrote, and writes the scoring functions, which
+    # take the group column too and answer as predict (create_macros writes them again)
     frame = spark.createDataFrame(ROWS, SCHEMA)
     model = sqlnb.NaiveBayes("xf_grouped", con=spark, family="gaussian")
     try:
         model.fit(frame, "y", features=["size cm", "spend"])
         assert "xf_grouped_explain" in {f.name.lower() for f in spark.catalog.listFunctions()}
         model.fit(frame, "y", features=["size cm", "spend"], group_by="tier")
+        model.create_macros()
         functions = {f.name.lower() for f in spark.catalog.listFunctions()}
-        assert not {f"xf_grouped_{role}" for role in
-                    ("explain", "joint_log_likelihood", "predict", "predict_proba")} & functions
-        with pytest.raises(sqlnb.errors.UnsupportedError, match="score this per-group"):
-            model.create_macros()
-        assert "xf_grouped_predict" not in {f.name.lower()
-                                            for f in spark.catalog.listFunctions()}
+        assert "xf_grouped_explain" not in functions
+        assert {f"xf_grouped_{role}" for role in
+                ("joint_log_likelihood", "predict", "predict_proba")} <= functions
+        frame.createOrReplaceTempView("xf_rows")
+        got = [r[0] for r in spark.sql(
+            "SELECT xf_grouped_predict(struct(`size cm`, spend, tier)) FROM xf_rows "
+            "ORDER BY id").collect()]
+        spark.catalog.dropTempView("xf_rows")
+        assert got == [r.prediction for r in model.predict(frame).orderBy("id").collect()]
     finally:
         model.drop()
 

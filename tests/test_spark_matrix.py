@@ -58,10 +58,6 @@ METHODS = {"predict": "predict", "proba": "predict_proba", "log_proba": "predict
 # pattern of its message. DuckDB's gaps (GAPS) hold on Spark too.
 SPARK_GAPS: dict[tuple[str, str], tuple[type[Exception], str]] = {
     **GAPS,
-    # Spark's stored functions take a STRUCT of feature columns: no group key, no tokens
-    **{(kind, "sql macros"): (sqlnb.errors.UnsupportedError,
-                              "stored scoring functions take a row's feature columns")
-       for kind in ALL if KINDS[kind].fit.get("text") or KINDS[kind].fit.get("group_by")},
 }
 
 
@@ -275,8 +271,10 @@ def test_sql_functions_score_as_predict(spark, stages, kind):
         model = fitted(stages, kind)  # its fit wrote the functions: create_macros rewrites
         model.create_macros()  # them (and refuses a kind that has none)
         spec = KINDS[kind]
-        # the STRUCT the functions take: the model's features (its text column)
-        row = f"struct({', '.join(spec.fit.get('features') or [spec.fit['text']])})"
+        # the STRUCT the functions take: the model's features (its text column), and its
+        # group column (a row of a group no fit saw is scored by the pooled model)
+        columns = spec.fit.get("features") or [spec.fit["text"]]
+        row = f"struct({', '.join(columns + ([spec.fit['group_by']] if 'group_by' in spec.fit else []))})"
         return spark.sql(
             f"SELECT id, {model.name}_predict({row}) AS p, "
             f"{model.name}_predict_proba({row}) AS pp, "

@@ -255,6 +255,12 @@ class Engine:
         raise NotImplementedError
         yield  # pragma: no cover
 
+    def after_write(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` where the open write's new state is what readers see: here,
+        inside its transaction (an engine that stages versions runs it once the write's
+        block has switched to them, and not if the block raises)."""
+        callback()
+
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
         """The block's reads see one snapshot of the database (a read transaction)."""

@@ -69,6 +69,7 @@ class SparkEngine(Engine):
         self.unreadable_errors = (AnalysisException,)
         self.invalid_argument_errors = (PySparkException,)
         self._writes: contextlib.ExitStack | None = None  # the versions a write stages
+        self._after_switch: list[Callable[[], None]] = []  # (see after_write)
         # during a write: the catalog as first read (the names of tables and views, those
         # of views, read only if asked, functions), kept
         # current through the DDL the write itself runs (see _note), so it is read once
@@ -374,16 +375,27 @@ class SparkEngine(Engine):
         self._prelude = False
         self._keeps_catalog = True
         try:
+            self._after_switch = []
             with contextlib.ExitStack() as writes:
                 self._writes = writes
                 try:
                     yield
                 finally:
                     self._writes = None
+            while self._after_switch:  # (the block switched to every staged version)
+                self._after_switch.pop(0)()
         finally:  # (after what the write's switch runs)
             self._keeps_catalog = False
             self._forget_catalog()
             self._prefetched.clear()
+
+    def after_write(self, callback: Callable[[], None]) -> None:
+        """Inside :meth:`transaction`: ``callback`` runs once the block has switched to
+        every version it staged (not if it raises); outside one, now."""
+        if self._writes is None:
+            callback()
+        else:
+            self._after_switch.append(callback)
 
     def stage(self, names: list[str], done: Callable[[bool], None]) -> int:
         """Inside :meth:`transaction`: the tables ``names`` (the last one the switch, see
