@@ -628,11 +628,13 @@ class Pipeline:
         functions = staged and self.sql_macros and scoring_macros
         new_version = self.staged_context() if staged else None
         if new_version is not None:
-            # a staged write's new version is read by no one until the switch: its scratch
-            # parameter views and metadata are written first, then the class count, the
-            # checks, the new metadata row and the parameters are read in one go (a
-            # failure below drops the new version all the same)
-            self.run("score/params.sql", **context)
+            # a staged write's new version is read by no one until the switch: its
+            # metadata is written first, then the class count, the checks, the new
+            # metadata row and the parameters are read in one go (a failure below drops
+            # the new version all the same); the scratch parameter views over it are
+            # created only if a statement reads them (where the engine answers those reads
+            # from a copy of the statistics, none does)
+            self.engine.defer(self.render("score/params.sql", **context))
             self.write_meta(features, target, target_type, weight, kind,
                             has_columns=meta_columns)
             self._read_back(new_version, features, context, fresh=fresh, functions=functions)
