@@ -9,6 +9,13 @@ DROP TABLE IF EXISTS {{ name }};
 CREATE TABLE {{ name }} USING parquet AS
 {%- endmacro %}
 
+{#- The rows of the scratch table an update's earlier scan of the same columns left (see
+    Pipeline.scan): replaced in one statement, the table kept. By name, so that a table of
+    other columns is an error (the caller then makes the table again), never a mix. -#}
+{% macro overwrite_table(name) -%}
+INSERT OVERWRITE TABLE {{ name }} BY NAME
+{%- endmacro %}
+
 {#- Spark has no lgamma: the Lanczos approximation (g = 7, nine coefficients), within a
     few units in the last place of the C library's lgamma for x >= 0.5 (counts plus one).
     Spark evaluates the repeated argument once (common subexpression elimination). -#}
