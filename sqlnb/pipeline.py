@@ -89,7 +89,9 @@ class NewVersion(str):
 
 class ScratchView(str):
     """The quoted name of a staged write's parameter view over its new version: a view of
-    the session only (``sql.create_view``), replaced by the next write, never dropped."""
+    the session only (``sql.create_view``), created only if a statement of the write
+    reads it (``Engine.defer``), replaced by the next write that creates it, never
+    dropped."""
 
     temporary = True
 

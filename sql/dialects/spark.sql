@@ -3,7 +3,8 @@
 
 {#- Spark has no temporary tables, and a CACHE TABLE view is re-resolved by name (the
     shifts read the batch, which a rescan replaces): a small Parquet table, dropped when
-    the batch is merged (sql/update/drop_batch.sql) or by the next write of the same model. -#}
+    the batch is merged (sql/update/drop_batch.sql) or by the next write of the same model
+    (an update leaves it for the next one: see overwrite_table). -#}
 {% macro temp_table(name) -%}
 DROP TABLE IF EXISTS {{ name }};
 CREATE TABLE {{ name }} USING parquet AS
