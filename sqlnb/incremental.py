@@ -277,7 +277,10 @@ def _update(model: ModelContext, source: Any, target: str, features: list[str] |
             # (models of parts scan their batches as a fit does: sqlnb.parts)
             planned = (engine.keeps_plans and (slotted is not None or _names_a_table(src))
                        and not in_parts)
-            flow.start_update(slot_key, keep_batch=planned)
+            # (an engine without temporary tables keeps the batch table of a dense update
+            # too: the next update overwrites it)
+            flow.start_update(slot_key, keep_batch=planned or (
+                not in_parts and not engine.capabilities.temp_tables))
             try:
                 _update_within(model, src, target, features, weight, classes, sign,
                                keep_classes, stored, planned=planned, group_by=group_by)

@@ -207,8 +207,13 @@ class NaiveBayes:
             return self
         src = self.engine.source(source)
         parts.start_fit(self.context)  # the columns' families come from this source
+        flow = None
         try:
             spec = parts.input_spec(self.context, src, target, features, weight, group_by)
+            # the source's rows, counted in the statement that reads a staged write back
+            # (Spark) where they are not known
+            flow = self.pipeline
+            flow.read_with_write("catalog/sources.sql#rows", source=src.sql)
             with self.engine.transaction("fit", checked=True):
                 # the metadata read once, in the write's transaction: a newer sqlnb's model
                 # is refused, and its record says what the model owns
@@ -222,11 +227,14 @@ class NaiveBayes:
                 n_labelled = self.pipeline.take_labelled()
                 n_rows = None if n_labelled is None else self.engine.known_rows(src)
                 if n_rows is None and n_labelled is not None:
-                    n_rows = self.pipeline.fetch("catalog/sources.sql#rows", source=src.sql)[0][0]
+                    n_rows = flow.fetch_read_with_write(
+                        "catalog/sources.sql#rows", source=src.sql)[0][0]
                 elif n_rows is None:
                     n_rows, n_labelled = self.pipeline.fetch(
                         "catalog/sources.sql#info", source=src.sql, target=spec["target_sql"])[0]
         finally:
+            if flow is not None:
+                flow.forget_reads_with_write()
             self.engine.release(src)
             ownership.done(self.context)
         self.invalidate()
@@ -712,6 +720,7 @@ class NaiveBayes:
             # (a per-group text model's group models too: their names are in its record)
             ownership.release(self.context, ownership.every_name(self.name)
                               + sorted(ownership.owned(self.context)))
+            ownership.drop_scratch(self.context)
         self.invalidate()
 
     def __repr__(self) -> str:

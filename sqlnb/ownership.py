@@ -198,6 +198,14 @@ def release(model: ModelContext, candidates: list[str]) -> None:
             {**drop, "name": model.engine.table(drop["name"])} for drop in drops])
 
 
+def drop_scratch(model: ModelContext) -> None:
+    """Drop the scratch tables a model's updates leave on an engine without temporary
+    tables (the batch table, which the next update overwrites: see ``Pipeline.scan``),
+    with the model. Nothing elsewhere (temporary tables go with the connection)."""
+    if not model.engine.capabilities.temp_tables:
+        model.run("update/drop_batch.sql")
+
+
 def done(model: ModelContext) -> None:
     """After a write (committed or not): ownership is read from the database again."""
     model.state.owned_relations = None

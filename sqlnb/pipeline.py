@@ -94,7 +94,9 @@ class NewVersion(str):
 
 class ScratchView(str):
     """The quoted name of a staged write's parameter view over its new version: a view of
-    the session only (``sql.create_view``), replaced by the next write, never dropped."""
+    the session only (``sql.create_view``), created only if a statement of the write
+    reads it (``Engine.defer``), replaced by the next write that creates it, never
+    dropped."""
 
     temporary = True
 
@@ -131,6 +133,11 @@ class Pipeline:
         self._kept_batch: str | None = None
         self._kept_key: Any = None
         self._made_shifts = False
+        # an update on an engine without temporary tables leaves its batch table for the
+        # next one to overwrite (``_overwrites_batch``); the shape of the scan that wrote
+        # the table this pipeline left (None: none, or not known)
+        self._overwrites_batch = False
+        self._left_batch: str | None = None
         # the labelled rows the last scan counted (see take_labelled)
         self._labelled: int | None = None
         self._scanned_classes: int | None = None  # and the classes its batch has
@@ -139,6 +146,9 @@ class Pipeline:
         self._long = False
         # a staged update's tables not copied yet: role -> (new version, its scratch name)
         self._pending: dict[str, tuple[str, str]] = {}
+        # the caller's reads that a staged write's read-back takes with it (text -> its
+        # answer once read; see read_with_write)
+        self._with_write: dict[str, list[tuple] | None] = {}
 
     def start_update(self, slot_key: Any, keep_batch: bool) -> None:
         """An update (partial_fit, forget) begins: the statements it repeats are planned
@@ -147,6 +157,9 @@ class Pipeline:
         emptied at the end instead of dropped, so that no DDL runs in later calls."""
         self.planning, self.slot_key, self._made_shifts = True, slot_key, False
         self._long = False  # (a write that failed may have left it set)
+        # no temporary tables: the batch is a table of the catalog, left for the next
+        # update to overwrite (one statement instead of a drop and a create)
+        self._overwrites_batch = keep_batch and not self.engine.capabilities.temp_tables
         if keep_batch and self.engine.keeps_plans:
             if self._kept_batch is None:
                 self._kept_batch = self.engine.table(
@@ -158,6 +171,7 @@ class Pipeline:
         """The update's statements are done (its transaction ends next)."""
         self.planning, self.slot_key = False, None
         self.tables["batch"] = self.stable["batch"]
+        self._overwrites_batch = False
 
     def update_failed(self) -> None:
         """The update was rolled back, which drops the kept batch table if that transaction
@@ -253,6 +267,23 @@ class Pipeline:
         """:meth:`fetch`, planned once per text (see :meth:`run_planned`)."""
         sql = self.render_repeated(template, **context)
         return self.engine.fetch_planned(sql, key) if self.planning else self.engine.fetch(sql)
+
+    def read_with_write(self, template: str, **context: Any) -> None:
+        """Have the next staged write's read-back (one statement, see :meth:`_read_back`)
+        also read ``template``, for a :meth:`fetch_read_with_write` of it after the write
+        (an engine that reads no write back answers that one then)."""
+        self._with_write[self.render(template, **context)] = None
+
+    def fetch_read_with_write(self, template: str, **context: Any) -> list[tuple]:
+        """:meth:`fetch` of a read asked with :meth:`read_with_write`: the rows the write's
+        read-back read, else read now. Every such read is forgotten here."""
+        sql = self.render(template, **context)
+        found, self._with_write = self._with_write.get(sql), {}
+        return self.engine.fetch(sql) if found is None else found
+
+    def forget_reads_with_write(self) -> None:
+        """Forget what :meth:`read_with_write` asked (the write is over)."""
+        self._with_write = {}
 
     def check(self, template: str, **context: Any) -> None:
         """Run a checks query; any (feature, problem) row it returns is an error."""
@@ -441,7 +472,10 @@ class Pipeline:
                        "batch_options": self.family.batch_options()}
             if spec.get("planned"):  # an update's scan of a table or the write slot
                 self._planned_batch(context, spec.get("update_cache"))
+            elif self._overwrites_batch:
+                self._overwritten_batch(context)
             else:
+                self._left_batch = None
                 self.run("fit/batch.sql", **context)
 
         looks: list[dict[str, Any]] = []
@@ -518,6 +552,22 @@ class Pipeline:
             self._kept_key = key if kept else None
         self.run_planned("fit/batch.sql", self.slot_key, into=True, **context)
 
+    def _overwritten_batch(self, context: dict[str, Any]) -> None:
+        """An update's batch scan on an engine without temporary tables: over the rows of
+        the batch table this pipeline's last update left, where that scan had the same
+        shape (its text but for the source and the numbers: the same columns), in one
+        statement; else (or should the table have gone, or differ) made again."""
+        shape = batch_shape(self.render("fit/batch.sql", **context), context["source"])
+        if shape == self._left_batch:
+            try:
+                self.run("fit/batch.sql", overwrite=True, **context)
+                return
+            except self.engine.unreadable_errors:
+                pass  # (dropped by another writer, or other columns): made again
+        self._left_batch = None
+        self.run("fit/batch.sql", **context)
+        self._left_batch = shape
+
     def _probe(self, features: list[dict[str, Any]], weighted: bool,
                checks: list[dict[str, Any]]) -> dict[str, Any]:
         """``fit/batch_probe.sql``'s answers about the batch table just written: the features
@@ -587,6 +637,7 @@ class Pipeline:
         rescan = [f for f in features if f["name"] in cancelling]
         self.run("fit/class_shifts.sql", features=rescan, weighted=weighted)
         self._made_shifts = True
+        self._left_batch = None  # (the batch table is made again, of other columns)
         self._kept_key = None  # the batch table is made again, with other columns
         for f in rescan:
             f["class_shift"] = True
@@ -661,7 +712,10 @@ class Pipeline:
         self.settle_copies(carry=True)
         if self._keeps_batch():
             self.run_planned("update/drop_batch.sql", keep_batch=True, shifts=self._made_shifts)
+        elif self._overwrites_batch:
+            self.run("update/drop_batch.sql", leave_batch=True, shifts=self._made_shifts)
         else:
+            self._left_batch = None
             self.run("update/drop_batch.sql")
         self._long = False
         scanned, self._scanned_classes = self._scanned_classes, None
@@ -670,11 +724,13 @@ class Pipeline:
         functions = staged and self.sql_macros and scoring_macros
         new_version = self.staged_context() if staged else None
         if new_version is not None:
-            # a staged write's new version is read by no one until the switch: its scratch
-            # parameter views and metadata are written first, then the class count, the
-            # checks, the new metadata row and the parameters are read in one go (a
-            # failure below drops the new version all the same)
-            self.run("score/params.sql", **context)
+            # a staged write's new version is read by no one until the switch: its
+            # metadata is written first, then the class count, the checks, the new
+            # metadata row and the parameters are read in one go (a failure below drops
+            # the new version all the same); the scratch parameter views over it are
+            # created only if a statement reads them (where the engine answers those reads
+            # from a copy of the statistics, none does)
+            self.engine.defer(self.render("score/params.sql", **context))
             self.write_meta(features, target, target_type, weight, kind,
                             has_columns=meta_columns)
             self._read_back(new_version, features, context, fresh=fresh, functions=functions)
@@ -745,14 +801,17 @@ class Pipeline:
                   if "next_" + role in self.tables}  # (a term model's: staged)
         local_names = {role: f"{self.name}_{role}" for role in (*copied, "class_params",
                                                                  "feature_params")}
-        found = self.engine.read_tables(meta_row, {local_names[role]: table
-                                                   for role, table in copied.items()})
+        also = [sql for sql, rows in self._with_write.items() if rows is None]
+        found = self.engine.read_tables(meta_row + also, {local_names[role]: table
+                                                          for role, table in copied.items()})
         if found is None:
             self.engine.prefetch([self.render_repeated(t, **extra) for t, extra in reads]
                                  + meta_row)
             return
         answers, copies = found
         self.engine.prefill(dict(zip(meta_row, answers)))
+        self._with_write.update((sql, rows) for sql, (_, rows) in
+                                zip(also, answers[len(meta_row):]))
         try:
             derived = self._derived(copies, local_names, new_version, reads, context,
                                     functions=functions)
@@ -819,6 +878,15 @@ class Pipeline:
             version=__version__,
             relations_json=ownership.relations_json(self.owner),
         )
+
+
+def batch_shape(sql: str, source: str) -> str:
+    """A batch scan's text without its source and its numbers (shifts, sizes): two scans
+    of one shape write the same columns."""
+    return _NUMBER.sub("#", sql.replace(source, ""))
+
+
+_NUMBER = re.compile(r"(?<![\w`])[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 
 
 def feature_entry(f: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

@@ -339,6 +339,7 @@ def _scratch_scope(scratch: ModelContext) -> Iterator[list[tuple[str, str]]]:
         with scratch.engine.transaction("search"):
             ownership.release(scratch, ownership.every_name(scratch.name)
                               + sorted(ownership.owned(scratch)))
+            ownership.drop_scratch(scratch)
         if extra:
             scratch.run("catalog/drop_relations.sql", relations=[
                 {"kind": kind, "name": scratch.engine.table(name)} for kind, name in extra])

@@ -7,6 +7,13 @@
 CREATE OR REPLACE TEMPORARY TABLE {{ name }} AS
 {%- endmacro %}
 
+{#- The start of a statement that replaces the rows of the scratch table ``name``, which a
+    statement of the same columns made before, with its query's: here the table is made
+    again (an engine with temporary tables asks for none of this). -#}
+{% macro overwrite_table(name) -%}
+CREATE OR REPLACE TEMPORARY TABLE {{ name }} AS
+{%- endmacro %}
+
 {#- An expression that aborts the statement with ``message`` (a SQL string expression). -#}
 {% macro raise_error(message) -%}
 raise_error({{ message }})

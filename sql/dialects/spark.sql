@@ -3,10 +3,18 @@
 
 {#- Spark has no temporary tables, and a CACHE TABLE view is re-resolved by name (the
     shifts read the batch, which a rescan replaces): a small Parquet table, dropped when
-    the batch is merged (sql/update/drop_batch.sql) or by the next write of the same model. -#}
+    the batch is merged (sql/update/drop_batch.sql) or by the next write of the same model
+    (an update leaves it for the next one: see overwrite_table). -#}
 {% macro temp_table(name) -%}
 DROP TABLE IF EXISTS {{ name }};
 CREATE TABLE {{ name }} USING parquet AS
+{%- endmacro %}
+
+{#- The rows of the scratch table an update's earlier scan of the same columns left (see
+    Pipeline.scan): replaced in one statement, the table kept. By name, so that a table of
+    other columns is an error (the caller then makes the table again), never a mix. -#}
+{% macro overwrite_table(name) -%}
+INSERT OVERWRITE TABLE {{ name }} BY NAME
 {%- endmacro %}
 
 {#- Spark has no lgamma: the Lanczos approximation (g = 7, nine coefficients), within a

@@ -1,10 +1,14 @@
 -- One scan of the source: this batch's statistics, per class (and per category for
 -- categorical models), into a temporary table that is merged into the model afterwards
--- (`into`: an update's planned scan, into the table fit/batch_table.sql created).
+-- (`into`: an update's planned scan, into the table fit/batch_table.sql created;
+-- `overwrite`: an update on an engine without temporary tables, over the rows of the
+-- batch table an earlier update of the same columns left).
 {% import family_template as family %}
 {% from 'families/common.sql' import by_group %}
 {% if into | default(false) %}
 INSERT INTO {{ t.batch }}
+{% elif overwrite | default(false) %}
+{{ sql.overwrite_table(t.batch) }}
 {% else %}
 {{ sql.temp_table(t.batch) }}
 {% endif %}

@@ -111,6 +111,13 @@ class Engine:
         None here: the engine reads its own relations."""
         return None
 
+    def defer(self, script: str) -> None:
+        """Run ``script``, which creates relations (views) for a write's own reads, where
+        and when something reads them: here at once; an engine that answers a write's
+        reads from a copy of its statistics (:meth:`read_tables`) may run it before the
+        first statement of the write that names one of them, if any does."""
+        self.execute(script)
+
     def prefill(self, answers: dict[str, tuple[list[str], list[tuple]]]) -> None:
         """Answer the next ``fetch``/``fetch_with_names``/``fetch_together`` of each text
         of ``answers`` (once) with its (column names, rows), where the engine keeps

@@ -82,6 +82,8 @@ class SparkEngine(Engine):
         # reads made ahead of their callers, by text (see prefetch)
         self._prefetched: dict[str, tuple[list[str], list[tuple]]] = {}
         self._dry: DryRun | None = None  # a dry run under way (see rolled_back)
+        # scripts a write runs only if one of its statements names what they create (defer)
+        self._deferred: list[tuple[list[str], str]] = []  # (names created, script)
 
     # ------------------------------------------------------------------ statements
     def execute(self, sql: str) -> None:
@@ -95,11 +97,40 @@ class SparkEngine(Engine):
             if self._absent(statement):
                 continue  # dropping what the write's catalog knows is not there
             try:
-                self.connection.sql(statement)
+                self._sql(statement)
             except BaseException:
                 self._forget_catalog()
                 raise
             self._note(statement)
+
+    def _sql(self, statement: str, **kwargs: Any) -> Any:
+        """``spark.sql(statement)``, after any deferred script (:meth:`defer`) creating a
+        relation that ``statement`` names."""
+        if self._deferred:
+            lowered = statement.lower()
+            wanted = [entry for entry in self._deferred
+                      if any(name in lowered for name in entry[0])]
+            for entry in wanted:
+                self._deferred.remove(entry)
+                self.execute(entry[1])
+        return self.connection.sql(statement, **kwargs)
+
+    def defer(self, script: str) -> None:
+        """Keep ``script`` (statements creating views) for the first statement of the
+        current write that names one of the views it creates: none may, a write's reads
+        being answered from a copy of its statistics (:meth:`read_tables`). Forgotten when
+        the write ends; outside a write, run at once."""
+        names = []
+        for statement in split_statements(script):
+            found = _CATALOG_CHANGE.match(_CODE_START.sub("", statement))
+            if found is None or found.group("verb").upper() != "CREATE":
+                self.execute(script)  # (not only views created: nothing to defer)
+                return
+            names.append(_names_in(found.group("names"))[0][1].lower())
+        if self._writes is None or not names:
+            self.execute(script)
+        else:
+            self._deferred.append((names, script))
 
     def _absent(self, statement: str) -> bool:
         """Whether ``statement`` is a ``DROP … IF EXISTS`` of a table, view or function of
@@ -175,12 +206,12 @@ class SparkEngine(Engine):
         """The rows of ``sql``; ``parameters`` bind to its ``?`` markers."""
         if parameters is None and sql in self._prefetched:
             return self._prefetched.pop(sql)[1]
-        return [tuple(row) for row in self.connection.sql(sql, args=parameters).collect()]
+        return [tuple(row) for row in self._sql(sql, args=parameters).collect()]
 
     def fetch_with_names(self, sql: str) -> tuple[list[str], list[tuple]]:
         if sql in self._prefetched:
             return self._prefetched.pop(sql)
-        frame = self.connection.sql(sql)
+        frame = self._sql(sql)
         return list(frame.columns), [tuple(row) for row in frame.collect()]
 
     def fetch_together(self, queries: list[str]) -> list[tuple[list[str], list[tuple]]]:
@@ -195,7 +226,7 @@ class SparkEngine(Engine):
     def _together(self, queries: list[str]) -> list[tuple[Any, list[str], list[tuple]]]:
         """Run ``queries`` as one statement (``catalog/versions.sql#together``): per query,
         the struct type of its rows, its column names and its rows in the query's order."""
-        frame = self.connection.sql(self.render("catalog/versions.sql#together",
+        frame = self._sql(self.render("catalog/versions.sql#together",
                                                 queries=queries))
         found = []
         for field, rows in zip(frame.schema.fields, frame.first()):
@@ -248,10 +279,10 @@ class SparkEngine(Engine):
 
     def relation(self, sql: str) -> Any:
         """A Spark DataFrame: nothing runs until an action (``collect``, ``write``…)."""
-        return self.connection.sql(sql)
+        return self._sql(sql)
 
     def arrow(self, sql: str) -> Any:
-        return self.connection.sql(sql).toArrow()
+        return self._sql(sql).toArrow()
 
     def table(self, name: str) -> str:
         """``name`` in the engine's database, quoted: ```db`.`name```. Spark's session
@@ -318,7 +349,7 @@ class SparkEngine(Engine):
         view's name); through Spark Connect, where the server analyses the statement only
         when it runs, the view lives as long as the DataFrame's plan (:meth:`hold`)."""
         try:
-            result = self.connection.sql(sql, args=parameters)
+            result = self._sql(sql, args=parameters)
         except BaseException:
             self.release(source)
             raise
@@ -388,6 +419,7 @@ class SparkEngine(Engine):
             self._keeps_catalog = False
             self._forget_catalog()
             self._prefetched.clear()
+            self._deferred.clear()
 
     def after_write(self, callback: Callable[[], None]) -> None:
         """Inside :meth:`transaction`: ``callback`` runs once the block has switched to
