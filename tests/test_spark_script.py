@@ -10,7 +10,9 @@ model ``fit`` built on the same rows.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn.naive_bayes import MultinomialNB
 from test_matrix import CLASSES, KINDS, make_data
 
 import sqlnb
@@ -76,3 +78,34 @@ def test_the_script_run_on_spark_and_run_again_builds_the_model_fit_builds(spark
     assert_same(proba(sqlnb.load(spark, name + "_fit"), rows), want)
     for model in (name, name + "_fit"):
         sqlnb.load(spark, model).drop()
+
+
+def test_a_dry_run_after_an_update_scans_its_own_batch(spark):
+    """An update leaves its batch table for the next one to overwrite; a fit recorded
+    after it must check and read the batch it scans (not refuse nothing because it read
+    the update's), and the model must update as before once the recording is over."""
+    rng = np.random.default_rng(5)
+    counts = pd.DataFrame(rng.integers(0, 5, size=(60, 3)), columns=["a", "b", "c"])
+    counts["y"] = rng.integers(0, 3, 60)
+    negative = counts.assign(a=counts["a"].where(counts.index != 0, -3))
+    spark.createDataFrame(counts).createOrReplaceTempView("ss_counts")
+    spark.createDataFrame(negative).createOrReplaceTempView("ss_negative")
+    model = sqlnb.NaiveBayes("ss_after_update", con=spark, family="multinomial")
+    model.fit("ss_counts", "y").partial_fit("ss_counts", "y")
+    with pytest.raises(sqlnb.errors.InvalidDataError, match="negative values"):
+        model.fit_sql("ss_negative", "y")
+    script = model.fit_sql("ss_counts", "y")
+    model.partial_fit("ss_counts", "y")  # three times the rows: the same proportions
+    x = counts[["a", "b", "c"]].to_numpy()
+    want = MultinomialNB().fit(np.vstack([x] * 3), np.tile(counts["y"], 3))
+    got = model.predict_proba("ss_counts").toPandas()
+    np.testing.assert_allclose(got[[f"proba_{c}" for c in want.classes_]].to_numpy(),
+                               want.predict_proba(x), rtol=0, atol=1e-9)
+    run(spark, script)  # the model refitted on the rows once
+    once = MultinomialNB().fit(x, counts["y"])
+    refitted = sqlnb.load(spark, "ss_after_update").to_sklearn()
+    np.testing.assert_allclose(refitted.class_count_, once.class_count_)
+    np.testing.assert_allclose(refitted.feature_count_, once.feature_count_)
+    sqlnb.load(spark, "ss_after_update").drop()
+    for view in ("ss_counts", "ss_negative"):
+        spark.catalog.dropTempView(view)

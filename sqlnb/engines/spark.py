@@ -721,7 +721,9 @@ class DryRun:
         """Whether the dry run leaves ``statement`` out (keeps it, runs it not): it would
         create a function, or change a table, view or function that was there before
         (a name of another database counts as one). A temporary view is the session's
-        scratch: it runs."""
+        scratch, and a table named ``__sqlnb_…`` a write's (its batch, shifts or terms,
+        which an update may leave for the next to overwrite): those run, so that the dry
+        run's checks and reads see the batch it scans, not one an earlier write left."""
         text = _CODE_START.sub("", statement)
         written = _WRITTEN.match(text)
         if written is not None:
@@ -738,9 +740,13 @@ class DryRun:
                 return False
             names = _names_in(found.group("names"))
         return any((db is not None and db.lower() != database.lower())
-                   or name.lower() in self.before for db, name in names)
+                   or (name.lower() in self.before and not name.startswith(_SCRATCH))
+                   for db, name in names)
 
 
+# The prefix of the scratch tables a write creates and drops (context.RELATIONS' batch,
+# shifts and terms, the batches of parts and groups): never a model's answers.
+_SCRATCH = "__sqlnb_"
 # The start of a statement's code (its leading comments and whitespace), and the shapes of
 # the statements a write runs that change the catalog, or cannot (see SparkEngine._note).
 _CODE_START = re.compile(r"\A(?:\s+|--[^\r\n]*|/\*.*?\*/)*", re.DOTALL)
