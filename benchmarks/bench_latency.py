@@ -14,7 +14,6 @@ Run once per DuckDB release, alternating, e.g.::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 import duckdb
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import render
+from common import print_measured, render
 from steps import DIGITS_FEATURES, digits_table
 
 import sqlnb
@@ -133,12 +132,8 @@ def main() -> None:
         "no row: one-row statement / floor": medians[names[12]] / medians[names[11]],
         "no row: all-rows statement / floor": medians[names[13]] / medians[names[11]],
     }
-    print(json.dumps({
-        "duckdb": duckdb.__version__, "numpy": np.__version__, "calls": args.calls,
-        "load": [load_before[0], os.getloadavg()[0]],
-        "ms": {name: round(value, 3) for name, value in medians.items()},
-        "ratios": {name: round(value, 2) for name, value in ratios.items()},
-    }, indent=1))
+    print_measured(load_before[0], medians, ratios, "ms", duckdb=duckdb.__version__,
+                   numpy=np.__version__, calls=args.calls)
 
 
 if __name__ == "__main__":

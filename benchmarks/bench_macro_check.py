@@ -11,7 +11,6 @@ which counts DuckDB's threads too). Results: benchmarks/results/small-inputs.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import render
+from common import print_measured, render
 from steps import DIGITS_FEATURES, digits_table
 
 import sqlnb
@@ -62,12 +61,8 @@ def main() -> None:
     medians = {name: statistics.median(values[2:]) * 1e3 for name, values in times.items()}
     ratios = {name: medians[name] / medians[f"{name.split(':')[0]}: floor"]
               for name in steps if not name.endswith("floor")}
-    print(json.dumps({
-        "duckdb": duckdb.__version__, "struct_keys": supported, "calls": args.calls,
-        "load": [load_before[0], os.getloadavg()[0]],
-        "cpu_ms": {name: round(value, 3) for name, value in medians.items()},
-        "ratios": {name: round(value, 2) for name, value in ratios.items()},
-    }, indent=1))
+    print_measured(load_before[0], medians, ratios, "cpu_ms", duckdb=duckdb.__version__,
+                   struct_keys=supported, calls=args.calls)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ high-water mark, so steps cannot inherit each other's memory.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import platform
@@ -299,3 +300,14 @@ def available_memory() -> int:
     import psutil
 
     return psutil.virtual_memory().available
+
+
+def print_measured(load_before: float, medians: dict[str, float], ratios: dict[str, float],
+                   unit: str, **fields: Any) -> None:
+    """One run's figures as JSON on standard output: ``fields`` (versions, calls...), the
+    load average before and after, the medians (in ``unit``) and the ratios, rounded."""
+    print(json.dumps({
+        **fields, "load": [load_before, os.getloadavg()[0]],
+        unit: {name: round(value, 3) for name, value in medians.items()},
+        "ratios": {name: round(value, 2) for name, value in ratios.items()},
+    }, indent=1))
