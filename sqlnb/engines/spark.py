@@ -226,8 +226,7 @@ class SparkEngine(Engine):
     def _together(self, queries: list[str]) -> list[tuple[Any, list[str], list[tuple]]]:
         """Run ``queries`` as one statement (``catalog/versions.sql#together``): per query,
         the struct type of its rows, its column names and its rows in the query's order."""
-        frame = self._sql(self.render("catalog/versions.sql#together",
-                                                queries=queries))
+        frame = self._sql(self.render("catalog/versions.sql#together", queries=queries))
         found = []
         for field, rows in zip(frame.schema.fields, frame.first()):
             element = field.dataType.elementType
@@ -556,12 +555,7 @@ class SparkEngine(Engine):
                                                    database=database)).collect():
             if not row[2]:
                 found[row[1].lower()] = "VIEW"
-        prefix = "." + self.database.lower() + "."
-        for row in self.connection.sql(self.render("catalog/versions.sql#functions",
-                                                   database=database)).collect():
-            qualified = row[0].lower()
-            if prefix in qualified:
-                found[qualified[qualified.index(prefix) + len(prefix):]] = "FUNCTION"
+        found.update(dict.fromkeys(self._functions(), "FUNCTION"))  # (no write: read now)
         return found
 
     def _discard(self, dry: DryRun) -> None:
