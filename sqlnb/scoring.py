@@ -205,12 +205,12 @@ def _parameters(model: ModelContext) -> dict[str, Any]:
     shift, shift_slot = None, None
     expanded = False
     if kind == "distance":
-        # one shift per feature, the mean of the class in which the feature varies least:
-        # x - shift keeps its digits far from the origin, and the expanded form below is
-        # exact for the class whose terms would cancel the most
-        # -- or none at all where the expanded form keeps its digits around 0 (features
-        # whose tiny variances sit at 0, as image pixels): the row's list is then the
-        # columns themselves, no subtraction per feature to plan or run
+        # no shift where the expanded form below keeps its digits around 0 (the tiny
+        # variances of features constant at 0, as image pixels): the row's list is then
+        # the columns themselves, no subtraction per feature to plan or run. Otherwise one
+        # shift per feature, the mean of the class in which the feature varies least:
+        # x - shift keeps its digits far from the origin, and the expanded form is exact
+        # for the class whose terms would cancel the most
         shift = [0.0] * len(classes[0]["terms"])
         expanded = _expansion_keeps_digits(classes, shift)
         if not expanded:
