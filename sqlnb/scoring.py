@@ -205,16 +205,22 @@ def _parameters(model: ModelContext) -> dict[str, Any]:
     shift, shift_slot = None, None
     expanded = False
     if kind == "distance":
-        # one shift per feature, the mean of the class in which the feature varies least:
-        # x - shift keeps its digits far from the origin, and the expanded form below is
-        # exact for the class whose terms would cancel the most
-        shift = []
-        for f in range(len(classes[0]["terms"])):
-            stiffest = min(classes, key=lambda c, f=f: c["terms"][f]["var"])
-            shift.append(stiffest["terms"][f]["theta"])
-        values.append(shift)
-        shift_slot = len(values)
+        # no shift where the expanded form below keeps its digits around 0 (the tiny
+        # variances of features constant at 0, as image pixels): the row's list is then
+        # the columns themselves, no subtraction per feature to plan or run. Otherwise one
+        # shift per feature, the mean of the class in which the feature varies least:
+        # x - shift keeps its digits far from the origin, and the expanded form is exact
+        # for the class whose terms would cancel the most
+        shift = [0.0] * len(classes[0]["terms"])
         expanded = _expansion_keeps_digits(classes, shift)
+        if not expanded:
+            shift = []
+            for f in range(len(classes[0]["terms"])):
+                stiffest = min(classes, key=lambda c, f=f: c["terms"][f]["var"])
+                shift.append(stiffest["terms"][f]["theta"])
+            values.append(shift)
+            shift_slot = len(values)
+            expanded = _expansion_keeps_digits(classes, shift)
     per_class = []
     for c in classes:
         slots: dict[str, int] = {}
@@ -461,7 +467,8 @@ def _class_lists(model: ModelContext) -> list[dict[str, Any]]:
         lists = {name: values[n - 1] for name, n in slots.items()}
         if kind == "expanded":
             lists["joined"] = lists["linear"] + [-a for a in lists["square"]]
-            shift = values[arrays["shift"] - 1]
+            shift = (values[arrays["shift"] - 1] if arrays["shift"] is not None
+                     else [0.0] * len(c["terms"]))
             lists["careful"] = lists["joined"] + [
                 0.5 * math.log(2 * math.pi * t["var"]) + 0.5 / t["var"] * (t["theta"] - s) ** 2
                 for t, s in zip(c["terms"], shift)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
@@ -367,3 +368,40 @@ def test_a_merge_or_forget_by_another_connection_shows_in_the_macros(write, tmp_
     labels, proba = macro_scores(client, "m", "every", [0, 1, 2, 3])
     assert labels == oracle.predict(X).tolist()
     np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e4])
+def test_a_gaussian_near_zero_is_scored_without_a_shift_and_one_far_from_it_with_one(offset):
+    """Around 0 the expanded Gaussian keeps its digits (the row's columns are its list, no
+    shift); 10,000 away it would cancel, and the row is centred on the model's shift
+    first. Either way the macros, the statement for a table and the one for a few Arrow
+    rows answer as scikit-learn, and a missing value (NULL or NaN) is left out alike."""
+    X, y = data("gaussian", n=200)
+    X = X + offset
+    con = duckdb.connect()
+    load(con, "train", X, y)
+    model = sqlnb.NaiveBayes("m", con=con).fit("train", "y")
+    arrays = sqlnb.scoring._parameters(model.context)
+    assert arrays["expanded"]
+    assert (arrays["shift"] is None) == (offset == 0.0)
+    oracle = GaussianNB().fit(X, y)
+
+    labels, proba = macro_scores(con, "m", "train", [0, 1, 2, 3])
+    assert labels == oracle.predict(X).tolist()
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+    few = pa.table({f"x{i}": X[:5, i] for i in range(X.shape[1])})
+    np.testing.assert_allclose(np.array([r[-4:] for r in model.predict_proba(few).fetchall()]),
+                               oracle.predict_proba(X[:5]), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        np.array([r[-4:] for r in model.predict_proba("train").fetchall()]),
+        oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+    con.execute("CREATE TABLE holes AS SELECT * REPLACE (CASE WHEN x1 > 0.5 + $o THEN x1 END "
+                "AS x1, CASE WHEN x2 > 1 + $o THEN 'nan'::DOUBLE ELSE x2 END AS x2) FROM train",
+                {"o": offset})
+    expected = np.array([r[-4:] for r in model.predict_proba("holes").fetchall()])
+    _, proba = macro_scores(con, "m", "holes", [0, 1, 2, 3])
+    np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-12)
+    nulls, nans = con.execute("SELECT count(*) FILTER (x1 IS NULL), count(*) FILTER (isnan(x2)) "
+                              "FROM holes").fetchone()
+    assert 0 < nulls < len(y) and 0 < nans < len(y)

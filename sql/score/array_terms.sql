@@ -138,7 +138,33 @@ list_has_all(list_transform({% if keys %}struct_keys({{ r }}){% else %}map_keys(
 {#- The macros' check that the row `r` has every feature, true or false: a row whose cast
     list holds no NULL has them all; the names of one that does (a missing value, or a
     missing column) are looked at. With `keys` (DuckDB 2.0.1, see Engine.macro_row_keys)
-    they are struct_keys(r), shorter to plan than the row cast to a MAP of text. -#}
-{% macro row_checked(r, features, keys=false) -%}
-list_count({{ row_cast(r, features) }}) = {{ features | length }} OR {{ row_has(r, features, keys) }}
+    they are struct_keys(r), shorter to plan than the row cast to a MAP of text. `values`:
+    the row's cast list already named (a lambda's variable), else `row_cast` again. -#}
+{% macro row_checked(r, features, keys=false, values=none) -%}
+list_count({{ values if values is not none else row_cast(r, features) }}) = {{ features | length }} OR {{ row_has(r, features, keys) }}
+{%- endmacro %}
+
+{#- `matrix_joint`'s careful form read straight from `v`, a name (a lambda's variable) for
+    the row's DOUBLE list in which a missing value is NULL or NaN: `x'`, its squares (or
+    its sum of lgamma(x + 1)) and the missing flags are each one lambda over `v`, without
+    a level that first makes NaN NULL or centres the row (a level of lambdas is planned at
+    every macro call). `shift` (a DOUBLE[] constant or none) centres `v` first, in a level
+    of its own (captured once). Each class's term is one inner product of its row of
+    `weights` with `z = [1] + x' (+ x'^2, or + the sum of lgamma(x + 1)) + missing flags`. -#}
+{% macro matrix_joint_flat(v, weights, shift, kind) -%}
+{% if shift is not none -%}
+list_transform([list_transform({{ v }}, lambda v, i: CASE WHEN isnan(v) IS NOT FALSE THEN NULL ELSE v - {{ shift }}[i] END)], lambda __sqlnb_x: {{ matrix_joint_flat('__sqlnb_x', weights, none, kind) }})[1]
+{%- else -%}
+{% set miss = 'isnan(q) IS NOT FALSE' %}
+{% set x0 = 'list_transform(' ~ v ~ ', lambda q: CASE WHEN ' ~ miss ~ ' THEN 0.0 ELSE q END)' %}
+{% set flags = 'list_transform(' ~ v ~ ', lambda q: CAST(' ~ miss ~ ' AS DOUBLE))' %}
+{% if kind == 'expanded' -%}
+{% set z = 'list_concat([1.0], ' ~ x0 ~ ', list_transform(' ~ v ~ ', lambda q: CASE WHEN ' ~ miss ~ ' THEN 0.0 ELSE q * q END), ' ~ flags ~ ')' %}
+{%- elif kind == 'counts' -%}
+{% set z = 'list_concat([1.0], ' ~ x0 ~ ', [list_sum(list_transform(' ~ v ~ ', lambda q: CASE WHEN ' ~ miss ~ ' THEN 0.0 ELSE lgamma(q + 1) END))], ' ~ flags ~ ')' %}
+{%- else -%}
+{% set z = 'list_concat([1.0], ' ~ x0 ~ ', ' ~ flags ~ ')' %}
+{%- endif %}
+list_transform([{{ z }}], lambda __sqlnb_z: list_transform({{ weights }}, lambda __sqlnb_w: list_inner_product(__sqlnb_w, __sqlnb_z)))[1]
+{%- endif %}
 {%- endmacro %}

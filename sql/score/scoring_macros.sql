@@ -8,8 +8,17 @@
 {% import 'score/scoring_helpers.sql' as step %}
 {% import 'score/array_terms.sql' as terms %}
 {#- The weight matrix's joint log-likelihoods of one row whose `features` are read by their
-    `column` (a column of the scored relation), or given as the list `values`. -#}
+    `column` (a column of the scored relation), or given as the list `values` (a name: a
+    lambda's variable). A row that may miss a value, without a binarize threshold, is read
+    by `matrix_joint_flat`'s lambdas straight from its list. -#}
 {% macro matrix_row_joint(features, values=none) -%}
+{% if missing != 'error' and binarize is none %}
+{% if values is none -%}
+list_transform([{{ terms.row_values(features, false, none) }}], lambda __sqlnb_v: {{ terms.matrix_joint_flat('__sqlnb_v', matrix.weights, matrix.shift, matrix.kind) }})[1]
+{%- else -%}
+{{ terms.matrix_joint_flat(values, matrix.weights, matrix.shift, matrix.kind) }}
+{%- endif %}
+{% else %}
 {% set names %}[{% for f in features %}{{ f.name | lit }}{{ ", " if not loop.last }}{% endfor %}]{% endset %}
 {% set v = '__sqlnb_v' %}
 list_transform([{{ terms.row_values(features, any_float, binarize, values) }}], lambda {{ v }}:
@@ -21,6 +30,7 @@ list_transform([{{ terms.row_values(features, any_float, binarize, values) }}], 
         {{ terms.matrix_joint(v, matrix.weights, matrix.shift, matrix.kind, true) }}
 {% endif %}
     )[1]
+{% endif %}
 {%- endmacro %}
 {% if text is defined and text %}
 {% import 'text/analyzer.sql' as analyzer %}
@@ -141,10 +151,12 @@ CREATE OR REPLACE MACRO {{ m.joint }}(r) AS
     -- the fitted parameters are written here, one row of weights per class (every write
     -- of the model re-creates the macro in its transaction): each class's joint
     -- log-likelihood is one inner product with the row's list, short to plan at each call;
-    -- the row's features are read by casts, not by a lambda over the row
-    CASE WHEN {{ terms.row_checked('r', features, row_keys) }}
-    THEN {{ matrix_row_joint(features, terms.row_cast('r', features)) }}
-    ELSE error({{ lacks_feature | lit }}) END;
+    -- the row's features are read by casts, not by a lambda over the row, and their list
+    -- is named once, for the check that the row has every feature and for the scoring
+    list_transform([{{ terms.row_cast('r', features) }}], lambda __sqlnb_r:
+        CASE WHEN {{ terms.row_checked('r', features, row_keys, '__sqlnb_r') }}
+        THEN {{ matrix_row_joint(features, '__sqlnb_r') }}
+        ELSE error({{ lacks_feature | lit }}) END)[1];
 {% elif params_table is defined and params_table %}
 {% set c = {'constant': '__sqlnb_c.constant', 'full_constant': '__sqlnb_c.full_constant',
             'scale': '__sqlnb_c.scale', 'target': '__sqlnb_c.target',
