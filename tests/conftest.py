@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 
 import duckdb
 import numpy as np
@@ -52,7 +53,7 @@ def con():
 
 
 @pytest.fixture(scope="session")
-def spark(tmp_path_factory):
+def classic_spark(tmp_path_factory):
     """One Spark session in local mode for every Spark test of the run (starting one takes
     10-20 s); skipped where pyspark is not installed (the ``spark`` extra)."""
     builder = pytest.importorskip("pyspark.sql").SparkSession.builder
@@ -72,6 +73,45 @@ def spark(tmp_path_factory):
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark(classic_spark):
+    """The Spark session the Spark tests run with: the classic local one. The Connect test
+    modules set it to ``connect_spark`` to run the same tests through Spark Connect."""
+    return classic_spark
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def connect_spark(classic_spark):
+    """A Spark Connect session, served by the classic session's JVM (the server ships with
+    pyspark 4 as ``spark-connect_*.jar``); skipped without pyspark's ``connect`` extra."""
+    pytest.importorskip("grpc", reason="Spark Connect needs pyspark's connect extra")
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    jvm = classic_spark.sparkContext._jvm
+    context = classic_spark.sparkContext._jsc.sc()
+    port = _free_port()
+    # the server reads its port from the running context's configuration; the Scala
+    # object's instance (MODULE$), not its class, whose gRPC methods py4j cannot list
+    context.conf().set("spark.connect.grpc.binding.port", str(port))
+    service = getattr(getattr(jvm, "org.apache.spark.sql.connect.service.SparkConnectService$"),
+                      "MODULE$")
+    service.start(context)
+    session = ConnectSession.builder.remote(f"sc://localhost:{port}").create()
+    # the catalog is the classic session's: the Connect tests' models in a database of their own
+    session.sql("CREATE DATABASE IF NOT EXISTS sqlnb_connect")
+    session.catalog.setCurrentDatabase("sqlnb_connect")
+    yield session
+    session.stop()
+    empty = getattr(getattr(jvm, "scala.None$"), "MODULE$")
+    service.stop(empty, empty)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups

@@ -1,5 +1,8 @@
-"""Models through Spark Connect: the core model tests of test_spark_models.py and
-test_spark_kinds.py run again with a Connect session as ``spark``.
+"""Models through Spark Connect: the model tests of test_spark_models.py,
+test_spark_kinds.py and test_spark_functions.py (fits and updates of every family, mixed,
+per-group and wide models, failed writes, the stored scoring functions) run again with a
+Connect session as ``spark``; test_spark_connect_text.py and test_spark_connect_search.py
+do the same for text models and searches.
 
 The Connect server runs inside the shared local session's JVM (the server ships with
 pyspark 4 as ``spark-connect_*.jar``); the client needs the ``connect`` extra of pyspark
@@ -11,7 +14,6 @@ collected: ``test_a_connect_result_reads_its_source_until_it_is_collected``.
 from __future__ import annotations
 
 import gc
-import socket
 
 import numpy as np
 import pandas as pd
@@ -25,15 +27,24 @@ pytest.importorskip("pyspark.sql")
 pytest.importorskip("grpc", reason="Spark Connect needs pyspark's connect extra")
 
 # the module's tests, run here with the Connect session (their fixtures come along)
+from tests.test_spark_functions import (
+    test_per_group_functions_pick_the_rows_group_as_duckdbs_macros,
+    test_scoring_functions_answer_as_the_facade_and_follow_partial_fit,
+    test_text_functions_tokenise_as_duckdbs_macros,
+)
 from tests.test_spark_kinds import (
     frame,
     kinds_duck,
+    test_a_per_group_model_fits_and_scores_on_spark_as_on_duckdb,
+    test_a_wide_model_scores_on_spark_as_on_duckdb_and_scikit_learn,
     test_partial_fit_forget_and_merge_on_spark_update_as_on_duckdb,
 )
 from tests.test_spark_models import (
     duck,
     rows,
     test_a_model_fitted_on_spark_has_duckdbs_statistics_and_scikit_learns_answers,
+    test_a_partial_fit_that_fails_midway_leaves_the_spark_model_as_it_was,
+    test_a_refit_that_fails_leaves_the_spark_model_as_it_was,
     test_mixed_models_fit_and_score_on_spark_as_on_duckdb,
 )
 from tests.test_spark_models import (
@@ -42,39 +53,22 @@ from tests.test_spark_models import (
 
 __all__ = ["duck", "frame", "kinds_duck", "rows",
            "test_a_model_fitted_on_spark_has_duckdbs_statistics_and_scikit_learns_answers",
+           "test_a_partial_fit_that_fails_midway_leaves_the_spark_model_as_it_was",
+           "test_a_per_group_model_fits_and_scores_on_spark_as_on_duckdb",
+           "test_a_refit_that_fails_leaves_the_spark_model_as_it_was",
+           "test_a_wide_model_scores_on_spark_as_on_duckdb_and_scikit_learn",
            "test_mixed_models_fit_and_score_on_spark_as_on_duckdb",
            "test_partial_fit_forget_and_merge_on_spark_update_as_on_duckdb",
+           "test_per_group_functions_pick_the_rows_group_as_duckdbs_macros",
+           "test_scoring_functions_answer_as_the_facade_and_follow_partial_fit",
+           "test_text_functions_tokenise_as_duckdbs_macros",
            "test_updates_of_one_family"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def spark(spark):
-    """A Spark Connect session, served by the shared local session's JVM."""
-    from pyspark.sql.connect.session import SparkSession as ConnectSession
-
-    jvm = spark.sparkContext._jvm
-    context = spark.sparkContext._jsc.sc()
-    port = _free_port()
-    # the server reads its port from the running context's configuration; the Scala
-    # object's instance (MODULE$), not its class, whose gRPC methods py4j cannot list
-    context.conf().set("spark.connect.grpc.binding.port", str(port))
-    service = getattr(getattr(jvm, "org.apache.spark.sql.connect.service.SparkConnectService$"),
-                      "MODULE$")
-    service.start(context)
-    session = ConnectSession.builder.remote(f"sc://localhost:{port}").create()
-    # the catalog is the shared session's: the models of these tests in a database of their own
-    session.sql("CREATE DATABASE IF NOT EXISTS sqlnb_connect")
-    session.catalog.setCurrentDatabase("sqlnb_connect")
-    yield session
-    session.stop()
-    empty = getattr(getattr(jvm, "scala.None$"), "MODULE$")
-    service.stop(empty, empty)
+def spark(connect_spark):
+    """This module's tests (and those it imports) run with the Connect session."""
+    return connect_spark
 
 
 def test_the_session_is_a_connect_session(spark):

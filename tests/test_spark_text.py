@@ -74,7 +74,10 @@ def duck():
 
 def rows(result) -> list[tuple]:
     """A DuckDB relation's or a Spark DataFrame's rows, in order."""
-    return result.fetchall() if hasattr(result, "fetchall") else [tuple(r) for r in result.collect()]
+    # a Connect DataFrame answers any attribute name with a column: ask for the type
+    if isinstance(result, duckdb.DuckDBPyRelation):
+        return result.fetchall()
+    return [tuple(r) for r in result.collect()]
 
 
 def assert_same(got: list[tuple], expected: list[tuple], start: int, tol: float = 1e-9) -> None:
