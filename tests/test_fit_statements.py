@@ -441,3 +441,24 @@ def test_a_failed_refill_leaves_the_earlier_model():
     assert engine.count("DELETE FROM \"m_feature_stats\"") == 1 and ddl_of(engine) == []
     assert_sklearn(sqlnb.NaiveBayes("m", con=con, sql_macros=False), X, y)
     assert_sklearn(model, X, y)
+
+
+def test_a_refill_with_macros_makes_the_macros_of_the_new_parameters():
+    con = duckdb.connect()
+    engine = CountingEngine(con)
+    model = sqlnb.NaiveBayes("m", con=engine)
+    X, y = blobs(26, features=2)
+    model.fit(table(X, y), "y")
+    X, y = blobs(27, features=2)
+    X[:, 0] += 5.0
+    engine.statements.clear()
+    model.fit(table(X, y), "y")
+    # the tables and parameter views stay; the macros (and the view they read) are made
+    # from the new parameters
+    assert engine.count("CREATE TABLE") == 0 and engine.count('VIEW "m_feature_params"') == 0
+    assert engine.count("MACRO") >= 1
+    assert_sklearn(model, X, y)
+    rows = [(float(a), float(b)) for a, b in X[:20]]
+    ours = [con.execute(f"SELECT m_predict({{'x0': {a!r}, 'x1': {b!r}}})").fetchone()[0]
+            for a, b in rows]
+    assert ours == list(GaussianNB().fit(X, y).predict(X[:20]))
