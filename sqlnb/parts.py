@@ -469,12 +469,16 @@ def fit_within(model: ModelContext, src: Source, spec: dict[str, Any], *,
     # views are replaced by create, which keeps a staged write's until its switch)
     ownership.release(model, ownership.names(model.name, "parts"))
     flow = pipeline_of(model)
-    flow.create(spec["target_type"], features=features)
+    # a refit of the same shape refills the model's tables and keeps its views (no DDL)
+    shape = flow.fit_shape(spec["target_type"], features)
+    refill = flow.same_shape(stored, shape)
+    flow.create(spec["target_type"], features=features, refill=refill)
     flow.scan(src, spec)
-    flow.apply(features, weighted=spec["weight"] is not None, fresh=True)
-    # (the metadata table was just created with today's columns)
+    flow.apply(features, weighted=spec["weight"] is not None, fresh=True, refill=refill)
+    # (the metadata table was just created, or refilled, with today's columns)
     flow.finish(features, spec["target"], spec["target_type"], spec["weight"], fresh=True,
-                meta_columns=True)
+                meta_columns=True, refill=refill,
+                kind={"shape": shape} if model.engine.capabilities.transactions else None)
 
 
 # ---------------------------------------------------------------------- parts of columns

@@ -30,6 +30,7 @@ the transaction's block ends.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import math
@@ -291,11 +292,17 @@ class Pipeline:
 
     # ------------------------------------------------------------------ 1. create
     def create(self, class_type: str, *, text: bool = False,
-               features: list[dict[str, Any]] | None = None) -> None:
+               features: list[dict[str, Any]] | None = None, refill: bool = False) -> None:
         """Create the model's (empty) tables, releasing its earlier ones (and an earlier
         text model's); ``text`` adds the tables of a term model. ``features``: the
-        features table gets their rows (a staged write creates it with them)."""
+        features table gets their rows (a staged write creates it with them).
+        ``refill``: the model's tables and parameter views are those this fit would create
+        (:meth:`same_shape`): nothing is created, and the statement that fills the
+        statistics tables empties them first."""
         self._long = False  # (until this write's scan decides; a failed write may have set it)
+        self._made_shifts = False  # (until this write's scan rescans)
+        if refill:
+            return
         staged = self.stage(fresh=True, terms=text)
         # staged: the current version's tables and parameter views stay until the switch
         # (the views are replaced after it): a failed write leaves the model answering
@@ -313,6 +320,42 @@ class Pipeline:
                                            + [f"{self.name}_feature_stats",
                                               f"{self.name}_features"] if name not in kept])
             self.run("text/create_text.sql", class_type=class_type)
+
+    def fit_shape(self, class_type: str, features: list[dict[str, Any]]) -> str:
+        """A fingerprint of what a fit of a model over columns creates: the text of its
+        tables, of its features' rows and of its parameter views (their text holds the
+        class type, the features and the hyperparameters). A fit records it in the
+        metadata's spec (``shape``), where the next fit finds it (:meth:`same_shape`)."""
+        texts = [self.render("fit/create_model.sql", class_type=class_type),
+                 self.render("fit/insert_features.sql", features=features),
+                 self.render("score/params.sql", **self.params_context())]
+        return hashlib.sha256("\n".join(texts).encode()).hexdigest()[:32]
+
+    def same_shape(self, stored: dict[str, Any] | None, shape: str) -> bool:
+        """Whether a fit can refill the tables of the model as they are (no table or view
+        created): an engine with transactions (a failed refill is rolled back), a
+        metadata row (``stored``, read in this write's transaction) whose spec records
+        the ``shape`` this fit would create and whose ownership record names exactly what
+        this write claimed, and each of the model's tables and parameter views present
+        as such (the look at the catalog the metadata read made, no statement here)."""
+        if stored is None or not self.engine.capabilities.transactions:
+            return False
+        try:
+            recorded = json.loads(stored.get("spec") or "{}").get("shape")
+            owned = {name.lower() for name in json.loads(stored.get("relations") or "null")}
+        except (TypeError, ValueError, AttributeError):
+            return False
+        claimed = {name.lower() for name in self.owner.state.claimed_relations or []}
+        if recorded != shape or owned != claimed:
+            return False
+        names = ownership.names(self.name, "base")
+        present = ownership.existing(self.owner, names)
+        return all(present.get(name.lower()) == ("VIEW" if name.endswith("_params") else "TABLE")
+                   for name in names)
+
+    def params_context(self) -> dict[str, Any]:
+        """The context of the parameter views (``score/params.sql``)."""
+        return {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}
 
     def stage(self, *, fresh: bool, terms: bool = False) -> bool:
         """On an engine without transactions, point the statistics and metadata tables at
@@ -660,14 +703,16 @@ class Pipeline:
 
     # ------------------------------------------------------------------ 3. apply
     def apply(self, features: list[dict[str, Any]], *, weighted: bool, sign: int = 1,
-              checked: bool = False, fresh: bool = False, **context: Any) -> None:
+              checked: bool = False, fresh: bool = False, refill: bool = False,
+              **context: Any) -> None:
         """Check the batch (unless ``checked``), then upsert its statistics with ``sign``;
         ``fresh``: the statistics tables are new and empty (a fit), the batch's rows are
-        inserted as they are."""
+        inserted as they are (``refill``: into the tables of an earlier fit of the same
+        shape, emptied by the same statement, see :meth:`create`)."""
         if not checked:
             self.check_batch(features, **context)
         if fresh:
-            context["t"] = {**self.tables, "fresh": True}
+            context["t"] = {**self.tables, "fresh": True, "refill": refill}
         self.run_planned("update/merge.sql", features=features, weighted=weighted, sign=sign,
                          **context)
 
@@ -693,7 +738,7 @@ class Pipeline:
                weight: str | None, *, scoring_macros: bool = True,
                kind: dict[str, Any] | None = None, known_classes: int | None = None,
                macros_current: bool = False, meta_columns: bool = False,
-               fresh: bool = False) -> None:
+               fresh: bool = False, refill: bool = False) -> None:
         """After the upserts: class checks, parameter views, sanity checks and metadata.
 
         ``scoring_macros=False`` (long-input models, which a row-wise macro cannot
@@ -706,7 +751,9 @@ class Pipeline:
         re-created; a write without macros drops those an earlier write left.
         ``meta_columns``: the metadata table has every column of today's layout (as the
         update's read of it found). ``fresh``: a new model of one dense scan, whose classes
-        are the batch's (counted by the scan: no count of the statistics).
+        are the batch's (counted by the scan: no count of the statistics). ``refill``: a
+        fit into the tables of an earlier fit of the same shape (see :meth:`create`), whose
+        parameter views have the text this write would give them: they are kept.
         """
         kind = {"input": "columns", "groups": [], **(kind or {}), "parts": [self.family.name]}
         self.settle_copies(carry=True)
@@ -716,11 +763,12 @@ class Pipeline:
             self.run("update/drop_batch.sql", leave_batch=True, shifts=self._made_shifts)
         else:
             self._left_batch = None
-            self.run("update/drop_batch.sql")
+            # (the per-class shifts table only where this write's scan made one)
+            self.run("update/drop_batch.sql", shifts=self._made_shifts)
         self._long = False
         scanned, self._scanned_classes = self._scanned_classes, None
         staged = "next_meta" in self.tables
-        context = {"priors": self.family.prior_list(), "fit_prior": self.family.fit_prior()}
+        context = self.params_context()
         functions = staged and self.sql_macros and scoring_macros
         new_version = self.staged_context() if staged else None
         if new_version is not None:
@@ -739,7 +787,7 @@ class Pipeline:
                                        scanned if fresh else None)
         self.family.check_priors(n_classes)
         structural = n_classes != known_classes
-        if structural and not staged:
+        if structural and not staged and not refill:  # (a refill's views are current)
             self.run("score/params.sql", **context)
         elif structural:
             # staged: the views readers use come after the switch (their text only

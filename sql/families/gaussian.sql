@@ -84,6 +84,13 @@ GROUP BY __src.{{ target }}
 {% set names = features | map(attribute='name') | map('lit') | list %}
 {#- a feature without an origin (a new model's) takes the mean of its classes' means #}
 {% set own_origin = features | rejectattr('origin', 'defined') | list %}
+{#- the origins and fallback shifts are unpivoted only where they differ between features
+    (a fit's are all unknown and all 0): each unpivoted list is planned #}
+{% set origins = features | each(long_origin) %}
+{% set fallbacks = features | each(fallback_shift) %}
+{% set lists = [('feature', names)] %}
+{% if origins | unique | list | length > 1 %}{% set lists = lists + [('origin', origins)] %}{% endif %}
+{% if fallbacks | unique | list | length > 1 %}{% set lists = lists + [('fallback', fallbacks)] %}{% endif %}
 WITH __groups AS (
     SELECT
         class,
@@ -93,12 +100,12 @@ WITH __groups AS (
         list(value) FILTER (WHERE value IS NOT NULL) AS __values,
         coalesce(CASE WHEN NOT {{ sql.is_finite('avg(value)') }} THEN NULL
                       WHEN min(value) = max(value) THEN min(value)
-                      ELSE avg(value) END, max(fallback)) AS shift,
-        max(origin) AS origin
+                      ELSE avg(value) END, {{ 'max(fallback)' if fallbacks | unique | list | length > 1 else fallbacks[0] }}) AS shift,
+        {{ 'max(origin)' if origins | unique | list | length > 1 else origins[0] }} AS origin
     FROM (
         SELECT
             __src.{{ target }} AS class,
-            {{ sql.unpivot([('feature', names), ('origin', features | each(long_origin)), ('fallback', features | each(fallback_shift)), ('value', features | each(long_value))]) }}
+            {{ sql.unpivot(lists + [('value', features | each(long_value))]) }}
         FROM {{ source }} AS __src
         WHERE __src.{{ target }} IS NOT NULL
     ) AS __long
@@ -138,7 +145,8 @@ GROUP BY {{ target }}
 {%- endmacro %}
 {% macro fallback_shift(f) %}{{ f.get('shift', 0.0) | lit }}{% endmacro %}
 {% macro long_origin(f) %}{% if f.origin is defined %}{{ f.origin | lit }}{% else %}CAST(NULL AS DOUBLE){% endif %}{% endmacro %}
-{% macro long_value(f) %}{{ num({'column': '__src.' ~ f.column, 'guard': f.guard | default(false)}) }}{% endmacro %}
+{#- (a DOUBLE column as it is: a cast per feature is one more expression to plan) #}
+{% macro long_value(f) %}{% if f.type | default('') == 'DOUBLE' and not f.guard | default(false) %}__src.{{ f.column }}{% else %}{{ num({'column': '__src.' ~ f.column, 'guard': f.guard | default(false)}) }}{% endif %}{% endmacro %}
 
 {# The per-feature sums of a batch, over `__src` joined to the shifts as `__shift`. #}
 {% macro batch_columns(features, weight) %}

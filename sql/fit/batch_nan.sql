@@ -5,9 +5,14 @@
 -- caller takes the set.
 {% if t.get('long_sums') %}
 {#- a long batch (families/gaussian.sql's long_sums): its sums are a column #}
+{#- (every feature checked: the rows of all, with no list of names to plan) #}
 SELECT feature
 FROM {{ t.batch }}
+{% if checks | length == features | default([]) | length %}
+WHERE feature IS NOT NULL
+{% else %}
 WHERE feature IN ({{ checks | map(attribute='name') | map('lit') | join(', ') }})
+{% endif %}
   AND NOT {{ sql.is_finite('s1') }}
 {% else %}
 SELECT feature

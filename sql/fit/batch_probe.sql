@@ -27,9 +27,14 @@ WHERE feature IS NULL
 UNION ALL
 {# the origins a long batch chose for features that had none (families/gaussian.sql's
     long_sums), once per class: a double's text reads back as the same double #}
+{% set own = features | rejectattr('origin', 'defined') | list %}
 SELECT 'origin', feature, CAST(origin AS {{ sql.type('VARCHAR') }})
 FROM {{ t.batch }}
-WHERE feature IN ({{ features | rejectattr('origin', 'defined') | map(attribute='name') | map('lit') | join(', ') }})
+{% if own | length == features | length %}
+WHERE feature IS NOT NULL
+{% else %}
+WHERE feature IN ({{ own | map(attribute='name') | map('lit') | join(', ') }})
+{% endif %}
 {% endif %}
 {% if shifted %}
 UNION ALL
