@@ -351,23 +351,32 @@ def where_kept(tables: dict[str, Any], feature: str, family: Any) -> dict[str, A
 
 
 def parameter_reads(model: ModelContext) -> list[tuple[str, dict[str, Any]]]:
-    """The reads :func:`read_parameters` makes (template, context): the classes, their
-    constants and the scoring terms."""
+    """The reads :func:`read_parameters` makes (template, context): one statement giving
+    the classes, their constants and the scoring terms together."""
     template, extra = terms_read(model, model.family)
-    return [("catalog/read_params.sql#classes", {}),
-            ("catalog/read_params.sql#constants", {}), (template, extra)]
+    limit = extra.get("limit") if template.endswith("#terms_elided") else None
+    return [("catalog/read_params.sql#together", {"limit": limit})]
 
 
 def _read_parameters(model: ModelContext) -> dict[str, Any]:
     meta = model.meta
     dialect = model.dialect
     types = {f["name"]: f["type"] for f in meta["features"]}
-    # the three reads in one statement where statements are costly (Spark)
-    (_, classes), (_, constant_rows), (names, rows) = model.engine.fetch_together([
+    # one statement: a parameter view read once, not once for the constants and once more
+    # for the terms (the view's plan is most of the cost of a small model's read)
+    ((names, rows),) = model.engine.fetch_together([
         model.render(template, **extra) for template, extra in parameter_reads(model)])
-    constants = dict(constant_rows)
+    classes: list[tuple] = []
+    constants: dict[int, float] = {}
+    term_rows = []
+    for row in rows:
+        if row[0] not in constants:
+            classes.append(tuple(row[:3]))
+            constants[row[0]] = row[3]
+        if row[5] is not None:  # (a class without terms: its one row has none)
+            term_rows.append(row[4:])
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
-    terms = model.family.read_terms(rows, names[3:], lambda feature: {
+    terms = model.family.read_terms(term_rows, names[7:], lambda feature: {
         "column": dialect.ident(feature), "family": model.family.name,
         "guard": dialect.kind(types.get(feature)) == "float",
         **where_kept(model.tables, feature, model.family)})

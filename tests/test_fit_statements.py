@@ -252,6 +252,34 @@ def test_a_small_fit_and_update_run_few_statements():
     np.testing.assert_allclose(ours.var_, oracle.var_, rtol=1e-9)
 
 
+def test_an_update_with_macros_reads_the_parameters_once():
+    # macros on (the default): an update runs the statements above, then reads back the
+    # metadata row and, in one statement, the classes, their constants and the terms
+    # (the parameter view once), and re-creates the joint log-likelihood macro that holds
+    # them; the macros then answer as scikit-learn, also after another connection's update
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 4, 3000)
+    X = rng.normal(size=(3000, 6)) + y[:, None] * 0.7
+    con = duckdb.connect()
+    engine = CountingEngine(con)
+    model = sqlnb.NaiveBayes("m", con=engine)
+    model.partial_fit(table(X[:1000], y[:1000]), "y")
+    model.partial_fit(table(X[1000:2000], y[1000:2000]), "y")
+    engine.statements.clear()
+    model.partial_fit(table(X[2000:2500], y[2000:2500]), "y")
+    assert engine.count("The fitted parameters that scoring compiles") == 1
+    assert engine.count("CREATE OR REPLACE MACRO") == 1
+    assert len(engine.statements) <= 14, len(engine.statements)
+    other = con.cursor()
+    sqlnb.load(other, "m").partial_fit(table(X[2500:], y[2500:]), "y")
+    oracle = GaussianNB().fit(X, y)
+    con.register("every", table(X, y))
+    rows = con.execute("SELECT m_predict(t), m_predict_proba(t) FROM every AS t").fetchall()
+    assert [r[0] for r in rows] == oracle.predict(X).tolist()
+    proba = np.array([[r[1][str(k)] for k in range(4)] for r in rows])
+    np.testing.assert_allclose(proba, oracle.predict_proba(X), rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize("labels", ["int", "text"])
 def test_per_class_shifts_of_a_fit_are_constants_of_the_scan(labels):
     # classes far apart at a large offset: the scan sums each class around the value the

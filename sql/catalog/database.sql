@@ -40,23 +40,23 @@ SET enable_progress_bar_print = {{ printed | lit }};
    reads the catalog only, so it cannot fail inside a transaction. `macro_names`: whether
    to look at macros too. #}
 {% macro relations(names, macro_names=true) -%}
+{% set wanted -%}
+[{% for name in names %}{{ name | lit }}{{ ", " if not loop.last }}{% endfor %}]::VARCHAR[]
+{%- endset -%}
 -- Which of these names (lowercased) are taken in the current schema, and by what kind of
 -- relation.
-WITH wanted(name) AS (
-    SELECT unnest([{% for name in names %}{{ name | lit }}{{ ", " if not loop.last }}{% endfor %}]::VARCHAR[])
-)
 SELECT lower(table_name), 'TABLE' FROM duckdb_tables()
-WHERE lower(table_name) IN (SELECT name FROM wanted)
+WHERE list_contains({{ wanted }}, lower(table_name))
     AND database_name = current_database() AND schema_name = current_schema()
 UNION ALL
 SELECT lower(view_name), 'VIEW' FROM duckdb_views()
-WHERE lower(view_name) IN (SELECT name FROM wanted) AND NOT internal
+WHERE list_contains({{ wanted }}, lower(view_name)) AND NOT internal
     AND database_name = current_database() AND schema_name = current_schema()
 {% if macro_names %}
 UNION ALL
 SELECT DISTINCT lower(function_name), CASE function_type WHEN 'table_macro' THEN 'MACRO TABLE' ELSE 'MACRO' END
 FROM duckdb_functions()
-WHERE lower(function_name) IN (SELECT name FROM wanted) AND function_type IN ('macro', 'table_macro')
+WHERE list_contains({{ wanted }}, lower(function_name)) AND function_type IN ('macro', 'table_macro')
     AND database_name = current_database() AND schema_name = current_schema()
 {% endif %}
 {%- endmacro %}

@@ -34,6 +34,11 @@ FROM smoothed;
 
 {% macro read_params(t) %}{{ counts.read_params(t, 'p.log_prob - p.log_neg_prob AS coef, p.log_neg_prob') }}{% endmacro %}
 
+{#- class_constant as a window over read_params' rows (see gaussian.sql's). -#}
+{% macro constant_over(terms, c) -%}
+{{ c }}.log_prior + sum({{ terms }}.log_neg_prob) OVER (PARTITION BY {{ c }}.class_index)
+{%- endmacro %}
+
 {% macro class_constant(t) %}
 SELECT c.class_index, any_value(c.log_prior) + sum(p.log_neg_prob) AS constant
 FROM {{ t.feature_params }} AS p

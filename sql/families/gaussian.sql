@@ -539,6 +539,12 @@ FROM {{ t.feature_params }} AS p
 JOIN {{ t.class_params }} AS c USING ({{ by_group(t) }}class)
 {% endmacro %}
 
+{#- class_constant as a window over the rows of read_params (`terms`) joined with the
+    classes (`c`): catalog/read_params.sql#together reads the parameter view once. -#}
+{% macro constant_over(terms, c) -%}
+{{ c }}.log_prior - 0.5 * sum(ln(2 * pi() * {{ terms }}.var)) OVER (PARTITION BY {{ c }}.class_index)
+{%- endmacro %}
+
 {% macro class_constant(t) %}
 -- per class: log prior - 0.5 * sum over features of log(2 pi var)
 SELECT c.class_index, any_value(c.log_prior) - 0.5 * sum(ln(2 * pi() * p.var)) AS constant
