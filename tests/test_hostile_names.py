@@ -182,9 +182,15 @@ def _workflow(con: duckdb.DuckDBPyConnection, text: str) -> None:
     con.execute(text_model.to_sql(quoted(table), output="proba")).fetchall()
     con.execute(f"SELECT {quoted(name + '_predict_proba')}(r) FROM {quoted(table)} r").fetchall()
     con.execute(text_model.to_sql(quoted(table), output="explain", top=2)).fetchall()
-    explained = con.execute(f"SELECT * FROM {quoted(name + '_explain')}(?)",
-                            [quoted(table)]).fetchall()
-    assert sorted(explained) == sorted(text_model.explain(table).fetchall())
+    call = f"SELECT * FROM {quoted(name + '_explain')}(?)"
+    expected = sorted(text_model.explain(table).fetchall())
+    if duckdb.__version__.startswith("1.") and '"' in table:
+        # DuckDB 1.5's query_table does not read the "" escape of a quoted name
+        # (docs/architecture.md, "DuckDB versions"): a name holding a double quote is not found
+        with pytest.raises(duckdb.CatalogException):
+            con.execute(call, [quoted(table)])
+    else:
+        assert sorted(con.execute(call, [quoted(table)]).fetchall()) == expected
     sqlnb.NaiveBayes(name, con=con, family="bernoulli").search(  # each fold's vocabulary
         table, "y", text="body", cv="k", scoring=["accuracy", "neg_log_loss"],
         param_grid={"alpha": [0.5, 1.0], "max_features": [None, 2]}, refit=False)
