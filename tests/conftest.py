@@ -118,7 +118,16 @@ def connect_spark(classic_spark):
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist's workers (``-n``, set in pyproject.toml), the tests that use the
     Spark session all run on one worker (``--dist loadgroup``): one JVM for the run, as
-    in a run without workers."""
+    in a run without workers. The Connect modules' slower cases are skipped unless
+    SQLNB_SPARK_CONNECT=all."""
+    everything = os.environ.get("SQLNB_SPARK_CONNECT") == "all"
+    for item in items:
+        # a Connect module's slower cases (its CONNECT_ALL_ONLY) run through Connect only
+        # with SQLNB_SPARK_CONNECT=all; the classic session runs them in every run
+        if not everything and item.name in getattr(item.module, "CONNECT_ALL_ONLY", ()):
+            item.add_marker(pytest.mark.skip(
+                reason="through Spark Connect with SQLNB_SPARK_CONNECT=all (docs/spark.md); "
+                       "the classic session runs it"))
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:

@@ -65,6 +65,19 @@ __all__ = ["duck", "frame", "kinds_duck", "rows",
            "test_updates_of_one_family"]
 
 
+# Cases that run through Connect only with SQLNB_SPARK_CONNECT=all (tests/conftest.py): the
+# wide model (minutes of Spark analysis) and the other families of a parametrized test
+# one family of which runs in every run
+CONNECT_ALL_ONLY = {
+    "test_a_wide_model_scores_on_spark_as_on_duckdb_and_scikit_learn",
+    *(f"test_a_per_group_model_fits_and_scores_on_spark_as_on_duckdb[{family}]"
+      for family in ("multinomial", "bernoulli", "complement", "poisson", "categorical")),
+    "test_per_group_functions_pick_the_rows_group_as_duckdbs_macros[auto]",
+    *(f"test_text_functions_tokenise_as_duckdbs_macros[{case}]"
+      for case in ("complement-bigrams", "bernoulli-grouped", "tfidf-grouped")),
+}
+
+
 @pytest.fixture(scope="module")
 def spark(connect_spark):
     """This module's tests (and those it imports) run with the Connect session."""

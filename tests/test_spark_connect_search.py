@@ -22,6 +22,14 @@ __all__ = ["duck", "frame", "test_a_failed_search_on_spark_leaves_no_scratch_tab
            "test_a_search_on_spark_scores_as_the_same_search_on_duckdb"]
 
 
+# Cases that run through Connect only with SQLNB_SPARK_CONNECT=all (tests/conftest.py): a
+# search is many writes; the text search runs in every run
+CONNECT_ALL_ONLY = {
+    f"test_a_search_on_spark_scores_as_the_same_search_on_duckdb[{kind}]"
+    for kind in ("gaussian", "bernoulli", "per-group", "auto", "per-group-auto")
+}
+
+
 @pytest.fixture(scope="module")
 def spark(connect_spark):
     """This module's tests run with the Connect session."""

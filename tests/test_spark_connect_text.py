@@ -24,6 +24,15 @@ __all__ = ["duck", "frames",
            "test_updates_and_merges_of_spark_text_models_equal_duckdbs"]
 
 
+# Cases that run through Connect only with SQLNB_SPARK_CONNECT=all (tests/conftest.py)
+CONNECT_ALL_ONLY = {
+    *(f"test_a_text_model_on_spark_answers_as_on_duckdb_and_as_scikit_learn[{case}]"
+      for case in ("multinomial-min_df-max_df", "complement-ngram_range-stop_words",
+                   "multinomial-tfidf-norm-sublinear_tf-lowercase-token_pattern")),
+    "test_per_group_text_models_on_spark_answer_as_on_duckdb",
+}
+
+
 @pytest.fixture(scope="module")
 def spark(connect_spark):
     """This module's tests run with the Connect session."""
