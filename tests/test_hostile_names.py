@@ -20,6 +20,7 @@ import pytest
 
 import sqlnb
 import sqlnb.diagnostics
+import sqlnb.engines.base
 import sqlnb.engines.source
 import sqlnb.exchange
 import sqlnb.progress
@@ -256,6 +257,12 @@ def _rendered(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[list[tuple[st
         patch.setattr(jinja2.Template, "render", render)
         patch.setattr(sqlnb.templates, "call_macro", call_macro)
         patch.setattr(jinja2.FileSystemLoader, "get_source", get_source)
+        # every statement rendered, none taken from the texts render_repeated remembers:
+        # which texts repeat depends on names that hold object ids (an input's registered
+        # view), so the two runs would not render the same list
+        patch.setattr(sqlnb.engines.base, "render_repeated",
+                      lambda template, dialect=sqlnb.engines.dialects.DUCKDB, **context:
+                      sqlnb.templates.render(template, dialect, **context))
         sqlnb.templates.environment.cache_clear()  # load every template afresh
         con = duckdb.connect()
         con.execute("CREATE TABLE users AS SELECT 42 AS id")
