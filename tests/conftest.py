@@ -124,7 +124,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         # a Connect module's slower cases (its CONNECT_ALL_ONLY) run through Connect only
         # with SQLNB_SPARK_CONNECT=all; the classic session runs them in every run
-        if not everything and item.name in getattr(item.module, "CONNECT_ALL_ONLY", ()):
+        if not everything and item.name in getattr(getattr(item, "module", None), "CONNECT_ALL_ONLY", ()):
             item.add_marker(pytest.mark.skip(
                 reason="through Spark Connect with SQLNB_SPARK_CONNECT=all (docs/spark.md); "
                        "the classic session runs it"))
