@@ -366,6 +366,8 @@ def _read_parameters(model: ModelContext) -> dict[str, Any]:
     # for the terms (the view's plan is most of the cost of a small model's read)
     ((names, rows),) = model.engine.fetch_together([
         model.render(template, **extra) for template, extra in parameter_reads(model)])
+    # its columns: class_index, class, log_prior and constant, then those of the terms read
+    lead = 4
     classes: list[tuple] = []
     constants: dict[int, float] = {}
     term_rows = []
@@ -373,10 +375,11 @@ def _read_parameters(model: ModelContext) -> dict[str, Any]:
         if row[0] not in constants:
             classes.append(tuple(row[:3]))
             constants[row[0]] = row[3]
-        if row[5] is not None:  # (a class without terms: its one row has none)
-            term_rows.append(row[4:])
+        if row[lead] is not None:  # (a class without terms: its one row has none)
+            term_rows.append(row[lead:])
     order = {f["name"]: i for i, f in enumerate(meta["features"])}
-    terms = model.family.read_terms(term_rows, names[7:], lambda feature: {
+    # (read_terms takes the names of the terms read's columns from its fourth on)
+    terms = model.family.read_terms(term_rows, names[lead + 3:], lambda feature: {
         "column": dialect.ident(feature), "family": model.family.name,
         "guard": dialect.kind(types.get(feature)) == "float",
         **where_kept(model.tables, feature, model.family)})

@@ -88,9 +88,11 @@ GROUP BY __src.{{ target }}
     (a fit's are all unknown and all 0): each unpivoted list is planned #}
 {% set origins = features | each(long_origin) %}
 {% set fallbacks = features | each(fallback_shift) %}
+{% set origins_differ = origins | unique | list | length > 1 %}
+{% set fallbacks_differ = fallbacks | unique | list | length > 1 %}
 {% set lists = [('feature', names)] %}
-{% if origins | unique | list | length > 1 %}{% set lists = lists + [('origin', origins)] %}{% endif %}
-{% if fallbacks | unique | list | length > 1 %}{% set lists = lists + [('fallback', fallbacks)] %}{% endif %}
+{% if origins_differ %}{% set lists = lists + [('origin', origins)] %}{% endif %}
+{% if fallbacks_differ %}{% set lists = lists + [('fallback', fallbacks)] %}{% endif %}
 WITH __groups AS (
     SELECT
         class,
@@ -100,8 +102,8 @@ WITH __groups AS (
         list(value) FILTER (WHERE value IS NOT NULL) AS __values,
         coalesce(CASE WHEN NOT {{ sql.is_finite('avg(value)') }} THEN NULL
                       WHEN min(value) = max(value) THEN min(value)
-                      ELSE avg(value) END, {{ 'max(fallback)' if fallbacks | unique | list | length > 1 else fallbacks[0] }}) AS shift,
-        {{ 'max(origin)' if origins | unique | list | length > 1 else origins[0] }} AS origin
+                      ELSE avg(value) END, {{ 'max(fallback)' if fallbacks_differ else fallbacks[0] }}) AS shift,
+        {{ 'max(origin)' if origins_differ else origins[0] }} AS origin
     FROM (
         SELECT
             __src.{{ target }} AS class,
